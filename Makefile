@@ -1,0 +1,39 @@
+# Two entry points for a fresh machine: `make prove` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.navproof-installed
+
+.PHONY: prove test check lint generate bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+## Prove every claim of the embedded default profile (exit code is CI-usable).
+prove: $(STAMP)
+	$(BIN)/navproof prove
+
+## Run the whole test suite.
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+## Regenerate runtime/_generated/formulas.py from the sympy derivations.
+generate: $(STAMP)
+	$(BIN)/navproof generate
+
+## Lint, tests, proofs and the freshness check in one go.
+check: $(STAMP)
+	$(BIN)/python -m pip install -q ruff
+	$(BIN)/python -m ruff check proofs runtime specs tests bench
+	$(BIN)/navproof generate --check
+	$(BIN)/python -m pytest
+	$(BIN)/navproof prove
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info
