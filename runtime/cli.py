@@ -19,8 +19,6 @@ EXIT_BAD_INPUT = 3
 
 # command name -> (module implementing it, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "prove": ("navproof.proofs.prove_command", "prove every claim over a profile's ranges"),
-    "claims": ("navproof.proofs.claims_command", "list the claims: where proved, enforced, tested"),
     "generate": ("navproof.proofs.codegen", "regenerate (or --check) the runtime formulas"),
 }
 

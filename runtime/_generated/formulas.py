@@ -1,0 +1,199 @@
+# DO NOT EDIT: generated from the sympy derivations in navproof.proofs.
+# Regenerate with `navproof generate` (or `make generate`); a test and
+# `navproof prove` fail when this file differs from a fresh generation.
+# expressions-sha256: bba36d45a6685d794ac36cedadf62ff0ca10fe993884361f93ecad0e29b4a0ab
+"""Closed-form navigation formulas, generated from the proofs (vectorised over numpy)."""
+
+import numpy
+
+__all__ = [
+    "step_halfplane_offset",
+    "constant_velocity_margin",
+    "accel_step_v1_bound",
+    "accel_margin",
+    "accel_extremum_time",
+    "stop_distance",
+    "stop_displacement_factor",
+    "normal_stop_displacement",
+    "necessary_normal_bound",
+    "envelope_speed_cap",
+    "linear_envelope_bound",
+    "slope_factor",
+    "horizontal_cap",
+    "access_peak_speed",
+    "access_accel_time",
+    "access_cruise_time",
+    "access_total_time",
+    "access_speed",
+    "access_position",
+    "access_step_displacement",
+    "interrupted_stop_point",
+]
+
+
+def step_halfplane_offset(*, s, dt, n_dot_e, n_dot_u):
+    """Offset of the step half-plane dot(n, v) <= s/dt + dot(n, e - u) [m/s].
+
+    Claim: B1, B3. Derived in navproof.proofs as ``n_dot_e - n_dot_u + s/dt``.
+    """
+    return n_dot_e - n_dot_u + s/dt
+
+
+def constant_velocity_margin(*, s, t, n_dot_e, n_dot_u, n_dot_v):
+    """Signed edge margin at time t of a constant-velocity step (>= 0 inside) [m].
+
+    Claim: B1, B2. Derived in navproof.proofs as ``n_dot_e*t + s - t*(n_dot_u + n_dot_v)``.
+    """
+    return n_dot_e*t + s - t*(n_dot_u + n_dot_v)
+
+
+def accel_step_v1_bound(*, s, dt, n_dot_e, n_dot_u, n_dot_v0):
+    """Upper bound on dot(n, v1) for the step end of a linearly accelerating step [m/s].
+
+    Claim: B4. Derived in navproof.proofs as ``2*n_dot_e - 2*n_dot_u - n_dot_v0 + 2*s/dt``.
+    """
+    return 2*n_dot_e - 2*n_dot_u - n_dot_v0 + 2*s/dt
+
+
+def accel_margin(*, s, t, dt, n_dot_e, n_dot_u, n_dot_v0, n_dot_v1):
+    """Signed edge margin at time t of a step accelerating linearly from v0 to v1 [m].
+
+    Claim: B4, B5. Derived in navproof.proofs as ``n_dot_e*t - n_dot_u*t - n_dot_v0*t + s + n_dot_v0*t**2/(2*dt) - n_dot_v1*t**2/(2*dt)``.
+    """
+    return n_dot_e*t - n_dot_u*t - n_dot_v0*t + s + (1/2)*n_dot_v0*t**2/dt - 1/2*n_dot_v1*t**2/dt
+
+
+def accel_extremum_time(*, dt, n_dot_e, n_dot_u, n_dot_v0, n_dot_v1):
+    """Time t* where the accelerating step's margin is extremal (undefined when v1 = v0) [s].
+
+    Claim: B5. Derived in navproof.proofs as ``dt*(-n_dot_e + n_dot_u + n_dot_v0)/(n_dot_v0 - n_dot_v1)``.
+    """
+    return dt*(-n_dot_e + n_dot_u + n_dot_v0)/(n_dot_v0 - n_dot_v1)
+
+
+def stop_distance(*, speed, dt, a):
+    """Distance travelled holding a speed for one reaction step, then braking at a to rest [m].
+
+    Claim: S1, A5. Derived in navproof.proofs as ``dt*speed + speed**2/(2*a)``.
+    """
+    return dt*speed + (1/2)*speed**2/a
+
+
+def stop_displacement_factor(*, speed, dt, a):
+    """Factor dt + |c|/(2a): displacement of the reaction-and-brake stop per unit of c [s].
+
+    Claim: S1. Derived in navproof.proofs as ``dt + speed/(2*a)``.
+    """
+    return dt + (1/2)*speed/a
+
+
+def normal_stop_displacement(*, n_dot_c, speed, dt, a):
+    """Normal displacement dot(n, c) (dt + |c|/(2a)) of the whole reaction-and-brake stop [m].
+
+    Claim: S1, S3. Derived in navproof.proofs as ``n_dot_c*(dt + speed/(2*a))``.
+    """
+    return n_dot_c*(dt + (1/2)*speed/a)
+
+
+def necessary_normal_bound(*, s, dt, a):
+    """Largest dot(n, c) whose stop fits in the margin s: sqrt((a dt)^2 + 2 a s) - a dt [m/s].
+
+    Claim: S2. Derived in navproof.proofs as ``sqrt(a)*sqrt(a*dt**2 + 2*s) - a*dt``.
+    """
+    return numpy.sqrt(a)*numpy.sqrt(a*dt**2 + 2*s) - a*dt
+
+
+def envelope_speed_cap(*, vh, carry):
+    """Shared envelope speed Cmax = Vh + |u - r| [m/s].
+
+    Claim: S4. Derived in navproof.proofs as ``carry + vh``.
+    """
+    return carry + vh
+
+
+def linear_envelope_bound(*, s, dt, a, cmax):
+    """Offset of the stop half-plane dot(n, u + v - r) <= s / (dt + Cmax/(2a)) [m/s].
+
+    Claim: S3, S5. Derived in navproof.proofs as ``2*a*s/(2*a*dt + cmax)``.
+    """
+    return 2*a*s/(2*a*dt + cmax)
+
+
+def slope_factor(*, grad_sq):
+    """Slope factor k = sqrt(1 + |grad h|^2) of a planar patch [1].
+
+    Claim: V1. Derived in navproof.proofs as ``sqrt(grad_sq + 1)``.
+    """
+    return numpy.sqrt(grad_sq + 1)
+
+
+def horizontal_cap(*, surface_cap, k):
+    """Horizontal cap (speed or acceleration) Vh = V / k of a surface cap on a patch [m/s or m/s^2].
+
+    Claim: V1. Derived in navproof.proofs as ``surface_cap/k``.
+    """
+    return surface_cap/k
+
+
+def access_peak_speed(*, d, vcap, accel):
+    """Peak speed of the access curve: sqrt(accel d) when short, vCap when long [m/s].
+
+    Claim: A1, A2. Derived in navproof.proofs as ``Piecewise((sqrt(accel)*sqrt(d), d <= vcap**2/accel), (vcap, True))``.
+    """
+    return numpy.select([numpy.less_equal(d, vcap**2/accel),True], [numpy.sqrt(accel)*numpy.sqrt(d),vcap], default=numpy.nan)
+
+
+def access_accel_time(*, d, vcap, accel):
+    """Duration of the accelerating (and of the braking) phase of the access curve [s].
+
+    Claim: A1, A2. Derived in navproof.proofs as ``Piecewise((sqrt(d)/sqrt(accel), d <= vcap**2/accel), (vcap/accel, True))``.
+    """
+    return numpy.select([numpy.less_equal(d, vcap**2/accel),True], [numpy.sqrt(d)/numpy.sqrt(accel),vcap/accel], default=numpy.nan)
+
+
+def access_cruise_time(*, d, vcap, accel):
+    """Duration of the cruise at vCap: (d - vCap^2/accel)/vCap when long, 0 when short [s].
+
+    Claim: A2. Derived in navproof.proofs as ``Piecewise((0, d <= vcap**2/accel), (d/vcap - vcap/accel, True))``.
+    """
+    return numpy.select([numpy.less_equal(d, vcap**2/accel),True], [0,d/vcap - vcap/accel], default=numpy.nan)
+
+
+def access_total_time(*, d, vcap, accel):
+    """Total duration of the access curve (2 sqrt(d/accel) when short) [s].
+
+    Claim: A1, A2. Derived in navproof.proofs as ``Piecewise((0, d <= vcap**2/accel), (d/vcap - vcap/accel, True)) + 2*Piecewise((sqrt(d)/sqrt(accel), d <= vcap**2/accel), (vcap/accel, True))``.
+    """
+    return numpy.select([numpy.less_equal(d, vcap**2/accel),True], [0,d/vcap - vcap/accel], default=numpy.nan) + 2*numpy.select([numpy.less_equal(d, vcap**2/accel),True], [numpy.sqrt(d)/numpy.sqrt(accel),vcap/accel], default=numpy.nan)
+
+
+def access_speed(*, t, d, vcap, accel):
+    """Speed along the access curve at time t (0 before the start of time and after the end) [m/s].
+
+    Claim: A1, A2. Derived in navproof.proofs as ``Piecewise((Piecewise((accel*t, t <= sqrt(d)/sqrt(accel)), (accel*(-t + 2*sqrt(d)/sqrt(accel)), t <= 2*sqrt(d)/sqrt(accel)), (0, True)), d <= vcap**2/accel), (Piecewise((accel*t, t <= vcap/accel), (vcap, t <= d/vcap), (accel*(d/vcap - t + vcap/accel), t <= d/vcap + vcap/accel), (0, True)), True))``.
+    """
+    return numpy.select([numpy.less_equal(d, vcap**2/accel),True], [numpy.select([numpy.less_equal(t, numpy.sqrt(d)/numpy.sqrt(accel)),numpy.less_equal(t, 2*numpy.sqrt(d)/numpy.sqrt(accel)),True], [accel*t,accel*(-t + 2*numpy.sqrt(d)/numpy.sqrt(accel)),0], default=numpy.nan),numpy.select([numpy.less_equal(t, vcap/accel),numpy.less_equal(t, d/vcap),numpy.less_equal(t, d/vcap + vcap/accel),True], [accel*t,vcap,accel*(d/vcap - t + vcap/accel),0], default=numpy.nan)], default=numpy.nan)
+
+
+def access_position(*, t, d, vcap, accel):
+    """Distance travelled along the access curve at time t, in [0, d] [m].
+
+    Claim: A1, A2, A3. Derived in navproof.proofs as ``Piecewise((Piecewise((accel*t**2/2, t <= sqrt(d)/sqrt(accel)), (2*sqrt(accel)*sqrt(d)*t - accel*t**2/2 - d, t <= 2*sqrt(d)/sqrt(accel)), (d, True)), d <= vcap**2/accel), (Piecewise((accel*t**2/2, t <= vcap/accel), (t*vcap - vcap**2/(2*accel), t <= d/vcap), (-accel*d**2/(2*vcap**2) + accel*d*t/vcap - accel*t**2/2 + t*vcap - vcap**2/(2*accel), t <= d/vcap + vcap/accel), (d, True)), True))``.
+    """
+    return numpy.select([numpy.less_equal(d, vcap**2/accel),True], [numpy.select([numpy.less_equal(t, numpy.sqrt(d)/numpy.sqrt(accel)),numpy.less_equal(t, 2*numpy.sqrt(d)/numpy.sqrt(accel)),True], [(1/2)*accel*t**2,2*numpy.sqrt(accel)*numpy.sqrt(d)*t - 1/2*accel*t**2 - d,d], default=numpy.nan),numpy.select([numpy.less_equal(t, vcap/accel),numpy.less_equal(t, d/vcap),numpy.less_equal(t, d/vcap + vcap/accel),True], [(1/2)*accel*t**2,t*vcap - 1/2*vcap**2/accel,-1/2*accel*d**2/vcap**2 + accel*d*t/vcap - 1/2*accel*t**2 + t*vcap - 1/2*vcap**2/accel,d], default=numpy.nan)], default=numpy.nan)
+
+
+def access_step_displacement(*, t0, t1, d, vcap, accel):
+    """Exact displacement along the access curve over the physics step [t0, t1] [m].
+
+    Claim: A3. Derived in navproof.proofs as ``-Piecewise((Piecewise((accel*t0**2/2, t0 <= sqrt(d)/sqrt(accel)), (2*sqrt(accel)*sqrt(d)*t0 - accel*t0**2/2 - d, t0 <= 2*sqrt(d)/sqrt(accel)), (d, True)), d <= vcap**2/accel), (Piecewise((accel*t0**2/2, t0 <= vcap/accel), (t0*vcap - vcap**2/(2*accel), t0 <= d/vcap), (-accel*d**2/(2*vcap**2) + accel*d*t0/vcap - accel*t0**2/2 + t0*vcap - vcap**2/(2*accel), t0 <= d/vcap + vcap/accel), (d, True)), True)) + Piecewise((Piecewise((accel*t1**2/2, t1 <= sqrt(d)/sqrt(accel)), (2*sqrt(accel)*sqrt(d)*t1 - accel*t1**2/2 - d, t1 <= 2*sqrt(d)/sqrt(accel)), (d, True)), d <= vcap**2/accel), (Piecewise((accel*t1**2/2, t1 <= vcap/accel), (t1*vcap - vcap**2/(2*accel), t1 <= d/vcap), (-accel*d**2/(2*vcap**2) + accel*d*t1/vcap - accel*t1**2/2 + t1*vcap - vcap**2/(2*accel), t1 <= d/vcap + vcap/accel), (d, True)), True))``.
+    """
+    return -numpy.select([numpy.less_equal(d, vcap**2/accel),True], [numpy.select([numpy.less_equal(t0, numpy.sqrt(d)/numpy.sqrt(accel)),numpy.less_equal(t0, 2*numpy.sqrt(d)/numpy.sqrt(accel)),True], [(1/2)*accel*t0**2,2*numpy.sqrt(accel)*numpy.sqrt(d)*t0 - 1/2*accel*t0**2 - d,d], default=numpy.nan),numpy.select([numpy.less_equal(t0, vcap/accel),numpy.less_equal(t0, d/vcap),numpy.less_equal(t0, d/vcap + vcap/accel),True], [(1/2)*accel*t0**2,t0*vcap - 1/2*vcap**2/accel,-1/2*accel*d**2/vcap**2 + accel*d*t0/vcap - 1/2*accel*t0**2 + t0*vcap - 1/2*vcap**2/accel,d], default=numpy.nan)], default=numpy.nan) + numpy.select([numpy.less_equal(d, vcap**2/accel),True], [numpy.select([numpy.less_equal(t1, numpy.sqrt(d)/numpy.sqrt(accel)),numpy.less_equal(t1, 2*numpy.sqrt(d)/numpy.sqrt(accel)),True], [(1/2)*accel*t1**2,2*numpy.sqrt(accel)*numpy.sqrt(d)*t1 - 1/2*accel*t1**2 - d,d], default=numpy.nan),numpy.select([numpy.less_equal(t1, vcap/accel),numpy.less_equal(t1, d/vcap),numpy.less_equal(t1, d/vcap + vcap/accel),True], [(1/2)*accel*t1**2,t1*vcap - 1/2*vcap**2/accel,-1/2*accel*d**2/vcap**2 + accel*d*t1/vcap - 1/2*accel*t1**2 + t1*vcap - 1/2*vcap**2/accel,d], default=numpy.nan)], default=numpy.nan)
+
+
+def interrupted_stop_point(*, t, dt, d, vcap, accel):
+    """Stop point along the curve when interrupted at t, held for dt, then braked at accel [m].
+
+    Claim: A4, A5. Derived in navproof.proofs as ``dt*Piecewise((Piecewise((accel*t, t <= sqrt(d)/sqrt(accel)), (accel*(-t + 2*sqrt(d)/sqrt(accel)), t <= 2*sqrt(d)/sqrt(accel)), (0, True)), d <= vcap**2/accel), (Piecewise((accel*t, t <= vcap/accel), (vcap, t <= d/vcap), (accel*(d/vcap - t + vcap/accel), t <= d/vcap + vcap/accel), (0, True)), True)) + Piecewise((Piecewise((accel*t**2/2, t <= sqrt(d)/sqrt(accel)), (2*sqrt(accel)*sqrt(d)*t - accel*t**2/2 - d, t <= 2*sqrt(d)/sqrt(accel)), (d, True)), d <= vcap**2/accel), (Piecewise((accel*t**2/2, t <= vcap/accel), (t*vcap - vcap**2/(2*accel), t <= d/vcap), (-accel*d**2/(2*vcap**2) + accel*d*t/vcap - accel*t**2/2 + t*vcap - vcap**2/(2*accel), t <= d/vcap + vcap/accel), (d, True)), True)) + Piecewise((Piecewise((accel**2*t**2, t <= sqrt(d)/sqrt(accel)), (accel**2*(-t + 2*sqrt(d)/sqrt(accel))**2, t <= 2*sqrt(d)/sqrt(accel)), (0, True)), d <= vcap**2/accel), (Piecewise((accel**2*t**2, t <= vcap/accel), (vcap**2, t <= d/vcap), (accel**2*(d/vcap - t + vcap/accel)**2, t <= d/vcap + vcap/accel), (0, True)), True))/(2*accel)``.
+    """
+    return dt*numpy.select([numpy.less_equal(d, vcap**2/accel),True], [numpy.select([numpy.less_equal(t, numpy.sqrt(d)/numpy.sqrt(accel)),numpy.less_equal(t, 2*numpy.sqrt(d)/numpy.sqrt(accel)),True], [accel*t,accel*(-t + 2*numpy.sqrt(d)/numpy.sqrt(accel)),0], default=numpy.nan),numpy.select([numpy.less_equal(t, vcap/accel),numpy.less_equal(t, d/vcap),numpy.less_equal(t, d/vcap + vcap/accel),True], [accel*t,vcap,accel*(d/vcap - t + vcap/accel),0], default=numpy.nan)], default=numpy.nan) + numpy.select([numpy.less_equal(d, vcap**2/accel),True], [numpy.select([numpy.less_equal(t, numpy.sqrt(d)/numpy.sqrt(accel)),numpy.less_equal(t, 2*numpy.sqrt(d)/numpy.sqrt(accel)),True], [(1/2)*accel*t**2,2*numpy.sqrt(accel)*numpy.sqrt(d)*t - 1/2*accel*t**2 - d,d], default=numpy.nan),numpy.select([numpy.less_equal(t, vcap/accel),numpy.less_equal(t, d/vcap),numpy.less_equal(t, d/vcap + vcap/accel),True], [(1/2)*accel*t**2,t*vcap - 1/2*vcap**2/accel,-1/2*accel*d**2/vcap**2 + accel*d*t/vcap - 1/2*accel*t**2 + t*vcap - 1/2*vcap**2/accel,d], default=numpy.nan)], default=numpy.nan) + (1/2)*numpy.select([numpy.less_equal(d, vcap**2/accel),True], [numpy.select([numpy.less_equal(t, numpy.sqrt(d)/numpy.sqrt(accel)),numpy.less_equal(t, 2*numpy.sqrt(d)/numpy.sqrt(accel)),True], [accel**2*t**2,accel**2*(-t + 2*numpy.sqrt(d)/numpy.sqrt(accel))**2,0], default=numpy.nan),numpy.select([numpy.less_equal(t, vcap/accel),numpy.less_equal(t, d/vcap),numpy.less_equal(t, d/vcap + vcap/accel),True], [accel**2*t**2,vcap**2,accel**2*(d/vcap - t + vcap/accel)**2,0], default=numpy.nan)], default=numpy.nan)/accel
