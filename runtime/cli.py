@@ -20,6 +20,8 @@ EXIT_BAD_INPUT = 3
 # command name -> (module implementing it, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "generate": ("navproof.proofs.codegen", "regenerate (or --check) the runtime formulas"),
+    "prove": ("navproof.proofs.prove_command", "prove the claims over a profile's ranges"),
+    "audit": ("navproof.proofs.audit_command", "re-prove a candidate profile against a base"),
 }
 
 
