@@ -1,0 +1,73 @@
+"""``navproof claims``: the catalogue with, per claim, where it is proved, enforced and tested.
+
+"Where" is found by reading the source: a module counts for a claim when it cites the claim's ID
+(docstrings cite the claim they implement). Tests are listed only from a source checkout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+from navproof.specs import SpecError, load_claims
+
+_PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # the checkout (or the install prefix)
+_FOLDERS = {"proved": "proofs", "enforced": "runtime", "tested": "tests"}
+
+
+def _modules_citing(folder: Path, claim_ids: list[str]) -> dict[str, list[str]]:
+    """Claim ID -> relative paths of the Python files under ``folder`` that cite it."""
+    found: dict[str, list[str]] = {cid: [] for cid in claim_ids}
+    if not folder.is_dir():
+        return found
+    patterns = {cid: re.compile(rf"\b{re.escape(cid)}\b") for cid in claim_ids}
+    for path in sorted(folder.rglob("*.py")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for cid, pattern in patterns.items():
+            if pattern.search(text):
+                found[cid].append(str(path.relative_to(_PACKAGE_ROOT)))
+    return found
+
+
+def claim_locations(root: Path = _PACKAGE_ROOT) -> list[dict[str, object]]:
+    """One record per claim: its catalogue fields and the files that prove, enforce and test it."""
+    claims = load_claims()
+    ids = list(claims)
+    where = {role: _modules_citing(root / folder, ids) for role, folder in _FOLDERS.items()}
+    records = []
+    for cid, claim in claims.items():
+        records.append(
+            {
+                "id": cid,
+                "title": claim.title,
+                "kind": claim.kind,
+                "refutable": claim.refutable,
+                "seed": claim.seed,
+                **{role: where[role][cid] for role in _FOLDERS},
+            }
+        )
+    return records
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", metavar="FILE", help="also write the listing as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        records = claim_locations()
+    except SpecError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 3
+    for rec in records:
+        flag = " (refutable)" if rec["refutable"] else ""
+        print(f"{rec['id']:<4} {rec['kind']:<8} {rec['title']}{flag}")
+        for role in _FOLDERS:
+            files = rec[role]
+            print(f"     {role:<9} {', '.join(files) if files else '-'}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(records, indent=2, ensure_ascii=False) + "\n")
+    return 0
