@@ -1,0 +1,460 @@
+"""N-agent ORCA simulator on numpy arrays: neighbours -> ORCA lines -> closest velocity -> move.
+
+One :meth:`Crowd.step` takes a snapshot of every agent's position and velocity, builds all
+constraints from that one snapshot (so A and B see each other at the same instant, as the
+reciprocity argument assumes), solves every agent's closest-velocity problem and only then
+moves everybody. Units: metres, seconds, metres per second.
+
+Agent indices are row numbers: removing agent ``i`` shifts the agents after it down by one.
+Every input is validated before anything changes; a rejected call leaves the state as it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import InvalidInput, assertions_enabled
+from .lp import line_violation, solve_closest
+from .neighbors import agent_neighbors
+from .obstacles import ObstacleSet
+from .orca import agent_lines, obstacle_lines
+
+ACTIVE_TOL_MPS = 1e-7
+"""A line is active (binding) when the chosen velocity is within this distance of it, m/s."""
+
+
+@dataclass(frozen=True)
+class AgentDefaults:
+    """Parameters given to agents added without explicit values (RVO2's setAgentDefaults)."""
+
+    neighbor_dist: float = 15.0
+    max_neighbors: int = 10
+    time_horizon: float = 10.0
+    time_horizon_obst: float = 10.0
+    radius: float = 1.5
+    max_speed: float = 2.0
+    velocity: tuple[float, float] = (0.0, 0.0)
+
+
+def _check_finite(name: str, value: Any, *, shape: tuple[int, ...] | None = None) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInput(name, value, "must be numeric") from exc
+    if shape is not None and arr.shape != shape:
+        raise InvalidInput(name, value, f"must have shape {shape}")
+    if not np.all(np.isfinite(arr)):
+        if arr.ndim:
+            bad = np.argwhere(~np.isfinite(arr))[0]
+            raise InvalidInput(f"{name}[{', '.join(str(int(b)) for b in bad)}]",
+                               float(arr[tuple(bad)]), "must be finite (no NaN or inf)")
+        raise InvalidInput(name, float(arr), "must be finite (no NaN or inf)")
+    return arr
+
+
+def _check_bound(name: str, arr: np.ndarray, *, positive: bool) -> None:
+    bad = (arr <= 0.0) if positive else (arr < 0.0)
+    if np.any(bad):
+        rule = "must be > 0" if positive else "must be >= 0"
+        if arr.ndim:
+            i = int(np.flatnonzero(bad.ravel())[0])
+            raise InvalidInput(f"{name}[{i}]", float(arr.ravel()[i]), rule)
+        raise InvalidInput(name, float(arr), rule)
+
+
+@dataclass(frozen=True)
+class AgentRecord:
+    """Readable diagnostics of one agent's last solve. Claim: O4."""
+
+    agent: int
+    snapshot_time_s: float
+    preferred_velocity: tuple[float, float]
+    selected_velocity: tuple[float, float]
+    max_speed_mps: float
+    constraint_count: int
+    obstacle_constraint_count: int
+    feasible: bool
+    label: str
+    active_constraints: list[int]
+    conflicting_constraints: list[int]
+    zero_velocity_feasible: bool
+    max_violation_mps: float
+    lines: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain-JSON form of the record."""
+        return {
+            "agent": self.agent,
+            "snapshot_time_s": self.snapshot_time_s,
+            "preferred_velocity": list(self.preferred_velocity),
+            "selected_velocity": list(self.selected_velocity),
+            "max_speed_mps": self.max_speed_mps,
+            "constraint_count": self.constraint_count,
+            "obstacle_constraint_count": self.obstacle_constraint_count,
+            "feasible": self.feasible,
+            "label": self.label,
+            "active_constraints": self.active_constraints,
+            "conflicting_constraints": self.conflicting_constraints,
+            "zero_velocity_feasible": self.zero_velocity_feasible,
+            "max_violation_mps": self.max_violation_mps,
+            "lines": self.lines,
+        }
+
+    def __str__(self) -> str:
+        px, py = self.preferred_velocity
+        sx, sy = self.selected_velocity
+        rows = [
+            f"agent {self.agent} at t = {self.snapshot_time_s:.3f} s: {self.label}",
+            f"  preferred velocity  ({px:+.4f}, {py:+.4f}) m/s",
+            f"  selected velocity   ({sx:+.4f}, {sy:+.4f}) m/s   max speed {self.max_speed_mps:g}",
+            f"  constraints {self.constraint_count} ({self.obstacle_constraint_count} obstacle)"
+            f"  active {self.active_constraints}  conflicting {self.conflicting_constraints}",
+            f"  zero velocity feasible: {self.zero_velocity_feasible}"
+            f"   largest violation {self.max_violation_mps:.3g} m/s",
+        ]
+        for line in self.lines:
+            rows.append(
+                f"  [{line['index']}] {line['kind']:<8} point ({line['point'][0]:+.4f}, "
+                f"{line['point'][1]:+.4f}) dir ({line['direction'][0]:+.4f}, "
+                f"{line['direction'][1]:+.4f}) violation {line['violation']:+.3g}")
+        return "\n".join(rows)
+
+
+@dataclass(frozen=True)
+class StepDiagnostics:
+    """Per-agent diagnostics of one solve, as arrays over the crowd. Claim: O2, O4.
+
+    Lines (N, K, 2) in solve order, hard obstacle lines first (``num_hard`` of them). ``active``:
+    lines the selected velocity lies on; ``conflicting``: lines violated by the degraded choice
+    (only when not feasible); ``max_violation``: largest line violation of the selected velocity
+    (m/s, 0 when feasible); ``label``: "feasible" or "degraded: min-max violation".
+    """
+
+    snapshot_time_s: float
+    preferred: np.ndarray
+    selected: np.ndarray
+    max_speed: np.ndarray
+    line_point: np.ndarray
+    line_dir: np.ndarray
+    valid: np.ndarray
+    num_hard: np.ndarray
+    constraint_count: np.ndarray
+    feasible: np.ndarray
+    fail_line: np.ndarray
+    active: np.ndarray
+    conflicting: np.ndarray
+    zero_velocity_feasible: np.ndarray
+    max_violation: np.ndarray
+
+    def record(self, agent: int) -> AgentRecord:
+        """Readable record of one agent (see :class:`AgentRecord`)."""
+        n = self.selected.shape[0]
+        if not 0 <= agent < n:
+            raise IndexError(f"agent = {agent!r}: no such agent (0 <= agent < {n})")
+        viol = line_violation(self.selected[agent:agent + 1], self.line_point[agent:agent + 1],
+                              self.line_dir[agent:agent + 1], self.valid[agent:agent + 1])[0]
+        lines = []
+        for j in np.flatnonzero(self.valid[agent]):
+            lines.append({
+                "index": int(j),
+                "kind": "obstacle" if j < self.num_hard[agent] else "agent",
+                "point": [float(x) for x in self.line_point[agent, j]],
+                "direction": [float(x) for x in self.line_dir[agent, j]],
+                "violation": float(viol[j]),
+                "active": bool(self.active[agent, j]),
+                "conflicting": bool(self.conflicting[agent, j]),
+            })
+        feasible = bool(self.feasible[agent])
+        return AgentRecord(
+            agent=agent,
+            snapshot_time_s=self.snapshot_time_s,
+            preferred_velocity=(float(self.preferred[agent, 0]), float(self.preferred[agent, 1])),
+            selected_velocity=(float(self.selected[agent, 0]), float(self.selected[agent, 1])),
+            max_speed_mps=float(self.max_speed[agent]),
+            constraint_count=int(self.constraint_count[agent]),
+            obstacle_constraint_count=int(self.num_hard[agent]),
+            feasible=feasible,
+            label="feasible" if feasible else "degraded: min-max violation",
+            active_constraints=[int(j) for j in np.flatnonzero(self.active[agent])],
+            conflicting_constraints=[int(j) for j in np.flatnonzero(self.conflicting[agent])],
+            zero_velocity_feasible=bool(self.zero_velocity_feasible[agent]),
+            max_violation_mps=float(self.max_violation[agent]),
+            lines=lines,
+        )
+
+
+_FLOAT_FIELDS = ("radius", "max_speed", "neighbor_dist", "time_horizon", "time_horizon_obst")
+
+
+class Crowd:
+    """ORCA simulator for many agents held in arrays. Claim: O1-O6.
+
+    ``time_step`` (s) > 0; ``assertions`` turns on the run-time monitor (default: the
+    ``NAVPROOF_ASSERT`` environment variable); ``responsibility`` is each agent's share of an
+    agent-agent avoidance (1/2 is RVO2's reciprocal split).
+    """
+
+    def __init__(self, time_step: float = 0.25, *, defaults: AgentDefaults | None = None,
+                 assertions: bool | None = None, responsibility: float = 0.5) -> None:
+        self.time_step = self._valid_time_step(time_step)
+        resp = float(_check_finite("responsibility", responsibility))
+        if not 0.0 < resp <= 1.0:
+            raise InvalidInput("responsibility", resp, "must be in (0, 1]")
+        self.responsibility = resp
+        self.defaults = defaults or AgentDefaults()
+        self.assertions = assertions_enabled(assertions)
+        self.global_time = 0.0
+        self.obstacles = ObstacleSet()
+        self.position = np.zeros((0, 2))
+        self.velocity = np.zeros((0, 2))
+        self.pref_velocity = np.zeros((0, 2))
+        self.radius = np.zeros(0)
+        self.max_speed = np.zeros(0)
+        self.neighbor_dist = np.zeros(0)
+        self.time_horizon = np.zeros(0)
+        self.time_horizon_obst = np.zeros(0)
+        self.max_neighbors = np.zeros(0, dtype=np.int64)
+        self.diagnostics: StepDiagnostics | None = None
+
+    # ----------------------------------------------------------------- validation helpers
+    @staticmethod
+    def _valid_time_step(time_step: float) -> float:
+        value = float(_check_finite("time_step", time_step))
+        _check_bound("time_step", np.asarray(value), positive=True)
+        return value
+
+    @property
+    def num_agents(self) -> int:
+        """Number of agents."""
+        return int(self.position.shape[0])
+
+    def _check_index(self, agent: Any, name: str = "agent") -> int:
+        n = self.num_agents
+        if isinstance(agent, bool) or not isinstance(agent, (int, np.integer)):
+            raise IndexError(f"{name} = {agent!r}: agent index must be an integer")
+        if not 0 <= int(agent) < n:
+            raise IndexError(f"{name} = {agent!r}: no such agent (0 <= {name} < {n})")
+        return int(agent)
+
+    # ------------------------------------------------------------------------- agents
+    def add_agents(self, position: Any, *, velocity: Any = None, pref_velocity: Any = None,
+                   radius: Any = None, max_speed: Any = None, neighbor_dist: Any = None,
+                   max_neighbors: Any = None, time_horizon: Any = None,
+                   time_horizon_obst: Any = None) -> np.ndarray:
+        """Add agents at ``position (M, 2)``; missing parameters come from the defaults.
+
+        Scalars broadcast. Returns the new agents' indices. Nothing is added if any value is
+        invalid (non-finite, negative radius/speed/distance, non-positive horizon).
+        """
+        pos = _check_finite("position", position)
+        if pos.ndim != 2 or pos.shape[1] != 2:
+            raise InvalidInput("position", position, "must have shape (M, 2)")
+        m = pos.shape[0]
+        d = self.defaults
+
+        def vec(name: str, value: Any, default: tuple[float, float]) -> np.ndarray:
+            arr = _check_finite(name, default if value is None else value)
+            try:
+                return np.broadcast_to(arr, (m, 2)).astype(np.float64)
+            except ValueError as exc:
+                raise InvalidInput(name, value, f"must broadcast to shape ({m}, 2)") from exc
+
+        def col(name: str, value: Any, default: float, positive: bool) -> np.ndarray:
+            arr = _check_finite(name, default if value is None else value)
+            try:
+                arr = np.broadcast_to(arr, (m,)).astype(np.float64)
+            except ValueError as exc:
+                raise InvalidInput(name, value, f"must broadcast to shape ({m},)") from exc
+            _check_bound(name, arr, positive=positive)
+            return arr
+
+        vel = vec("velocity", velocity, d.velocity)
+        pref = vec("pref_velocity", pref_velocity, (0.0, 0.0))
+        rad = col("radius", radius, d.radius, False)
+        speed = col("max_speed", max_speed, d.max_speed, False)
+        ndist = col("neighbor_dist", neighbor_dist, d.neighbor_dist, False)
+        th = col("time_horizon", time_horizon, d.time_horizon, True)
+        tho = col("time_horizon_obst", time_horizon_obst, d.time_horizon_obst, True)
+        mn_raw = _check_finite("max_neighbors", d.max_neighbors if max_neighbors is None
+                               else max_neighbors)
+        mn = np.broadcast_to(mn_raw, (m,))
+        if np.any(mn != np.floor(mn)):
+            i = int(np.flatnonzero(mn != np.floor(mn))[0])
+            raise InvalidInput(f"max_neighbors[{i}]", float(mn[i]), "must be an integer")
+        _check_bound("max_neighbors", mn, positive=False)
+        first = self.num_agents
+        self.position = np.concatenate([self.position, pos])
+        self.velocity = np.concatenate([self.velocity, vel])
+        self.pref_velocity = np.concatenate([self.pref_velocity, pref])
+        self.radius = np.concatenate([self.radius, rad])
+        self.max_speed = np.concatenate([self.max_speed, speed])
+        self.neighbor_dist = np.concatenate([self.neighbor_dist, ndist])
+        self.time_horizon = np.concatenate([self.time_horizon, th])
+        self.time_horizon_obst = np.concatenate([self.time_horizon_obst, tho])
+        self.max_neighbors = np.concatenate([self.max_neighbors, mn.astype(np.int64)])
+        self.diagnostics = None
+        return np.arange(first, first + m)
+
+    def add_agent(self, position: Any, **params: Any) -> int:
+        """Add one agent at ``position (x, y)``; keyword parameters as :meth:`add_agents`."""
+        pos = _check_finite("position", position)
+        if pos.shape != (2,):
+            raise InvalidInput("position", position, "must be a pair (x, y)")
+        wrapped = {k: (np.asarray(v)[None] if k in ("velocity", "pref_velocity") and v is not None
+                       else v) for k, v in params.items()}
+        return int(self.add_agents(pos[None], **wrapped)[0])
+
+    def remove_agent(self, agent: int) -> None:
+        """Remove one agent; the agents after it move down one index."""
+        i = self._check_index(agent)
+        for name in ("position", "velocity", "pref_velocity", "radius", "max_speed",
+                     "neighbor_dist", "time_horizon", "time_horizon_obst", "max_neighbors"):
+            setattr(self, name, np.delete(getattr(self, name), i, axis=0))
+        self.diagnostics = None
+
+    def set_agent_vector(self, name: str, agent: int, value: Any) -> None:
+        """Set ``position``, ``velocity`` or ``pref_velocity`` of one agent (m, m/s)."""
+        if name not in ("position", "velocity", "pref_velocity"):
+            raise InvalidInput("name", name, "must be position, velocity or pref_velocity")
+        i = self._check_index(agent)
+        arr = _check_finite(name, value)
+        if arr.shape != (2,):
+            raise InvalidInput(name, value, "must be a pair (x, y)")
+        getattr(self, name)[i] = arr
+
+    def set_agent_scalar(self, name: str, agent: int, value: Any) -> None:
+        """Set one agent's radius, max_speed, neighbor_dist, time horizons or max_neighbors."""
+        if name not in _FLOAT_FIELDS + ("max_neighbors",):
+            raise InvalidInput("name", name, f"must be one of {_FLOAT_FIELDS + ('max_neighbors',)}")
+        i = self._check_index(agent)
+        arr = _check_finite(name, value)
+        if arr.shape != ():
+            raise InvalidInput(name, value, "must be a scalar")
+        _check_bound(name, arr, positive=name in ("time_horizon", "time_horizon_obst"))
+        if name == "max_neighbors":
+            if float(arr) != int(arr):
+                raise InvalidInput(name, float(arr), "must be an integer")
+            self.max_neighbors[i] = int(arr)
+        else:
+            getattr(self, name)[i] = float(arr)
+
+    def set_pref_velocities(self, pref_velocity: Any) -> None:
+        """Set every agent's preferred velocity at once, ``(N, 2)`` m/s."""
+        arr = _check_finite("pref_velocity", pref_velocity, shape=(self.num_agents, 2))
+        self.pref_velocity = arr.copy()
+
+    def set_time_step(self, time_step: float) -> None:
+        """Change the time step (s, > 0)."""
+        self.time_step = self._valid_time_step(time_step)
+
+    # ---------------------------------------------------------------------- obstacles
+    def add_obstacle(self, vertices: Any) -> int:
+        """Add a polygon (CCW solid, 2 vertices a segment, CW bounding); returns its first vertex.
+
+        Takes effect from the next step (vertices are re-processed then). Claim: O5.
+        """
+        return self.obstacles.add(vertices)
+
+    def process_obstacles(self) -> None:
+        """Build vertex links, convexity and partition splits now (else done lazily)."""
+        self.obstacles.process()
+
+    # --------------------------------------------------------------------------- step
+    def compute_lines(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """All agents' constraint lines from the current snapshot: obstacle lines first.
+
+        Returns ``(point (N, K, 2), direction (N, K, 2), valid (N, K), num_hard (N,))``.
+        Claim: O3, O5, O6.
+        """
+        if not self.obstacles.processed:
+            self.obstacles.process()
+        n = self.num_agents
+        pos, vel = self.position, self.velocity
+        obst_range = self.time_horizon_obst * self.max_speed + self.radius
+        obst_idx, _ = self.obstacles.neighbors(pos, obst_range * obst_range)
+        op, od, ov = obstacle_lines(pos, vel, self.radius, self.time_horizon_obst, self.obstacles,
+                                    obst_idx)
+        nb_idx, _ = agent_neighbors(pos, self.neighbor_dist, self.max_neighbors)
+        ap, ad, av = agent_lines(pos, vel, self.radius, self.time_horizon, self.time_step, nb_idx,
+                                 responsibility=self.responsibility)
+        num_hard = ov.sum(axis=1).astype(np.int64)
+        m, k = ov.shape[1], av.shape[1]
+        point = np.zeros((n, m + k, 2))
+        direction = np.zeros((n, m + k, 2))
+        valid = np.zeros((n, m + k), dtype=bool)
+        point[:, :m] = op
+        direction[:, :m] = od
+        valid[:, :m] = ov
+        if k:
+            slot = num_hard[:, None] + np.arange(k)[None, :]
+            rows = np.broadcast_to(np.arange(n)[:, None], slot.shape)
+            point[rows, slot] = ap
+            direction[rows, slot] = ad
+            valid[rows, slot] = av
+        return point, direction, valid, num_hard
+
+    def compute_new_velocities(self) -> StepDiagnostics:
+        """Solve every agent's ORCA problem from the current snapshot; nothing moves.
+
+        Claim: O1, O2, O4 (and O3, O5, O6 through the lines).
+        """
+        point, direction, valid, num_hard = self.compute_lines()
+        result = solve_closest(self.pref_velocity, self.max_speed, point, direction, valid,
+                               num_hard)
+        diag = build_diagnostics(self.global_time, self.pref_velocity, result.velocity,
+                                 self.max_speed, point, direction, valid, num_hard,
+                                 result.feasible, result.fail_line)
+        if self.assertions:
+            from .orca_monitor import check_solve
+
+            check_solve(diag)
+        return diag
+
+    def step(self) -> StepDiagnostics:
+        """Advance the crowd by one time step; returns the solve's diagnostics."""
+        diag = self.compute_new_velocities()
+        self.velocity = diag.selected.copy()
+        self.position = self.position + self.velocity * self.time_step
+        self.global_time += self.time_step
+        self.diagnostics = diag
+        return diag
+
+
+def build_diagnostics(snapshot_time_s: float, preferred: np.ndarray, selected: np.ndarray,
+                      max_speed: np.ndarray, point: np.ndarray, direction: np.ndarray,
+                      valid: np.ndarray, num_hard: np.ndarray, feasible: np.ndarray,
+                      fail_line: np.ndarray) -> StepDiagnostics:
+    """Diagnostics arrays of one solve (see :class:`StepDiagnostics`). Claim: O4."""
+    n = selected.shape[0]
+    viol = line_violation(selected, point, direction, valid)
+    active = valid & (np.abs(viol) <= ACTIVE_TOL_MPS * (1.0 + max_speed[:, None]))
+    conflicting = (~feasible)[:, None] & valid & (viol > ACTIVE_TOL_MPS * (1.0 + max_speed[:, None]))
+    if point.shape[1]:
+        rows = np.flatnonzero(fail_line >= 0)
+        conflicting[rows, fail_line[rows]] = True
+        zero_viol = line_violation(np.zeros((n, 2)), point, direction, valid)
+        zero_ok = np.all(zero_viol <= ACTIVE_TOL_MPS, axis=1)
+        max_violation = np.maximum(np.max(viol, axis=1), 0.0)
+    else:
+        zero_ok = np.ones(n, dtype=bool)
+        max_violation = np.zeros(n)
+    return StepDiagnostics(
+        snapshot_time_s=float(snapshot_time_s),
+        preferred=preferred.copy(),
+        selected=selected,
+        max_speed=max_speed.copy(),
+        line_point=point,
+        line_dir=direction,
+        valid=valid,
+        num_hard=num_hard,
+        constraint_count=valid.sum(axis=1),
+        feasible=feasible,
+        fail_line=fail_line,
+        active=active,
+        conflicting=conflicting,
+        zero_velocity_feasible=zero_ok,
+        max_violation=max_violation,
+    )

@@ -1,0 +1,288 @@
+"""ORCA half-planes in velocity space (m/s) for a whole crowd, with RVO2's geometric cases.
+
+Lines follow the convention of :mod:`navproof.lp`: the permitted side is LEFT of the
+direction. Obstacle lines are hard (full responsibility, Claim O5); agent lines take the
+``responsibility`` share (1/2 by default) of the smallest change that leaves the truncated
+velocity obstacle (Claim O3), and already-overlapping agents use the cut-off circle of one time
+step (Claim O6). Zero-length vectors that the reference library would divide by (it returns NaN
+there) get a deterministic direction instead, so no line is ever non-finite.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .lp import det2
+from .obstacles import ObstacleSet
+
+
+def _safe_unit(x: np.ndarray, y: np.ndarray, fx: np.ndarray, fy: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Unit vector of (x, y) and its length; where the length is 0, the fallback (fx, fy)."""
+    length = np.hypot(x, y)
+    zero = length == 0.0
+    inv_len = 1.0 / np.where(zero, 1.0, length)
+    return np.where(zero, fx, x * inv_len), np.where(zero, fy, y * inv_len), length
+
+
+def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
+                time_horizon: np.ndarray, time_step: float, neighbor_idx: np.ndarray,
+                *, responsibility: float = 0.5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """ORCA lines (point, direction) of every agent against its neighbours, shapes (N, k, 2).
+
+    ``neighbor_idx (N, k)`` padded with -1; returns ``(point, direction, valid)``. Cases, as in
+    RVO2's Agent::computeNewVelocity: no collision projected on the cut-off circle of
+    ``time_horizon`` (s) or on a leg; already colliding projected on the cut-off circle of one
+    ``time_step`` (s). ``point = v + responsibility * u``. Claim: O3, O6.
+    """
+    valid = neighbor_idx >= 0
+    other = np.where(valid, neighbor_idx, 0)
+    n, k = neighbor_idx.shape
+    self_idx = np.arange(n)[:, None]
+    rpx = position[other, 0] - position[:, None, 0]
+    rpy = position[other, 1] - position[:, None, 1]
+    rvx = velocity[:, None, 0] - velocity[other, 0]
+    rvy = velocity[:, None, 1] - velocity[other, 1]
+    dist_sq = rpx * rpx + rpy * rpy
+    comb_r = radius[:, None] + radius[other]
+    comb_r_sq = comb_r * comb_r
+    inv_th = (1.0 / time_horizon)[:, None]
+    inv_dt = 1.0 / time_step
+    no_collision = dist_sq > comb_r_sq
+
+    # no collision: w is the vector from the cut-off centre to the relative velocity
+    wx = rvx - inv_th * rpx
+    wy = rvy - inv_th * rpy
+    w_len_sq = wx * wx + wy * wy
+    dot1 = wx * rpx + wy * rpy
+    on_cutoff = no_collision & (dot1 < 0.0) & (dot1 * dot1 > comb_r_sq * w_len_sq)
+    ones = np.ones_like(wx)
+    zeros = np.zeros_like(wx)
+    ux, uy, w_len = _safe_unit(wx, wy, ones, zeros)
+    cut_dx, cut_dy = uy, -ux
+    cut_ux = (comb_r * inv_th - w_len) * ux
+    cut_uy = (comb_r * inv_th - w_len) * uy
+
+    # project on the legs
+    leg = np.sqrt(np.maximum(dist_sq - comb_r_sq, 0.0))
+    inv_dist_sq = 1.0 / np.where(dist_sq > 0.0, dist_sq, 1.0)
+    on_left = det2(rpx, rpy, wx, wy) > 0.0
+    left_dx = (rpx * leg - rpy * comb_r) * inv_dist_sq
+    left_dy = (rpx * comb_r + rpy * leg) * inv_dist_sq
+    right_dx = -(rpx * leg + rpy * comb_r) * inv_dist_sq
+    right_dy = -(-rpx * comb_r + rpy * leg) * inv_dist_sq
+    leg_dx = np.where(on_left, left_dx, right_dx)
+    leg_dy = np.where(on_left, left_dy, right_dy)
+    dot2 = rvx * leg_dx + rvy * leg_dy
+    leg_ux = dot2 * leg_dx - rvx
+    leg_uy = dot2 * leg_dy - rvy
+
+    # already colliding: cut-off circle of one time step; coincident agents with equal
+    # velocities separate along +x / -x by index order so the pair still moves apart
+    cwx = rvx - inv_dt * rpx
+    cwy = rvy - inv_dt * rpy
+    tie = np.where(self_idx < other, 1.0, -1.0)
+    cux, cuy, cw_len = _safe_unit(cwx, cwy, tie * ones, zeros)
+    col_dx, col_dy = cuy, -cux
+    col_ux = (comb_r * inv_dt - cw_len) * cux
+    col_uy = (comb_r * inv_dt - cw_len) * cuy
+
+    dx = np.where(no_collision, np.where(on_cutoff, cut_dx, leg_dx), col_dx)
+    dy = np.where(no_collision, np.where(on_cutoff, cut_dy, leg_dy), col_dy)
+    u_x = np.where(no_collision, np.where(on_cutoff, cut_ux, leg_ux), col_ux)
+    u_y = np.where(no_collision, np.where(on_cutoff, cut_uy, leg_uy), col_uy)
+    px = velocity[:, None, 0] + responsibility * u_x
+    py = velocity[:, None, 1] + responsibility * u_y
+    point = np.stack([px, py], axis=-1)
+    direction = np.stack([dx, dy], axis=-1)
+    point[~valid] = 0.0
+    direction[~valid] = 0.0
+    return point, direction, valid
+
+
+def obstacle_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
+                   time_horizon_obst: np.ndarray, obstacles: ObstacleSet,
+                   obstacle_idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Hard ORCA lines of every agent against its obstacle edges, packed, shapes (N, m, 2).
+
+    ``obstacle_idx (N, m)`` edge (first vertex) indices by increasing distance, -1 padded.
+    Processed rank by rank because an edge is skipped when the lines already built cover it.
+    Cases of RVO2: collision with the left vertex, the right vertex or the segment; oblique
+    view (both legs from one vertex); non-convex vertices (leg along the edge, or ignored);
+    legs pointing into the neighbouring edge (foreign legs, no line when projected on one);
+    projection on the left or right cut-off circle, the cut-off line or a leg.
+    Returns ``(point, direction, valid)``; valid lines occupy the first slots. Claim: O5.
+    """
+    n, m = obstacle_idx.shape
+    point = np.zeros((n, m, 2))
+    direction = np.zeros((n, m, 2))
+    count = np.zeros(n, dtype=np.int64)
+    if m == 0:
+        return point, direction, np.zeros((n, 0), bool)
+    opt = obstacles.point
+    udir = obstacles.unit_dir
+    convex = obstacles.is_convex
+    nxt = obstacles.next
+    prv = obstacles.prev
+    inv_tho_all = 1.0 / time_horizon_obst
+    for rank in range(m):
+        rows = np.flatnonzero(obstacle_idx[:, rank] >= 0)
+        if rows.size == 0:
+            continue
+        o1 = obstacle_idx[rows, rank]
+        o2 = nxt[o1]
+        pos = position[rows]
+        vel = velocity[rows]
+        r = radius[rows]
+        inv_tho = inv_tho_all[rows]
+        rp1 = opt[o1] - pos
+        rp2 = opt[o2] - pos
+
+        # already covered by earlier obstacle lines of this agent
+        covered = np.zeros(rows.size, dtype=bool)
+        width = int(count[rows].max())
+        if width:
+            lp = point[rows, :width]
+            ld = direction[rows, :width]
+            exist = np.arange(width)[None, :] < count[rows, None]
+            c1 = det2(inv_tho[:, None] * rp1[:, None, 0] - lp[..., 0],
+                      inv_tho[:, None] * rp1[:, None, 1] - lp[..., 1], ld[..., 0], ld[..., 1])
+            c2 = det2(inv_tho[:, None] * rp2[:, None, 0] - lp[..., 0],
+                      inv_tho[:, None] * rp2[:, None, 1] - lp[..., 1], ld[..., 0], ld[..., 1])
+            margin = (inv_tho * r)[:, None]
+            covered = np.any(exist & (c1 - margin >= -1e-5) & (c2 - margin >= -1e-5), axis=1)
+
+        dist_sq1 = np.einsum("ij,ij->i", rp1, rp1)
+        dist_sq2 = np.einsum("ij,ij->i", rp2, rp2)
+        r_sq = r * r
+        obst_vec = opt[o2] - opt[o1]
+        s = -np.einsum("ij,ij->i", rp1, obst_vec) / np.einsum("ij,ij->i", obst_vec, obst_vec)
+        foot = -rp1 - s[:, None] * obst_vec
+        dist_sq_line = np.einsum("ij,ij->i", foot, foot)
+
+        out_p = np.zeros((rows.size, 2))
+        out_d = np.zeros((rows.size, 2))
+        add = np.zeros(rows.size, dtype=bool)
+        todo = ~covered
+
+        # collision with the left vertex (ignored when non-convex)
+        hit_left = todo & (s < 0.0) & (dist_sq1 <= r_sq)
+        ux, uy, _ = _safe_unit(-rp1[:, 1], rp1[:, 0], np.ones(rows.size), np.zeros(rows.size))
+        sel = hit_left & convex[o1]
+        out_d[sel] = np.stack([ux, uy], axis=1)[sel]
+        add |= sel
+        todo &= ~hit_left
+        # collision with the right vertex (ignored when non-convex or the next edge takes it)
+        hit_right = todo & (s > 1.0) & (dist_sq2 <= r_sq)
+        ux, uy, _ = _safe_unit(-rp2[:, 1], rp2[:, 0], np.ones(rows.size), np.zeros(rows.size))
+        sel = hit_right & convex[o2] & (det2(rp2[:, 0], rp2[:, 1], udir[o2, 0], udir[o2, 1]) >= 0.0)
+        out_d[sel] = np.stack([ux, uy], axis=1)[sel]
+        add |= sel
+        todo &= ~hit_right
+        # collision with the segment
+        hit_seg = todo & (s >= 0.0) & (s <= 1.0) & (dist_sq_line <= r_sq)
+        out_d[hit_seg] = -udir[o1[hit_seg]]
+        add |= hit_seg
+        todo &= ~hit_seg
+
+        # no collision: legs; oblique view makes both legs come from one vertex
+        oblique_left = todo & (s < 0.0) & (dist_sq_line <= r_sq)
+        oblique_right = todo & ~oblique_left & (s > 1.0) & (dist_sq_line <= r_sq)
+        todo &= ~(oblique_left & ~convex[o1]) & ~(oblique_right & ~convex[o2])
+        a1 = np.where(oblique_right, o2, o1)
+        a2 = np.where(oblique_left, o1, o2)
+        leg1 = np.sqrt(np.maximum(dist_sq1 - r_sq, 0.0))
+        leg2 = np.sqrt(np.maximum(dist_sq2 - r_sq, 0.0))
+        inv1 = 1.0 / np.where(dist_sq1 > 0.0, dist_sq1, 1.0)
+        inv2 = 1.0 / np.where(dist_sq2 > 0.0, dist_sq2, 1.0)
+        # tangent directions from vertex 1 and vertex 2
+        l1x = (rp1[:, 0] * leg1 - rp1[:, 1] * r) * inv1
+        l1y = (rp1[:, 0] * r + rp1[:, 1] * leg1) * inv1
+        r1x = (rp1[:, 0] * leg1 + rp1[:, 1] * r) * inv1
+        r1y = (-rp1[:, 0] * r + rp1[:, 1] * leg1) * inv1
+        l2x = (rp2[:, 0] * leg2 - rp2[:, 1] * r) * inv2
+        l2y = (rp2[:, 0] * r + rp2[:, 1] * leg2) * inv2
+        r2x = (rp2[:, 0] * leg2 + rp2[:, 1] * r) * inv2
+        r2y = (-rp2[:, 0] * r + rp2[:, 1] * leg2) * inv2
+        # usual situation: a non-convex vertex makes the leg extend the cut-off line
+        usual_lx = np.where(convex[o1], l1x, -udir[o1, 0])
+        usual_ly = np.where(convex[o1], l1y, -udir[o1, 1])
+        usual_rx = np.where(convex[o2], r2x, udir[o1, 0])
+        usual_ry = np.where(convex[o2], r2y, udir[o1, 1])
+        left_x = np.where(oblique_left, l1x, np.where(oblique_right, l2x, usual_lx))
+        left_y = np.where(oblique_left, l1y, np.where(oblique_right, l2y, usual_ly))
+        right_x = np.where(oblique_left, r1x, np.where(oblique_right, r2x, usual_rx))
+        right_y = np.where(oblique_left, r1y, np.where(oblique_right, r2y, usual_ry))
+
+        # legs never point into the neighbouring edge at a convex vertex: foreign legs
+        left_nb = prv[a1]
+        left_foreign = convex[a1] & (det2(left_x, left_y, -udir[left_nb, 0], -udir[left_nb, 1])
+                                     >= 0.0)
+        left_x = np.where(left_foreign, -udir[left_nb, 0], left_x)
+        left_y = np.where(left_foreign, -udir[left_nb, 1], left_y)
+        right_foreign = convex[a2] & (det2(right_x, right_y, udir[a2, 0], udir[a2, 1]) <= 0.0)
+        right_x = np.where(right_foreign, udir[a2, 0], right_x)
+        right_y = np.where(right_foreign, udir[a2, 1], right_y)
+
+        lcx = inv_tho * (opt[a1, 0] - pos[:, 0])
+        lcy = inv_tho * (opt[a1, 1] - pos[:, 1])
+        rcx = inv_tho * (opt[a2, 0] - pos[:, 0])
+        rcy = inv_tho * (opt[a2, 1] - pos[:, 1])
+        cvx, cvy = rcx - lcx, rcy - lcy
+        same = a1 == a2
+        cv_sq = cvx * cvx + cvy * cvy
+        t = np.where(same, 0.5, ((vel[:, 0] - lcx) * cvx + (vel[:, 1] - lcy) * cvy)
+                     / np.where(same, 1.0, cv_sq))
+        t_left = (vel[:, 0] - lcx) * left_x + (vel[:, 1] - lcy) * left_y
+        t_right = (vel[:, 0] - rcx) * right_x + (vel[:, 1] - rcy) * right_y
+        rr = r * inv_tho
+
+        # project on the left cut-off circle
+        on_lc = todo & (((t < 0.0) & (t_left < 0.0)) | (same & (t_left < 0.0) & (t_right < 0.0)))
+        fx, fy, _ = _safe_unit(-lcx, -lcy, np.ones(rows.size), np.zeros(rows.size))
+        wx, wy, _ = _safe_unit(vel[:, 0] - lcx, vel[:, 1] - lcy, fx, fy)
+        out_d[on_lc] = np.stack([wy, -wx], axis=1)[on_lc]
+        out_p[on_lc] = np.stack([lcx + rr * wx, lcy + rr * wy], axis=1)[on_lc]
+        add |= on_lc
+        todo &= ~on_lc
+        # project on the right cut-off circle
+        on_rc = todo & (t > 1.0) & (t_right < 0.0)
+        fx, fy, _ = _safe_unit(-rcx, -rcy, np.ones(rows.size), np.zeros(rows.size))
+        wx, wy, _ = _safe_unit(vel[:, 0] - rcx, vel[:, 1] - rcy, fx, fy)
+        out_d[on_rc] = np.stack([wy, -wx], axis=1)[on_rc]
+        out_p[on_rc] = np.stack([rcx + rr * wx, rcy + rr * wy], axis=1)[on_rc]
+        add |= on_rc
+        todo &= ~on_rc
+
+        # project on the cut-off line, the left leg or the right leg, whichever is closest
+        inf = np.inf
+        d_cut = np.where((t < 0.0) | (t > 1.0) | same, inf,
+                         (vel[:, 0] - (lcx + t * cvx)) ** 2 + (vel[:, 1] - (lcy + t * cvy)) ** 2)
+        d_left = np.where(t_left < 0.0, inf, (vel[:, 0] - (lcx + t_left * left_x)) ** 2
+                          + (vel[:, 1] - (lcy + t_left * left_y)) ** 2)
+        d_right = np.where(t_right < 0.0, inf, (vel[:, 0] - (rcx + t_right * right_x)) ** 2
+                           + (vel[:, 1] - (rcy + t_right * right_y)) ** 2)
+        on_cut = todo & (d_cut <= d_left) & (d_cut <= d_right)
+        cdx, cdy = -udir[a1, 0], -udir[a1, 1]
+        out_d[on_cut] = np.stack([cdx, cdy], axis=1)[on_cut]
+        out_p[on_cut] = np.stack([lcx - rr * cdy, lcy + rr * cdx], axis=1)[on_cut]
+        add |= on_cut
+        todo &= ~on_cut
+        on_left = todo & (d_left <= d_right)
+        sel = on_left & ~left_foreign
+        out_d[sel] = np.stack([left_x, left_y], axis=1)[sel]
+        out_p[sel] = np.stack([lcx - rr * left_y, lcy + rr * left_x], axis=1)[sel]
+        add |= sel
+        sel = todo & ~on_left & ~right_foreign
+        out_d[sel] = np.stack([-right_x, -right_y], axis=1)[sel]
+        out_p[sel] = np.stack([rcx + rr * right_y, rcy - rr * right_x], axis=1)[sel]
+        add |= sel
+
+        dst = rows[add]
+        slot = count[dst]
+        point[dst, slot] = out_p[add]
+        direction[dst, slot] = out_d[add]
+        count[dst] += 1
+    width = int(count.max()) if n else 0
+    valid = np.arange(width)[None, :] < count[:, None]
+    return point[:, :width], direction[:, :width], valid
