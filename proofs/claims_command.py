@@ -14,29 +14,50 @@ from pathlib import Path
 
 from navproof.specs import SpecError, load_claims
 
-_PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # the checkout (or the install prefix)
-_FOLDERS = {"proved": "proofs", "enforced": "runtime", "tested": "tests"}
+_FOLDERS = ("proved", "enforced", "tested")
 
 
-def _modules_citing(folder: Path, claim_ids: list[str]) -> dict[str, list[str]]:
-    """Claim ID -> relative paths of the Python files under ``folder`` that cite it."""
+def _source_folders() -> dict[str, Path | None]:
+    """Where the proofs, the runtime and (in a source checkout only) the tests live."""
+    import navproof
+    import navproof.proofs
+
+    runtime = Path(navproof.__file__).resolve().parent
+    proofs = Path(navproof.proofs.__file__).resolve().parent
+    checkout = runtime.parent
+    tests = checkout / "tests"
+    has_tests = tests.is_dir() and (checkout / "pyproject.toml").is_file()
+    return {"proved": proofs, "enforced": runtime, "tested": tests if has_tests else None}
+
+
+def _modules_citing(folder: Path | None, claim_ids: list[str], skip: set[Path]) -> dict[str, list[str]]:
+    """Claim ID -> paths (relative to the folder's parent) of Python files that cite it."""
     found: dict[str, list[str]] = {cid: [] for cid in claim_ids}
-    if not folder.is_dir():
+    if folder is None or not folder.is_dir():
         return found
     patterns = {cid: re.compile(rf"\b{re.escape(cid)}\b") for cid in claim_ids}
     for path in sorted(folder.rglob("*.py")):
+        if any(path.is_relative_to(other) for other in skip):
+            continue
         text = path.read_text(encoding="utf-8", errors="replace")
         for cid, pattern in patterns.items():
             if pattern.search(text):
-                found[cid].append(str(path.relative_to(_PACKAGE_ROOT)))
+                found[cid].append(str(path.relative_to(folder.parent)))
     return found
 
 
-def claim_locations(root: Path = _PACKAGE_ROOT) -> list[dict[str, object]]:
+def claim_locations() -> list[dict[str, object]]:
     """One record per claim: its catalogue fields and the files that prove, enforce and test it."""
     claims = load_claims()
     ids = list(claims)
-    where = {role: _modules_citing(root / folder, ids) for role, folder in _FOLDERS.items()}
+    folders = _source_folders()
+    # An installed wheel nests proofs/ and specs/ inside the runtime folder; count them once.
+    nested = {f for f in folders.values() if f is not None and f != folders["enforced"]}
+    nested.add(folders["enforced"] / "specs")
+    where = {
+        role: _modules_citing(folder, ids, nested if role == "enforced" else set())
+        for role, folder in folders.items()
+    }
     records = []
     for cid, claim in claims.items():
         records.append(

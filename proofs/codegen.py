@@ -12,13 +12,15 @@ import hashlib
 import sys
 from pathlib import Path
 
+import navproof._generated
 from sympy import srepr
 from sympy.printing.numpy import NumPyPrinter
 
 from navproof.proofs.derivations import FORMULAS
 from navproof.proofs.formula import Formula
 
-GENERATED_PATH = Path(__file__).resolve().parent.parent / "runtime" / "_generated" / "formulas.py"
+# Located through the package, so it is right for an editable checkout and an installed wheel.
+GENERATED_PATH = Path(navproof._generated.__file__).resolve().parent / "formulas.py"
 REGENERATE_COMMAND = "navproof generate"
 
 
