@@ -9,7 +9,7 @@ boundary integrates each piece exactly (A3).
 from __future__ import annotations
 
 import sympy
-from sympy import Piecewise, integrate, simplify, sqrt
+from sympy import Piecewise, integrate, simplify
 
 from navproof.proofs.formula import Formula
 from navproof.proofs.stop_envelope import STOP_DISTANCE

@@ -1,7 +1,7 @@
 """Derivation of the boundary half-planes on moving supports (seed 000, claims B1, B4, B5).
 
-Everything is projected on the edge's outward unit normal n. With a margin m(t) = b(t) - dot(n, x(t))
-the edge is respected while m(t) >= 0.
+Everything is projected on the edge's outward unit normal n. With a margin
+m(t) = b(t) - dot(n, x(t)) the edge is respected while m(t) >= 0.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ ACCEL_EXTREMUM_TIME = simplify(_extremum)
 
 # Sanity of the derivation itself: B4's bound is the mean-velocity form of B1's offset.
 assert simplify(ACCEL_STEP_V1_BOUND - (2 * STEP_HALFPLANE_OFFSET - n_dot_v0)) == 0
-assert simplify(ACCEL_MARGIN.subs(n_dot_v1, n_dot_v0) - CONSTANT_VELOCITY_MARGIN.subs(n_dot_v, n_dot_v0)) == 0
+_constant_as_accel = ACCEL_MARGIN.subs(n_dot_v1, n_dot_v0)
+assert simplify(_constant_as_accel - CONSTANT_VELOCITY_MARGIN.subs(n_dot_v, n_dot_v0)) == 0
 
 FORMULAS = (
     Formula(

@@ -30,7 +30,9 @@ def _source_folders() -> dict[str, Path | None]:
     return {"proved": proofs, "enforced": runtime, "tested": tests if has_tests else None}
 
 
-def _modules_citing(folder: Path | None, claim_ids: list[str], skip: set[Path]) -> dict[str, list[str]]:
+def _modules_citing(
+    folder: Path | None, claim_ids: list[str], skip: set[Path]
+) -> dict[str, list[str]]:
     """Claim ID -> paths (relative to the folder's parent) of Python files that cite it."""
     found: dict[str, list[str]] = {cid: [] for cid in claim_ids}
     if folder is None or not folder.is_dir():

@@ -12,10 +12,10 @@ import hashlib
 import sys
 from pathlib import Path
 
-import navproof._generated
 from sympy import srepr
 from sympy.printing.numpy import NumPyPrinter
 
+import navproof._generated
 from navproof.proofs.derivations import FORMULAS
 from navproof.proofs.formula import Formula
 
@@ -60,7 +60,7 @@ def render() -> str:
         f"# Regenerate with `{REGENERATE_COMMAND}` (or `make generate`); a test and\n"
         "# `navproof prove` fail when this file differs from a fresh generation.\n"
         f"# expressions-sha256: {expressions_digest()}\n"
-        '"""Closed-form navigation formulas, generated from the proofs (vectorised over numpy)."""\n'
+        '"""Closed-form navigation formulas generated from the proofs (vectorised, numpy)."""\n'
         "\n"
         "import numpy\n"
         "\n"

@@ -8,7 +8,7 @@ D(|c|) = |c| dt + |c|^2 / (2a); its normal displacement is dot(n, c) (dt + |c| /
 from __future__ import annotations
 
 import sympy
-from sympy import diff, integrate, simplify, solve, sqrt
+from sympy import diff, integrate, simplify, solve
 
 from navproof.proofs.formula import Formula
 from navproof.proofs.symbols import a, carry, cmax, dt, n_dot_c, s, speed, vh

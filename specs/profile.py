@@ -179,7 +179,9 @@ def load_profile(path: str | Path | None = None) -> Profile:
         raise SpecError(file, "<file>", None, f"is not valid TOML: {exc}") from exc
     unknown = set(data) - {"profile", "parameters"}
     if unknown:
-        raise SpecError(file, "<top>", sorted(unknown), "unknown tables; allowed: profile, parameters")
+        raise SpecError(
+            file, "<top>", sorted(unknown), "unknown tables; allowed: profile, parameters"
+        )
     meta = data.get("profile", {})
     name = meta.get("name")
     if not isinstance(name, str) or not name.strip():

@@ -2,7 +2,7 @@
 # Regenerate with `navproof generate` (or `make generate`); a test and
 # `navproof prove` fail when this file differs from a fresh generation.
 # expressions-sha256: bba36d45a6685d794ac36cedadf62ff0ca10fe993884361f93ecad0e29b4a0ab
-"""Closed-form navigation formulas, generated from the proofs (vectorised over numpy)."""
+"""Closed-form navigation formulas generated from the proofs (vectorised, numpy)."""
 
 import numpy
 
