@@ -32,54 +32,55 @@ def agent_neighbors(position: np.ndarray, range_m: np.ndarray, max_neighbors: np
     if n == 0 or k == 0 or not active.any():
         return np.full((n, k), -1, dtype=np.int64), np.full((n, k), np.inf)
     members = np.flatnonzero(active)
-    range_sq = np.where(active, range_m * range_m, 0.0)
+    range_sq = range_m * range_m
     cell = float(np.max(range_m[members]))
     if not cell > 0.0:
         return np.full((n, k), -1, dtype=np.int64), np.full((n, k), np.inf)
     inv_cell = 1.0 / cell
     ij = np.floor(position[members] * inv_cell).astype(np.int64)
     ij -= ij.min(axis=0)
+    # a spare row above and below each column so that iy +- 1 never wraps into the next column
     width = int(ij[:, 1].max()) + 3
     key = (ij[:, 0] + 1) * width + (ij[:, 1] + 1)
     order = np.argsort(key, kind="stable")
     sorted_key = key[order]
     sorted_member = members[order]
-    # per-agent cell key, and the occupancy bound that sizes the candidate block
-    agent_key = np.full(n, -1, dtype=np.int64)
-    agent_key[members] = key
-    uniq, starts, counts = np.unique(sorted_key, return_index=True, return_counts=True)
-    cap = int(counts.max())
+    spos = position[sorted_member]
+    # the three cells (ix + dx, iy - 1 .. iy + 1) are consecutive keys: one contiguous strip
+    starts = []
+    counts = []
+    for dx in (-1, 0, 1):
+        lo = np.searchsorted(sorted_key, sorted_key + dx * width - 1, side="left")
+        hi = np.searchsorted(sorted_key, sorted_key + dx * width + 1, side="right")
+        starts.append(lo)
+        counts.append(hi - lo)
+    cap = int(max(int(c.max()) for c in counts))
     lane = np.arange(cap)
+    m = sorted_member.size
     blocks = []
-    for dx, dy in _OFFSETS:
-        target = agent_key[members] + dx * width + dy
-        pos_in_uniq = np.searchsorted(uniq, target)
-        pos_in_uniq = np.minimum(pos_in_uniq, uniq.size - 1)
-        hit = uniq[pos_in_uniq] == target
-        start = np.where(hit, starts[pos_in_uniq], 0)
-        count = np.where(hit, counts[pos_in_uniq], 0)
-        slot = start[:, None] + lane[None, :]
-        idx = np.where(lane[None, :] < count[:, None], sorted_member[np.minimum(slot, members.size - 1)],
-                       -1)
-        blocks.append(idx)
+    for lo, cnt in zip(starts, counts, strict=True):
+        slot = lo[:, None] + lane[None, :]
+        blocks.append(np.where(lane[None, :] < cnt[:, None], slot, -1))
     cand = np.concatenate(blocks, axis=1)
     safe = np.where(cand >= 0, cand, 0)
-    diff_x = position[safe, 0] - position[members, 0][:, None]
-    diff_y = position[safe, 1] - position[members, 1][:, None]
+    diff_x = spos[safe, 0] - spos[:, 0, None]
+    diff_y = spos[safe, 1] - spos[:, 1, None]
     dist_sq = diff_x * diff_x + diff_y * diff_y
-    ok = (cand >= 0) & (cand != members[:, None]) & (dist_sq < range_sq[members][:, None])
+    ok = (cand >= 0) & (cand != np.arange(m)[:, None]) & (
+        dist_sq < range_sq[sorted_member][:, None])
     dist_sq = np.where(ok, dist_sq, np.inf)
     kk = min(k, cand.shape[1])
     if kk < cand.shape[1]:
         part = np.argpartition(dist_sq, kk - 1, axis=1)[:, :kk]
+        part_d = np.take_along_axis(dist_sq, part, axis=1)
+        part_i = np.take_along_axis(cand, part, axis=1)
     else:
-        part = np.broadcast_to(np.arange(cand.shape[1]), cand.shape).copy()
-    part_d = np.take_along_axis(dist_sq, part, axis=1)
-    part_i = np.take_along_axis(cand, part, axis=1)
-    # ties by distance keep the lower agent index first, deterministic across runs
-    sel = np.lexsort((part_i, part_d), axis=1) if part_d.size else part
+        part_d, part_i = dist_sq, cand
+    # ties by distance keep the lower sorted slot first, deterministic across runs
+    sel = np.argsort(part_d, axis=1, kind="stable")
     out_d = np.take_along_axis(part_d, sel, axis=1)
-    out_i = np.take_along_axis(part_i, sel, axis=1)
+    out_i = sorted_member[np.maximum(np.take_along_axis(part_i, sel, axis=1), 0)]
+    members = sorted_member
     limit = np.arange(kk)[None, :] < max_neighbors[members][:, None]
     finite = np.isfinite(out_d) & limit
     out_i = np.where(finite, out_i, -1)

@@ -1,0 +1,181 @@
+"""Assertion mode of the ORCA solve: certificates checked on every agent after each step.
+
+* finiteness of every line and selected velocity;
+* O1: no constraint and preferred speed within the limit -> selected equals preferred;
+* O2: for agents labelled feasible, the selected velocity ``v`` is the closest point to the
+  preferred ``p`` in (disk of radius ``R``) ∩ half-planes, certified by the KKT conditions of
+  ``min |v - p|^2``: primal feasibility, and ``p - v`` lying in the cone spanned by the outward
+  normals of the active constraints (line normals ``(d.y, -d.x)``, the disk normal ``v``);
+  the signed margin is the distance from ``p - v`` to that cone;
+* O4: an agent labelled infeasible really has an empty set at the line where the exact solve
+  stopped (the disk chord of that line, cut by the earlier lines, is empty), and an agent
+  labelled feasible violates no line.
+
+A failure raises :class:`~navproof.errors.ObligationViolation` carrying the claim ID, the agent,
+the observed value, the limit and that agent's constraints.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .errors import ObligationViolation
+from .lp import RVO_EPSILON, det2, line_violation
+
+if TYPE_CHECKING:
+    from .crowd import StepDiagnostics
+
+FEAS_TOL = 1e-6
+"""Allowed line violation or speed excess of a feasible answer, m/s per m/s of max speed."""
+KKT_TOL = 1e-6
+"""Allowed distance of the stationarity residual from the active normal cone, m/s (relative)."""
+
+
+def _agent_data(diag: StepDiagnostics, i: int) -> dict[str, Any]:
+    rec = diag.record(i)
+    return {
+        "preferred": list(rec.preferred_velocity),
+        "selected": list(rec.selected_velocity),
+        "max_speed": rec.max_speed_mps,
+        "num_hard": rec.obstacle_constraint_count,
+        "lines": [(ln["point"], ln["direction"]) for ln in rec.lines],
+    }
+
+
+def _fail(claim: str, message: str, diag: StepDiagnostics, i: int, observed: float,
+          limit: float) -> None:
+    raise ObligationViolation(claim, message, observed=float(observed), limit=float(limit),
+                              margin=float(limit - observed), agent=int(i),
+                              data=_agent_data(diag, i))
+
+
+def kkt_residual(preferred: np.ndarray, selected: np.ndarray, max_speed: np.ndarray,
+                 line_point: np.ndarray, line_dir: np.ndarray, valid: np.ndarray,
+                 *, active_tol: np.ndarray) -> np.ndarray:
+    """Distance (m/s) of ``p - v`` from the cone of active constraint normals, per agent.
+
+    Zero means ``v`` satisfies the stationarity condition of the closest-point problem for some
+    non-negative multipliers. In 2-D the cone of a set of vectors is either a wedge between the
+    two extreme vectors (when it fits in a half-plane) or the whole plane, so membership is an
+    angle test: ``r`` is inside when some normal lies at angle 0, or the smallest positive and
+    the largest negative angle differ by at most pi. Outside, the distance is that to the
+    nearest boundary ray. Claim: O2.
+    """
+    rx = preferred[:, 0] - selected[:, 0]
+    ry = preferred[:, 1] - selected[:, 1]
+    r_len = np.hypot(rx, ry)
+    viol = line_violation(selected, line_point, line_dir, valid)
+    line_active = valid & (viol >= -active_tol[:, None])
+    speed = np.hypot(selected[:, 0], selected[:, 1])
+    disk_active = speed >= max_speed - active_tol
+    nx = np.concatenate([line_dir[..., 1], selected[:, 0:1]], axis=1)
+    ny = np.concatenate([-line_dir[..., 0], selected[:, 1:2]], axis=1)
+    act = np.concatenate([line_active, disk_active[:, None]], axis=1)
+    n_len = np.hypot(nx, ny)
+    act &= n_len > 0.0
+    inv_n = 1.0 / np.where(n_len > 0.0, n_len, 1.0)
+    ux, uy = nx * inv_n, ny * inv_n
+    cross = det2(rx[:, None], ry[:, None], ux, uy)
+    dot = rx[:, None] * ux + ry[:, None] * uy
+    angle = np.arctan2(cross, dot)
+    ang_tol = 1e-9
+    on_ray = np.any(act & (np.abs(angle) <= ang_tol), axis=1)
+    pos = np.min(np.where(act & (angle > 0.0), angle, np.inf), axis=1)
+    neg = np.max(np.where(act & (angle < 0.0), angle, -np.inf), axis=1)
+    in_wedge = np.isfinite(pos) & np.isfinite(neg) & (pos - neg <= np.pi + ang_tol)
+    ray_dist = np.where(dot > 0.0, np.abs(cross), r_len[:, None])
+    nearest = np.min(np.where(act, ray_dist, np.inf), axis=1)
+    nearest = np.where(np.isfinite(nearest), nearest, r_len)
+    return np.where((r_len == 0.0) | on_ray | in_wedge, 0.0, nearest)
+
+
+def infeasibility_margin(diag: StepDiagnostics, rows: np.ndarray) -> np.ndarray:
+    """Length (m/s) of what is left of the failing line's disk chord after the earlier lines.
+
+    Negative (or ``-inf``) confirms that no velocity satisfies the disk, that line and the lines
+    before it, i.e. the empty-intersection label is honest. Near-parallel lines are handled
+    with RVO2's tolerance. Claim: O4.
+    """
+    i = diag.fail_line[rows]
+    p = diag.line_point[rows, i]
+    d = diag.line_dir[rows, i]
+    radius = diag.max_speed[rows]
+    dot = np.einsum("ij,ij->i", p, d)
+    disc = dot * dot + radius * radius - np.einsum("ij,ij->i", p, p)
+    sq = np.sqrt(np.maximum(disc, 0.0))
+    t_left, t_right = -dot - sq, -dot + sq
+    k = diag.valid.shape[1]
+    before = diag.valid[rows] & (np.arange(k)[None, :] < i[:, None])
+    pj, dj = diag.line_point[rows], diag.line_dir[rows]
+    denominator = det2(d[:, None, 0], d[:, None, 1], dj[..., 0], dj[..., 1])
+    numerator = det2(dj[..., 0], dj[..., 1], p[:, None, 0] - pj[..., 0], p[:, None, 1] - pj[..., 1])
+    parallel = np.abs(denominator) <= RVO_EPSILON
+    outside_parallel = np.any(before & parallel & (numerator < 0.0), axis=1)
+    cross = before & ~parallel
+    t = numerator / np.where(cross, denominator, 1.0)
+    t_right = np.minimum(t_right, np.min(np.where(cross & (denominator >= 0), t, np.inf), axis=1))
+    t_left = np.maximum(t_left, np.max(np.where(cross & (denominator < 0), t, -np.inf), axis=1))
+    margin = np.where(disc < 0.0, -np.inf, t_right - t_left)
+    return np.where(outside_parallel, -np.inf, margin)
+
+
+def check_solve(diag: StepDiagnostics) -> None:
+    """Raise ObligationViolation at the first agent whose solve breaks O1, O2 or O4."""
+    pref, sel, radius = diag.preferred, diag.selected, diag.max_speed
+    scale = 1.0 + radius
+    finite = (np.all(np.isfinite(sel), axis=1)
+              & np.all(np.isfinite(diag.line_point) | ~diag.valid[..., None], axis=(1, 2))
+              & np.all(np.isfinite(diag.line_dir) | ~diag.valid[..., None], axis=(1, 2)))
+    if not finite.all():
+        i = int(np.flatnonzero(~finite)[0])
+        _fail("O2", "non-finite line or velocity", diag, i, np.inf, 0.0)
+
+    speed = np.hypot(sel[:, 0], sel[:, 1])
+    excess = speed - radius
+    bad = excess > FEAS_TOL * scale
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail("O2", "selected speed exceeds the max-speed disk", diag, i, speed[i], radius[i])
+
+    pref_speed = np.hypot(pref[:, 0], pref[:, 1])
+    free = (diag.constraint_count == 0) & (pref_speed <= radius)
+    gap = np.hypot(sel[:, 0] - pref[:, 0], sel[:, 1] - pref[:, 1])
+    bad = free & (gap > FEAS_TOL * scale)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail("O1", "unconstrained agent did not keep its preferred velocity", diag, i, gap[i],
+              0.0)
+
+    feas = diag.feasible
+    viol = line_violation(sel, diag.line_point, diag.line_dir, diag.valid)
+    worst = np.max(viol, axis=1, initial=-np.inf) if viol.shape[1] else np.full(sel.shape[0],
+                                                                                 -np.inf)
+    bad = feas & (worst > FEAS_TOL * scale)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail("O4", "labelled feasible but violates a constraint", diag, i, worst[i],
+              FEAS_TOL * scale[i])
+
+    rows = np.flatnonzero(feas)
+    if rows.size:
+        tol = FEAS_TOL * scale[rows]
+        res = kkt_residual(pref[rows], sel[rows], radius[rows], diag.line_point[rows],
+                           diag.line_dir[rows], diag.valid[rows], active_tol=tol)
+        limit = KKT_TOL * (1.0 + radius[rows] + pref_speed[rows])
+        bad = res > limit
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            _fail("O2", "KKT certificate fails: not the closest feasible velocity", diag,
+                  int(rows[j]), res[j], limit[j])
+
+    rows = np.flatnonzero(~feas)
+    if rows.size:
+        margin = infeasibility_margin(diag, rows)
+        limit = FEAS_TOL * scale[rows]
+        bad = margin > limit
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            _fail("O4", "labelled infeasible but the failing line still has feasible points",
+                  diag, int(rows[j]), margin[j], limit[j])
