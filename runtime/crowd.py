@@ -130,7 +130,7 @@ class StepDiagnostics:
     Lines (N, K, 2) in solve order, hard obstacle lines first (``num_hard`` of them). ``active``:
     lines the selected velocity lies on; ``conflicting``: lines violated by the degraded choice
     (only when not feasible); ``max_violation``: largest line violation of the selected velocity
-    (m/s, 0 when feasible); ``label``: "feasible" or "degraded: min-max violation".
+    (m/s, rounding-level when feasible); ``label``: "feasible" or "degraded: min-max violation".
     """
 
     snapshot_time_s: float
@@ -218,6 +218,9 @@ class Crowd:
         self.time_horizon_obst = np.zeros(0)
         self.max_neighbors = np.zeros(0, dtype=np.int64)
         self.diagnostics: StepDiagnostics | None = None
+        # neighbours of the last snapshot, by distance, -1 padded (agent rows, obstacle vertices)
+        self.agent_neighbor_idx = np.zeros((0, 0), dtype=np.int64)
+        self.obstacle_neighbor_idx = np.zeros((0, 0), dtype=np.int64)
 
     # ----------------------------------------------------------------- validation helpers
     @staticmethod
@@ -238,6 +241,12 @@ class Crowd:
         if not 0 <= int(agent) < n:
             raise IndexError(f"{name} = {agent!r}: no such agent (0 <= {name} < {n})")
         return int(agent)
+
+    def _forget_snapshot(self) -> None:
+        # rows changed: the last solve's per-agent arrays no longer line up with the agents
+        self.diagnostics = None
+        self.agent_neighbor_idx = np.zeros((0, 0), dtype=np.int64)
+        self.obstacle_neighbor_idx = np.zeros((0, 0), dtype=np.int64)
 
     # ------------------------------------------------------------------------- agents
     def add_agents(self, position: Any, *, velocity: Any = None, pref_velocity: Any = None,
@@ -295,7 +304,7 @@ class Crowd:
         self.time_horizon = np.concatenate([self.time_horizon, th])
         self.time_horizon_obst = np.concatenate([self.time_horizon_obst, tho])
         self.max_neighbors = np.concatenate([self.max_neighbors, mn.astype(np.int64)])
-        self.diagnostics = None
+        self._forget_snapshot()
         return np.arange(first, first + m)
 
     def add_agent(self, position: Any, **params: Any) -> int:
@@ -313,7 +322,7 @@ class Crowd:
         for name in ("position", "velocity", "pref_velocity", "radius", "max_speed",
                      "neighbor_dist", "time_horizon", "time_horizon_obst", "max_neighbors"):
             setattr(self, name, np.delete(getattr(self, name), i, axis=0))
-        self.diagnostics = None
+        self._forget_snapshot()
 
     def set_agent_vector(self, name: str, agent: int, value: Any) -> None:
         """Set ``position``, ``velocity`` or ``pref_velocity`` of one agent (m, m/s)."""
@@ -378,6 +387,8 @@ class Crowd:
         op, od, ov = obstacle_lines(pos, vel, self.radius, self.time_horizon_obst, self.obstacles,
                                     obst_idx)
         nb_idx, _ = agent_neighbors(pos, self.neighbor_dist, self.max_neighbors)
+        self.agent_neighbor_idx = nb_idx
+        self.obstacle_neighbor_idx = obst_idx
         ap, ad, av = agent_lines(pos, vel, self.radius, self.time_horizon, self.time_step, nb_idx,
                                  responsibility=self.responsibility)
         num_hard = ov.sum(axis=1).astype(np.int64)
