@@ -1,0 +1,492 @@
+"""Boundaries on moving supports: data model, step half-planes and whole-step curve margins.
+
+Every quantity is batched over agents: per-agent arrays have shape ``(N, ...)`` and per-edge
+arrays ``(N, K, ...)`` with a validity mask ``valid (N, K)``. An edge is ``dot(n, x) <= b`` with
+outward unit normal ``n``; its signed margin ``b - dot(n, x)`` is in metres, positive inside.
+
+Motions (of an edge, or of a support) are rigid: ``M(t) y = pivot + velocity t + R(omega t)
+(y - pivot)``, with ``M(0)`` the identity, so the world frame at the start of the step is every
+body's local frame. ``omega = 0`` is a translation with ``e = velocity``; ``velocity = 0`` and
+``omega = 0`` is a fixed edge. The body's curve over one step of length ``dt`` accelerates
+linearly, relative to its support, from ``v0`` to ``v1``.
+
+All closed forms come from :mod:`navproof._generated.formulas`; this module only applies them
+and moves points between frames.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from navproof._generated import formulas
+from navproof.errors import EPS, InvalidInput
+
+MOTION_FIXED = 0
+MOTION_TRANSLATING = 1
+MOTION_RIGID = 2
+MOTION_NAMES = ("fixed", "translating", "rigid")
+
+CERTIFIED_PIECES = 8
+"""Sub-intervals of the step used by the certified second-order bound of rotating edges (B6)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# input validation
+# ---------------------------------------------------------------------------------------------
+
+def check_valid_finite(field: str, value: np.ndarray) -> np.ndarray:
+    """Return ``value`` as float64; raise InvalidInput naming the first non-finite entry."""
+    arr = np.asarray(value, dtype=np.float64)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise InvalidInput(f"{field}{list(idx)}", float(arr[idx]), "must be finite")
+    return arr
+
+
+def check_valid_step(dt_s: float) -> float:
+    """Return the step length (s) as a float; raise InvalidInput unless finite and > 0."""
+    dt = float(dt_s)
+    if not np.isfinite(dt) or dt <= 0.0:
+        raise InvalidInput("dt_s", dt_s, "step length must be finite and > 0 s")
+    return dt
+
+
+def check_valid_positive(field: str, value: np.ndarray) -> np.ndarray:
+    """Return ``value`` as float64; raise InvalidInput naming the first entry that is not > 0."""
+    arr = check_valid_finite(field, value)
+    bad = arr <= 0.0
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise InvalidInput(f"{field}{list(idx)}", float(arr[idx]), "must be > 0")
+    return arr
+
+
+def check_valid_normals(field: str, normal: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Return normals (N, K, 2); raise InvalidInput for a zero or non-unit normal of a valid edge."""
+    arr = np.asarray(normal, dtype=np.float64)
+    length = np.hypot(arr[..., 0], arr[..., 1])
+    bad = valid & ~(np.abs(length - 1.0) <= 1e-6)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise InvalidInput(f"{field}{list(idx)}", arr[idx].tolist(),
+                           "outward normal must be a unit vector (|n| = 1)")
+    return arr
+
+
+# ---------------------------------------------------------------------------------------------
+# data model
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Motion:
+    """Rigid motions over one step: ``pivot_m``, ``velocity_mps`` (shape ``(..., 2)``) and
+    ``omega_radps`` (shape ``(...)``); ``version`` is the trajectory version recorded by P1.
+
+    Claim: B3 (fixed / translating edges), B6 (rigid motion M(t)), P1 (versions).
+    """
+
+    pivot_m: np.ndarray
+    velocity_mps: np.ndarray
+    omega_radps: np.ndarray
+    version: np.ndarray
+
+    @staticmethod
+    def translating(velocity_mps: np.ndarray, *, version: np.ndarray | int = 0) -> Motion:
+        """Pure translations with the given velocities (m/s); zero velocity is a fixed motion."""
+        vel = check_valid_finite("velocity_mps", velocity_mps)
+        shape = vel.shape[:-1]
+        return Motion(np.zeros_like(vel), vel, np.zeros(shape),
+                      np.broadcast_to(np.asarray(version, dtype=np.int64), shape).copy())
+
+    @staticmethod
+    def rotating(pivot_m: np.ndarray, omega_radps: np.ndarray, *,
+                 velocity_mps: np.ndarray | None = None,
+                 version: np.ndarray | int = 0) -> Motion:
+        """Rotations at ``omega_radps`` (rad/s) about pivots moving at ``velocity_mps`` (m/s)."""
+        pivot = check_valid_finite("pivot_m", pivot_m)
+        omega = check_valid_finite("omega_radps", np.broadcast_to(omega_radps, pivot.shape[:-1]))
+        vel = np.zeros_like(pivot) if velocity_mps is None else check_valid_finite(
+            "velocity_mps", np.broadcast_to(velocity_mps, pivot.shape))
+        return Motion(pivot, np.array(vel, dtype=np.float64), np.array(omega, dtype=np.float64),
+                      np.broadcast_to(np.asarray(version, dtype=np.int64), omega.shape).copy())
+
+    @property
+    def kind(self) -> np.ndarray:
+        """MOTION_FIXED / MOTION_TRANSLATING / MOTION_RIGID per entry."""
+        moving = np.any(self.velocity_mps != 0.0, axis=-1)
+        return np.where(self.omega_radps != 0.0, MOTION_RIGID,
+                        np.where(moving, MOTION_TRANSLATING, MOTION_FIXED))
+
+    def point_velocity(self, x_m: np.ndarray) -> np.ndarray:
+        """World velocity (m/s) at time 0 of the material point at ``x_m``: w + omega J (x - c)."""
+        rel = x_m - self.pivot_m
+        om = self.omega_radps[..., None]
+        return self.velocity_mps + om * np.stack([-rel[..., 1], rel[..., 0]], axis=-1)
+
+
+@dataclass(frozen=True)
+class Support:
+    """The surface each agent stands on: its rigid motion over the step (one per agent, (N,)).
+
+    Claim: B3 (support carry u), B6 (rotating platforms), P1 (support version).
+    """
+
+    motion: Motion
+
+    @staticmethod
+    def translating(velocity_mps: np.ndarray, *, version: np.ndarray | int = 0) -> Support:
+        """Supports translating at ``velocity_mps`` (N, 2) m/s; zero is static ground."""
+        return Support(Motion.translating(velocity_mps, version=version))
+
+    def carry_mps(self, x_m: np.ndarray) -> np.ndarray:
+        """Support velocity u (m/s, (N, 2)) at the body's start position. Claim: B1, B3."""
+        return self.motion.point_velocity(x_m)
+
+
+@dataclass(frozen=True)
+class EdgeSet:
+    """Per-agent boundary edges ``dot(normal, x) <= offset_m`` at time 0, shapes (N, K, ...).
+
+    ``edge_id`` orders ties (R1); ``owner`` is the object (patch, corridor, platform) the edge
+    belongs to; ``motion`` has shape (N, K). Claim: B1, B3, B6, C1, R1.
+    """
+
+    normal: np.ndarray
+    offset_m: np.ndarray
+    valid: np.ndarray
+    edge_id: np.ndarray
+    owner: np.ndarray
+    motion: Motion
+
+    @staticmethod
+    def build(normal: np.ndarray, offset_m: np.ndarray, *, valid: np.ndarray | None = None,
+              edge_velocity_mps: np.ndarray | None = None, motion: Motion | None = None,
+              edge_id: np.ndarray | None = None, owner: np.ndarray | None = None) -> EdgeSet:
+        """Validated edge set; fixed edges unless ``edge_velocity_mps`` or ``motion`` is given.
+
+        Raises InvalidInput for zero or non-unit normals, non-finite offsets or velocities.
+        """
+        normal = np.asarray(normal, dtype=np.float64)
+        if normal.ndim != 3 or normal.shape[-1] != 2:
+            raise InvalidInput("normal", normal.shape, "must have shape (N, K, 2)")
+        n, k = normal.shape[:2]
+        valid = np.ones((n, k), bool) if valid is None else np.asarray(valid, dtype=bool)
+        check_valid_finite("normal", np.where(valid[..., None], normal, 0.0))
+        check_valid_normals("normal", normal, valid)
+        offset = np.asarray(offset_m, dtype=np.float64)
+        check_valid_finite("offset_m", np.where(valid, offset, 0.0))
+        if motion is None:
+            vel = np.zeros((n, k, 2)) if edge_velocity_mps is None else np.asarray(
+                edge_velocity_mps, dtype=np.float64)
+            motion = Motion.translating(np.where(valid[..., None], vel, 0.0))
+        ids = np.broadcast_to(np.arange(k), (n, k)).copy() if edge_id is None else np.asarray(
+            edge_id, dtype=np.int64)
+        own = np.full((n, k), -1, np.int64) if owner is None else np.asarray(owner, np.int64)
+        return EdgeSet(np.where(valid[..., None], normal, 0.0), np.where(valid, offset, 0.0),
+                       valid, ids, own, motion)
+
+    def initial_margin_m(self, x_m: np.ndarray) -> np.ndarray:
+        """Signed margin s = b0 - dot(n, x0) (m, (N, K)), positive inside. Claim: B1."""
+        return self.offset_m - np.einsum("nkj,nj->nk", self.normal, x_m)
+
+    def edge_velocity_mps(self, x_m: np.ndarray) -> np.ndarray:
+        """Edge velocity e (m/s, (N, K, 2)) at the body's start position (exact for translations)."""
+        return self.motion.point_velocity(np.broadcast_to(x_m[:, None, :], self.normal.shape))
+
+
+@dataclass(frozen=True)
+class Patch:
+    """A convex planar piece of walking surface: CCW vertices (m), height gradient, slope factor.
+
+    Claim: C1 (convex pieces), V1 (k = sqrt(1 + |grad h|^2)).
+    """
+
+    patch_id: int
+    vertices_m: np.ndarray
+    gradient: np.ndarray
+    slope_factor: float
+
+    def halfplanes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Outward unit normals (P, 2) and offsets (P,) m of the piece's edges."""
+        return polygon_halfplanes(self.vertices_m)
+
+
+def polygon_halfplanes(vertices_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Outward unit normals (P, 2) and offsets (P,) (m) of a CCW convex polygon's edges. Claim: C1."""
+    v = np.asarray(vertices_m, dtype=np.float64)
+    d = np.roll(v, -1, axis=0) - v
+    length = np.hypot(d[:, 0], d[:, 1])
+    normal = np.stack([d[:, 1], -d[:, 0]], axis=1) / length[:, None]
+    return normal, np.einsum("ij,ij->i", normal, v)
+
+
+def check_valid_convex(field: str, vertices_m: np.ndarray) -> np.ndarray:
+    """Return the vertices (P, 2) of a strictly convex CCW polygon; else raise InvalidInput.
+
+    Claim: C1 (a piece must be convex for its half-planes to describe it).
+    """
+    v = check_valid_finite(field, vertices_m)
+    if v.ndim != 2 or v.shape[1] != 2 or v.shape[0] < 3:
+        raise InvalidInput(field, v.tolist(), "needs at least 3 vertices of shape (P, 2)")
+    d = np.roll(v, -1, axis=0) - v
+    if np.any(np.hypot(d[:, 0], d[:, 1]) <= EPS):
+        raise InvalidInput(field, v.tolist(), "has a repeated vertex (zero-length edge)")
+    turn = d[:, 0] * np.roll(d, -1, axis=0)[:, 1] - d[:, 1] * np.roll(d, -1, axis=0)[:, 0]
+    if np.any(turn <= EPS):
+        raise InvalidInput(field, v.tolist(), "must be a strictly convex counter-clockwise polygon")
+    heading = np.arctan2(d[:, 1], d[:, 0])
+    winding = np.sum(np.mod(np.diff(np.append(heading, heading[0])), 2.0 * np.pi))
+    if winding > 2.0 * np.pi + 1e-6:
+        raise InvalidInput(field, v.tolist(), "must be simple (winds around more than once)")
+    return v
+
+
+def make_patch(patch_id: int, vertices_m: np.ndarray, gradient: np.ndarray) -> Patch:
+    """Validated convex patch; its slope factor comes from the generated V1 formula."""
+    v = check_valid_convex("vertices_m", vertices_m)
+    g = check_valid_finite("gradient", gradient)
+    k = float(formulas.slope_factor(grad_sq=float(g @ g)))
+    return Patch(int(patch_id), v, g, k)
+
+
+# ---------------------------------------------------------------------------------------------
+# half-planes in velocity space: dot(normal, v) <= offset
+# ---------------------------------------------------------------------------------------------
+
+def step_halfplane_offset_mps(s_m: np.ndarray, dt_s: float, n_dot_e: np.ndarray,
+                              n_dot_u: np.ndarray) -> np.ndarray:
+    """Offset (m/s) of the constant-velocity step half-plane dot(n, v) <= s/dt + dot(n, e - u).
+
+    Claim: B1, B3 (each edge brings its own e).
+    """
+    return formulas.step_halfplane_offset(s=s_m, dt=dt_s, n_dot_e=n_dot_e, n_dot_u=n_dot_u)
+
+
+def accel_halfplane_offset_mps(s_m: np.ndarray, dt_s: float, n_dot_e: np.ndarray,
+                               n_dot_u: np.ndarray, n_dot_v0: np.ndarray) -> np.ndarray:
+    """Offset (m/s) of the continuous-acceleration step-end half-plane in v1. Claim: B4."""
+    return formulas.accel_step_v1_bound(s=s_m, dt=dt_s, n_dot_e=n_dot_e, n_dot_u=n_dot_u,
+                                        n_dot_v0=n_dot_v0)
+
+
+def affine_root(f_at_0: np.ndarray, f_at_1: np.ndarray) -> np.ndarray:
+    """Root q of an affine function f(q) given f(0) and f(1); -inf where f does not depend on q
+    and is negative, +inf where it does not depend on q and is non-negative.
+
+    Used to turn a generated margin that is affine in dot(n, v1) into the half-plane
+    ``dot(n, v1) <= q`` without retyping the closed form.
+    """
+    slope = f_at_1 - f_at_0
+    flat = np.abs(slope) <= 1e-15
+    with np.errstate(divide="ignore", invalid="ignore"):
+        root = -f_at_0 / np.where(flat, 1.0, slope)
+    return np.where(flat, np.where(f_at_0 >= 0.0, np.inf, -np.inf), root)
+
+
+def accel_margin_at_time_offset_mps(s_m: np.ndarray, t_s: np.ndarray, dt_s: float,
+                                    n_dot_e: np.ndarray, n_dot_u: np.ndarray,
+                                    n_dot_v0: np.ndarray) -> np.ndarray:
+    """Offset q (m/s) of the cut ``dot(n, v1) <= q`` that keeps the margin at time t >= 0.
+
+    The accelerating step's margin at a fixed time is affine and decreasing in dot(n, v1), so
+    each time gives a necessary half-plane of whole-step coverage (a cutting plane at the
+    interior extremum t*). Claim: B5.
+    """
+    def margin(q: float) -> np.ndarray:
+        return formulas.accel_margin(s=s_m, t=t_s, dt=dt_s, n_dot_e=n_dot_e, n_dot_u=n_dot_u,
+                                     n_dot_v0=n_dot_v0, n_dot_v1=q)
+
+    return affine_root(margin(0.0), margin(1.0))
+
+
+# ---------------------------------------------------------------------------------------------
+# whole-step curve margins (B2, B5, B6)
+# ---------------------------------------------------------------------------------------------
+
+def accel_extremum_time_s(dt_s: float, n_dot_e: np.ndarray, n_dot_u: np.ndarray,
+                          n_dot_v0: np.ndarray, n_dot_v1: np.ndarray) -> np.ndarray:
+    """Interior extremum time t* (s) of the accelerating margin; NaN when v1 = v0 along n or
+    when t* is not strictly inside the step. Claim: B5."""
+    flat = n_dot_v0 == n_dot_v1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_star = formulas.accel_extremum_time(dt=dt_s, n_dot_e=n_dot_e, n_dot_u=n_dot_u,
+                                              n_dot_v0=n_dot_v0,
+                                              n_dot_v1=np.where(flat, n_dot_v0 + 1.0, n_dot_v1))
+    inside = ~flat & (t_star > 0.0) & (t_star < dt_s)
+    return np.where(inside, t_star, np.nan)
+
+
+def translating_curve_margins_m(s_m: np.ndarray, dt_s: float, n_dot_e: np.ndarray,
+                                n_dot_u: np.ndarray, n_dot_v0: np.ndarray,
+                                n_dot_v1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact minimum margin (m) over [0, dt] of the accelerating curve against a translating
+    edge, and the time (s) where it occurs: the minimum of the margins at 0, dt and t*.
+
+    Claim: B2 (v0 = v1), B5 (endpoints plus interior extremum cover the whole step).
+    """
+    def margin(t: np.ndarray) -> np.ndarray:
+        return formulas.accel_margin(s=s_m, t=t, dt=dt_s, n_dot_e=n_dot_e, n_dot_u=n_dot_u,
+                                     n_dot_v0=n_dot_v0, n_dot_v1=n_dot_v1)
+
+    t_star = accel_extremum_time_s(dt_s, n_dot_e, n_dot_u, n_dot_v0, n_dot_v1)
+    m0 = np.broadcast_to(s_m, np.broadcast(s_m, n_dot_v1).shape)
+    m_end = margin(dt_s)
+    m_star = np.where(np.isnan(t_star), np.inf, margin(np.nan_to_num(t_star)))
+    stack = np.stack([m0, m_end, m_star])
+    which = np.argmin(stack, axis=0)
+    times = np.stack([np.zeros_like(m_end), np.full_like(m_end, dt_s), np.nan_to_num(t_star)])
+    return np.min(stack, axis=0), np.take_along_axis(times, which[None], 0)[0]
+
+
+def _rotate(x: np.ndarray, y: np.ndarray, angle: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    c, s = np.cos(angle), np.sin(angle)
+    return c * x - s * y, s * x + c * y
+
+
+def local_frame_excess_m(edges: EdgeSet, support: Support, x0_m: np.ndarray,
+                         v0_mps: np.ndarray, v1_mps: np.ndarray, dt_s: float,
+                         t_s: np.ndarray) -> np.ndarray:
+    """f(t) = dot(nLocal, M_edge(t)^-1 xWorld(t)) - bLocal (m) at times ``t_s`` (T,), shape
+    (T, N, K); xWorld(t) = M_support(t) y(t) with y the relative curve. <= 0 is inside.
+
+    A body carried rigidly by the edge's own motion gets a constant f. Claim: B6.
+    """
+    t = np.asarray(t_s, dtype=np.float64)[:, None, None]
+    ce, we, oe = edges.motion.pivot_m, edges.motion.velocity_mps, edges.motion.omega_radps
+    cs = support.motion.pivot_m[:, None, :]
+    ws = support.motion.velocity_mps[:, None, :]
+    os_ = support.motion.omega_radps[:, None]
+    y = (x0_m[None, :, None, :] + v0_mps[None, :, None, :] * t[..., None]
+         + (v1_mps - v0_mps)[None, :, None, :] * (t[..., None] ** 2 / (2.0 * dt_s)))
+    # support frame -> world: x = cs + ws t + R(os t)(y - cs)
+    rx, ry = _rotate(y[..., 0] - cs[..., 0], y[..., 1] - cs[..., 1], os_ * t)
+    xw_x = cs[..., 0] + ws[..., 0] * t + rx
+    xw_y = cs[..., 1] + ws[..., 1] * t + ry
+    # world -> edge local: y = ce + R(-oe t)(x - ce - we t)
+    lx, ly = _rotate(xw_x - ce[..., 0] - we[..., 0] * t, xw_y - ce[..., 1] - we[..., 1] * t,
+                     -oe * t)
+    # common rigid motion cancels exactly: the local curve is the relative curve itself
+    same = _same_motion(edges, support)
+    lx = np.where(same, y[..., 0], lx + ce[..., 0])
+    ly = np.where(same, y[..., 1], ly + ce[..., 1])
+    n = edges.normal
+    return n[..., 0] * lx + n[..., 1] * ly - edges.offset_m
+
+
+def _same_motion(edges: EdgeSet, support: Support) -> np.ndarray:
+    """True where an edge moves with exactly the support's rigid motion (N, K)."""
+    me, ms = edges.motion, support.motion
+    return ((me.omega_radps == ms.omega_radps[:, None])
+            & np.all(me.velocity_mps == ms.velocity_mps[:, None, :], axis=-1)
+            & (np.all(me.pivot_m == ms.pivot_m[:, None, :], axis=-1)
+               | (me.omega_radps == 0.0)))
+
+
+def rigid_curve_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndarray,
+                               v0_mps: np.ndarray, v1_mps: np.ndarray, dt_s: float,
+                               *, pieces: int = CERTIFIED_PIECES) -> np.ndarray:
+    """Certified lower bound (m, (N, K)) of the local-frame margin -f(t) over the whole step.
+
+    On each of ``pieces`` sub-intervals of width h, f is at most the larger endpoint value plus
+    ``M2 h^2 / 8`` where M2 bounds |f''| (interpolation error of a C^2 function). With
+    f = const + m1(t).P(t) + m2(t).Q(t), |m_i| = 1 rotating at omega_e and at the relative rate
+    domega: |f''| <= omega_e^2 |P| + 2|omega_e||P'| + domega^2 |Q| + 2|domega||Q'| + |Q''|, each
+    polynomial factor bounded by its coefficient magnitudes over [0, dt]. Claim: B6.
+    """
+    times = np.linspace(0.0, dt_s, pieces + 1)
+    f = local_frame_excess_m(edges, support, x0_m, v0_mps, v1_mps, dt_s, times)
+    f_hi = np.maximum(f[:-1], f[1:]).max(axis=0)
+    me, ms = edges.motion, support.motion
+    oe = np.abs(me.omega_radps)
+    d_omega = np.abs(ms.omega_radps[:, None] - me.omega_radps)
+    dw = np.linalg.norm(ms.velocity_mps[:, None, :] - me.velocity_mps, axis=-1)
+    p_max = np.linalg.norm(ms.pivot_m[:, None, :] - me.pivot_m, axis=-1) + dw * dt_s
+    dv = np.linalg.norm(v1_mps - v0_mps, axis=-1)[:, None]
+    v0n = np.linalg.norm(v0_mps, axis=-1)[:, None]
+    q_max = (np.linalg.norm(x0_m - ms.pivot_m, axis=-1)[:, None] + v0n * dt_s + dv * dt_s / 2.0)
+    dq_max = v0n + dv
+    ddq = dv / dt_s
+    m2 = oe ** 2 * p_max + 2.0 * oe * dw + d_omega ** 2 * q_max + 2.0 * d_omega * dq_max + ddq
+    h = dt_s / pieces
+    scale = 1.0 + np.abs(edges.offset_m) + q_max + p_max
+    bound = f_hi + m2 * h * h / 8.0 + 4.0 * np.finfo(float).eps * scale
+    return -bound
+
+
+def curve_min_margin_m(edges: EdgeSet, support: Support, x0_m: np.ndarray, v0_mps: np.ndarray,
+                       v1_mps: np.ndarray, dt_s: float) -> np.ndarray:
+    """Lower bound (m, (N, K)) of the edge margin over the whole step of the accelerating curve.
+
+    Exact (endpoints + interior extremum) for translating edges on translating supports and for
+    edges sharing the support's rigid motion; certified interval bound otherwise. Invalid edges
+    give +inf. Claim: B2, B5, B6.
+    """
+    exact, _ = translating_curve_margins_from_state(edges, support, x0_m, v0_mps, v1_mps, dt_s)
+    rotating = (edges.motion.omega_radps != 0.0) | (support.motion.omega_radps[:, None] != 0.0)
+    rigid_same = _same_motion(edges, support) & rotating
+    need_bound = rotating & ~rigid_same & edges.valid
+    out = exact
+    if rigid_same.any():
+        n = edges.normal
+        s = edges.initial_margin_m(x0_m)
+        zeros = np.zeros_like(s)
+        same_margin, _ = translating_curve_margins_m(
+            s, dt_s, zeros, zeros, np.einsum("nkj,nj->nk", n, v0_mps),
+            np.einsum("nkj,nj->nk", n, v1_mps))
+        out = np.where(rigid_same, same_margin, out)
+    if need_bound.any():
+        rows = np.flatnonzero(need_bound.any(axis=1))
+        sub = _take_rows(edges, rows)
+        sup = Support(_take_motion(support.motion, rows))
+        bound = rigid_curve_margin_bound_m(sub, sup, x0_m[rows], v0_mps[rows], v1_mps[rows],
+                                           dt_s)
+        out = out.copy()
+        out[rows] = np.where(need_bound[rows], bound, out[rows])
+    return np.where(edges.valid, out, np.inf)
+
+
+def translating_curve_margins_from_state(edges: EdgeSet, support: Support, x0_m: np.ndarray,
+                                         v0_mps: np.ndarray, v1_mps: np.ndarray, dt_s: float
+                                         ) -> tuple[np.ndarray, np.ndarray]:
+    """Exact whole-step minimum margin (m) and its time (s), (N, K), treating every motion as
+    the translation at its start velocity (exact when nothing rotates). Claim: B5."""
+    n = edges.normal
+    u = support.carry_mps(x0_m)
+    e = edges.edge_velocity_mps(x0_m)
+    return translating_curve_margins_m(
+        edges.initial_margin_m(x0_m), dt_s, np.einsum("nkj,nkj->nk", n, e),
+        np.einsum("nkj,nj->nk", n, u), np.einsum("nkj,nj->nk", n, v0_mps),
+        np.einsum("nkj,nj->nk", n, v1_mps))
+
+
+def end_margin_m(edges: EdgeSet, support: Support, x0_m: np.ndarray, v0_mps: np.ndarray,
+                 v1_mps: np.ndarray, dt_s: float) -> np.ndarray:
+    """Edge margin (m, (N, K)) at the end of the accelerating step (translation model). Claim: B4."""
+    n = edges.normal
+    return formulas.accel_margin(
+        s=edges.initial_margin_m(x0_m), t=dt_s, dt=dt_s,
+        n_dot_e=np.einsum("nkj,nkj->nk", n, edges.edge_velocity_mps(x0_m)),
+        n_dot_u=np.einsum("nkj,nj->nk", n, support.carry_mps(x0_m)),
+        n_dot_v0=np.einsum("nkj,nj->nk", n, v0_mps), n_dot_v1=np.einsum("nkj,nj->nk", n, v1_mps))
+
+
+def _take_motion(m: Motion, rows: np.ndarray) -> Motion:
+    return Motion(m.pivot_m[rows], m.velocity_mps[rows], m.omega_radps[rows], m.version[rows])
+
+
+def _take_rows(edges: EdgeSet, rows: np.ndarray) -> EdgeSet:
+    return EdgeSet(edges.normal[rows], edges.offset_m[rows], edges.valid[rows],
+                   edges.edge_id[rows], edges.owner[rows], _take_motion(edges.motion, rows))
+
+
+def take_edges(edges: EdgeSet, rows: np.ndarray) -> EdgeSet:
+    """The edge set of the agents ``rows`` only."""
+    return _take_rows(edges, rows)
+
+
+def take_support(support: Support, rows: np.ndarray) -> Support:
+    """The supports of the agents ``rows`` only."""
+    return Support(_take_motion(support.motion, rows))

@@ -1,0 +1,86 @@
+"""Reference velocity r and stop target vStop of every agent (seed 000, R1-R3).
+
+r (m/s, world) minimises |r - u| subject to dot(n_i, r - e_i) <= 0 for every edge: after
+braking to c = u + v - r = 0 the body drifts with r and no edge margin shrinks (R3). The stop
+target relative to the support is vStop = r - u; it is reachable only when |vStop| <= Vh (R2),
+otherwise the agent carries the label "support carry exceeds cancel capacity".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from navproof.boundary import EdgeSet, Support, check_valid_finite
+from navproof.errors import EPS
+from navproof.lp import solve_closest
+
+CARRY_EXCEEDS_CANCEL = "support carry exceeds cancel capacity"
+NO_REFERENCE = "no reference velocity keeps every edge"
+
+REFERENCE_SEARCH_RADIUS_MPS = 1.0e3
+"""Radius (m/s) of the disk around u searched for r; far above any profile speed."""
+
+
+@dataclass(frozen=True)
+class Reference:
+    """Per agent: reference r (m/s, (N, 2) world), vStop = r - u (m/s, relative to the support),
+    ``exists`` (N,) when some r satisfies every edge, ``reachable`` (N,) when also |vStop| <= Vh,
+    and ``stop_margin_mps`` (N,) = Vh - |vStop|. Claim: R1, R2."""
+
+    r_mps: np.ndarray
+    v_stop_mps: np.ndarray
+    exists: np.ndarray
+    reachable: np.ndarray
+    stop_margin_mps: np.ndarray
+
+
+def halfplanes_to_lines(normal: np.ndarray, offset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """RVO2 lines (point, direction), each (..., 2), of the half-planes dot(normal, w) <= offset:
+    the allowed side lies left of the direction."""
+    point = normal * offset[..., None]
+    direction = np.stack([-normal[..., 1], normal[..., 0]], axis=-1)
+    return point, direction
+
+
+def reference_velocity(edges: EdgeSet, support: Support, x0_m: np.ndarray,
+                       vh_mps: np.ndarray) -> Reference:
+    """Reference velocity r (R1), stop target vStop and its reachability (R2) for every agent.
+
+    The closest point to u of the edge half-planes is unique, so the tie rule "by edge ID" only
+    fixes the order in which the constraints are processed: edges are fed sorted by edge ID,
+    which makes the result reproducible bit for bit. All edges fixed gives r = 0; all edges
+    co-moving with u gives r = u. Claim: R1, R2.
+    """
+    x0 = check_valid_finite("x0_m", x0_m)
+    vh = check_valid_finite("vh_mps", vh_mps)
+    u = support.carry_mps(x0)
+    e = edges.edge_velocity_mps(x0)
+    n = edges.normal
+    order = np.argsort(np.where(edges.valid, edges.edge_id, np.iinfo(np.int64).max), axis=1,
+                       kind="stable")
+    n_sorted = np.take_along_axis(n, order[..., None], axis=1)
+    valid = np.take_along_axis(edges.valid, order, axis=1)
+    # in w = r - u: dot(n, w) <= dot(n, e - u)
+    offset = np.einsum("nkj,nkj->nk", n, e - u[:, None, :])
+    offset = np.take_along_axis(offset, order, axis=1)
+    point, direction = halfplanes_to_lines(n_sorted, offset)
+    count = valid.shape[1]
+    res = solve_closest(np.zeros_like(u), np.full(u.shape[0], REFERENCE_SEARCH_RADIUS_MPS),
+                        point, direction, valid, np.full(u.shape[0], count, dtype=np.int64))
+    w = res.velocity
+    viol = np.einsum("nkj,nj->nk", n_sorted, w) - offset
+    exists = res.feasible & np.all(~valid | (viol <= EPS), axis=1)
+    r = np.where(exists[:, None], u + w, u)
+    v_stop = r - u
+    margin = vh - np.linalg.norm(v_stop, axis=1)
+    return Reference(r, v_stop, exists, exists & (margin >= -EPS), margin)
+
+
+def holding_margin_rate_mps(edges: EdgeSet, x0_m: np.ndarray, r_mps: np.ndarray) -> np.ndarray:
+    """Rate (m/s, (N, K)) at which each edge margin changes while holding at r: dot(n, e - r).
+    Non-negative everywhere means holding never decreases a margin. Claim: R3."""
+    e = edges.edge_velocity_mps(x0_m)
+    rate = np.einsum("nkj,nkj->nk", edges.normal, e - r_mps[:, None, :])
+    return np.where(edges.valid, rate, np.inf)

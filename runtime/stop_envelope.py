@@ -1,0 +1,161 @@
+"""Stop envelopes: reaction-plus-brake displacement and the stop half-planes of the solve.
+
+Per agent and edge (shapes (N, K)): with ``c = u + v - r`` the velocity relative to the
+reference r, holding c for one step and then braking at ``a`` moves the body
+``dot(n, c) (dt + |c|/(2a))`` towards the edge (S1). The solve uses the shared linear envelope
+``dot(n, u + v - r) <= s / (dt + Cmax/(2a))`` with ``Cmax = Vh + |u - r|`` (S3, S4); the
+necessary bound ``sqrt((a dt)^2 + 2 a s) - a dt`` (S2) is reported as a margin.
+
+Degenerate inputs (S6): ``a <= 0`` or non-finite velocities raise InvalidInput before any
+division; ``s = 0`` is allowed (retreat and sliding stay feasible). All closed forms come from
+:mod:`navproof._generated.formulas`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from navproof._generated import formulas
+from navproof.boundary import affine_root, check_valid_finite, check_valid_positive
+from navproof.errors import EPS, InvalidInput
+
+
+def check_valid_budget(field: str, a_mps2: np.ndarray) -> np.ndarray:
+    """Return the braking budget (m/s^2) as float64; InvalidInput when NaN, infinite or <= 0.
+
+    A zero budget would reach a division in S1-S3: it is refused here instead. Claim: S6.
+    """
+    arr = np.asarray(a_mps2, dtype=np.float64)
+    bad = ~np.isfinite(arr) | (arr <= 0.0)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0]) if arr.ndim else ()
+        raise InvalidInput(f"{field}{list(idx)}" if idx else field, float(arr[idx]),
+                           "braking budget must be finite and > 0 m/s^2 (S6: no division by a = 0)")
+    return arr
+
+
+def envelope_speed_cap_mps(vh_mps: np.ndarray, u_mps: np.ndarray, r_mps: np.ndarray
+                           ) -> np.ndarray:
+    """Shared envelope speed Cmax = Vh + |u - r| (m/s, (N,)). Claim: S4."""
+    carry = np.linalg.norm(np.asarray(u_mps) - np.asarray(r_mps), axis=-1)
+    return formulas.envelope_speed_cap(vh=np.asarray(vh_mps, dtype=np.float64), carry=carry)
+
+
+def stop_displacement_m(c_mps: np.ndarray, dt_s: float, a_mps2: np.ndarray) -> np.ndarray:
+    """Length (m) travelled holding |c| for dt then braking at a to rest, (N,). Claim: S1."""
+    a = check_valid_budget("a_mps2", a_mps2)
+    c = check_valid_finite("c_mps", c_mps)
+    return formulas.stop_distance(speed=np.linalg.norm(c, axis=-1), dt=dt_s, a=a)
+
+
+def normal_stop_displacement_m(normal: np.ndarray, c_mps: np.ndarray, dt_s: float,
+                               a_mps2: np.ndarray) -> np.ndarray:
+    """Normal displacement (m, (N, K)) of the whole reaction-and-brake stop along each edge
+    normal: dot(n, c) (dt + |c|/(2a)). Claim: S1."""
+    a = check_valid_budget("a_mps2", a_mps2)
+    c = check_valid_finite("c_mps", c_mps)
+    return formulas.normal_stop_displacement(
+        n_dot_c=np.einsum("nkj,nj->nk", normal, c), speed=np.linalg.norm(c, axis=-1)[:, None],
+        dt=dt_s, a=a[:, None])
+
+
+def necessary_bound_mps(s_m: np.ndarray, dt_s: float, a_mps2: np.ndarray) -> np.ndarray:
+    """Largest dot(n, c) (m/s) whose stop can fit in the margin s; above it no stop is safe.
+
+    Negative margins (already outside) give NaN. Claim: S2.
+    """
+    a = check_valid_budget("a_mps2", a_mps2)
+    s = np.asarray(s_m, dtype=np.float64)
+    a_b = a[:, None] if (a.ndim == 1 and s.ndim == 2) else a
+    with np.errstate(invalid="ignore"):
+        return formulas.necessary_normal_bound(s=s, dt=dt_s, a=a_b)
+
+
+def linear_envelope_mps(s_m: np.ndarray, dt_s: float, a_mps2: np.ndarray,
+                        cmax_mps: np.ndarray) -> np.ndarray:
+    """Offset (m/s, (N, K)) of the stop half-plane dot(n, c) <= s / (dt + Cmax/(2a)). Claim: S3."""
+    a = check_valid_budget("a_mps2", a_mps2)
+    s = np.asarray(s_m, dtype=np.float64)
+    return formulas.linear_envelope_bound(s=s, dt=dt_s, a=a[:, None],
+                                          cmax=np.asarray(cmax_mps, dtype=np.float64)[:, None])
+
+
+def stop_halfplane_offset_mps(normal: np.ndarray, s_m: np.ndarray, dt_s: float,
+                              a_mps2: np.ndarray, cmax_mps: np.ndarray, u_mps: np.ndarray,
+                              r_mps: np.ndarray) -> np.ndarray:
+    """Offset q (m/s, (N, K)) of the S3 stop half-plane written in the solve variable:
+    dot(n, v) <= linear envelope + dot(n, r - u). Claim: S3."""
+    lin = linear_envelope_mps(s_m, dt_s, a_mps2, cmax_mps)
+    return lin + np.einsum("nkj,nj->nk", normal, np.asarray(r_mps) - np.asarray(u_mps))
+
+
+def end_stop_offset_mps(normal: np.ndarray, s_m: np.ndarray, dt_s: float, a_mps2: np.ndarray,
+                        cmax_mps: np.ndarray, n_dot_e: np.ndarray, u_mps: np.ndarray,
+                        r_mps: np.ndarray, v0_mps: np.ndarray) -> np.ndarray:
+    """Offset q (m/s, (N, K)) of ``dot(n, v1) <= q``: braking at a from the END of the
+    accelerating step, with |c1| <= Cmax, stays inside: margin_end(v1) >= dot(n, c1) Cmax/(2a).
+
+    Both sides are generated forms (B4 end margin, S1 displacement with no reaction time) and
+    affine in dot(n, v1); the offset is their root. Needed because a step that decelerates
+    along n travels further than the constant-velocity hold assumed by S3. Claim: S1, S3, B4.
+    """
+    a = check_valid_budget("a_mps2", a_mps2)
+    n_dot_u = np.einsum("nkj,nj->nk", normal, u_mps)
+    n_dot_r = np.einsum("nkj,nj->nk", normal, r_mps)
+    n_dot_v0 = np.einsum("nkj,nj->nk", normal, v0_mps)
+
+    def excess(q: float) -> np.ndarray:
+        end = formulas.accel_margin(s=s_m, t=dt_s, dt=dt_s, n_dot_e=n_dot_e, n_dot_u=n_dot_u,
+                                    n_dot_v0=n_dot_v0, n_dot_v1=q)
+        brake = formulas.normal_stop_displacement(n_dot_c=q + n_dot_u - n_dot_r,
+                                                  speed=np.asarray(cmax_mps)[:, None], dt=0.0,
+                                                  a=a[:, None])
+        return end - brake
+
+    return affine_root(excess(0.0), excess(1.0))
+
+
+def end_stop_margin_m(end_margin_m: np.ndarray, normal: np.ndarray, c1_mps: np.ndarray,
+                      a_mps2: np.ndarray) -> np.ndarray:
+    """Signed margin (m, (N, K)) left after braking at a from the step end with velocity c1
+    relative to r: end margin minus max(0, dot(n, c1) |c1| / (2a)). Claim: S1, S3."""
+    a = check_valid_budget("a_mps2", a_mps2)
+    brake = formulas.normal_stop_displacement(
+        n_dot_c=np.einsum("nkj,nj->nk", normal, c1_mps),
+        speed=np.linalg.norm(c1_mps, axis=-1)[:, None], dt=0.0, a=a[:, None])
+    return end_margin_m - np.maximum(brake, 0.0)
+
+
+def envelope_margin_m(normal: np.ndarray, s_m: np.ndarray, c_mps: np.ndarray, dt_s: float,
+                      a_mps2: np.ndarray, cmax_mps: np.ndarray) -> np.ndarray:
+    """Signed S3 envelope margin (m, (N, K)): s - dot(n, c) (dt + Cmax/(2a)); >= 0 means the
+    shared linear envelope holds. Claim: S3."""
+    a = check_valid_budget("a_mps2", a_mps2)
+    disp = formulas.normal_stop_displacement(
+        n_dot_c=np.einsum("nkj,nj->nk", normal, c_mps),
+        speed=np.asarray(cmax_mps, dtype=np.float64)[:, None], dt=dt_s, a=a[:, None])
+    return s_m - disp
+
+
+def hold_is_safe(normal: np.ndarray, r_mps: np.ndarray, e_mps: np.ndarray,
+                 valid: np.ndarray) -> np.ndarray:
+    """(N,) True where holding at the reference r never decreases any edge margin:
+    dot(n, r - e) <= 0 for every valid edge (the hold rule of S6 and R3). Claim: R3, S6."""
+    drift = np.einsum("nkj,nkj->nk", normal, r_mps[:, None, :] - e_mps)
+    return np.all(~valid | (drift <= EPS), axis=1)
+
+
+__all__ = [
+    "check_valid_budget",
+    "check_valid_positive",
+    "end_stop_margin_m",
+    "end_stop_offset_mps",
+    "envelope_margin_m",
+    "envelope_speed_cap_mps",
+    "hold_is_safe",
+    "linear_envelope_mps",
+    "necessary_bound_mps",
+    "normal_stop_displacement_m",
+    "stop_displacement_m",
+    "stop_halfplane_offset_mps",
+]
