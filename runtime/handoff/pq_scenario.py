@@ -1,0 +1,371 @@
+"""The seed's P/Q slope handoff as a runnable scenario over a persistent simulated world.
+
+Plane P is ``X <= 0``, slope Q is ``X >= 0`` with height ``sqrt(3) X`` (gradient (sqrt 3, 0),
+so k = 2). The foot rests at X = -0.09; the access curve (a = 1 m/s^2, vCap = 1 m/s) is
+interrupted at 0.2 s by an obstacle-version change, brakes at once and stops at X = -0.05; the
+obstacle clears at 0.5 s, attempt 2 runs d = 0.05 m and arrives at X = 0 at rest; AtBoundary;
+Adopting Q with k = 2 and halved horizontal caps from the next solve.
+
+The world (pose, velocity, time, obstacle versions, the mover's last report and the trajectory)
+is the plant: it is persisted after every physics step, independently of the controller's
+action record, so a killed process resumes from the actual state, never from a saved target.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from navproof.errors import EPS, InvalidInput
+from navproof.handoff.controller import (
+    Feedback,
+    HandoffController,
+    HandoffEvent,
+    HandoffParams,
+    HandoffTarget,
+    MotionCommand,
+    Snapshot,
+    StepReport,
+    Versions,
+)
+from navproof.handoff.phases import Phase
+from navproof.handoff.record import HandoffRecord, MotionTags, RecordError
+
+ACTION_ID = "pq-handoff-1"
+START_X_M = -0.09
+OBSTACLE_SCHEDULE: tuple[tuple[float, bool], ...] = ((0.2, True), (0.5, False))
+"""(time [s], sweep blocked) of each obstacle-version change; the version starts at 1."""
+WORLD_SCHEMA = 1
+CRASH_STAGES = ("tick", "applied", "accepted")
+
+
+def pq_target() -> HandoffTarget:
+    """P, Q and their common edge X = 0 of the seed (n = +X points from P into Q)."""
+    return HandoffTarget(
+        action_id=ACTION_ID,
+        p_patch="P",
+        q_patch="Q",
+        edge_id="P|Q",
+        edge_normal_xy=(1.0, 0.0),
+        edge_offset_m=0.0,
+        support_id="ground",
+        q_support_id="ground",
+        q_gradient_xy=(math.sqrt(3.0), 0.0),
+        q_support_velocity_xy_mps=(0.0, 0.0),
+        versions=Versions(p=1, q=1, edge=1, support=1, nav=1),
+    )
+
+
+@dataclass
+class PQWorld:
+    """The simulated body and environment; persisted atomically after every change."""
+
+    path: Path
+    step_s: float
+    time_s: float = 0.0
+    step_index: int = 0
+    position_xy_m: list[float] = field(default_factory=lambda: [START_X_M, 0.0])
+    velocity_xy_mps: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    last_report: dict[str, Any] | None = None
+    history: list[dict[str, Any]] = field(default_factory=list)
+    push_at_s: float | None = None
+    push_velocity_xy_mps: list[float] | None = None
+
+    @classmethod
+    def load(cls, path: Path) -> PQWorld:
+        """The persisted world; InvalidInput naming the file when it is missing or malformed."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InvalidInput("world", str(path), "is missing; nothing to resume") from None
+        except (OSError, ValueError) as exc:
+            raise InvalidInput("world", str(path), f"cannot be read: {exc}") from None
+        if not isinstance(data, dict) or data.get("schema") != WORLD_SCHEMA:
+            raise InvalidInput("world", str(path), f"is not a pq-handoff world (schema "
+                                                   f"{WORLD_SCHEMA})")
+        data.pop("schema")
+        return cls(path=path, **data)
+
+    def persist(self) -> None:
+        data = {k: v for k, v in self.__dict__.items() if k != "path"}
+        data["schema"] = WORLD_SCHEMA
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(data, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+
+    def obstacle_state(self) -> tuple[int, bool]:
+        """Obstacle version (1 + changes so far) and whether it blocks the access sweep."""
+        version, blocked = 1, False
+        for at_s, blocks in OBSTACLE_SCHEDULE:
+            if self.time_s >= at_s - EPS:
+                version, blocked = version + 1, blocks
+        return version, blocked
+
+    def contact_patch(self) -> str:
+        x = self.position_xy_m[0]
+        if x < -EPS:
+            return "P"
+        if x > EPS:
+            return "Q"
+        return "P|Q"
+
+    def height_m(self) -> float:
+        """Foot height: 0 on P, sqrt(3) X on Q (the actual surface, never a remapped one)."""
+        return math.sqrt(3.0) * max(self.position_xy_m[0], 0.0)
+
+    def feedback(self) -> Feedback:
+        return Feedback(
+            time_s=self.time_s,
+            position_xy_m=(self.position_xy_m[0], self.position_xy_m[1]),
+            velocity_xy_mps=(self.velocity_xy_mps[0], self.velocity_xy_mps[1]),
+            contact_patch=self.contact_patch(),
+            support_id="ground",
+            contact_stable=True,
+        )
+
+    def snapshot(self) -> Snapshot:
+        version, blocked = self.obstacle_state()
+        return Snapshot(
+            obstacle_version=version,
+            versions=Versions(p=1, q=1, edge=1, support=1, nav=1),
+            target_valid=True,
+            support_valid=True,
+            q_contact_ok=self.contact_patch() in ("P|Q", "Q"),
+            sweep_clear=lambda start, end: not blocked,
+        )
+
+    def apply(self, cmd: MotionCommand) -> StepReport:
+        """Execute one command: move by its displacement, take its end velocity, advance time;
+        persist; return the mover's report under the command's tags."""
+        x0 = list(self.position_xy_m)
+        self.position_xy_m = [x0[0] + cmd.displacement_xy_m[0], x0[1] + cmd.displacement_xy_m[1]]
+        self.velocity_xy_mps = list(cmd.end_velocity_xy_mps)
+        self.step_index = cmd.step_index + 1
+        self.time_s = self.step_index * self.step_s
+        if self.push_at_s is not None and self.push_velocity_xy_mps is not None \
+                and abs(self.time_s - self.push_at_s) <= EPS:
+            self.velocity_xy_mps = list(self.push_velocity_xy_mps)
+        tags = cmd.tags
+        self.last_report = {
+            "tags": [tags.run_epoch, tags.action_id, tags.attempt_no, tags.motion],
+            "step_index": cmd.step_index, "t0_s": cmd.t0_s, "t1_s": cmd.t1_s,
+            "displacement_xy_m": list(cmd.displacement_xy_m),
+        }
+        self.history.append({
+            "step_index": cmd.step_index, "t0_s": cmd.t0_s, "t1_s": self.time_s,
+            "x0_m": x0[0], "y0_m": x0[1], "x1_m": self.position_xy_m[0],
+            "y1_m": self.position_xy_m[1], "dx_m": cmd.displacement_xy_m[0],
+            "dy_m": cmd.displacement_xy_m[1], "vx1_mps": self.velocity_xy_mps[0],
+            "epoch": tags.run_epoch, "attempt": tags.attempt_no, "motion": tags.motion,
+        })
+        self.persist()
+        return self.report_from(self.last_report)
+
+    def report_from(self, data: dict[str, Any]) -> StepReport:
+        epoch, action_id, attempt_no, motion = data["tags"]
+        return StepReport(
+            tags=MotionTags(int(epoch), str(action_id), int(attempt_no), str(motion)),
+            step_index=int(data["step_index"]), t0_s=float(data["t0_s"]),
+            t1_s=float(data["t1_s"]),
+            displacement_xy_m=tuple(data["displacement_xy_m"]), feedback=self.feedback(),
+        )
+
+
+@dataclass
+class PQResult:
+    """Outcome of a scenario run."""
+
+    final_phase: str
+    route_status: str
+    exit_code: int
+    timeline: list[dict[str, Any]]
+    summary: dict[str, Any]
+
+
+class _Printer:
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.rows: list[dict[str, Any]] = []
+
+    def row(self, *, time_s: float, tick: int, phase: str, x_m: float, speed_mps: float,
+            kind: str, note: str) -> None:
+        self.rows.append({"time_s": round(time_s, 6), "tick": tick, "phase": phase,
+                          "x_m": round(x_m, 6), "speed_mps": round(speed_mps, 6),
+                          "kind": kind, "note": note})
+        marker = "*" if kind != "step" else " "
+        # round before printing so that -1e-18 shows as +0.0000
+        self.out.write(f"{time_s:7.3f} {tick:4d} {phase:<12} {round(x_m, 4) + 0.0:+.4f} "
+                       f"{round(speed_mps, 4) + 0.0:8.4f} {marker} {note}\n")
+        self.out.flush()
+
+    def events(self, events: list[HandoffEvent]) -> None:
+        for ev in events:
+            self.row(time_s=ev.time_s, tick=ev.tick, phase=ev.phase, x_m=ev.position_xy_m[0],
+                     speed_mps=ev.speed_mps, kind=ev.kind, note=ev.message)
+        events.clear()
+
+
+def _crash(stage: str, time_s: float, crash_at_s: float | None, crash_stage: str,
+           out: TextIO) -> None:
+    if crash_at_s is None or stage != crash_stage or time_s < crash_at_s - EPS:
+        return
+    out.write(f"-- crash requested at t = {time_s:.3f} s ({stage}): SIGKILL\n")
+    out.flush()
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def run_pq_handoff(
+    *,
+    db_path: Path | None = None,
+    resume: bool = False,
+    crash_at_s: float | None = None,
+    crash_stage: str = "applied",
+    pace_s: float = 0.0,
+    params: HandoffParams | None = None,
+    out: TextIO | None = None,
+    push_at_s: float | None = None,
+    push_velocity_xy_mps: tuple[float, float] | None = None,
+) -> PQResult:
+    """Run (or resume) the P/Q handoff and return the timeline and the outcome.
+
+    Claim: A1–A5, H1–H10, V1. ``crash_at_s`` SIGKILLs the process at the first ``crash_stage``
+    point whose simulated time reaches it; ``resume`` continues from the record and the world.
+    ``push_*`` sets the world velocity at a time (an external force, H8).
+    """
+    out = out or sys.stdout
+    if crash_stage not in CRASH_STAGES:
+        raise InvalidInput("crash_stage", crash_stage, f"must be one of {CRASH_STAGES}")
+    if crash_at_s is not None and not (math.isfinite(crash_at_s) and crash_at_s >= 0):
+        raise InvalidInput("crash_at_s", crash_at_s, "must be finite and >= 0")
+    if resume and db_path is None:
+        raise InvalidInput("db", None, "--resume needs --db FILE")
+    params = params or HandoffParams.from_profile()
+    with tempfile.TemporaryDirectory(prefix="navproof-pq-") as tmp:
+        db = Path(db_path) if db_path is not None else Path(tmp) / "pq-handoff.db"
+        world_path = db.with_name(db.name + ".world.json")
+        return _run(db, world_path, resume, crash_at_s, crash_stage, pace_s, params, out,
+                    push_at_s, push_velocity_xy_mps)
+
+
+def _run(db: Path, world_path: Path, resume: bool, crash_at_s: float | None, crash_stage: str,
+         pace_s: float, params: HandoffParams, out: TextIO, push_at_s: float | None,
+         push_velocity: tuple[float, float] | None) -> PQResult:
+    target = pq_target()
+    with HandoffRecord.open(db) as record:
+        existing = record.action_ids()
+        if not resume and existing:
+            raise RecordError("db", str(db), f"already holds action(s) {existing}; use --resume "
+                                             "or another file (nothing was changed)")
+        if resume and existing and ACTION_ID not in existing:
+            record.load(ACTION_ID)
+        printer = _Printer(out)
+        out.write("navproof simulate pq-handoff: plane P (X <= 0), slope Q (X >= 0, height "
+                  "sqrt(3) X, k = 2); foot at X = -0.09, a = 1 m/s^2, vCap = 1 m/s\n")
+        out.write(f"record {db}\n")
+        out.write("  t [s] tick phase          X [m]  v [m/s]   note (* = decision or event)\n")
+        if resume:
+            world = PQWorld.load(world_path)
+            epoch = record.begin_run("recover")
+        else:
+            world = PQWorld(path=world_path, step_s=params.step_s, push_at_s=push_at_s,
+                            push_velocity_xy_mps=None if push_velocity is None
+                            else list(push_velocity))
+            epoch = record.begin_run("start")
+            world.persist()
+        tick = round(world.time_s / params.tick_s)
+        fb, snap = world.feedback(), world.snapshot()
+        if resume and ACTION_ID in existing:
+            ctrl = HandoffController.recover(record, target, params, epoch=epoch, tick=tick,
+                                             feedback=fb, snapshot=snap)
+            printer.events(ctrl.events)
+            if world.last_report is not None:
+                ctrl.accept(world.report_from(world.last_report))
+                printer.events(ctrl.events)
+        else:
+            ctrl = HandoffController.begin(record, target, params, epoch=epoch, tick=tick,
+                                           feedback=fb, snapshot=snap)
+            printer.events(ctrl.events)
+        limit_tick = record.load(ACTION_ID).deadline_tick + params.handoff_deadline_ticks
+        while True:
+            tick = round(world.time_s / params.tick_s)
+            fb, snap = world.feedback(), world.snapshot()
+            ctrl.tick(tick, fb, snap)
+            printer.events(ctrl.events)
+            _crash("tick", world.time_s, crash_at_s, crash_stage, out)
+            if ctrl.done or tick > limit_tick:
+                break
+            t0 = world.step_index * params.step_s
+            cmd = ctrl.command(world.step_index, t0, (world.step_index + 1) * params.step_s)
+            if cmd is None:
+                break
+            report = world.apply(cmd)
+            _crash("applied", world.time_s, crash_at_s, crash_stage, out)
+            ctrl.accept(report)
+            printer.events(ctrl.events)
+            printer.row(time_s=world.time_s, tick=round(world.time_s / params.tick_s),
+                        phase=ctrl.row.phase, x_m=world.position_xy_m[0],
+                        speed_mps=float(np.hypot(*world.velocity_xy_mps)), kind="step",
+                        note=f"step {cmd.step_index}: "
+                             + {"none": "hold"}.get(cmd.tags.motion, cmd.tags.motion)
+                             + (f" (attempt {cmd.tags.attempt_no})" if cmd.tags.attempt_no
+                                else ""))
+            _crash("accepted", world.time_s, crash_at_s, crash_stage, out)
+            if pace_s > 0:
+                time.sleep(pace_s)
+        row = record.load(ACTION_ID)
+        summary = {
+            "action_id": ACTION_ID,
+            "final_phase": row.phase,
+            "patch": row.patch,
+            "attempts_used": row.attempts_used,
+            "max_attempts": row.max_attempts,
+            "first_approach_tick": row.first_approach_tick,
+            "deadline_tick": row.deadline_tick,
+            "fault": row.fault,
+            "adoption": json.loads(row.adoption) if row.adoption else None,
+            "attempts": [a.__dict__ for a in record.attempts(ACTION_ID)],
+            "rejected_displacements": sum(
+                1 for d in record.displacement_log(ACTION_ID) if not d["accepted"]),
+            "run_epoch": epoch,
+            "final_x_m": world.position_xy_m[0],
+            "final_height_m": world.height_m(),
+        }
+        status = ctrl.route_status().value
+        summary["route_status"] = status
+        out.write(f"final phase {row.phase} on {row.patch}; route {status}; attempts "
+                  f"{row.attempts_used}/{row.max_attempts}; deadline tick {row.deadline_tick}; "
+                  f"rejected displacements {summary['rejected_displacements']}"
+                  + (f"; FAULT {row.fault}" if row.fault else "") + "\n")
+        exit_code = 0 if row.phase == Phase.FOLLOWING.value and row.patch == "Q" else 1
+        return PQResult(row.phase, status, exit_code, printer.rows, summary)
+
+
+def run_cli(args: Any) -> int:
+    """``navproof simulate pq-handoff`` entry: run, print, optionally write JSON; exit code."""
+    result = run_pq_handoff(
+        db_path=Path(args.db) if args.db else None,
+        resume=bool(args.resume),
+        crash_at_s=args.crash_at,
+        crash_stage=args.crash_stage,
+        pace_s=float(args.pace or 0.0),
+    )
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps({"scenario": "pq-handoff", **result.summary,
+                        "timeline": result.timeline}, indent=2, default=str) + "\n",
+            encoding="utf-8",
+        )
+    return result.exit_code

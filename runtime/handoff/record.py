@@ -1,0 +1,624 @@
+"""Durable action record of slope handoffs in SQLite (standard library ``sqlite3``).
+
+One file holds, per handoff action: the P/Q, edge, support and navigation versions, the
+deadline and attempt budget, every access attempt (endpoints, piece durations, executed time,
+state), the last actual feedback, the run epochs, every displacement offered by the mover
+(accepted or rejected with the reason) and the decision log. Every write is one transaction in
+WAL mode with ``synchronous=FULL``, so a decision is durable before the controller acts on it:
+the recovery decision and a new attempt's identity are committed before the attempt is
+dispatched, and a displacement is accepted only with the current run epoch, action ID, attempt
+number and motion (Claim: H7).
+
+Opening never changes a file it does not recognise: a corrupt or foreign file, or a record of a
+newer schema, raises RecordError and leaves the file as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sqlite3
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from navproof.errors import InvalidInput
+
+SCHEMA_VERSION = 1
+APPLICATION_ID = 0x4E504858  # "NPHX": marks a navproof handoff record
+
+_SCHEMA = """
+CREATE TABLE runs (
+    run_epoch INTEGER PRIMARY KEY AUTOINCREMENT,
+    pid INTEGER NOT NULL,
+    purpose TEXT NOT NULL
+);
+CREATE TABLE actions (
+    action_id TEXT PRIMARY KEY,
+    created_epoch INTEGER NOT NULL,
+    p_patch TEXT NOT NULL, p_version INTEGER NOT NULL,
+    q_patch TEXT NOT NULL, q_version INTEGER NOT NULL,
+    edge_id TEXT NOT NULL, edge_version INTEGER NOT NULL,
+    support_id TEXT NOT NULL, support_version INTEGER NOT NULL,
+    nav_version INTEGER NOT NULL,
+    edge_normal_x REAL NOT NULL, edge_normal_y REAL NOT NULL, edge_offset_m REAL NOT NULL,
+    first_approach_tick INTEGER NOT NULL,
+    deadline_tick INTEGER NOT NULL,
+    max_attempts INTEGER NOT NULL,
+    attempts_used INTEGER NOT NULL DEFAULT 0,
+    current_attempt INTEGER NOT NULL DEFAULT 0,
+    current_epoch INTEGER NOT NULL,
+    current_motion TEXT NOT NULL DEFAULT 'none',
+    phase TEXT NOT NULL,
+    patch TEXT NOT NULL,
+    obstacle_version INTEGER NOT NULL,
+    adoption TEXT,
+    fault TEXT
+);
+CREATE TABLE attempts (
+    action_id TEXT NOT NULL REFERENCES actions(action_id),
+    attempt_no INTEGER NOT NULL,
+    registered_epoch INTEGER NOT NULL,
+    dispatched_epoch INTEGER,
+    start_x_m REAL NOT NULL, start_y_m REAL NOT NULL,
+    end_x_m REAL NOT NULL, end_y_m REAL NOT NULL,
+    length_m REAL NOT NULL,
+    accel_s REAL NOT NULL, cruise_s REAL NOT NULL, brake_s REAL NOT NULL, total_s REAL NOT NULL,
+    dispatch_time_s REAL,
+    executed_s REAL NOT NULL DEFAULT 0,
+    state TEXT NOT NULL,
+    PRIMARY KEY (action_id, attempt_no)
+);
+CREATE TABLE displacements (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    action_id TEXT NOT NULL,
+    recorded_epoch INTEGER NOT NULL,
+    tag_epoch INTEGER NOT NULL,
+    tag_attempt INTEGER NOT NULL,
+    tag_motion TEXT NOT NULL,
+    step_index INTEGER NOT NULL,
+    t0_s REAL NOT NULL, t1_s REAL NOT NULL,
+    dx_m REAL NOT NULL, dy_m REAL NOT NULL,
+    accepted INTEGER NOT NULL,
+    reason TEXT NOT NULL
+);
+CREATE UNIQUE INDEX displacement_accepted_once
+    ON displacements(action_id, step_index) WHERE accepted = 1;
+CREATE TABLE feedback (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    action_id TEXT NOT NULL,
+    run_epoch INTEGER NOT NULL,
+    time_s REAL NOT NULL,
+    x_m REAL NOT NULL, y_m REAL NOT NULL,
+    vx_mps REAL NOT NULL, vy_mps REAL NOT NULL,
+    contact TEXT,
+    support TEXT
+);
+CREATE TABLE decisions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    action_id TEXT NOT NULL,
+    run_epoch INTEGER NOT NULL,
+    tick INTEGER NOT NULL,
+    time_s REAL NOT NULL,
+    kind TEXT NOT NULL,
+    phase TEXT NOT NULL,
+    attempt_no INTEGER NOT NULL,
+    attempts_used INTEGER NOT NULL,
+    deadline_tick INTEGER NOT NULL,
+    detail TEXT NOT NULL
+);
+"""
+
+_ACTION_UPDATABLE = frozenset(
+    {
+        "attempts_used", "current_attempt", "current_epoch", "current_motion", "phase", "patch",
+        "obstacle_version", "adoption", "fault",
+    }
+)
+_ATTEMPT_STATES = frozenset({"registered", "dispatched", "interrupted", "completed", "void"})
+
+
+class RecordError(InvalidInput):
+    """The action record cannot be used as asked; names the file or field, the value and why.
+
+    Raised before anything is written, so the file is left as it was.
+    """
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """Identity and versions of one handoff action, fixed when it is registered (Claim: H5, H7)."""
+
+    action_id: str
+    p_patch: str
+    p_version: int
+    q_patch: str
+    q_version: int
+    edge_id: str
+    edge_version: int
+    support_id: str
+    support_version: int
+    nav_version: int
+    edge_normal_xy: tuple[float, float]
+    edge_offset_m: float
+    first_approach_tick: int
+    deadline_tick: int
+    max_attempts: int
+
+
+@dataclass(frozen=True)
+class ActionRow:
+    """The stored state of one action (a snapshot of its ``actions`` row)."""
+
+    action_id: str
+    created_epoch: int
+    p_patch: str
+    p_version: int
+    q_patch: str
+    q_version: int
+    edge_id: str
+    edge_version: int
+    support_id: str
+    support_version: int
+    nav_version: int
+    edge_normal_x: float
+    edge_normal_y: float
+    edge_offset_m: float
+    first_approach_tick: int
+    deadline_tick: int
+    max_attempts: int
+    attempts_used: int
+    current_attempt: int
+    current_epoch: int
+    current_motion: str
+    phase: str
+    patch: str
+    obstacle_version: int
+    adoption: str | None
+    fault: str | None
+
+    @property
+    def attempts_left(self) -> int:
+        return self.max_attempts - self.attempts_used
+
+
+@dataclass(frozen=True)
+class AttemptRow:
+    """One access attempt: identity, endpoints, piece durations, executed time and state."""
+
+    action_id: str
+    attempt_no: int
+    registered_epoch: int
+    dispatched_epoch: int | None
+    start_x_m: float
+    start_y_m: float
+    end_x_m: float
+    end_y_m: float
+    length_m: float
+    accel_s: float
+    cruise_s: float
+    brake_s: float
+    total_s: float
+    dispatch_time_s: float | None
+    executed_s: float
+    state: str
+
+
+@dataclass(frozen=True)
+class DecisionRow:
+    """One entry of the decision log."""
+
+    id: int
+    action_id: str
+    run_epoch: int
+    tick: int
+    time_s: float
+    kind: str
+    phase: str
+    attempt_no: int
+    attempts_used: int
+    deadline_tick: int
+    detail: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class MotionTags:
+    """Identity a displacement carries from the mover: run epoch, action, attempt, motion."""
+
+    run_epoch: int
+    action_id: str
+    attempt_no: int
+    motion: str
+
+
+def _probe(path: Path) -> tuple[int, int, list[str]]:
+    """Application ID, schema version and table names of an existing file, read-only."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    try:
+        conn = sqlite3.connect(uri, uri=True)
+    except sqlite3.Error as exc:
+        raise RecordError("db", str(path), f"cannot be opened: {exc}; nothing was changed") from exc
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = [
+            row[0]
+            for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        ]
+        return int(app_id), int(version), tables
+    except sqlite3.DatabaseError as exc:
+        raise RecordError(
+            "db", str(path), f"is not a SQLite database ({exc}); nothing was changed"
+        ) from exc
+    finally:
+        conn.close()
+
+
+class HandoffRecord:
+    """The action record file; every method is one durable transaction (Claim: H7)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self._conn = conn
+        self.path = path
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> HandoffRecord:
+        """Open or create the record at ``path``.
+
+        RecordError, with nothing written, for: a file that is not SQLite, a SQLite file of
+        another application, or a record of a newer schema than this runtime knows.
+        """
+        path = Path(path)
+        fresh = not path.exists() or path.stat().st_size == 0
+        if not fresh:
+            app_id, version, tables = _probe(path)
+            if app_id == 0 and not tables:
+                fresh = True
+            elif app_id != APPLICATION_ID:
+                raise RecordError(
+                    "db",
+                    str(path),
+                    f"is a foreign SQLite database (application_id {app_id:#x}, tables "
+                    f"{sorted(tables)}), not a navproof handoff record; nothing was changed",
+                )
+            elif version > SCHEMA_VERSION:
+                raise RecordError(
+                    "db",
+                    str(path),
+                    f"was written with record schema {version}, newer than this runtime's "
+                    f"{SCHEMA_VERSION}; upgrade navproof. Nothing was changed",
+                )
+            elif version < 1:
+                raise RecordError("db", str(path), f"has unknown record schema {version}")
+        try:
+            conn = sqlite3.connect(str(path), isolation_level=None, timeout=10.0)
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            if fresh:
+                conn.executescript(
+                    "BEGIN IMMEDIATE;"
+                    + _SCHEMA
+                    + f"PRAGMA application_id = {APPLICATION_ID};"
+                    + f"PRAGMA user_version = {SCHEMA_VERSION};"
+                    + "COMMIT;"
+                )
+        except sqlite3.Error as exc:
+            raise RecordError("db", str(path), f"cannot be used: {exc}") from exc
+        return cls(conn, path)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> HandoffRecord:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._conn
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+
+    # --- runs and actions -----------------------------------------------------------------
+
+    def begin_run(self, purpose: str) -> int:
+        """Start a new run epoch (one per process start or recovery) and return it (H7)."""
+        with self._transaction() as conn:
+            cur = conn.execute(
+                "INSERT INTO runs (pid, purpose) VALUES (?, ?)", (os.getpid(), purpose)
+            )
+            return int(cur.lastrowid)
+
+    def latest_epoch(self) -> int:
+        row = self._conn.execute("SELECT MAX(run_epoch) FROM runs").fetchone()
+        return int(row[0] or 0)
+
+    def action_ids(self) -> list[str]:
+        return [r[0] for r in self._conn.execute("SELECT action_id FROM actions ORDER BY rowid")]
+
+    def create_action(
+        self, spec: ActionSpec, *, epoch: int, phase: str, patch: str, obstacle_version: int,
+        time_s: float, detail: Mapping[str, Any] | None = None,
+    ) -> ActionRow:
+        """Register a new action and log its creation; RecordError when the ID is taken."""
+        if spec.action_id in self.action_ids():
+            raise RecordError("action_id", spec.action_id, "already exists in the record")
+        with self._transaction() as conn:
+            conn.execute(
+                """INSERT INTO actions (action_id, created_epoch, p_patch, p_version, q_patch,
+                q_version, edge_id, edge_version, support_id, support_version, nav_version,
+                edge_normal_x, edge_normal_y, edge_offset_m, first_approach_tick, deadline_tick,
+                max_attempts, current_epoch, phase, patch, obstacle_version)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                (
+                    spec.action_id, epoch, spec.p_patch, spec.p_version, spec.q_patch,
+                    spec.q_version, spec.edge_id, spec.edge_version, spec.support_id,
+                    spec.support_version, spec.nav_version, float(spec.edge_normal_xy[0]),
+                    float(spec.edge_normal_xy[1]), float(spec.edge_offset_m),
+                    spec.first_approach_tick, spec.deadline_tick, spec.max_attempts, epoch,
+                    phase, patch, obstacle_version,
+                ),
+            )
+            self._log(conn, spec.action_id, epoch, spec.first_approach_tick, time_s, "create",
+                      dict(detail or {}))
+        return self.load(spec.action_id)
+
+    def load(self, action_id: str) -> ActionRow:
+        """The stored action; RecordError naming the ID when the record has no such action."""
+        cur = self._conn.execute("SELECT * FROM actions WHERE action_id = ?", (action_id,))
+        row = cur.fetchone()
+        if row is None:
+            raise RecordError(
+                "action_id", action_id, f"is not in the record {self.path} "
+                f"(known: {self.action_ids()})",
+            )
+        names = [c[0] for c in cur.description]
+        return ActionRow(**dict(zip(names, row, strict=True)))
+
+    def attempts(self, action_id: str) -> list[AttemptRow]:
+        cur = self._conn.execute(
+            "SELECT * FROM attempts WHERE action_id = ? ORDER BY attempt_no", (action_id,)
+        )
+        names = [c[0] for c in cur.description]
+        return [AttemptRow(**dict(zip(names, r, strict=True))) for r in cur.fetchall()]
+
+    def decisions(self, action_id: str) -> list[DecisionRow]:
+        cur = self._conn.execute(
+            "SELECT * FROM decisions WHERE action_id = ? ORDER BY id", (action_id,)
+        )
+        names = [c[0] for c in cur.description]
+        out = []
+        for r in cur.fetchall():
+            values = dict(zip(names, r, strict=True))
+            values["detail"] = json.loads(values["detail"])
+            out.append(DecisionRow(**values))
+        return out
+
+    def last_decision(self, action_id: str) -> DecisionRow | None:
+        """The newest decision of the action (what a second recovery reads first, H7)."""
+        self.load(action_id)
+        decisions = self.decisions(action_id)
+        return decisions[-1] if decisions else None
+
+    def displacement_log(self, action_id: str) -> list[dict[str, Any]]:
+        cur = self._conn.execute(
+            "SELECT * FROM displacements WHERE action_id = ? ORDER BY id", (action_id,)
+        )
+        names = [c[0] for c in cur.description]
+        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+    def last_feedback(self, action_id: str) -> dict[str, Any] | None:
+        cur = self._conn.execute(
+            "SELECT * FROM feedback WHERE action_id = ? ORDER BY id DESC LIMIT 1", (action_id,)
+        )
+        row = cur.fetchone()
+        if row is None:
+            return None
+        return dict(zip([c[0] for c in cur.description], row, strict=True))
+
+    # --- decisions ------------------------------------------------------------------------
+
+    def _log(self, conn: sqlite3.Connection, action_id: str, epoch: int, tick: int,
+             time_s: float, kind: str, detail: Mapping[str, Any]) -> None:
+        row = conn.execute(
+            "SELECT phase, current_attempt, attempts_used, deadline_tick FROM actions "
+            "WHERE action_id = ?", (action_id,),
+        ).fetchone()
+        conn.execute(
+            """INSERT INTO decisions (action_id, run_epoch, tick, time_s, kind, phase, attempt_no,
+            attempts_used, deadline_tick, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            (action_id, epoch, tick, time_s, kind, row[0], row[1], row[2], row[3],
+             json.dumps(dict(detail), sort_keys=True, default=_json_default)),
+        )
+
+    def decide(
+        self,
+        action_id: str,
+        *,
+        epoch: int,
+        tick: int,
+        time_s: float,
+        kind: str,
+        updates: Mapping[str, Any] | None = None,
+        attempt_states: Mapping[int, str] | None = None,
+        new_attempt: Mapping[str, Any] | None = None,
+        detail: Mapping[str, Any] | None = None,
+    ) -> ActionRow:
+        """Commit one decision: action updates, attempt state changes, a new attempt's identity
+        and the log entry, together in one durable transaction (Claim: H7).
+
+        The epoch must be the action's current epoch (a superseded process cannot decide);
+        ``attempts_used`` and ``deadline_tick`` can never go down.
+        """
+        updates = dict(updates or {})
+        unknown = set(updates) - _ACTION_UPDATABLE
+        if unknown:
+            raise InvalidInput("updates", sorted(unknown), f"allowed: {sorted(_ACTION_UPDATABLE)}")
+        with self._transaction() as conn:
+            current = self.load(action_id)
+            if epoch != current.current_epoch and updates.get("current_epoch") != epoch:
+                raise RecordError(
+                    "run_epoch", epoch, f"is not the action's current epoch "
+                    f"{current.current_epoch}; a superseded run cannot decide",
+                )
+            if updates.get("attempts_used", current.attempts_used) < current.attempts_used:
+                raise RecordError("attempts_used", updates["attempts_used"], "can never decrease")
+            if new_attempt is not None:
+                self._insert_attempt(conn, action_id, epoch, new_attempt)
+            for attempt_no, state in (attempt_states or {}).items():
+                if state not in _ATTEMPT_STATES:
+                    raise InvalidInput("attempt state", state, f"one of {sorted(_ATTEMPT_STATES)}")
+                conn.execute(
+                    "UPDATE attempts SET state = ? WHERE action_id = ? AND attempt_no = ?",
+                    (state, action_id, attempt_no),
+                )
+            if updates:
+                assignments = ", ".join(f"{k} = ?" for k in updates)
+                conn.execute(
+                    f"UPDATE actions SET {assignments} WHERE action_id = ?",
+                    (*[_column_value(v) for v in updates.values()], action_id),
+                )
+            self._log(conn, action_id, epoch, tick, time_s, kind, dict(detail or {}))
+        return self.load(action_id)
+
+    def _insert_attempt(self, conn: sqlite3.Connection, action_id: str, epoch: int,
+                        attempt: Mapping[str, Any]) -> None:
+        attempt_no = int(attempt["attempt_no"])
+        exists = conn.execute(
+            "SELECT 1 FROM attempts WHERE action_id = ? AND attempt_no = ?",
+            (action_id, attempt_no),
+        ).fetchone()
+        if exists:
+            raise RecordError("attempt_no", attempt_no, "is already registered; never twice")
+        values = [float(attempt[k]) for k in (
+            "start_x_m", "start_y_m", "end_x_m", "end_y_m", "length_m", "accel_s", "cruise_s",
+            "brake_s", "total_s")]
+        if not all(math.isfinite(v) for v in values):
+            raise InvalidInput("attempt", dict(attempt), "endpoints and durations must be finite")
+        conn.execute(
+            """INSERT INTO attempts (action_id, attempt_no, registered_epoch, start_x_m, start_y_m,
+            end_x_m, end_y_m, length_m, accel_s, cruise_s, brake_s, total_s, state)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'registered')""",
+            (action_id, attempt_no, epoch, *values),
+        )
+
+    def mark_dispatched(self, action_id: str, attempt_no: int, *, epoch: int, tick: int,
+                        time_s: float) -> ActionRow:
+        """Record that a registered attempt was handed to the mover (once, by its own epoch)."""
+        with self._transaction() as conn:
+            current = self.load(action_id)
+            row = conn.execute(
+                "SELECT state, registered_epoch FROM attempts WHERE action_id = ? "
+                "AND attempt_no = ?", (action_id, attempt_no),
+            ).fetchone()
+            if row is None or row[0] != "registered" or row[1] != epoch \
+                    or current.current_epoch != epoch or current.current_attempt != attempt_no:
+                raise RecordError(
+                    "attempt_no", attempt_no,
+                    f"cannot be dispatched (state {row[0] if row else None}, registered in "
+                    f"epoch {row[1] if row else None}, current epoch {current.current_epoch}, "
+                    f"current attempt {current.current_attempt})",
+                )
+            conn.execute(
+                "UPDATE attempts SET state = 'dispatched', dispatched_epoch = ?, "
+                "dispatch_time_s = ? WHERE action_id = ? AND attempt_no = ?",
+                (epoch, time_s, action_id, attempt_no),
+            )
+            conn.execute(
+                "UPDATE actions SET current_motion = 'curve' WHERE action_id = ?", (action_id,)
+            )
+            self._log(conn, action_id, epoch, tick, time_s, "dispatch",
+                      {"attempt_no": attempt_no})
+        return self.load(action_id)
+
+    # --- displacements --------------------------------------------------------------------
+
+    def offer_displacement(
+        self,
+        tags: MotionTags,
+        *,
+        recorded_epoch: int,
+        step_index: int,
+        t0_s: float,
+        t1_s: float,
+        displacement_xy_m: tuple[float, float],
+        feedback: Mapping[str, Any],
+    ) -> tuple[bool, str]:
+        """Accept or reject a displacement reported by the mover; log it either way (Claim: H7).
+
+        Accepted only when its epoch is the action's current epoch and the recording run's,
+        its attempt is the current attempt, its motion is the current motion (a curve only while
+        the attempt is dispatched), and no displacement of that physics step was accepted yet.
+        The actual feedback is stored with it.
+        """
+        action = self.load(tags.action_id)
+        reason = "accepted"
+        if tags.run_epoch != recorded_epoch or tags.run_epoch != action.current_epoch:
+            reason = f"stale epoch {tags.run_epoch} (current {action.current_epoch})"
+        elif tags.attempt_no != action.current_attempt:
+            reason = f"stale attempt {tags.attempt_no} (current {action.current_attempt})"
+        elif tags.motion != action.current_motion:
+            reason = f"stale motion {tags.motion} (current {action.current_motion})"
+        with self._transaction() as conn:
+            if reason == "accepted" and tags.motion == "curve":
+                state = conn.execute(
+                    "SELECT state FROM attempts WHERE action_id = ? AND attempt_no = ?",
+                    (tags.action_id, tags.attempt_no),
+                ).fetchone()
+                if state is None or state[0] != "dispatched":
+                    reason = f"attempt {tags.attempt_no} is {state[0] if state else 'unknown'}"
+            if reason == "accepted":
+                taken = conn.execute(
+                    "SELECT 1 FROM displacements WHERE action_id = ? AND step_index = ? "
+                    "AND accepted = 1", (tags.action_id, step_index),
+                ).fetchone()
+                if taken:
+                    reason = f"step {step_index} already accepted"
+            accepted = reason == "accepted"
+            conn.execute(
+                """INSERT INTO displacements (action_id, recorded_epoch, tag_epoch, tag_attempt,
+                tag_motion, step_index, t0_s, t1_s, dx_m, dy_m, accepted, reason)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                (tags.action_id, recorded_epoch, tags.run_epoch, tags.attempt_no, tags.motion,
+                 step_index, t0_s, t1_s, float(displacement_xy_m[0]), float(displacement_xy_m[1]),
+                 int(accepted), reason),
+            )
+            if accepted and tags.motion == "curve":
+                conn.execute(
+                    "UPDATE attempts SET executed_s = ? - dispatch_time_s WHERE action_id = ? "
+                    "AND attempt_no = ?", (t1_s, tags.action_id, tags.attempt_no),
+                )
+            if accepted:
+                conn.execute(
+                    """INSERT INTO feedback (action_id, run_epoch, time_s, x_m, y_m, vx_mps,
+                    vy_mps, contact, support) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                    (tags.action_id, recorded_epoch, float(feedback["time_s"]),
+                     float(feedback["x_m"]), float(feedback["y_m"]), float(feedback["vx_mps"]),
+                     float(feedback["vy_mps"]), feedback.get("contact"),
+                     feedback.get("support")),
+                )
+        return accepted, reason
+
+
+def _column_value(value: Any) -> Any:
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(value, sort_keys=True, default=_json_default)
+    return value
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if hasattr(value, "value"):
+        return value.value
+    raise TypeError(f"not JSON serialisable: {value!r}")

@@ -1,0 +1,87 @@
+"""``navproof simulate SCENARIO``: run a named scenario and print its timeline.
+
+Scenarios are registered by name in ``SCENARIOS`` (name -> module, function, help); the function
+takes the parsed arguments and returns the exit code. The scenario modules are imported only
+when the command runs.
+
+Exit codes: 0 the scenario reached its goal, 1 it ended otherwise (for example in Failure),
+3 bad input (unknown scenario, unusable record file, bad option values).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from dataclasses import dataclass
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 3
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A registered scenario: the module and function that run it, and a one-line help."""
+
+    module: str
+    function: str
+    help: str
+
+
+SCENARIOS: dict[str, Scenario] = {
+    "pq-handoff": Scenario(
+        "navproof.handoff.pq_scenario",
+        "run_cli",
+        "seed 000 P/Q slope handoff: interrupted access, retry, AtBoundary, adoption of Q",
+    ),
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("scenario", choices=sorted(SCENARIOS),
+                        help="; ".join(f"{n}: {s.help}" for n, s in SCENARIOS.items()))
+    parser.add_argument("--db", metavar="FILE", help="durable action record (SQLite) to keep")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue from the record in --db and its persisted world")
+    parser.add_argument("--crash-at", type=float, metavar="T",
+                        help="stop the process hard (SIGKILL) at simulated time T [s]")
+    parser.add_argument("--crash-stage", default="applied",
+                        choices=("tick", "applied", "accepted"),
+                        help="where in the step --crash-at strikes: after the tick's decisions, "
+                             "after the world executed the step (before the record accepted "
+                             "it), or after acceptance (default: applied)")
+    parser.add_argument("--pace", type=float, default=0.0, metavar="S",
+                        help="wall-clock seconds to wait per physics step")
+    parser.add_argument("--json", metavar="FILE", help="write the timeline and outcome as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from navproof.errors import InvalidInput
+    from navproof.specs.errors import SpecError
+
+    scenario = SCENARIOS.get(args.scenario)
+    if scenario is None:
+        print(f"unknown scenario {args.scenario!r}; known: {sorted(SCENARIOS)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    runner = getattr(importlib.import_module(scenario.module), scenario.function)
+    try:
+        return int(runner(args))
+    except (InvalidInput, SpecError) as exc:
+        print(f"navproof simulate {args.scenario}: bad input: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``simulate`` without the rest of the command line (same options and exit codes)."""
+    parser = argparse.ArgumentParser(prog="navproof simulate", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return EXIT_BAD_INPUT if exc.code not in (0, None) else EXIT_OK
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
