@@ -1,0 +1,82 @@
+"""Assertion mode of the boundary half of the step: re-check every committed step.
+
+The committed velocities are re-evaluated from the step input with the same generated formulas
+the proofs discharge (independently of the margins the solver reported): whole-step coverage of
+every edge (B2/B5, B6 for rotating edges), the shared stop envelope (S3), the reachable disk (V2)
+and the neighbour sweep (W1). A violation raises :class:`ObligationViolation` with the claim
+ID, the agent, the signed margin (negative: how far outside) and the offending data.
+
+Which obligations bind depends on the label: ``safe`` steps owe all four; ``dynamic avoidance
+failed`` (F1) steps owe coverage, the envelope and V2 (neighbours were relaxed); ``no stop
+guarantee`` (F2) and ``solve failed`` (F3) steps owe V2 only, and they are never labelled safe.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from navproof.boundary import curve_min_margin_m
+from navproof.errors import EPS, ObligationViolation
+from navproof.reference import reference_velocity
+from navproof.safe_step import (
+    DYNAMIC_AVOIDANCE_FAILED,
+    FLAG_CARRY_EXCEEDS_CANCEL,
+    LABEL_NAMES,
+    SAFE,
+    SafeStepResult,
+    StepInput,
+)
+from navproof.slope import reach_margin_mps
+from navproof.stop_envelope import envelope_margin_m, envelope_speed_cap_mps
+from navproof.sweep import sweep_margin_m, sweep_min_distance_m
+
+
+def _raise_first(claim: str, message: str, margin: np.ndarray, owed: np.ndarray,
+                 data: dict[str, np.ndarray], label: np.ndarray) -> None:
+    """Raise for the first owed entry with margin < -EPS (margin (N,) or (N, K))."""
+    m = margin if margin.ndim == 1 else np.min(margin, axis=1)
+    bad = owed & (m < -EPS)
+    if not bad.any():
+        return
+    agent = int(np.flatnonzero(bad)[0])
+    payload = {key: np.asarray(val)[agent].tolist() for key, val in data.items()}
+    payload["label"] = LABEL_NAMES[int(label[agent])]
+    raise ObligationViolation(claim, message, observed=float(m[agent]), limit=0.0,
+                              margin=float(m[agent]), agent=agent, data=payload)
+
+
+def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
+    """Re-check the committed step of every agent; raise ObligationViolation on the first
+    violated obligation. Claim: B2, B5, B6, S3, V2, W1, F2 (never labelled safe)."""
+    dt = inp.dt_s
+    x0, v0, v1 = inp.position_m, inp.velocity_mps, result.velocity_mps
+    label = result.label
+    safe = label == SAFE
+    corridor = safe | (label == DYNAMIC_AVOIDANCE_FAILED)
+    data = {"position_m": x0, "v0_mps": v0, "v1_mps": v1}
+    curve = curve_min_margin_m(inp.edges, inp.support, x0, v0, v1, dt)
+    _raise_first("B5", "committed curve leaves an edge during the step", curve, corridor,
+                 {**data, "curve_margin_m": curve}, label)
+    u = inp.support.carry_mps(x0)
+    ref = reference_velocity(inp.edges, inp.support, x0, inp.vh_mps)
+    cmax = envelope_speed_cap_mps(inp.vh_mps, u, ref.r_mps)
+    s = inp.edges.initial_margin_m(x0)
+    env = envelope_margin_m(inp.edges.normal, s, u + v1 - ref.r_mps, dt, inp.accel_mps2, cmax)
+    env = np.where(inp.edges.valid, env, np.inf)
+    _raise_first("S3", "committed velocity outside the shared stop envelope", env,
+                 corridor & ref.exists, {**data, "envelope_margin_m": env}, label)
+    reach = reach_margin_mps(v1, v0, inp.accel_mps2 * dt)
+    _raise_first("V2", "committed velocity outside the acceleration-reachable disk", reach,
+                 np.ones_like(safe), {**data, "reach_margin_mps": reach}, label)
+    nb = inp.neighbors
+    if nb is not None and nb.valid.shape[1]:
+        dmin, t_min = sweep_min_distance_m(x0, u, v0, v1, dt, nb.position_m, nb.velocity_mps,
+                                           nb.valid)
+        start = np.linalg.norm(x0[:, None, :] - nb.position_m, axis=-1)
+        sweep = np.where(nb.valid, sweep_margin_m(dmin, start,
+                                                  inp.radius_m[:, None] + nb.radius_m), np.inf)
+        _raise_first("W1", "committed curve comes within the combined radius", sweep, safe,
+                     {**data, "sweep_margin_m": sweep, "time_s": t_min}, label)
+    carry = ((result.flags & FLAG_CARRY_EXCEEDS_CANCEL) != 0) | ~ref.reachable
+    _raise_first("R2", "unreachable stop target labelled safe", np.where(carry & safe, -1.0, 0.0),
+                 safe, data, label)

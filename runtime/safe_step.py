@@ -1,0 +1,579 @@
+"""The combined per-step safe velocity of every agent, vectorised across agents.
+
+The solve variable is ``v1`` (m/s), the agent's velocity relative to its support at the END of
+the step; the body accelerates linearly from the actual end velocity ``v0`` of the previous
+step. Constraints, all in ``v1``:
+
+- ORCA half-planes (built by :mod:`navproof.orca` on world velocities, RVO2 line convention:
+  allowed side left of the direction) shifted by the support carry: ``dot(n, u + v1) <= c``;
+- per edge: the continuous-acceleration step-end half-plane (B4), the shared stop envelope (S3),
+  the stop-from-step-end half-plane, and cutting planes at interior extrema found by B5;
+- the horizontal speed disk ``|v1| <= Vh`` (V1) and the reachable disk ``|v1 - v0| <= a dt`` (V2).
+
+The closest point to the preferred velocity of a convex set in the plane lies at the preferred
+velocity itself, on one constraint boundary (a projection) or where two boundaries meet; all
+such points are enumerated (line-line, line-circle, circle-circle), kept when feasible and sorted
+by distance, so the first feasible one is the exact optimum. Candidates are then verified in that
+order against the whole continuous curve (B5/B6 against every edge, the stop from the step end)
+and the exact neighbour sweep (W1); the first that passes is committed with label ``SAFE``.
+Otherwise the fallback order applies: F1 (dynamic-neighbour lines relaxed, braking velocity
+closest to vStop; "dynamic avoidance failed"), F2 (strongest reachable braking truncated by the
+sweep; "no stop guarantee"), F3 ("solve failed").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from navproof.boundary import (
+    EdgeSet,
+    Support,
+    accel_halfplane_offset_mps,
+    accel_margin_at_time_offset_mps,
+    check_valid_finite,
+    check_valid_positive,
+    check_valid_step,
+    curve_min_margin_m,
+    end_margin_m,
+    take_edges,
+    take_support,
+    translating_curve_margins_from_state,
+)
+from navproof.errors import EPS, InvalidInput, assertions_enabled
+from navproof.reference import Reference, reference_velocity
+from navproof.slope import reach_margin_mps, speed_margin_mps
+from navproof.stop_envelope import (
+    check_valid_budget,
+    end_stop_margin_m,
+    end_stop_offset_mps,
+    envelope_margin_m,
+    envelope_speed_cap_mps,
+    necessary_bound_mps,
+    stop_halfplane_offset_mps,
+)
+from navproof.sweep import (
+    first_contact_time_s,
+    sweep_margin_m,
+    sweep_min_distance_m,
+    sweep_passes,
+)
+
+# labels: one small int per agent
+SAFE = 0
+DYNAMIC_AVOIDANCE_FAILED = 1
+NO_STOP_GUARANTEE = 2
+SOLVE_FAILED = 3
+LABEL_NAMES = ("safe", "dynamic avoidance failed", "no stop guarantee", "solve failed")
+
+# flags: bit set per agent
+FLAG_CARRY_EXCEEDS_CANCEL = 1
+FLAG_NO_REFERENCE = 2
+FLAG_TRUNCATED = 4
+FLAG_NAMES = {
+    FLAG_CARRY_EXCEEDS_CANCEL: "support carry exceeds cancel capacity",
+    FLAG_NO_REFERENCE: "no reference velocity keeps every edge",
+    FLAG_TRUNCATED: "step truncated by the sweep",
+}
+
+CUT_ROUNDS = 4
+"""Rounds of B5 cutting planes before a row goes to the fallback order."""
+VERIFY_CANDIDATES = 4
+"""Feasible candidates verified per row and round, nearest first."""
+CHUNK_ROWS = 512
+"""Agents per chunk of the candidate enumeration (bounds the temporary arrays)."""
+PARALLEL_DET = 1e-12
+"""Determinant of two unit normals below which two boundaries count as parallel."""
+
+
+@dataclass(frozen=True)
+class Neighbors:
+    """Per-agent neighbour predictions for the sweep, shapes (N, J, ...): world positions (m) at
+    the start of the step, constant predicted world velocities (m/s), radii (m), mask."""
+
+    position_m: np.ndarray
+    velocity_mps: np.ndarray
+    radius_m: np.ndarray
+    valid: np.ndarray
+
+    @staticmethod
+    def none(n: int) -> Neighbors:
+        """No neighbours for any of ``n`` agents."""
+        return Neighbors(np.zeros((n, 0, 2)), np.zeros((n, 0, 2)), np.zeros((n, 0)),
+                         np.zeros((n, 0), bool))
+
+    @staticmethod
+    def gather(index: np.ndarray, position_m: np.ndarray, velocity_mps: np.ndarray,
+               radius_m: np.ndarray) -> Neighbors:
+        """Neighbours by index (N, J), padded with -1, from crowd-wide arrays (M, ...)."""
+        idx = np.asarray(index, dtype=np.int64)
+        valid = idx >= 0
+        safe = np.where(valid, idx, 0)
+        return Neighbors(np.asarray(position_m, float)[safe],
+                         np.where(valid[..., None], np.asarray(velocity_mps, float)[safe], 0.0),
+                         np.asarray(radius_m, float)[safe], valid)
+
+    def take(self, rows: np.ndarray) -> Neighbors:
+        return Neighbors(self.position_m[rows], self.velocity_mps[rows], self.radius_m[rows],
+                         self.valid[rows])
+
+
+@dataclass(frozen=True)
+class StepInput:
+    """Everything one step of N agents needs (arrays (N, ...), float64, metres and seconds).
+
+    ``velocity_mps`` is the actual end velocity v0 of the previous step and ``preferred_mps`` the
+    preferred velocity, both relative to the support. ``vh_mps`` and ``accel_mps2`` are the
+    horizontal caps in force (V1); ``accel_mps2`` is both the braking budget and the V2 radius
+    rate. ORCA lines act on world velocities; empty arrays mean no neighbour constraint.
+    """
+
+    position_m: np.ndarray
+    velocity_mps: np.ndarray
+    preferred_mps: np.ndarray
+    dt_s: float
+    support: Support
+    edges: EdgeSet
+    vh_mps: np.ndarray
+    accel_mps2: np.ndarray
+    radius_m: np.ndarray
+    orca_point: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 2)))
+    orca_direction: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 2)))
+    orca_valid: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), bool))
+    neighbors: Neighbors | None = None
+
+    @property
+    def count(self) -> int:
+        return int(self.position_m.shape[0])
+
+
+def check_valid_step_input(inp: StepInput) -> StepInput:
+    """Validate every field (InvalidInput naming field and value; nothing is changed) and
+    return the input with default ORCA and neighbour arrays filled in. Claim: S6 (no division by
+    a zero budget, no non-finite velocity), B1 (dt > 0)."""
+    check_valid_step(inp.dt_s)
+    x0 = check_valid_finite("position_m", inp.position_m)
+    n = x0.shape[0]
+    if x0.shape != (n, 2):
+        raise InvalidInput("position_m", x0.shape, "must have shape (N, 2)")
+    for name in ("velocity_mps", "preferred_mps"):
+        arr = check_valid_finite(name, getattr(inp, name))
+        if arr.shape != (n, 2):
+            raise InvalidInput(name, arr.shape, "must have shape (N, 2)")
+    check_valid_positive("vh_mps", np.broadcast_to(inp.vh_mps, (n,)))
+    check_valid_budget("accel_mps2", np.broadcast_to(inp.accel_mps2, (n,)))
+    check_valid_positive("radius_m", np.broadcast_to(inp.radius_m, (n,)))
+    if inp.edges.normal.shape[0] != n:
+        raise InvalidInput("edges", inp.edges.normal.shape, f"must hold edges of {n} agents")
+    orca_point, orca_direction, orca_valid = inp.orca_point, inp.orca_direction, inp.orca_valid
+    if orca_valid.shape[0] != n:
+        if orca_valid.size:
+            raise InvalidInput("orca_valid", orca_valid.shape, f"must have {n} rows")
+        orca_point, orca_direction = np.zeros((n, 0, 2)), np.zeros((n, 0, 2))
+        orca_valid = np.zeros((n, 0), bool)
+    check_valid_finite("orca_point", np.where(orca_valid[..., None], orca_point, 0.0))
+    check_valid_finite("orca_direction", np.where(orca_valid[..., None], orca_direction, 0.0))
+    neighbors = inp.neighbors if inp.neighbors is not None else Neighbors.none(n)
+    check_valid_finite("neighbors.position_m",
+                       np.where(neighbors.valid[..., None], neighbors.position_m, 0.0))
+    check_valid_finite("neighbors.velocity_mps",
+                       np.where(neighbors.valid[..., None], neighbors.velocity_mps, 0.0))
+    return StepInput(x0, np.asarray(inp.velocity_mps, float), np.asarray(inp.preferred_mps, float),
+                     float(inp.dt_s), inp.support, inp.edges,
+                     np.broadcast_to(np.asarray(inp.vh_mps, float), (n,)).copy(),
+                     np.broadcast_to(np.asarray(inp.accel_mps2, float), (n,)).copy(),
+                     np.broadcast_to(np.asarray(inp.radius_m, float), (n,)).copy(),
+                     np.asarray(orca_point, float), np.asarray(orca_direction, float),
+                     np.asarray(orca_valid, bool), neighbors)
+
+
+@dataclass(frozen=True)
+class Margins:
+    """Signed margins of a velocity per agent and constraint (positive: inside).
+
+    ``edge_curve_m`` (N, K) whole-step curve margin (B2/B5/B6); ``envelope_m`` (N, K) the S3
+    envelope s - dot(n, c)(dt + Cmax/(2a)); ``end_stop_m`` (N, K) margin left after braking from
+    the step end (S1); ``necessary_mps`` (N, K) S2 bound minus dot(n, c); ``sweep_m`` (N, J)
+    W1; ``reach_mps`` (N,) V2; ``speed_mps`` (N,) V1; ``orca_mps`` (N, L) ORCA lines (m/s).
+    """
+
+    edge_curve_m: np.ndarray
+    envelope_m: np.ndarray
+    end_stop_m: np.ndarray
+    necessary_mps: np.ndarray
+    sweep_m: np.ndarray
+    reach_mps: np.ndarray
+    speed_mps: np.ndarray
+    orca_mps: np.ndarray
+
+
+@dataclass(frozen=True)
+class SafeStepResult:
+    """Outcome per agent: committed end velocity ``velocity_mps`` (N, 2) relative to the
+    support, ``label`` (N,) int8 indexing LABEL_NAMES, ``flags`` (N,) bit set of FLAG_NAMES,
+    ``commit_time_s`` (N,) how much of the step may be executed (dt unless F2 truncates it),
+    the reference (R1/R2) and the signed margins of the committed velocity."""
+
+    velocity_mps: np.ndarray
+    label: np.ndarray
+    flags: np.ndarray
+    commit_time_s: np.ndarray
+    reference: Reference
+    cmax_mps: np.ndarray
+    margins: Margins
+
+    def label_names(self) -> list[str]:
+        return [LABEL_NAMES[int(i)] for i in self.label]
+
+
+# ---------------------------------------------------------------------------------------------
+# exact closest point in half-planes and disks
+# ---------------------------------------------------------------------------------------------
+
+def closest_candidates(preferred: np.ndarray, hp_normal: np.ndarray, hp_offset: np.ndarray,
+                       hp_valid: np.ndarray, disk_centre: np.ndarray, disk_radius: np.ndarray,
+                       disk_valid: np.ndarray, *, tol: float = 0.5 * EPS
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """Feasible optimum candidates (m/s, (M, C, 2)) of min |v - preferred| over the half-planes
+    ``dot(n, v) <= offset`` (M, K) and disks (M, D), nearest first, with their distances (M, C)
+    (+inf: infeasible). The first finite one is the exact closest point. Claim: O2 (combined).
+    """
+    m, k = hp_valid.shape
+    d = disk_valid.shape[1]
+    cands = [preferred[:, None, :]]
+    ok = [np.ones((m, 1), bool)]
+    n = hp_normal
+    c = hp_offset
+    # project on each line
+    viol = np.einsum("mkj,mj->mk", n, preferred) - c
+    cands.append(preferred[:, None, :] - viol[..., None] * n)
+    ok.append(hp_valid)
+    # project on each circle
+    w = preferred[:, None, :] - disk_centre
+    wl = np.hypot(w[..., 0], w[..., 1])
+    unit = np.where((wl > 0.0)[..., None], w / np.where(wl > 0.0, wl, 1.0)[..., None],
+                    np.array([1.0, 0.0]))
+    cands.append(disk_centre + disk_radius[..., None] * unit)
+    ok.append(disk_valid)
+    # line-line vertices
+    if k >= 2:
+        ii, jj = np.triu_indices(k, 1)
+        ni, nj, ci, cj = n[:, ii], n[:, jj], c[:, ii], c[:, jj]
+        det = ni[..., 0] * nj[..., 1] - ni[..., 1] * nj[..., 0]
+        good = np.abs(det) > PARALLEL_DET
+        inv = 1.0 / np.where(good, det, 1.0)
+        vx = (ci * nj[..., 1] - cj * ni[..., 1]) * inv
+        vy = (ni[..., 0] * cj - nj[..., 0] * ci) * inv
+        cands.append(np.stack([vx, vy], axis=-1))
+        ok.append(good & hp_valid[:, ii] & hp_valid[:, jj])
+    # line-circle points
+    if k and d:
+        dist = c[:, :, None] - np.einsum("mkj,mdj->mkd", n, disk_centre)
+        foot = disk_centre[:, None, :, :] + dist[..., None] * n[:, :, None, :]
+        half_sq = disk_radius[:, None, :] ** 2 - dist ** 2
+        half = np.sqrt(np.maximum(half_sq, 0.0))
+        tang = np.stack([-n[..., 1], n[..., 0]], axis=-1)[:, :, None, :]
+        both = np.concatenate([foot + half[..., None] * tang, foot - half[..., None] * tang],
+                              axis=2)
+        cands.append(both.reshape(m, -1, 2))
+        good = (half_sq >= 0.0) & hp_valid[:, :, None] & disk_valid[:, None, :]
+        ok.append(np.concatenate([good, good], axis=2).reshape(m, -1))
+    # circle-circle points
+    for a in range(d):
+        for b in range(a + 1, d):
+            pa, pb = disk_centre[:, a], disk_centre[:, b]
+            ra, rb = disk_radius[:, a], disk_radius[:, b]
+            delta = pb - pa
+            dd = np.hypot(delta[:, 0], delta[:, 1])
+            good = (dd > 0.0) & (dd <= ra + rb) & (dd >= np.abs(ra - rb))
+            dsafe = np.where(dd > 0.0, dd, 1.0)
+            along = (ra * ra - rb * rb + dd * dd) / (2.0 * dsafe)
+            h = np.sqrt(np.maximum(ra * ra - along * along, 0.0))
+            ex = delta / dsafe[:, None]
+            base = pa + along[:, None] * ex
+            perp = np.stack([-ex[:, 1], ex[:, 0]], axis=1)
+            cands.append(np.stack([base + h[:, None] * perp, base - h[:, None] * perp], axis=1))
+            ok.append(np.stack([good & disk_valid[:, a] & disk_valid[:, b]] * 2, axis=1))
+    cand = np.concatenate(cands, axis=1)
+    cok = np.concatenate(ok, axis=1) & np.all(np.isfinite(cand), axis=-1)
+    # feasibility against every constraint
+    if k:
+        over = np.einsum("mcj,mkj->mck", cand, n) - c[:, None, :]
+        cok &= np.all((over <= tol) | ~hp_valid[:, None, :], axis=2)
+    for a in range(d):
+        r = np.hypot(cand[..., 0] - disk_centre[:, a, None, 0],
+                     cand[..., 1] - disk_centre[:, a, None, 1])
+        cok &= (r <= disk_radius[:, a, None] + tol) | ~disk_valid[:, a, None]
+    dist = np.where(cok, np.hypot(cand[..., 0] - preferred[:, None, 0],
+                                  cand[..., 1] - preferred[:, None, 1]), np.inf)
+    order = np.argsort(dist, axis=1, kind="stable")
+    return np.take_along_axis(cand, order[..., None], 1), np.take_along_axis(dist, order, 1)
+
+
+def _best_candidates(preferred: np.ndarray, hp_normal: np.ndarray, hp_offset: np.ndarray,
+                     hp_valid: np.ndarray, disk_centre: np.ndarray, disk_radius: np.ndarray,
+                     disk_valid: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``count`` nearest feasible candidates per row, in chunks of CHUNK_ROWS rows; columns
+    invalid for the whole chunk are dropped first."""
+    m = preferred.shape[0]
+    out = np.zeros((m, count, 2))
+    dist = np.full((m, count), np.inf)
+    for start in range(0, m, CHUNK_ROWS):
+        sl = slice(start, min(start + CHUNK_ROWS, m))
+        keep = np.flatnonzero(hp_valid[sl].any(axis=0))
+        cand, dd = closest_candidates(preferred[sl], hp_normal[sl][:, keep],
+                                      hp_offset[sl][:, keep], hp_valid[sl][:, keep],
+                                      disk_centre[sl], disk_radius[sl], disk_valid[sl])
+        width = min(count, cand.shape[1])
+        out[sl, :width] = cand[:, :width]
+        dist[sl, :width] = dd[:, :width]
+    return out, dist
+
+
+# ---------------------------------------------------------------------------------------------
+# constraint building and verification
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Prepared:
+    u: np.ndarray
+    n_dot_e: np.ndarray
+    n_dot_u: np.ndarray
+    n_dot_v0: np.ndarray
+    s: np.ndarray
+    ref: Reference
+    cmax: np.ndarray
+    hard_normal: np.ndarray
+    hard_offset: np.ndarray
+    hard_valid: np.ndarray
+    orca_normal: np.ndarray
+    orca_offset: np.ndarray
+    orca_valid: np.ndarray
+
+
+def _halfplane_sanitise(offset: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Drop half-planes that never bind (+inf) and make impossible ones (-inf, NaN) finite."""
+    valid = valid & ~(offset == np.inf)
+    impossible = np.isnan(offset) | (offset == -np.inf)
+    return np.where(impossible, -1.0e6, offset), valid
+
+
+def _prepare(inp: StepInput) -> _Prepared:
+    """Constraints of every agent in the solve variable v1. Claim: B1, B3, B4, S3, R1, R2."""
+    dt = inp.dt_s
+    edges, x0, v0 = inp.edges, inp.position_m, inp.velocity_mps
+    n = edges.normal
+    u = inp.support.carry_mps(x0)
+    e = edges.edge_velocity_mps(x0)
+    n_dot_e = np.einsum("nkj,nkj->nk", n, e)
+    n_dot_u = np.einsum("nkj,nj->nk", n, u)
+    n_dot_v0 = np.einsum("nkj,nj->nk", n, v0)
+    s = edges.initial_margin_m(x0)
+    ref = reference_velocity(edges, inp.support, x0, inp.vh_mps)
+    cmax = envelope_speed_cap_mps(inp.vh_mps, u, ref.r_mps)
+    b4 = accel_halfplane_offset_mps(s, dt, n_dot_e, n_dot_u, n_dot_v0)
+    s3 = stop_halfplane_offset_mps(n, s, dt, inp.accel_mps2, cmax, u, ref.r_mps)
+    end = end_stop_offset_mps(n, s, dt, inp.accel_mps2, cmax, n_dot_e, u, ref.r_mps, v0)
+    # the stop half-planes need a reference; without one only the B4 half-plane remains
+    has_ref = ref.exists[:, None] & edges.valid
+    offsets = np.concatenate([b4, s3, end], axis=1) - EPS
+    valid = np.concatenate([edges.valid, has_ref, has_ref], axis=1)
+    offsets, valid = _halfplane_sanitise(offsets, valid)
+    normals = np.concatenate([n, n, n], axis=1)
+    # ORCA lines: det(d, p - w) <= 0 on the world velocity w = u + v1
+    d, p = inp.orca_direction, inp.orca_point
+    on = np.stack([d[..., 1], -d[..., 0]], axis=-1)
+    oc = np.einsum("nkj,nkj->nk", on, p) - np.einsum("nkj,nj->nk", on, u)
+    return _Prepared(u, n_dot_e, n_dot_u, n_dot_v0, s, ref, cmax, normals, offsets, valid, on,
+                     oc, inp.orca_valid)
+
+
+def _verify(inp: StepInput, prep: _Prepared, rows: np.ndarray, v1: np.ndarray,
+            check_sweep: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Whole-curve verification of candidates ``v1`` (R, 2) of agents ``rows`` (R,).
+
+    Returns (passes (R,), exact curve margins (R, K) on translating motion, their times (R, K)).
+    Claim: B5, B6, S1 (stop from the step end), W1.
+    """
+    dt = inp.dt_s
+    edges = take_edges(inp.edges, rows)
+    support = take_support(inp.support, rows)
+    x0, v0 = inp.position_m[rows], inp.velocity_mps[rows]
+    curve = curve_min_margin_m(edges, support, x0, v0, v1, dt)
+    exact, t_min = translating_curve_margins_from_state(edges, support, x0, v0, v1, dt)
+    ok = np.all(curve >= -EPS, axis=1)
+    ref_rows = prep.ref.exists[rows]
+    c1 = prep.u[rows] + v1 - prep.ref.r_mps[rows]
+    end = end_margin_m(edges, support, x0, v0, v1, dt)
+    stop = end_stop_margin_m(end, edges.normal, c1, inp.accel_mps2[rows])
+    ok &= ~ref_rows | np.all(~edges.valid | (stop >= -EPS), axis=1)
+    if check_sweep and inp.neighbors is not None and inp.neighbors.valid.shape[1]:
+        nb = inp.neighbors.take(rows)
+        dmin, _ = sweep_min_distance_m(x0, prep.u[rows], v0, v1, dt, nb.position_m,
+                                       nb.velocity_mps, nb.valid)
+        start = np.linalg.norm(x0[:, None, :] - nb.position_m, axis=-1)
+        comb = inp.radius_m[rows, None] + nb.radius_m
+        ok &= sweep_passes(np.where(nb.valid, sweep_margin_m(dmin, start, comb), np.inf))
+    return ok, np.where(edges.valid, exact, np.inf), t_min
+
+
+def _solve_rounds(inp: StepInput, prep: _Prepared, rows: np.ndarray, preferred: np.ndarray,
+                  use_orca: bool, use_speed_disk: bool, check_sweep: bool
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Closest verified velocity for agents ``rows``: enumerate, verify nearest first, add B5
+    cutting planes where the curve dips out mid-step, repeat. Returns (found (R,), v1 (R, 2))."""
+    dt = inp.dt_s
+    k = inp.edges.valid.shape[1]
+    r = rows.size
+    found = np.zeros(r, bool)
+    result = np.zeros((r, 2))
+    cuts = np.full((r, k), np.inf)
+    hn, ho, hv = prep.hard_normal[rows], prep.hard_offset[rows], prep.hard_valid[rows]
+    if use_orca:
+        hn = np.concatenate([hn, prep.orca_normal[rows]], axis=1)
+        ho = np.concatenate([ho, prep.orca_offset[rows]], axis=1)
+        hv = np.concatenate([hv, prep.orca_valid[rows]], axis=1)
+    disk_c = np.stack([np.zeros((r, 2)), inp.velocity_mps[rows]], axis=1)
+    disk_r = np.stack([inp.vh_mps[rows], inp.accel_mps2[rows] * dt], axis=1)
+    disk_v = np.stack([np.full(r, use_speed_disk), np.ones(r, bool)], axis=1)
+    n_edge = inp.edges.normal[rows]
+    active = np.arange(r)
+    for _ in range(CUT_ROUNDS + 1):
+        if active.size == 0:
+            break
+        cut_off, cut_valid = _halfplane_sanitise(cuts[active] - EPS,
+                                                 np.isfinite(cuts[active]))
+        cand, dist = _best_candidates(
+            preferred[active], np.concatenate([hn[active], n_edge[active]], axis=1),
+            np.concatenate([ho[active], cut_off], axis=1),
+            np.concatenate([hv[active], cut_valid], axis=1), disk_c[active], disk_r[active],
+            disk_v[active], VERIFY_CANDIDATES)
+        done = np.zeros(active.size, bool)
+        first_exact = None
+        first_t = None
+        for j in range(VERIFY_CANDIDATES):
+            trying = ~done & np.isfinite(dist[:, j])
+            if not trying.any():
+                continue
+            idx = np.flatnonzero(trying)
+            ok, exact, t_min = _verify(inp, prep, rows[active[idx]], cand[idx, j], check_sweep)
+            if j == 0:
+                first_exact = np.full((active.size, k), np.inf)
+                first_t = np.zeros((active.size, k))
+                first_exact[idx], first_t[idx] = exact, t_min
+            result[active[idx[ok]]] = cand[idx[ok], j]
+            found[active[idx[ok]]] = True
+            done[idx[ok]] = True
+        if first_exact is None:
+            break
+        # B5 cutting planes at the interior minimum of the nearest candidate's curve
+        interior = (first_exact < 0.0) & (first_t > 0.0) & (first_t < dt) & ~done[:, None]
+        if not interior.any():
+            break
+        agents = rows[active]
+        q = accel_margin_at_time_offset_mps(prep.s[agents], np.where(interior, first_t, dt), dt,
+                                            prep.n_dot_e[agents], prep.n_dot_u[agents],
+                                            prep.n_dot_v0[agents])
+        new_cut = np.where(interior, np.minimum(cuts[active], q), cuts[active])
+        cuts[active] = new_cut
+        active = active[~done & interior.any(axis=1)]
+    return found, result
+
+
+def _margins(inp: StepInput, prep: _Prepared, v1: np.ndarray) -> Margins:
+    """Signed margins of the committed velocities (every agent). Claim: B5, B6, S1-S3, V1, V2,
+    W1, O2."""
+    dt = inp.dt_s
+    edges, x0, v0 = inp.edges, inp.position_m, inp.velocity_mps
+    n = edges.normal
+    curve = curve_min_margin_m(edges, inp.support, x0, v0, v1, dt)
+    c1 = prep.u + v1 - prep.ref.r_mps
+    env = envelope_margin_m(n, prep.s, c1, dt, inp.accel_mps2, prep.cmax)
+    end = end_margin_m(edges, inp.support, x0, v0, v1, dt)
+    stop = end_stop_margin_m(end, n, c1, inp.accel_mps2)
+    nec = necessary_bound_mps(prep.s, dt, inp.accel_mps2) - np.einsum("nkj,nj->nk", n, c1)
+    nb = inp.neighbors if inp.neighbors is not None else Neighbors.none(inp.count)
+    if nb.valid.shape[1]:
+        dmin, _ = sweep_min_distance_m(x0, prep.u, v0, v1, dt, nb.position_m, nb.velocity_mps,
+                                       nb.valid)
+        start = np.linalg.norm(x0[:, None, :] - nb.position_m, axis=-1)
+        sweep = np.where(nb.valid, sweep_margin_m(dmin, start, inp.radius_m[:, None]
+                                                  + nb.radius_m), np.inf)
+    else:
+        sweep = np.zeros((inp.count, 0))
+    orca = np.where(prep.orca_valid, prep.orca_offset - np.einsum("nkj,nj->nk",
+                                                                  prep.orca_normal, v1), np.inf)
+    inval = ~edges.valid
+    return Margins(curve, np.where(inval, np.inf, env), np.where(inval, np.inf, stop),
+                   np.where(inval, np.inf, nec), sweep,
+                   reach_margin_mps(v1, v0, inp.accel_mps2 * dt),
+                   speed_margin_mps(v1, inp.vh_mps), orca)
+
+
+def solve_safe_step(inp: StepInput, *, assertions: bool | None = None) -> SafeStepResult:
+    """Safe end velocities (m/s, relative to the support) of N agents for one step, with labels,
+    flags, commit times, reference and signed margins.
+
+    Order: exact closest verified velocity to the preferred one (label SAFE) -> F1 (ORCA lines
+    relaxed, braking velocity closest to vStop in the corridor half-planes and the reachable
+    disk; "dynamic avoidance failed") -> F2 (strongest reachable braking towards vStop, truncated
+    at the first sweep contact; "no stop guarantee") -> F3 ("solve failed", velocity kept).
+    An unreachable stop target (R2) or a missing reference never yields SAFE. In assertion mode
+    the committed step is re-checked by :mod:`navproof.boundary_monitor`.
+    Claim: B1-B6, S3, R1, R2, V1, V2, W1, F1, F2, F3.
+    """
+    inp = check_valid_step_input(inp)
+    n = inp.count
+    dt = inp.dt_s
+    prep = _prepare(inp)
+    velocity = inp.velocity_mps.copy()
+    label = np.full(n, SOLVE_FAILED, dtype=np.int8)
+    flags = np.zeros(n, dtype=np.uint8)
+    commit = np.full(n, dt)
+    every = np.arange(n)
+    found, v1 = _solve_rounds(inp, prep, every, inp.preferred_mps, True, True, True)
+    velocity[found] = v1[found]
+    label[found] = SAFE
+    rest = np.flatnonzero(~found)
+    if rest.size:
+        # F1: relax only the dynamic-neighbour lines, aim at the stop target
+        f1, v1 = _solve_rounds(inp, prep, rest, prep.ref.v_stop_mps[rest], False, False, False)
+        velocity[rest[f1]] = v1[f1]
+        label[rest[f1]] = DYNAMIC_AVOIDANCE_FAILED
+        rest = rest[~f1]
+    if rest.size:
+        # F2: strongest reachable braking towards vStop, truncated by the sweep
+        v0 = inp.velocity_mps[rest]
+        toward = prep.ref.v_stop_mps[rest] - v0
+        length = np.linalg.norm(toward, axis=1)
+        reach = inp.accel_mps2[rest] * dt
+        scale = np.where(length > reach, reach / np.where(length > 0.0, length, 1.0), 1.0)
+        v_brake = v0 + toward * scale[:, None]
+        finite = np.all(np.isfinite(v_brake), axis=1)
+        nb = inp.neighbors
+        if nb is not None and nb.valid.shape[1]:
+            sub = nb.take(rest)
+            t_stop = first_contact_time_s(inp.position_m[rest], prep.u[rest], v0, v_brake, dt,
+                                          sub.position_m, sub.velocity_mps, sub.valid,
+                                          inp.radius_m[rest, None] + sub.radius_m)
+        else:
+            t_stop = np.full(rest.size, dt)
+        ok = rest[finite]
+        velocity[ok] = v_brake[finite]
+        label[ok] = NO_STOP_GUARANTEE
+        commit[ok] = t_stop[finite]
+        flags[ok[t_stop[finite] < dt]] |= FLAG_TRUNCATED
+        commit[rest[~finite]] = 0.0
+    no_ref = ~prep.ref.exists
+    unreachable = prep.ref.exists & ~prep.ref.reachable
+    flags[no_ref] |= FLAG_NO_REFERENCE
+    flags[unreachable] |= FLAG_CARRY_EXCEEDS_CANCEL
+    label[(label == SAFE) & (no_ref | unreachable)] = NO_STOP_GUARANTEE
+    result = SafeStepResult(velocity, label, flags, commit, prep.ref, prep.cmax,
+                            _margins(inp, prep, velocity))
+    if assertions_enabled(assertions):
+        from navproof.boundary_monitor import check_committed_step
+
+        check_committed_step(inp, result)
+    return result
