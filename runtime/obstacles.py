@@ -178,7 +178,8 @@ class ObstacleSet:
         An edge (vertex ``v`` to ``next[v]``) is a neighbour when the agent is strictly on its
         right (it can see the solid side's boundary) and the segment is closer than
         ``sqrt(range_sq)``; RVO2 uses ``range = timeHorizonObst * maxSpeed + radius``.
-        Padded with -1. Claim: O5.
+        Padded with -1. Edges at exactly equal distance keep vertex order (RVO2 keeps its tree
+        traversal order there; only exact ties can differ). Claim: O5.
         """
         n = position.shape[0]
         e = self.point.shape[0]
