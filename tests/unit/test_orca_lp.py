@@ -1,0 +1,128 @@
+"""Batched linear programs 1/2/3 against hand-solved cases and the reference port.
+
+Claims: O1 (no constraint), O2 (closest point in disk ∩ half-planes), O4 (degraded fallback).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from navproof.lp import line_violation, solve_closest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
+import rvo2_reference as ref  # noqa: E402
+
+
+def _one(pref, radius, lines, num_hard=0):
+    k = len(lines)
+    point = np.array([[p for p, _ in lines]], dtype=float).reshape(1, k, 2)
+    direction = np.array([[d for _, d in lines]], dtype=float).reshape(1, k, 2)
+    valid = np.ones((1, k), dtype=bool)
+    return solve_closest(np.array([pref], float), np.array([radius], float), point, direction,
+                         valid, np.array([num_hard]))
+
+
+def test_no_lines_returns_preferred_inside_disk() -> None:
+    res = _one((0.3, -0.4), 1.0, [])
+    assert res.feasible[0]
+    assert res.velocity[0].tolist() == [0.3, -0.4]
+
+
+def test_no_lines_clamps_preferred_to_disk() -> None:
+    res = _one((3.0, 4.0), 1.0, [])
+    np.testing.assert_allclose(res.velocity[0], [0.6, 0.8])
+
+
+def test_single_line_projects_preferred() -> None:
+    # permitted side is left of direction (0, 1): x <= 0.5
+    res = _one((1.0, 0.2), 2.0, [((0.5, 0.0), (0.0, 1.0))])
+    np.testing.assert_allclose(res.velocity[0], [0.5, 0.2])
+    assert res.feasible[0]
+
+
+def test_line_satisfied_leaves_preferred() -> None:
+    res = _one((-1.0, 0.2), 2.0, [((0.5, 0.0), (0.0, 1.0))])
+    np.testing.assert_allclose(res.velocity[0], [-1.0, 0.2])
+
+
+def test_two_lines_corner() -> None:
+    # x <= 0.5 and y <= 0.25 (direction (-1, 0) permits the side below)
+    res = _one((1.0, 1.0), 2.0, [((0.5, 0.0), (0.0, 1.0)), ((0.0, 0.25), (-1.0, 0.0))])
+    np.testing.assert_allclose(res.velocity[0], [0.5, 0.25])
+
+
+def test_line_and_disk_intersection() -> None:
+    res = _one((1.0, 1.0), 1.0, [((0.6, 0.0), (0.0, 1.0))])
+    np.testing.assert_allclose(res.velocity[0], [0.6, 0.8])
+
+
+def test_opposite_parallel_lines_fall_back_and_are_labelled() -> None:
+    # x <= -0.5 and x >= 0.5 cannot both hold: the fallback splits the violation
+    lines = [((-0.5, 0.0), (0.0, 1.0)), ((0.5, 0.0), (0.0, -1.0))]
+    res = _one((0.0, 0.3), 2.0, lines)
+    assert not res.feasible[0]
+    assert res.fail_line[0] == 1
+    np.testing.assert_allclose(res.velocity[0, 0], 0.0, atol=1e-12)
+    np.testing.assert_allclose(res.fallback_violation[0], 0.5)
+
+
+def test_fallback_keeps_hard_line() -> None:
+    # hard: x <= -0.5; soft: x >= 0.5 -> soft violated by 1, hard respected
+    lines = [((-0.5, 0.0), (0.0, 1.0)), ((0.5, 0.0), (0.0, -1.0))]
+    res = _one((0.0, 0.0), 2.0, lines, num_hard=1)
+    assert not res.feasible[0]
+    assert res.velocity[0, 0] <= -0.5 + 1e-12
+    np.testing.assert_allclose(res.fallback_violation[0], 1.0)
+
+
+def test_line_outside_disk_is_infeasible() -> None:
+    res = _one((0.0, 0.0), 1.0, [((2.0, 0.0), (0.0, -1.0))])   # needs x >= 2 with |v| <= 1
+    assert not res.feasible[0]
+    np.testing.assert_allclose(res.velocity[0], [1.0, 0.0], atol=1e-12)
+
+
+def test_invalid_slots_are_ignored() -> None:
+    point = np.array([[[0.5, 0.0], [9.0, 9.0]]])
+    direction = np.array([[[0.0, 1.0], [1.0, 0.0]]])
+    valid = np.array([[True, False]])
+    res = solve_closest(np.array([[1.0, 0.0]]), np.array([2.0]), point, direction, valid)
+    np.testing.assert_allclose(res.velocity[0], [0.5, 0.0])
+
+
+def test_line_violation_sign_convention() -> None:
+    point = np.array([[[0.5, 0.0]]])
+    direction = np.array([[[0.0, 1.0]]])
+    valid = np.ones((1, 1), bool)
+    assert line_violation(np.array([[1.0, 0.0]]), point, direction, valid)[0, 0] == pytest.approx(0.5)
+    assert line_violation(np.array([[0.0, 0.0]]), point, direction, valid)[0, 0] == pytest.approx(-0.5)
+
+
+def _random_lines(rng, n, k):
+    angle = rng.uniform(0, 2 * np.pi, (n, k))
+    direction = np.stack([np.cos(angle), np.sin(angle)], axis=-1)
+    point = rng.uniform(-1.5, 1.5, (n, k, 2))
+    return point, direction
+
+
+@pytest.mark.parametrize("k", [1, 3, 8, 15])
+def test_batch_matches_reference_linear_programs(k: int) -> None:
+    rng = np.random.default_rng(k)
+    n = 300
+    point, direction = _random_lines(rng, n, k)
+    counts = rng.integers(0, k + 1, n)
+    valid = np.arange(k)[None, :] < counts[:, None]
+    num_hard = np.minimum(rng.integers(0, 3, n), counts)
+    pref = rng.uniform(-2.5, 2.5, (n, 2))
+    radius = rng.uniform(0.5, 2.0, n)
+    res = solve_closest(pref, radius, point, direction, valid, num_hard)
+    for i in range(n):
+        lines = [ref.Line(ref.V(*point[i, j]), ref.V(*direction[i, j])) for j in range(counts[i])]
+        fail, v = ref.linear_program2(lines, radius[i], ref.V(*pref[i]), False, ref.V())
+        if fail < len(lines):
+            v = ref.linear_program3(lines, int(num_hard[i]), fail, radius[i], v)
+        np.testing.assert_allclose(res.velocity[i], [v.x, v.y], atol=1e-9, err_msg=f"row {i}")
+        assert bool(res.feasible[i]) == (fail == len(lines))
