@@ -250,8 +250,10 @@ class HandoffController:
     """
 
     def __init__(self, record: HandoffRecord, target: HandoffTarget, params: HandoffParams,
-                 *, epoch: int, assert_mode: bool | None = None) -> None:
+                 *, epoch: int, assert_mode: bool | None = None,
+                 listener: Callable[[HandoffEvent], None] | None = None) -> None:
         self.record = record
+        self.listener = listener
         self.target = target
         self.params = params
         self.epoch = epoch
@@ -263,6 +265,7 @@ class HandoffController:
         self._last_fb: Feedback | None = None
         self._tick = 0
         self._wait_logged_version: int | None = None
+        self._guarantee_voided = False
 
     # --- construction -----------------------------------------------------------------------
 
@@ -270,14 +273,15 @@ class HandoffController:
     def begin(
         cls, record: HandoffRecord, target: HandoffTarget, params: HandoffParams, *,
         epoch: int, tick: int, feedback: Feedback, snapshot: Snapshot,
-        assert_mode: bool | None = None,
+        assert_mode: bool | None = None, listener: Callable[[HandoffEvent], None] | None = None,
     ) -> HandoffController:
         """Register a new handoff: ``Following -> Approaching`` with the deadline counted from
         this tick and the attempt budget of the profile; the first access attempt is registered
         and dispatched when the body is at rest, otherwise it brakes first (Claim: H1, H5)."""
         if not feedback.valid:
             raise InvalidInput("feedback", feedback, "must be finite to begin a handoff")
-        ctrl = cls(record, target, params, epoch=epoch, assert_mode=assert_mode)
+        ctrl = cls(record, target, params, epoch=epoch, assert_mode=assert_mode,
+                   listener=listener)
         ctrl._tick = tick
         spec = ActionSpec(
             action_id=target.action_id,
@@ -314,7 +318,7 @@ class HandoffController:
     def recover(
         cls, record: HandoffRecord, target: HandoffTarget, params: HandoffParams, *,
         epoch: int, tick: int, feedback: Feedback, snapshot: Snapshot,
-        assert_mode: bool | None = None,
+        assert_mode: bool | None = None, listener: Callable[[HandoffEvent], None] | None = None,
     ) -> HandoffController:
         """Resume an action after a process restart (Claim: H7, H8).
 
@@ -326,7 +330,8 @@ class HandoffController:
         is on the edge and stopped.
         """
         row = record.load(target.action_id)
-        ctrl = cls(record, target, params, epoch=epoch, assert_mode=assert_mode)
+        ctrl = cls(record, target, params, epoch=epoch, assert_mode=assert_mode,
+                   listener=listener)
         ctrl._tick = tick
         ctrl._last_fb = feedback
         ctrl._expected_velocity = feedback.velocity if feedback.valid else np.zeros(2)
@@ -382,6 +387,7 @@ class HandoffController:
         )
         if moving:
             ctrl._start_brake(feedback)
+        ctrl._guarantee_voided = ctrl._signed_edge_distance_m(feedback) > EPS
         return ctrl
 
     # --- state --------------------------------------------------------------------------------
@@ -423,6 +429,8 @@ class HandoffController:
             phase=self.row.phase, kind=kind, message=message,
             position_xy_m=pos, speed_mps=speed,
         ))
+        if self.listener is not None:
+            self.listener(self.events[-1])
 
     def _decide(self, kind: str, fb: Feedback | None, *, new_phase: Phase | None = None,
                 updates: dict[str, Any] | None = None,
@@ -665,12 +673,16 @@ class HandoffController:
         actual velocity; no snapping back, no clamp counted as braking (Claim: H8)."""
         if phase not in (Phase.APPROACHING, Phase.STOPPING, Phase.AT_BOUNDARY):
             return False
-        crossed = self._signed_edge_distance_m(fb) > EPS
-        support_changed = fb.support_id not in (None, self.target.support_id)
+        # Once void, the brake from the actual velocity owns the body; only a new deviation
+        # from what it commands re-triggers.
+        crossed = self._signed_edge_distance_m(fb) > EPS and not self._guarantee_voided
+        support_changed = (fb.support_id not in (None, self.target.support_id)
+                           and not self._guarantee_voided)
         deviation = float(np.hypot(*(fb.velocity - self._expected_velocity)))
         overspeed = deviation > self.params.stop_speed_threshold_mps + EPS
         if not (crossed or support_changed or overspeed):
             return False
+        self._guarantee_voided = True
         causes = [c for c, hit in (("crossed the common edge", crossed),
                                    ("support changed", support_changed),
                                    ("velocity not explained by the commands", overspeed)) if hit]

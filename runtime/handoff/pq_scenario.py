@@ -211,11 +211,10 @@ class _Printer:
                        f"{round(speed_mps, 4) + 0.0:8.4f} {marker} {note}\n")
         self.out.flush()
 
-    def events(self, events: list[HandoffEvent]) -> None:
-        for ev in events:
-            self.row(time_s=ev.time_s, tick=ev.tick, phase=ev.phase, x_m=ev.position_xy_m[0],
-                     speed_mps=ev.speed_mps, kind=ev.kind, note=ev.message)
-        events.clear()
+    def event(self, ev: HandoffEvent) -> None:
+        """Print a controller event as it happens (so a killed run shows its last decision)."""
+        self.row(time_s=ev.time_s, tick=ev.tick, phase=ev.phase, x_m=ev.position_xy_m[0],
+                 speed_mps=ev.speed_mps, kind=ev.kind, note=ev.message)
 
 
 def _crash(stage: str, time_s: float, crash_at_s: float | None, crash_stage: str,
@@ -264,6 +263,7 @@ def _run(db: Path, world_path: Path, resume: bool, crash_at_s: float | None, cra
          pace_s: float, params: HandoffParams, out: TextIO, push_at_s: float | None,
          push_velocity: tuple[float, float] | None) -> PQResult:
     target = pq_target()
+    world = PQWorld.load(world_path) if resume else None
     with HandoffRecord.open(db) as record:
         existing = record.action_ids()
         if not resume and existing:
@@ -276,34 +276,31 @@ def _run(db: Path, world_path: Path, resume: bool, crash_at_s: float | None, cra
                   "sqrt(3) X, k = 2); foot at X = -0.09, a = 1 m/s^2, vCap = 1 m/s\n")
         out.write(f"record {db}\n")
         out.write("  t [s] tick phase          X [m]  v [m/s]   note (* = decision or event)\n")
-        if resume:
-            world = PQWorld.load(world_path)
-            epoch = record.begin_run("recover")
-        else:
+        if world is None:
             world = PQWorld(path=world_path, step_s=params.step_s, push_at_s=push_at_s,
                             push_velocity_xy_mps=None if push_velocity is None
                             else list(push_velocity))
-            epoch = record.begin_run("start")
             world.persist()
+        epoch = record.begin_run("recover" if resume else "start")
         tick = round(world.time_s / params.tick_s)
         fb, snap = world.feedback(), world.snapshot()
-        if resume and ACTION_ID in existing:
+        if ACTION_ID in existing:
             ctrl = HandoffController.recover(record, target, params, epoch=epoch, tick=tick,
-                                             feedback=fb, snapshot=snap)
-            printer.events(ctrl.events)
+                                             feedback=fb, snapshot=snap,
+                                             listener=printer.event)
             if world.last_report is not None:
                 ctrl.accept(world.report_from(world.last_report))
-                printer.events(ctrl.events)
         else:
+            # a run killed before it registered the action: the handoff begins from the actual
+            # state of the world
             ctrl = HandoffController.begin(record, target, params, epoch=epoch, tick=tick,
-                                           feedback=fb, snapshot=snap)
-            printer.events(ctrl.events)
+                                           feedback=fb, snapshot=snap,
+                                           listener=printer.event)
         limit_tick = record.load(ACTION_ID).deadline_tick + params.handoff_deadline_ticks
         while True:
             tick = round(world.time_s / params.tick_s)
             fb, snap = world.feedback(), world.snapshot()
             ctrl.tick(tick, fb, snap)
-            printer.events(ctrl.events)
             _crash("tick", world.time_s, crash_at_s, crash_stage, out)
             if ctrl.done or tick > limit_tick:
                 break
@@ -314,7 +311,6 @@ def _run(db: Path, world_path: Path, resume: bool, crash_at_s: float | None, cra
             report = world.apply(cmd)
             _crash("applied", world.time_s, crash_at_s, crash_stage, out)
             ctrl.accept(report)
-            printer.events(ctrl.events)
             printer.row(time_s=world.time_s, tick=round(world.time_s / params.tick_s),
                         phase=ctrl.row.phase, x_m=world.position_xy_m[0],
                         speed_mps=float(np.hypot(*world.velocity_xy_mps)), kind="step",
