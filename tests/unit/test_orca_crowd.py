@@ -1,0 +1,162 @@
+"""Crowd simulator: input validation (state unchanged), agents in and out, diagnostics.
+
+Claims: O1 (free agent keeps its preferred velocity), O4 (diagnostics of degraded solves).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from navproof.crowd import AgentDefaults, Crowd
+from navproof.errors import InvalidInput
+
+
+def _crowd() -> Crowd:
+    crowd = Crowd(0.25, defaults=AgentDefaults(10.0, 5, 2.0, 2.0, 0.5, 1.0))
+    crowd.add_agents([(0.0, 0.0), (5.0, 0.0), (20.0, 20.0)],
+                     pref_velocity=[(1.0, 0.0), (-1.0, 0.0), (0.3, 0.4)])
+    return crowd
+
+
+def _state(crowd: Crowd) -> dict:
+    return {k: copy.deepcopy(v) for k, v in vars(crowd).items() if isinstance(v, np.ndarray)}
+
+
+def _assert_same(a: dict, b: dict) -> None:
+    assert a.keys() == b.keys()
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    ({"position": [(float("nan"), 0.0)]}, "position[0, 0]"),
+    ({"position": [(0.0, float("inf"))]}, "position[0, 1]"),
+    ({"position": [(0.0, 0.0)], "radius": -1.0}, "radius[0]"),
+    ({"position": [(0.0, 0.0)], "max_speed": -0.1}, "max_speed[0]"),
+    ({"position": [(0.0, 0.0)], "time_horizon": 0.0}, "time_horizon[0]"),
+    ({"position": [(0.0, 0.0)], "time_horizon_obst": -2.0}, "time_horizon_obst[0]"),
+    ({"position": [(0.0, 0.0)], "neighbor_dist": float("nan")}, "neighbor_dist"),
+    ({"position": [(0.0, 0.0)], "max_neighbors": 2.5}, "max_neighbors[0]"),
+    ({"position": [(0.0, 0.0)], "velocity": [(0.0, float("nan"))]}, "velocity[0, 1]"),
+    ({"position": [(0.0, 0.0, 0.0)]}, "position"),
+])
+def test_bad_agent_input_names_field_and_changes_nothing(kwargs, field) -> None:
+    crowd = _crowd()
+    before = _state(crowd)
+    with pytest.raises(InvalidInput) as err:
+        crowd.add_agents(**kwargs)
+    assert err.value.field == field
+    assert "must" in err.value.rule
+    _assert_same(before, _state(crowd))
+
+
+def test_bad_time_step() -> None:
+    for value in (0.0, -0.1, float("nan")):
+        with pytest.raises(InvalidInput):
+            Crowd(value)
+    crowd = _crowd()
+    with pytest.raises(InvalidInput) as err:
+        crowd.set_time_step(0.0)
+    assert err.value.field == "time_step"
+    assert crowd.time_step == 0.25
+
+
+def test_unknown_agent_index_is_index_error_naming_it() -> None:
+    crowd = _crowd()
+    before = _state(crowd)
+    with pytest.raises(IndexError, match=r"agent = 7: no such agent \(0 <= agent < 3\)"):
+        crowd.set_agent_vector("pref_velocity", 7, (1.0, 0.0))
+    with pytest.raises(IndexError):
+        crowd.remove_agent(-1)
+    with pytest.raises(IndexError):
+        crowd.set_agent_scalar("radius", 3, 1.0)
+    _assert_same(before, _state(crowd))
+
+
+def test_bad_setter_values_keep_state() -> None:
+    crowd = _crowd()
+    before = _state(crowd)
+    with pytest.raises(InvalidInput):
+        crowd.set_agent_scalar("radius", 0, -1.0)
+    with pytest.raises(InvalidInput):
+        crowd.set_agent_vector("velocity", 0, (float("inf"), 0.0))
+    with pytest.raises(InvalidInput):
+        crowd.set_pref_velocities(np.zeros((2, 2)))
+    _assert_same(before, _state(crowd))
+
+
+def test_bad_obstacle_keeps_state() -> None:
+    crowd = _crowd()
+    with pytest.raises(InvalidInput):
+        crowd.add_obstacle([(0.0, 0.0)])
+    assert crowd.obstacles.polygons == []
+
+
+def test_free_agent_keeps_preferred_velocity() -> None:
+    crowd = _crowd()
+    diag = crowd.step()
+    assert diag.constraint_count[2] == 0
+    assert crowd.velocity[2].tolist() == [0.3, 0.4]
+    np.testing.assert_allclose(crowd.position[2], [20.075, 20.1])
+    assert crowd.global_time == 0.25
+
+
+def test_remove_agent_shifts_rows() -> None:
+    crowd = _crowd()
+    crowd.remove_agent(0)
+    assert crowd.num_agents == 2
+    np.testing.assert_array_equal(crowd.position[0], [5.0, 0.0])
+    crowd.step()
+
+
+def test_obstacle_added_after_steps_takes_effect() -> None:
+    crowd = _crowd()
+    crowd.step()
+    crowd.add_obstacle([(1.0, -1.0), (1.5, -1.0), (1.5, 1.0), (1.0, 1.0)])
+    diag = crowd.step()
+    assert diag.num_hard[0] >= 1
+
+
+def test_diagnostics_of_a_squeezed_agent() -> None:
+    crowd = Crowd(0.25, defaults=AgentDefaults(5.0, 10, 2.0, 2.0, 1.0, 1.0))
+    crowd.add_agents([(0, 0), (2.1, 0), (-2.1, 0), (0, 2.1), (0, -2.1)],
+                     velocity=[(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)],
+                     pref_velocity=[(1, 0), (-1, 0), (1, 0), (0, -1), (0, 1)])
+    diag = crowd.step()
+    assert not diag.feasible[0]
+    assert not diag.zero_velocity_feasible[0]
+    assert diag.max_violation[0] > 0.1
+    assert diag.conflicting[0].sum() >= 2
+    rec = diag.record(0)
+    assert rec.label.startswith("degraded")
+    assert rec.constraint_count == 4 and rec.obstacle_constraint_count == 0
+    assert rec.snapshot_time_s == 0.0
+    text = str(rec)
+    assert "degraded" in text and "largest violation" in text
+    data = rec.as_dict()
+    assert data["conflicting_constraints"] == rec.conflicting_constraints
+    with pytest.raises(IndexError):
+        diag.record(5)
+
+
+def test_active_constraints_of_a_feasible_solve() -> None:
+    crowd = Crowd(0.25, defaults=AgentDefaults(10.0, 5, 2.0, 2.0, 0.5, 2.0))
+    crowd.add_agents([(0, 0), (2, 0)], velocity=[(1, 0), (-1, 0)],
+                     pref_velocity=[(1, 0), (-1, 0)])
+    diag = crowd.step()
+    assert diag.feasible.all()
+    assert diag.active[0, 0] and diag.active[1, 0]
+    assert not diag.conflicting.any()
+    assert diag.zero_velocity_feasible.all()
+
+
+def test_snapshot_is_taken_before_anyone_moves() -> None:
+    # agents 0 and 1 are symmetric: with one snapshot their new velocities mirror exactly
+    crowd = Crowd(0.25, defaults=AgentDefaults(10.0, 5, 2.0, 2.0, 0.5, 2.0))
+    crowd.add_agents([(-1.5, 0.2), (1.5, -0.2)], velocity=[(1, 0), (-1, 0)],
+                     pref_velocity=[(1, 0), (-1, 0)])
+    crowd.step()
+    np.testing.assert_allclose(crowd.velocity[0], -crowd.velocity[1], atol=1e-12)
