@@ -1,0 +1,189 @@
+"""The combined per-step solve: exact closest point, verification and fallback order
+(claims B4, B5, S3, R2, V1, V2, W1, F1-F3, O2), with seed 000's worked examples."""
+
+import numpy as np
+import pytest
+
+from navproof import boundary as b
+from navproof import safe_step as ss
+from navproof.boundary_monitor import check_committed_step
+from navproof.errors import InvalidInput, ObligationViolation
+
+DT = 0.1
+
+
+def step(x0, v0, pref, *, u=(0.0, 0.0), normals=((1.0, 0.0),), offsets=(0.0,), vh=2.0, a=1.0,
+         orca=None, neighbors=None, edge_velocity=None):
+    k = len(normals)
+    edges = b.EdgeSet.build(np.array([normals], float), np.array([offsets], float),
+                            edge_velocity_mps=None if edge_velocity is None else
+                            np.array([edge_velocity], float))
+    kw = {}
+    if orca is not None:
+        point, direction = orca
+        kw = dict(orca_point=np.array([[point]], float),
+                  orca_direction=np.array([[direction]], float),
+                  orca_valid=np.ones((1, 1), bool))
+    assert edges.normal.shape == (1, k, 2)
+    return ss.StepInput(np.array([x0], float), np.array([v0], float), np.array([pref], float),
+                        DT, b.Support.translating(np.array([u], float)), edges, np.array([vh]),
+                        np.array([a]), np.array([0.3]), neighbors=neighbors, **kw)
+
+
+def test_free_agent_gets_its_preferred_velocity():
+    res = ss.solve_safe_step(step([-5.0, 0.0], [0.0, 0.0], [0.05, 0.03]), assertions=True)
+    assert res.velocity_mps[0].tolist() == pytest.approx([0.05, 0.03])
+    assert res.label_names() == ["safe"]
+    assert res.commit_time_s[0] == DT
+
+
+def test_f1_wall_at_point_one_metre_against_orca_demanding_one_and_a_half():
+    # B1: 0.1 m from the wall, dt = 0.1 s -> rightward speed <= 1 m/s
+    s = np.array([[0.1]])
+    assert b.step_halfplane_offset_mps(s, DT, 0.0, 0.0)[0, 0] == pytest.approx(1.0)
+    # ORCA's only feasible side: rightward speed >= 1.5 (allowed side left of direction (0, -1))
+    inp = step([-0.1, 0.0], [1.0, 0.0], [1.6, 0.0], a=20.0, orca=([1.5, 0.0], [0.0, -1.0]))
+    res = ss.solve_safe_step(inp, assertions=True)
+    assert res.label_names() == ["dynamic avoidance failed"]
+    # braking velocity closest to vStop = 0, inside the corridor
+    assert res.velocity_mps[0].tolist() == pytest.approx([0.0, 0.0], abs=1e-6)
+    assert res.margins.orca_mps[0, 0] < 0.0
+    assert res.margins.edge_curve_m[0, 0] >= 0.0
+
+
+def test_b5_one_mps2_budget_has_no_braking_solution_and_claims_no_safety():
+    inp = step([-0.05, 0.0], [0.0, 0.0], [0.0, 0.0], u=(1.0, 0.0), vh=2.0, a=1.0)
+    res = ss.solve_safe_step(inp, assertions=True)
+    assert res.label[0] == ss.NO_STOP_GUARANTEE
+    assert res.label_names()[0] != "safe"
+    # strongest reachable braking towards vStop = (-1, 0)
+    assert res.velocity_mps[0].tolist() == pytest.approx([-0.1, 0.0])
+    # with 10 m/s^2 the curve can brake to v1 = -1 and stay inside
+    strong = ss.solve_safe_step(step([-0.05, 0.0], [0.0, 0.0], [0.0, 0.0], u=(1.0, 0.0), vh=2.0,
+                                     a=20.0), assertions=True)
+    assert strong.label_names()[0] in ("safe", "dynamic avoidance failed")
+    assert strong.velocity_mps[0, 0] <= -1.0 + 1e-6
+    assert strong.margins.edge_curve_m[0, 0] >= 0.0
+
+
+def test_r2_support_carry_exceeding_the_cap_is_never_safe():
+    inp = step([-5.0, 0.0], [-0.8, 0.0], [-0.8, 0.0], u=(1.0, 0.0), vh=0.8, a=1.0)
+    res = ss.solve_safe_step(inp, assertions=True)
+    assert res.reference.v_stop_mps[0].tolist() == pytest.approx([-1.0, 0.0])
+    assert res.flags[0] & ss.FLAG_CARRY_EXCEEDS_CANCEL
+    assert ss.FLAG_NAMES[ss.FLAG_CARRY_EXCEEDS_CANCEL] == "support carry exceeds cancel capacity"
+    assert res.label[0] != ss.SAFE
+
+
+def test_pq_orca_asking_two_mps_towards_q_is_rejected():
+    inp = step([-0.1, 0.0], [0.08, 1.8], [2.0, 0.0], vh=2.0, a=1.0)
+    res = ss.solve_safe_step(inp, assertions=True)
+    assert res.label_names() == ["safe"]
+    assert res.velocity_mps[0, 0] <= 0.1 / 1.1 + 1e-9
+    assert res.margins.envelope_m[0, 0] >= 0.0
+    assert res.margins.necessary_mps[0, 0] >= 0.0
+    # v = (0.08, 1.8) itself is admissible: it stays in P
+    keep = ss.solve_safe_step(step([-0.1, 0.0], [0.08, 1.8], [0.08, 1.8]), assertions=True)
+    assert keep.velocity_mps[0].tolist() == pytest.approx([0.08, 1.8])
+    assert keep.label_names() == ["safe"]
+
+
+def test_s6_zero_margin_allows_retreat_and_sliding():
+    for pref, expect in (([-1.0, 0.0], [-0.1, 0.0]), ([0.0, 1.0], [0.0, 0.1])):
+        res = ss.solve_safe_step(step([0.0, 0.0], [0.0, 0.0], pref), assertions=True)
+        assert res.label_names() == ["safe"]
+        assert res.velocity_mps[0].tolist() == pytest.approx(expect, abs=1e-6)
+
+
+def test_sweep_rejects_candidates_that_pass_through_a_neighbour():
+    # 1.6 m/s towards a neighbour 0.75 m ahead, combined radius 0.6 m: the end is 0.59 m away
+    nb = ss.Neighbors(np.array([[[0.75, 0.0]]]), np.zeros((1, 1, 2)), np.array([[0.3]]),
+                      np.ones((1, 1), bool))
+    res = ss.solve_safe_step(step([0.0, 0.0], [1.6, 0.0], [1.6, 0.0], normals=((0.0, 1.0),),
+                                  offsets=(10.0,), a=1.0, neighbors=nb), assertions=True)
+    assert res.label[0] == ss.DYNAMIC_AVOIDANCE_FAILED
+    assert res.velocity_mps[0].tolist() == pytest.approx([1.5, 0.0])
+    # the same step without the neighbour keeps the preferred velocity
+    free = ss.solve_safe_step(step([0.0, 0.0], [1.6, 0.0], [1.6, 0.0], normals=((0.0, 1.0),),
+                                   offsets=(10.0,), a=1.0), assertions=True)
+    assert free.label[0] == ss.SAFE and free.velocity_mps[0, 0] == pytest.approx(1.6)
+
+
+def test_closest_candidates_is_the_exact_optimum():
+    rng = np.random.default_rng(11)
+    m, k = 300, 4
+    ang = rng.uniform(0, 2 * np.pi, (m, k))
+    normal = np.stack([np.cos(ang), np.sin(ang)], axis=-1)
+    offset = rng.uniform(-0.5, 1.0, (m, k))
+    pref = rng.normal(size=(m, 2)) * 2
+    centre = np.stack([np.zeros((m, 2)), rng.normal(size=(m, 2)) * 0.5], axis=1)
+    radius = np.stack([np.full(m, 1.5), rng.uniform(0.2, 1.0, m)], axis=1)
+    cand, dist = ss.closest_candidates(pref, normal, offset, np.ones((m, k), bool), centre,
+                                       radius, np.ones((m, 2), bool))
+    g = np.linspace(-2, 2, 401)
+    grid = np.stack(np.meshgrid(g, g), axis=-1).reshape(-1, 2)
+    for i in range(0, m, 10):
+        feas = np.all(grid @ normal[i].T <= offset[i], axis=1)
+        for dcent, drad in zip(centre[i], radius[i], strict=True):
+            feas &= np.linalg.norm(grid - dcent, axis=1) <= drad
+        if not feas.any():
+            assert not np.isfinite(dist[i, 0]) or dist[i, 0] >= 0.0
+            continue
+        best = np.linalg.norm(grid[feas] - pref[i], axis=1).min()
+        assert np.isfinite(dist[i, 0])
+        assert dist[i, 0] <= best + 1e-9
+        # the optimum itself is feasible: no feasible point is closer, it is one of them
+        v = cand[i, 0]
+        assert np.all(normal[i] @ v <= offset[i] + 1e-9)
+        assert np.all(np.linalg.norm(v - centre[i], axis=1) <= radius[i] + 1e-9)
+
+
+def test_with_orca_lines_from_the_orca_runtime():
+    orca = pytest.importorskip("navproof.orca")
+    pos = np.array([[-1.0, 0.0], [1.0, 0.0]])
+    vel = np.array([[1.0, 0.0], [-1.0, 0.0]])
+    radius = np.array([0.3, 0.3])
+    point, direction, valid = orca.agent_lines(pos, vel, radius, np.array([2.0, 2.0]), DT,
+                                               np.array([[1], [0]]))
+    edges = b.EdgeSet.build(np.array([[[0.0, 1.0]], [[0.0, 1.0]]]), np.array([[5.0], [5.0]]))
+    inp = ss.StepInput(pos, vel, vel.copy(), DT, b.Support.translating(np.zeros((2, 2))), edges,
+                       np.full(2, 2.0), np.full(2, 5.0), radius, orca_point=point,
+                       orca_direction=direction, orca_valid=valid,
+                       neighbors=ss.Neighbors.gather(np.array([[1], [0]]), pos, vel, radius))
+    res = ss.solve_safe_step(inp, assertions=True)
+    assert np.all(res.label == ss.SAFE)
+    assert np.all(res.margins.orca_mps >= -1e-9)
+    assert np.all(res.margins.sweep_m >= -1e-9)
+
+
+def test_monitor_raises_with_claim_agent_and_margin():
+    inp = step([-5.0, 0.0], [0.0, 0.0], [0.05, 0.0])
+    res = ss.solve_safe_step(inp, assertions=False)
+    forged = ss.SafeStepResult(np.array([[1.0, 0.0]]), res.label, res.flags, res.commit_time_s,
+                               res.reference, res.cmax_mps, res.margins)
+    with pytest.raises(ObligationViolation) as err:
+        check_committed_step(ss.check_valid_step_input(inp), forged)
+    assert err.value.claim_id == "V2"
+    assert err.value.agent == 0
+    assert err.value.margin == pytest.approx(-0.9)
+
+
+def test_bad_inputs_are_refused_and_nothing_changes():
+    inp = step([-5.0, 0.0], [0.0, 0.0], [0.05, 0.0])
+    with pytest.raises(InvalidInput, match="dt_s"):
+        ss.solve_safe_step(ss.StepInput(**{**inp.__dict__, "dt_s": 0.0}))
+    with pytest.raises(InvalidInput, match="velocity_mps"):
+        ss.solve_safe_step(ss.StepInput(**{**inp.__dict__,
+                                           "velocity_mps": np.array([[np.nan, 0.0]])}))
+    with pytest.raises(InvalidInput, match="accel_mps2"):
+        ss.solve_safe_step(ss.StepInput(**{**inp.__dict__, "accel_mps2": np.array([0.0])}))
+    with pytest.raises(InvalidInput, match="vh_mps"):
+        ss.solve_safe_step(ss.StepInput(**{**inp.__dict__, "vh_mps": np.array([-1.0])}))
+    assert inp.velocity_mps.tolist() == [[0.0, 0.0]]
+
+
+def test_labels_are_small_ints_with_a_name_table():
+    res = ss.solve_safe_step(step([-5.0, 0.0], [0.0, 0.0], [0.0, 0.0]))
+    assert res.label.dtype == np.int8
+    assert ss.LABEL_NAMES[ss.SOLVE_FAILED] == "solve failed"
+    assert "no solution exists" not in ss.LABEL_NAMES
