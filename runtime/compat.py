@@ -232,7 +232,8 @@ class RVOSimulator:
 
     def queryVisibility(self, point1: tuple[float, float], point2: tuple[float, float],  # noqa: N802
                         radius: float = 0.0) -> bool:
-        """True when no obstacle edge comes within ``radius`` (m) of the segment point1-point2.
+        """True when no obstacle edge crosses or comes closer than ``radius`` (m) to the
+        segment point1-point2.
 
         An exact geometric test; RVO2 answers the same question through its partition tree.
         """
@@ -244,11 +245,13 @@ class RVOSimulator:
         if obs.point.shape[0] == 0:
             return True
         a, b = obs.point, obs.point[obs.next]
-        return bool(np.all(_segment_distance(q[0], q[1], a, b) >= radius))
+        dist, crossing = _segment_distance(q[0], q[1], a, b)
+        return bool(not np.any(crossing | (dist < radius)))
 
 
-def _segment_distance(p: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Distance (m) between segment p-q and each segment a[i]-b[i]."""
+def _segment_distance(p: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Distance (m) between segment p-q and each segment a[i]-b[i], and whether they cross."""
 
     def point_seg(x: np.ndarray, s0: np.ndarray, s1: np.ndarray) -> np.ndarray:
         d = s1 - s0
@@ -268,7 +271,7 @@ def _segment_distance(p: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray
     crossing = (d1 * d2 < 0) & (d3 * d4 < 0)
     dist = np.minimum.reduce([point_seg(pb, a, b), point_seg(qb, a, b), point_seg(a, pb, qb),
                               point_seg(b, pb, qb)])
-    return np.where(crossing, 0.0, dist)
+    return np.where(crossing, 0.0, dist), crossing
 
 
 PyRVOSimulator = RVOSimulator
