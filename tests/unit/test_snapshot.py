@@ -1,0 +1,61 @@
+"""Prediction snapshot discipline (claim P1)."""
+
+import numpy as np
+import pytest
+
+from navproof import boundary as b
+from navproof import safe_step as ss
+from navproof import snapshot as snap
+from navproof.errors import InvalidInput
+
+DT = 0.1
+
+
+def crowd(u):
+    n = 2
+    edges = b.EdgeSet.build(np.array([[[1.0, 0.0]]] * n), np.array([[0.0]] * n))
+    support = b.Support.translating(np.array(u, float), version=np.array([3, 3]))
+    inp = ss.StepInput(np.array([[-1.0, 0.0], [-1.0, 0.0]]), np.zeros((n, 2)),
+                       np.array([[0.5, 0.0], [0.5, 0.0]]), DT, support, edges, np.full(n, 2.0),
+                       np.full(n, 1.0), np.full(n, 0.3))
+    return inp
+
+
+def test_matching_snapshot_commits_the_candidate_unchanged():
+    inp = crowd([[0.0, 0.0], [0.0, 0.0]])
+    shot = snap.take_snapshot(4.0, inp.support, inp.edges)
+    res = ss.solve_safe_step(inp)
+    actual = snap.ActualState(4.0, inp.position_m, inp.velocity_mps, inp.support, inp.edges)
+    out, mismatch = snap.commit_step(shot, inp, res, actual)
+    assert not mismatch.any()
+    assert out is res
+
+
+def test_support_version_change_rebuilds_from_the_actual_state_only_for_that_agent():
+    inp = crowd([[0.0, 0.0], [0.0, 0.0]])
+    shot = snap.take_snapshot(4.0, inp.support, inp.edges)
+    res = ss.solve_safe_step(inp)
+    # agent 1's platform changed: now it carries 1 m/s towards the fixed wall, version 4
+    new_support = b.Support.translating(np.array([[0.0, 0.0], [1.0, 0.0]]),
+                                        version=np.array([3, 4]))
+    actual_pos = np.array([[-1.0, 0.0], [-0.3, 0.0]])
+    actual = snap.ActualState(4.0, actual_pos, np.zeros((2, 2)), new_support, inp.edges)
+    out, mismatch = snap.commit_step(shot, inp, res, actual, assertions=True)
+    assert mismatch.tolist() == [False, True]
+    assert out.velocity_mps[0].tolist() == res.velocity_mps[0].tolist()
+    # rebuilt against the new carry: the old (zero) platform velocity is not reused
+    assert out.reference.r_mps[1].tolist() == pytest.approx([0.0, 0.0])
+    assert out.reference.v_stop_mps[1].tolist() == pytest.approx([-1.0, 0.0])
+    assert out.velocity_mps[1, 0] < 0.0
+
+
+def test_edge_version_or_time_origin_change_is_a_mismatch():
+    inp = crowd([[0.0, 0.0], [0.0, 0.0]])
+    shot = snap.take_snapshot(4.0, inp.support, inp.edges)
+    moved = b.EdgeSet(inp.edges.normal, inp.edges.offset_m, inp.edges.valid, inp.edges.edge_id,
+                      inp.edges.owner, b.Motion.translating(np.zeros((2, 1, 2)),
+                                                            version=np.array([[0], [7]])))
+    assert snap.snapshot_mismatch(shot, 4.0, inp.support, moved).tolist() == [False, True]
+    assert snap.snapshot_mismatch(shot, 4.1, inp.support, inp.edges).tolist() == [True, True]
+    with pytest.raises(InvalidInput, match="time_origin_s"):
+        snap.take_snapshot(np.nan, inp.support, inp.edges)
