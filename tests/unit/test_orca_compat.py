@@ -114,23 +114,37 @@ def test_query_visibility() -> None:
     assert not sim.queryVisibility((0.0, -3.5), (10.0, -3.5), 1.0)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("rvo2") is None, reason="rvo2 bindings not installed")
-def test_against_installed_rvo2_bindings() -> None:
-    import rvo2
+@pytest.mark.skipif(importlib.util.find_spec("pyrvo") is None,
+                    reason="the pyrvo bindings of the C++ RVO2 library are not installed")
+@pytest.mark.parametrize("seed", range(3))
+def test_against_the_cpp_library(seed: int) -> None:
+    """The real library (float32) and the crowd (float64) agree to 1e-4 over several steps."""
+    import pyrvo
 
-    real = rvo2.PyRVOSimulator(0.25, 15.0, 10, 5.0, 5.0, 2.0, 2.0)
-    ours = compat.RVOSimulator(0.25, 15.0, 10, 5.0, 5.0, 2.0, 2.0)
-    rng = np.random.default_rng(0)
-    for sim in (real, ours):
-        sim.addObstacle([(4.0, -6.0), (6.0, -6.0), (6.0, -4.0), (4.0, -4.0)])
-        sim.processObstacles()
-    pos = rng.uniform(-20, 20, (40, 2))
-    pref = rng.uniform(-1.5, 1.5, (40, 2))
-    for sim in (real, ours):
-        for i in range(40):
-            sim.addAgent(tuple(pos[i]))
-            sim.setAgentPrefVelocity(i, tuple(pref[i]))
-        sim.doStep()
-    for i in range(40):
-        np.testing.assert_allclose(ours.getAgentVelocity(i), real.getAgentVelocity(i), atol=1e-4)
-        np.testing.assert_allclose(ours.getAgentPosition(i), real.getAgentPosition(i), atol=1e-4)
+    rng = np.random.default_rng(seed)
+    n = 60
+    pos = rng.uniform(-15, 15, (n, 2))
+    vel = rng.uniform(-1.5, 1.5, (n, 2))
+    pref = rng.uniform(-2.5, 2.5, (n, 2))
+    rad = rng.uniform(0.3, 1.2, n)
+    obstacles = [[(-3, -3), (3, -3), (3, 3), (-3, 3)], [(5, 5), (9, 6)],
+                 [(-10, 0), (-6, 0), (-8, 4), (-7, 1)]]
+    real = pyrvo.RVOSimulator(0.25, 8.0, 6, 3.0, 2.0, 1.0, 2.0)
+    for i in range(n):
+        real.add_agent(tuple(pos[i]), 8.0, 6, 3.0, 2.0, float(rad[i]), 2.0, tuple(vel[i]))
+        real.set_agent_pref_velocity(i, tuple(pref[i]))
+    for poly in obstacles:
+        real.add_obstacle(poly)
+    real.process_obstacles()
+    crowd = Crowd(0.25)
+    crowd.add_agents(pos, velocity=vel, pref_velocity=pref, radius=rad, max_speed=2.0,
+                     neighbor_dist=8.0, max_neighbors=6, time_horizon=3.0, time_horizon_obst=2.0)
+    for poly in obstacles:
+        crowd.add_obstacle(poly)
+    for _ in range(3):
+        real.do_step()
+        crowd.step()
+        real_vel = np.array([real.get_agent_velocity(i).to_tuple() for i in range(n)])
+        real_pos = np.array([real.get_agent_position(i).to_tuple() for i in range(n)])
+        np.testing.assert_allclose(crowd.velocity, real_vel, atol=1e-4, rtol=0)
+        np.testing.assert_allclose(crowd.position, real_pos, atol=1e-4, rtol=0)
