@@ -28,6 +28,12 @@ MOTION_TRANSLATING = 1
 MOTION_RIGID = 2
 MOTION_NAMES = ("fixed", "translating", "rigid")
 
+EDGE_WALL = 0
+EDGE_PORTAL = 1
+EDGE_KIND_NAMES = ("wall", "portal")
+"""A wall must never be crossed and needs a stop envelope; a portal to the next same-gradient
+region of the route only bounds the step (B4/B5: at most up to the portal per step, C3)."""
+
 CERTIFIED_PIECES = 8
 """Sub-intervals of the step used by the certified second-order bound of rotating edges (B6)."""
 
@@ -151,7 +157,8 @@ class EdgeSet:
     """Per-agent boundary edges ``dot(normal, x) <= offset_m`` at time 0, shapes (N, K, ...).
 
     ``edge_id`` orders ties (R1); ``owner`` is the object (patch, corridor, platform) the edge
-    belongs to; ``motion`` has shape (N, K). Claim: B1, B3, B6, C1, R1.
+    belongs to; ``motion`` has shape (N, K); ``kind`` is EDGE_WALL or EDGE_PORTAL (None: all
+    walls). Claim: B1, B3, B6, C1, C3, R1.
     """
 
     normal: np.ndarray
@@ -160,11 +167,20 @@ class EdgeSet:
     edge_id: np.ndarray
     owner: np.ndarray
     motion: Motion
+    kind: np.ndarray | None = None
+
+    @property
+    def wall(self) -> np.ndarray:
+        """(N, K) True for valid wall edges (the ones that need a stop envelope)."""
+        if self.kind is None:
+            return self.valid
+        return self.valid & (self.kind == EDGE_WALL)
 
     @staticmethod
     def build(normal: np.ndarray, offset_m: np.ndarray, *, valid: np.ndarray | None = None,
               edge_velocity_mps: np.ndarray | None = None, motion: Motion | None = None,
-              edge_id: np.ndarray | None = None, owner: np.ndarray | None = None) -> EdgeSet:
+              edge_id: np.ndarray | None = None, owner: np.ndarray | None = None,
+              kind: np.ndarray | None = None) -> EdgeSet:
         """Validated edge set; fixed edges unless ``edge_velocity_mps`` or ``motion`` is given.
 
         Raises InvalidInput for zero or non-unit normals, non-finite offsets or velocities.
@@ -185,8 +201,12 @@ class EdgeSet:
         ids = np.broadcast_to(np.arange(k), (n, k)).copy() if edge_id is None else np.asarray(
             edge_id, dtype=np.int64)
         own = np.full((n, k), -1, np.int64) if owner is None else np.asarray(owner, np.int64)
+        kinds = None if kind is None else np.broadcast_to(np.asarray(kind, np.int64),
+                                                          (n, k)).copy()
+        if kinds is not None and np.any(valid & (kinds != EDGE_WALL) & (kinds != EDGE_PORTAL)):
+            raise InvalidInput("kind", np.unique(kinds).tolist(), "must be EDGE_WALL or EDGE_PORTAL")
         return EdgeSet(np.where(valid[..., None], normal, 0.0), np.where(valid, offset, 0.0),
-                       valid, ids, own, motion)
+                       valid, ids, own, motion, kinds)
 
     def initial_margin_m(self, x_m: np.ndarray) -> np.ndarray:
         """Signed margin s = b0 - dot(n, x0) (m, (N, K)), positive inside. Claim: B1."""
@@ -479,7 +499,8 @@ def _take_motion(m: Motion, rows: np.ndarray) -> Motion:
 
 def _take_rows(edges: EdgeSet, rows: np.ndarray) -> EdgeSet:
     return EdgeSet(edges.normal[rows], edges.offset_m[rows], edges.valid[rows],
-                   edges.edge_id[rows], edges.owner[rows], _take_motion(edges.motion, rows))
+                   edges.edge_id[rows], edges.owner[rows], _take_motion(edges.motion, rows),
+                   None if edges.kind is None else edges.kind[rows])
 
 
 def take_edges(edges: EdgeSet, rows: np.ndarray) -> EdgeSet:

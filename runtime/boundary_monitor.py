@@ -62,7 +62,7 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
     cmax = envelope_speed_cap_mps(inp.vh_mps, u, ref.r_mps)
     s = inp.edges.initial_margin_m(x0)
     env = envelope_margin_m(inp.edges.normal, s, u + v1 - ref.r_mps, dt, inp.accel_mps2, cmax)
-    env = np.where(inp.edges.valid, env, np.inf)
+    env = np.where(inp.edges.wall, env, np.inf)
     _raise_first("S3", "committed velocity outside the shared stop envelope", env,
                  corridor & ref.exists, {**data, "envelope_margin_m": env}, label)
     reach = reach_margin_mps(v1, v0, inp.accel_mps2 * dt)

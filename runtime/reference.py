@@ -58,10 +58,12 @@ def reference_velocity(edges: EdgeSet, support: Support, x0_m: np.ndarray,
     u = support.carry_mps(x0)
     e = edges.edge_velocity_mps(x0)
     n = edges.normal
-    order = np.argsort(np.where(edges.valid, edges.edge_id, np.iinfo(np.int64).max), axis=1,
+    # walls only: drifting through a portal into the next same-gradient region is allowed
+    walls = edges.wall
+    order = np.argsort(np.where(walls, edges.edge_id, np.iinfo(np.int64).max), axis=1,
                        kind="stable")
     n_sorted = np.take_along_axis(n, order[..., None], axis=1)
-    valid = np.take_along_axis(edges.valid, order, axis=1)
+    valid = np.take_along_axis(walls, order, axis=1)
     # in w = r - u: dot(n, w) <= dot(n, e - u)
     offset = np.einsum("nkj,nkj->nk", n, e - u[:, None, :])
     offset = np.take_along_axis(offset, order, axis=1)
@@ -83,4 +85,4 @@ def holding_margin_rate_mps(edges: EdgeSet, x0_m: np.ndarray, r_mps: np.ndarray)
     Non-negative everywhere means holding never decreases a margin. Claim: R3."""
     e = edges.edge_velocity_mps(x0_m)
     rate = np.einsum("nkj,nkj->nk", edges.normal, e - r_mps[:, None, :])
-    return np.where(edges.valid, rate, np.inf)
+    return np.where(edges.wall, rate, np.inf)

@@ -376,7 +376,7 @@ def _prepare(inp: StepInput) -> _Prepared:
     s3 = stop_halfplane_offset_mps(n, s, dt, inp.accel_mps2, cmax, u, ref.r_mps)
     end = end_stop_offset_mps(n, s, dt, inp.accel_mps2, cmax, n_dot_e, u, ref.r_mps, v0)
     # the stop half-planes need a reference; without one only the B4 half-plane remains
-    has_ref = ref.exists[:, None] & edges.valid
+    has_ref = ref.exists[:, None] & edges.wall
     offsets = np.concatenate([b4, s3, end], axis=1) - EPS
     valid = np.concatenate([edges.valid, has_ref, has_ref], axis=1)
     offsets, valid = _halfplane_sanitise(offsets, valid)
@@ -407,7 +407,7 @@ def _verify(inp: StepInput, prep: _Prepared, rows: np.ndarray, v1: np.ndarray,
     c1 = prep.u[rows] + v1 - prep.ref.r_mps[rows]
     end = end_margin_m(edges, support, x0, v0, v1, dt)
     stop = end_stop_margin_m(end, edges.normal, c1, inp.accel_mps2[rows])
-    ok &= ~ref_rows | np.all(~edges.valid | (stop >= -EPS), axis=1)
+    ok &= ~ref_rows | np.all(~edges.wall | (stop >= -EPS), axis=1)
     if check_sweep and inp.neighbors is not None and inp.neighbors.valid.shape[1]:
         nb = inp.neighbors.take(rows)
         dmin, _ = sweep_min_distance_m(x0, prep.u[rows], v0, v1, dt, nb.position_m,
@@ -504,9 +504,9 @@ def _margins(inp: StepInput, prep: _Prepared, v1: np.ndarray) -> Margins:
         sweep = np.zeros((inp.count, 0))
     orca = np.where(prep.orca_valid, prep.orca_offset - np.einsum("nkj,nj->nk",
                                                                   prep.orca_normal, v1), np.inf)
-    inval = ~edges.valid
-    return Margins(curve, np.where(inval, np.inf, env), np.where(inval, np.inf, stop),
-                   np.where(inval, np.inf, nec), sweep,
+    no_stop = ~edges.wall
+    return Margins(curve, np.where(no_stop, np.inf, env), np.where(no_stop, np.inf, stop),
+                   np.where(no_stop, np.inf, nec), sweep,
                    reach_margin_mps(v1, v0, inp.accel_mps2 * dt),
                    speed_margin_mps(v1, inp.vh_mps), orca)
 
