@@ -29,6 +29,7 @@ from navproof.handoff.access import (
     brake_from_velocity,
     check_stop_within,
     plan_interrupt,
+    stop_guarantee,
 )
 from navproof.handoff.phases import (
     TERMINAL,
@@ -266,6 +267,7 @@ class HandoffController:
         self._tick = 0
         self._wait_logged_version: int | None = None
         self._guarantee_voided = False
+        self._now_s = 0.0
 
     # --- construction -----------------------------------------------------------------------
 
@@ -578,6 +580,13 @@ class HandoffController:
         moving = fb.valid and fb.speed_mps > self.params.stop_speed_threshold_mps
         if fb.valid and (moving or self._motion is not None):
             self._start_brake(fb)
+        elif not fb.valid and self._motion is not None:
+            # no trustworthy state: brake what the last command left the body with
+            self._motion = brake_from_velocity(
+                self._expected_velocity, accel_mps2=self.params.access_accel_mps2,
+                start_time_s=self._now_s,
+            )
+            self._motion_kind = "brake"
         updates: dict[str, Any] = {"current_motion": self._motion_kind}
         if fault:
             updates["fault"] = fault
@@ -691,15 +700,23 @@ class HandoffController:
         if self._motion_kind == "curve" and row.current_attempt:
             states[row.current_attempt] = "interrupted"
         self._start_brake(fb)
+        guarantee = stop_guarantee(
+            remaining_m=max(-self._signed_edge_distance_m(fb), 0.0), speed_mps=fb.speed_mps,
+            accel_mps2=self._brake_accel_mps2(fb),
+        )
         detail = {"causes": causes, "actual_position_xy_m": _vec(fb.position),
                   "actual_velocity_xy_mps": _vec(fb.velocity), "contact": fb.contact_patch,
-                  "support": fb.support_id, "old_guarantee": "void"}
+                  "support": fb.support_id, "old_guarantee": "void",
+                  "stop_guaranteed": guarantee.guaranteed, "stop_margin_m": guarantee.margin_m}
         self._decide(
             "guarantee-void", fb, new_phase=Phase.STOPPING if phase != Phase.STOPPING else None,
             updates={"current_motion": "brake"}, attempt_states=states, detail=detail,
             message=(f"{', '.join(causes)} before the stop: old guarantee void; actual contact "
                      f"{fb.contact_patch}, support {fb.support_id}; braking from the actual "
-                     f"velocity (H8)"),
+                     f"velocity (H8)"
+                     + ("" if guarantee.guaranteed else
+                        f"; NO STOP GUARANTEE before the edge: short by "
+                        f"{-guarantee.margin_m:.4f} m (A5)")),
         )
         self._expected_velocity = fb.velocity
         return True
@@ -818,6 +835,7 @@ class HandoffController:
         else:
             disp, vel = self._motion.step(t0_s, t1_s)
         self._expected_velocity = vel
+        self._now_s = t1_s
         if self.assert_mode and self._last_fb is not None and self._last_fb.valid:
             self._check_commanded_stays_in_p(self._last_fb.position, disp)
         tags = MotionTags(self.epoch, row.action_id, row.current_attempt, self._motion_kind)
@@ -826,7 +844,7 @@ class HandoffController:
     def _check_commanded_stays_in_p(self, start_xy: np.ndarray, disp_xy: np.ndarray) -> None:
         """Assertion mode: a commanded curve or brake step that starts in P never ends beyond
         the common edge before adoption (Claim: A4)."""
-        if self.row.patch != self.target.p_patch:
+        if self.row.patch != self.target.p_patch or self._guarantee_voided:
             return
         start = float(self.target.normal @ start_xy) - self.target.edge_offset_m
         end = start + float(self.target.normal @ disp_xy)

@@ -20,6 +20,7 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -184,6 +185,42 @@ class PQWorld:
         )
 
 
+def drive(
+    ctrl: HandoffController,
+    world: PQWorld,
+    params: HandoffParams,
+    *,
+    limit_tick: int,
+    on_stage: Callable[[str, float], None] | None = None,
+    on_step: Callable[[MotionCommand], None] | None = None,
+) -> None:
+    """Run the controller against the world until the handoff ends or ``limit_tick``.
+
+    Per physics step: the controller's tick with the actual feedback and snapshot, its command,
+    the world executing it (and persisting), the controller accepting the mover's report.
+    ``on_stage(name, time_s)`` is called after each of "tick", "applied" and "accepted".
+    """
+    while True:
+        tick = round(world.time_s / params.tick_s)
+        ctrl.tick(tick, world.feedback(), world.snapshot())
+        if on_stage:
+            on_stage("tick", world.time_s)
+        if ctrl.done or tick > limit_tick:
+            return
+        t0_s = world.step_index * params.step_s
+        cmd = ctrl.command(world.step_index, t0_s, (world.step_index + 1) * params.step_s)
+        if cmd is None:
+            return
+        report = world.apply(cmd)
+        if on_stage:
+            on_stage("applied", world.time_s)
+        ctrl.accept(report)
+        if on_step:
+            on_step(cmd)
+        if on_stage:
+            on_stage("accepted", world.time_s)
+
+
 @dataclass
 class PQResult:
     """Outcome of a scenario run."""
@@ -297,20 +334,13 @@ def _run(db: Path, world_path: Path, resume: bool, crash_at_s: float | None, cra
                                            feedback=fb, snapshot=snap,
                                            listener=printer.event)
         limit_tick = record.load(ACTION_ID).deadline_tick + params.handoff_deadline_ticks
-        while True:
-            tick = round(world.time_s / params.tick_s)
-            fb, snap = world.feedback(), world.snapshot()
-            ctrl.tick(tick, fb, snap)
-            _crash("tick", world.time_s, crash_at_s, crash_stage, out)
-            if ctrl.done or tick > limit_tick:
-                break
-            t0 = world.step_index * params.step_s
-            cmd = ctrl.command(world.step_index, t0, (world.step_index + 1) * params.step_s)
-            if cmd is None:
-                break
-            report = world.apply(cmd)
-            _crash("applied", world.time_s, crash_at_s, crash_stage, out)
-            ctrl.accept(report)
+
+        def stage(name: str, time_s: float) -> None:
+            _crash(name, time_s, crash_at_s, crash_stage, out)
+            if name == "accepted" and pace_s > 0:
+                time.sleep(pace_s)
+
+        def stepped(cmd: MotionCommand) -> None:
             printer.row(time_s=world.time_s, tick=round(world.time_s / params.tick_s),
                         phase=ctrl.row.phase, x_m=world.position_xy_m[0],
                         speed_mps=float(np.hypot(*world.velocity_xy_mps)), kind="step",
@@ -318,9 +348,8 @@ def _run(db: Path, world_path: Path, resume: bool, crash_at_s: float | None, cra
                              + {"none": "hold"}.get(cmd.tags.motion, cmd.tags.motion)
                              + (f" (attempt {cmd.tags.attempt_no})" if cmd.tags.attempt_no
                                 else ""))
-            _crash("accepted", world.time_s, crash_at_s, crash_stage, out)
-            if pace_s > 0:
-                time.sleep(pace_s)
+
+        drive(ctrl, world, params, limit_tick=limit_tick, on_stage=stage, on_step=stepped)
         row = record.load(ACTION_ID)
         summary = {
             "action_id": ACTION_ID,
