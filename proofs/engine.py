@@ -1,0 +1,379 @@
+"""Discharges proof obligations with z3 (and sympy identities), with witnesses and replays.
+
+For each z3 obligation (see ``navproof.proofs.obligations``):
+
+1. non-vacuity: hypotheses AND premise must be satisfiable; the model is kept as the witness.
+   UNSAT gives status ``vacuous``: a contradictory hypothesis set never passes as a proof.
+2. proof: hypotheses AND premise AND NOT conclusion. UNSAT gives ``proved``; SAT gives
+   ``refuted`` with the model as the counterexample.
+3. ``unknown`` from z3, a timeout, or a worker that had to be killed gives ``unknown``, never a
+   pass.
+
+Every counterexample is replayed numerically through the generated runtime module
+``navproof._generated.formulas``; a refutation that the replay does not confirm is a failure.
+Model values are exact rationals; an algebraic number (nlsat models of square roots) is rendered
+with ``ALGEBRAIC_DIGITS`` decimal digits and its float taken from that approximation.
+
+``run_obligations`` runs obligations in-process (``jobs == 1``) or in separate worker processes
+(``jobs > 1``), each worker rebuilding its obligation by ID, because z3 contexts cannot be shared
+across processes; a worker that outlives its timeout is terminated.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.connection
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+
+import z3
+
+from navproof.proofs import obligations as registry
+from navproof.proofs.obligations import PROVED, REFUTED, Obligation
+from navproof.specs.profile import Profile
+
+ALGEBRAIC_DIGITS = 20
+"""Decimal digits of the rendering of an algebraic (irrational) model value."""
+
+DEFAULT_TIMEOUT_S = 30.0
+"""Per-obligation budget (non-vacuity check plus proof)."""
+
+# Statuses. PROVED and REFUTED come from obligations; the others are always failures.
+VACUOUS = "vacuous"
+UNKNOWN = "unknown"
+FAILED = "failed"  # a sympy identity did not simplify to zero
+ERROR = "error"  # the obligation could not be built or translated
+STATUSES = (PROVED, REFUTED, VACUOUS, UNKNOWN, FAILED, ERROR)
+
+# A worker gets this much wall time beyond the z3 budget before it is killed.
+_KILL_GRACE_S = 5.0
+
+
+@dataclass
+class ModelValue:
+    """One variable of a witness or counterexample."""
+
+    text: str  # "p/q" when exact, else a decimal ending in "?" (ALGEBRAIC_DIGITS digits)
+    float: float
+    exact: bool
+
+    @staticmethod
+    def of(value: z3.ExprRef) -> ModelValue:
+        if z3.is_rational_value(value):
+            q = Fraction(value.numerator_as_long(), value.denominator_as_long())
+            return ModelValue(str(q), float(q), True)
+        if z3.is_int_value(value):
+            return ModelValue(str(value.as_long()), float(value.as_long()), True)
+        if z3.is_algebraic_value(value):
+            approx = value.approx(ALGEBRAIC_DIGITS)
+            q = Fraction(approx.numerator_as_long(), approx.denominator_as_long())
+            return ModelValue(value.as_decimal(ALGEBRAIC_DIGITS), float(q), False)
+        raise ValueError(f"model value {value} is not a number")
+
+
+@dataclass
+class Result:
+    """The outcome of one obligation, in a JSON-friendly shape."""
+
+    id: str
+    claim: str
+    title: str
+    method: str
+    expected: str
+    status: str
+    ok: bool
+    seconds: float
+    witness: dict[str, ModelValue] | None = None
+    witness_verified: bool | None = None
+    counterexample: dict[str, ModelValue] | None = None
+    replay_confirmed: bool | None = None
+    replay_detail: str | None = None
+    checks: list[dict[str, object]] | None = None
+    steps: list[dict[str, object]] | None = None
+    solver: str | None = None
+    message: str = ""
+    # In-process only (never serialised): the z3 models, for tests that evaluate them.
+    models: dict[str, z3.ModelRef] = field(default_factory=dict, repr=False, compare=False)
+
+    def to_json(self) -> dict[str, object]:
+        data = asdict(self)
+        data.pop("models")
+        return data
+
+
+def _values(model: z3.ModelRef, shown: dict[str, z3.ArithRef]) -> dict[str, ModelValue]:
+    return {name: ModelValue.of(model.eval(term, model_completion=True)) for name, term in shown.items()}
+
+
+def _check(
+    assertions: list[z3.BoolRef], deadline: float
+) -> tuple[z3.CheckSatResult, z3.ModelRef | None, str, str]:
+    """Decide a conjunction with nlsat first, then z3's default strategy, within the deadline.
+
+    Returns (result, model, strategy, reason_unknown).
+    """
+    strategies: list[tuple[str, Callable[[], z3.Solver]]] = [
+        ("QF_NRA", lambda: z3.SolverFor("QF_NRA")),
+        ("default", z3.Solver),
+    ]
+    reason = ""
+    for name, make in strategies:
+        remaining_ms = int((deadline - time.monotonic()) * 1000)
+        if remaining_ms <= 0:
+            return z3.unknown, None, name, reason or "timeout"
+        solver = make()
+        solver.set("timeout", max(1, remaining_ms))
+        solver.add(*assertions)
+        result = solver.check()
+        if result == z3.sat:
+            return result, solver.model(), name, ""
+        if result == z3.unsat:
+            return result, None, name, ""
+        reason = solver.reason_unknown()
+    return z3.unknown, None, "+".join(n for n, _ in strategies), reason
+
+
+def _constants(expr: z3.ExprRef) -> set[str]:
+    found: set[str] = set()
+    todo = [expr]
+    seen: set[int] = set()
+    while todo:
+        node = todo.pop()
+        if node.get_id() in seen:
+            continue
+        seen.add(node.get_id())
+        if z3.is_const(node) and node.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            found.add(node.decl().name())
+        else:
+            todo.extend(node.children())
+    return found
+
+
+def _without(facts: list[z3.BoolRef], forget: tuple[str, ...]) -> list[z3.BoolRef]:
+    if not forget:
+        return list(facts)
+    dropped = set(forget)
+    return [f for f in facts if not (_constants(f) & dropped)]
+
+
+def _prove_by_steps(
+    ob: Obligation, assumptions: list[z3.BoolRef], deadline: float, result: Result
+) -> tuple[z3.CheckSatResult, str, str]:
+    """Prove the obligation's lemmas in order, then its conclusion from them.
+
+    Returns (unsat, solver, "") when the chain proves the conclusion; otherwise (unknown, solver,
+    reason) and the caller falls back to the plain negation. Step outcomes go to ``result.steps``.
+    """
+    if not ob.steps and not ob.conclusion_forget:
+        return z3.unknown, "", ""
+    facts = list(assumptions)
+    result.steps = []
+    chain = [*ob.steps, None]
+    for step in chain:
+        name, claim, forget = (
+            ("conclusion", ob.conclusion, ob.conclusion_forget)
+            if step is None
+            else (step.name, step.claim, step.forget)
+        )
+        started = time.monotonic()
+        outcome, _, solver, reason = _check([*_without(facts, forget), z3.Not(claim)], deadline)
+        status = PROVED if outcome == z3.unsat else "not implied" if outcome == z3.sat else UNKNOWN
+        result.steps.append(
+            {"name": name, "status": status, "seconds": round(time.monotonic() - started, 4)}
+        )
+        if outcome != z3.unsat:
+            return z3.unknown, solver, f"step '{name}' {status}{f' ({reason})' if reason else ''}"
+        facts.append(claim)
+    return z3.unsat, "QF_NRA steps", ""
+
+
+def _sympy_result(ob: Obligation, started: float) -> Result:
+    assert ob.identities is not None
+    checks = [{"name": name, "ok": ok} for name, ok in ob.identities()]
+    status = PROVED if checks and all(c["ok"] for c in checks) else FAILED
+    failed = [c["name"] for c in checks if not c["ok"]]
+    return Result(
+        id=ob.id, claim=ob.claim, title=ob.title, method="sympy", expected=ob.expected,
+        status=status, ok=status == ob.expected, seconds=time.monotonic() - started,
+        checks=checks, solver="sympy.simplify",
+        message="" if not failed else "not verified: " + "; ".join(failed),
+    )
+
+
+def check_obligation(ob: Obligation, timeout_s: float = DEFAULT_TIMEOUT_S) -> Result:
+    """Discharge one obligation in this process (see the module docstring for the steps)."""
+    started = time.monotonic()
+    if ob.method == "sympy":
+        return _sympy_result(ob, started)
+    deadline = started + timeout_s
+    base = Result(id=ob.id, claim=ob.claim, title=ob.title, method="z3", expected=ob.expected,
+                  status=UNKNOWN, ok=False, seconds=0.0)
+    assumptions = [*ob.hypotheses, *ob.premise]
+
+    # (1) Non-vacuity witness.
+    result, model, solver, reason = _check(assumptions, deadline)
+    base.solver = solver
+    if result == z3.unsat:
+        base.status = VACUOUS
+        base.message = "hypotheses and premise are contradictory: nothing is proved"
+    elif result == z3.unknown:
+        base.message = f"non-vacuity check undecided ({reason})"
+    else:
+        assert model is not None
+        base.models["witness"] = model
+        base.witness = _values(model, ob.shown)
+        base.witness_verified = z3.is_true(
+            model.eval(z3.And(assumptions), model_completion=True)
+        )
+        # (2) Proof by unsatisfiability of the negation, through the lemmas when there are any.
+        assert ob.conclusion is not None
+        negation = [*assumptions, z3.Not(ob.conclusion)]
+        result, solver, reason = _prove_by_steps(ob, assumptions, deadline, base)
+        if result != z3.unsat:
+            # Without (or past a failed) step chain: the plain negation decides, and gives a
+            # genuine counterexample when one exists.
+            result, model, solver, plain_reason = _check(negation, deadline)
+            reason = "; ".join(r for r in (reason, plain_reason) if r)
+        base.solver = solver
+        if result == z3.unsat:
+            base.status = PROVED
+        elif result == z3.unknown:
+            base.message = f"proof undecided ({reason})"
+        else:
+            assert model is not None
+            # Prefer a counterexample with a clear violation, if one exists within budget.
+            for extra in ob.sharpen:
+                sharper, sharp_model, _, _ = _check([*negation, extra], deadline)
+                if sharper == z3.sat and sharp_model is not None:
+                    model = sharp_model
+                    break
+            base.status = REFUTED
+            base.models["counterexample"] = model
+            base.counterexample = _values(model, ob.shown)
+            if ob.replay is None:
+                base.replay_confirmed = False
+                base.replay_detail = "no numeric replay for this obligation"
+            else:
+                floats = {name: v.float for name, v in base.counterexample.items()}
+                try:
+                    replay = ob.replay(floats)
+                    base.replay_confirmed, base.replay_detail = replay.confirmed, replay.detail
+                except Exception as exc:  # a replay that crashes confirms nothing
+                    base.replay_confirmed = False
+                    base.replay_detail = f"replay raised {type(exc).__name__}: {exc}"
+    base.seconds = time.monotonic() - started
+    base.ok = base.status == ob.expected and (
+        base.status != REFUTED or bool(base.replay_confirmed)
+    )
+    if base.status == REFUTED and not base.replay_confirmed and ob.expected == REFUTED:
+        base.message = "counterexample not confirmed by the numeric replay"
+    if base.status == PROVED and base.witness_verified is False:
+        base.ok = False
+        base.message = "the non-vacuity witness does not satisfy the hypotheses"
+    return base
+
+
+def _error_result(obligation_id: str, message: str, seconds: float) -> Result:
+    claim = registry.claim_of(obligation_id)
+    expected = REFUTED if obligation_id in ("B5/endpoints", "A5") else PROVED
+    return Result(id=obligation_id, claim=claim, title="", method="z3", expected=expected,
+                  status=ERROR, ok=False, seconds=seconds, message=message)
+
+
+def run_one(obligation_id: str, profile: Profile, timeout_s: float) -> Result:
+    """Build the obligation by ID and discharge it; building errors become status ``error``."""
+    started = time.monotonic()
+    try:
+        ob = registry.build(obligation_id, profile)
+    except Exception as exc:
+        return _error_result(obligation_id, f"cannot build: {type(exc).__name__}: {exc}",
+                             time.monotonic() - started)
+    try:
+        return check_obligation(ob, timeout_s)
+    except z3.Z3Exception as exc:
+        return _error_result(obligation_id, f"z3 error: {exc}", time.monotonic() - started)
+
+
+def _worker(obligation_id: str, profile: Profile, timeout_s: float, conn) -> None:
+    result = run_one(obligation_id, profile, timeout_s)
+    result.models = {}
+    conn.send(result)
+    conn.close()
+
+
+def _unknown(obligation_id: str, message: str, seconds: float) -> Result:
+    result = _error_result(obligation_id, message, seconds)
+    result.status = UNKNOWN
+    try:
+        result.title = registry.BUILDERS[obligation_id].__doc__.split(":", 1)[0] or ""
+    except (AttributeError, KeyError):
+        pass
+    return result
+
+
+def run_obligations(
+    obligation_ids: Iterable[str],
+    profile: Profile,
+    *,
+    jobs: int = 1,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    on_result: Callable[[Result], None] | None = None,
+) -> list[Result]:
+    """Discharge the obligations, in registry order in the returned list.
+
+    ``on_result`` is called as each one finishes (completion order). ``jobs == 1`` runs in this
+    process; ``jobs > 1`` runs up to ``jobs`` worker processes at once.
+    """
+    ids = list(obligation_ids)
+    results: dict[str, Result] = {}
+
+    def finish(result: Result) -> None:
+        results[result.id] = result
+        if on_result is not None:
+            on_result(result)
+
+    if jobs <= 1:
+        for oid in ids:
+            finish(run_one(oid, profile, timeout_s))
+        return [results[oid] for oid in ids]
+
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["navproof.proofs.engine"])
+    pending = list(ids)
+    running: dict[object, tuple[str, multiprocessing.process.BaseProcess, float]] = {}
+    try:
+        while pending or running:
+            while pending and len(running) < jobs:
+                oid = pending.pop(0)
+                receiver, sender = ctx.Pipe(duplex=False)
+                process = ctx.Process(target=_worker, args=(oid, profile, timeout_s, sender),
+                                      daemon=True)
+                process.start()
+                sender.close()
+                running[receiver] = (oid, process, time.monotonic())
+            ready = multiprocessing.connection.wait(list(running), timeout=0.2)
+            for receiver in ready:
+                oid, process, started = running.pop(receiver)
+                try:
+                    result = receiver.recv()
+                except EOFError:
+                    result = _unknown(oid, f"worker died (exit code {process.exitcode})",
+                                      time.monotonic() - started)
+                    result.status = ERROR
+                process.join()
+                finish(result)
+            now = time.monotonic()
+            for receiver, (oid, process, started) in list(running.items()):
+                if now - started > timeout_s + _KILL_GRACE_S:
+                    process.terminate()
+                    process.join()
+                    del running[receiver]
+                    finish(_unknown(oid, f"timeout: killed after {now - started:.1f} s",
+                                    now - started))
+    finally:
+        for _, process, _ in running.values():
+            process.terminate()
+            process.join()
+    return [results[oid] for oid in ids]
