@@ -20,7 +20,8 @@ def _safe_unit(x: np.ndarray, y: np.ndarray, fx: np.ndarray, fy: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Unit vector of (x, y) and its length; where the length is 0, the fallback (fx, fy)."""
     length = np.hypot(x, y)
-    zero = length == 0.0
+    # subnormal lengths count as zero: their reciprocal would overflow
+    zero = length < np.finfo(np.float64).tiny
     inv_len = 1.0 / np.where(zero, 1.0, length)
     return np.where(zero, fx, x * inv_len), np.where(zero, fy, y * inv_len), length
 

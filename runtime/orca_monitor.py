@@ -74,8 +74,9 @@ def kkt_residual(preferred: np.ndarray, selected: np.ndarray, max_speed: np.ndar
     ny = np.concatenate([-line_dir[..., 0], selected[:, 1:2]], axis=1)
     act = np.concatenate([line_active, disk_active[:, None]], axis=1)
     n_len = np.hypot(nx, ny)
-    act &= n_len > 0.0
-    inv_n = 1.0 / np.where(n_len > 0.0, n_len, 1.0)
+    usable = n_len >= np.finfo(np.float64).tiny
+    act &= usable
+    inv_n = 1.0 / np.where(usable, n_len, 1.0)
     ux, uy = nx * inv_n, ny * inv_n
     cross = det2(rx[:, None], ry[:, None], ux, uy)
     dot = rx[:, None] * ux + ry[:, None] * uy
@@ -88,7 +89,9 @@ def kkt_residual(preferred: np.ndarray, selected: np.ndarray, max_speed: np.ndar
     ray_dist = np.where(dot > 0.0, np.abs(cross), r_len[:, None])
     nearest = np.min(np.where(act, ray_dist, np.inf), axis=1)
     nearest = np.where(np.isfinite(nearest), nearest, r_len)
-    return np.where((r_len == 0.0) | on_ray | in_wedge, 0.0, nearest)
+    # a zero-radius disk is the single point 0: its normal cone is the whole plane
+    point_disk = disk_active & (max_speed <= active_tol)
+    return np.where((r_len == 0.0) | on_ray | in_wedge | point_disk, 0.0, nearest)
 
 
 def infeasibility_margin(diag: StepDiagnostics, rows: np.ndarray) -> np.ndarray:
