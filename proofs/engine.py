@@ -277,7 +277,7 @@ def check_obligation(ob: Obligation, timeout_s: float = DEFAULT_TIMEOUT_S) -> Re
 
 def _error_result(obligation_id: str, message: str, seconds: float) -> Result:
     claim = registry.claim_of(obligation_id)
-    expected = REFUTED if obligation_id in ("B5/endpoints", "A5") else PROVED
+    expected = registry.expected_of(obligation_id)
     return Result(id=obligation_id, claim=claim, title="", method="z3", expected=expected,
                   status=ERROR, ok=False, seconds=seconds, message=message)
 
@@ -296,10 +296,15 @@ def run_one(obligation_id: str, profile: Profile, timeout_s: float) -> Result:
         return _error_result(obligation_id, f"z3 error: {exc}", time.monotonic() - started)
 
 
-def _worker(obligation_id: str, profile: Profile, timeout_s: float, conn) -> None:
-    result = run_one(obligation_id, profile, timeout_s)
-    result.models = {}
-    conn.send(result)
+def _worker(profile: Profile, timeout_s: float, conn) -> None:
+    """Worker process loop: receive obligation IDs, send back results, stop on None."""
+    while True:
+        obligation_id = conn.recv()
+        if obligation_id is None:
+            break
+        result = run_one(obligation_id, profile, timeout_s)
+        result.models = {}
+        conn.send(result)
     conn.close()
 
 
@@ -339,41 +344,67 @@ def run_obligations(
             finish(run_one(oid, profile, timeout_s))
         return [results[oid] for oid in ids]
 
+    # Workers come from a fork server (a fresh process with the proof modules preloaded), never
+    # from a fork of this process, whose z3 state may include timer threads.
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["navproof.proofs.engine"])
     pending = list(ids)
-    running: dict[object, tuple[str, multiprocessing.process.BaseProcess, float]] = {}
+    idle: list[tuple[object, multiprocessing.process.BaseProcess]] = []
+    busy: dict[object, tuple[str, multiprocessing.process.BaseProcess, float]] = {}
+
+    def start_worker() -> tuple[object, multiprocessing.process.BaseProcess]:
+        parent, child = ctx.Pipe()
+        process = ctx.Process(target=_worker, args=(profile, timeout_s, child), daemon=True)
+        process.start()
+        child.close()
+        return parent, process
+
     try:
-        while pending or running:
-            while pending and len(running) < jobs:
+        for _ in range(min(jobs, len(pending))):
+            idle.append(start_worker())
+        while pending or busy:
+            while pending and idle:
+                conn, process = idle.pop()
                 oid = pending.pop(0)
-                receiver, sender = ctx.Pipe(duplex=False)
-                process = ctx.Process(target=_worker, args=(oid, profile, timeout_s, sender),
-                                      daemon=True)
-                process.start()
-                sender.close()
-                running[receiver] = (oid, process, time.monotonic())
-            ready = multiprocessing.connection.wait(list(running), timeout=0.2)
-            for receiver in ready:
-                oid, process, started = running.pop(receiver)
+                conn.send(oid)
+                busy[conn] = (oid, process, time.monotonic())
+            for conn in multiprocessing.connection.wait(list(busy), timeout=0.1):
+                oid, process, started = busy.pop(conn)
                 try:
-                    result = receiver.recv()
+                    result = conn.recv()
                 except EOFError:
                     result = _unknown(oid, f"worker died (exit code {process.exitcode})",
                                       time.monotonic() - started)
                     result.status = ERROR
-                process.join()
+                    process.join()
+                    if pending:
+                        idle.append(start_worker())
+                else:
+                    idle.append((conn, process))
                 finish(result)
             now = time.monotonic()
-            for receiver, (oid, process, started) in list(running.items()):
+            for conn, (oid, process, started) in list(busy.items()):
                 if now - started > timeout_s + _KILL_GRACE_S:
+                    # z3 ignored its own timeout: kill the worker, replace it, report unknown.
                     process.terminate()
                     process.join()
-                    del running[receiver]
-                    finish(_unknown(oid, f"timeout: killed after {now - started:.1f} s",
+                    del busy[conn]
+                    finish(_unknown(oid, f"timeout: worker killed after {now - started:.1f} s",
                                     now - started))
+                    if pending:
+                        idle.append(start_worker())
     finally:
-        for _, process, _ in running.values():
+        for conn, process in idle:
+            try:
+                conn.send(None)
+            except OSError:
+                pass
+        for _, process in idle:
+            process.join(timeout=1)
+        for _, process, _ in busy.values():
             process.terminate()
+        for _, process in [*idle, *[(c, p) for c, (_, p, _) in busy.items()]]:
+            if process.is_alive():
+                process.terminate()
             process.join()
     return [results[oid] for oid in ids]

@@ -1012,6 +1012,14 @@ BUILDERS: dict[str, Callable[[Profile], Obligation]] = {
 
 OBLIGATION_IDS: tuple[str, ...] = tuple(BUILDERS)
 
+# Obligations whose naive statement is false: a confirmed counterexample is the expected outcome.
+REFUTABLE_OBLIGATIONS = frozenset({"B5/endpoints", "A5"})
+
+
+def expected_of(obligation_id: str) -> str:
+    """PROVED or REFUTED, known without building the obligation."""
+    return REFUTED if obligation_id in REFUTABLE_OBLIGATIONS else PROVED
+
 
 def claim_of(obligation_id: str) -> str:
     """The claim ID an obligation discharges (``B5/endpoints`` -> ``B5``)."""

@@ -1,15 +1,159 @@
-"""`navproof prove` (placeholder while the command is assembled)."""
+"""``navproof prove``: discharge every claim obligation over a profile's parameter ranges.
+
+``navproof prove [--profile FILE] [--claims ID,...] [--json FILE] [-j N] [--timeout S]``
+
+Prints one progress line per obligation to stderr as it finishes, then the table and a summary to
+stdout; ``--json`` also writes the ``navproof.prove/1`` record (see ``navproof.proofs.report``).
+Exit codes: 0 every obligation as expected, 1 one failed (or the generated runtime formulas are
+stale), 2 one is unknown or timed out, 3 bad input (profile, flag or claim ID).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import time
+from pathlib import Path
+
+from navproof.proofs import report
+from navproof.proofs.engine import DEFAULT_TIMEOUT_S, Result, run_obligations
+from navproof.proofs.obligations import OBLIGATION_IDS, claim_of, obligations_for
+from navproof.specs.errors import SpecError
+from navproof.specs.profile import Profile, load_profile
+
+
+class BadInput(ValueError):
+    """A command-line value is invalid: names the flag, the value and the rule (exit 3)."""
+
+    def __init__(self, flag: str, value: object, rule: str) -> None:
+        self.flag, self.value, self.rule = flag, value, rule
+        super().__init__(f"{flag} {value!r}: {rule}")
+
+
+def check_valid_jobs(text: str) -> int:
+    """argparse type of ``-j``: an integer >= 1."""
+    try:
+        jobs = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"{jobs} must be >= 1")
+    return jobs
+
+
+def check_valid_timeout(text: str) -> float:
+    """argparse type of ``--timeout``: seconds, a finite number > 0."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not seconds > 0 or seconds == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} must be a finite number of seconds > 0")
+    return seconds
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """Flags shared by ``prove`` and ``audit``."""
+    parser.add_argument("--claims", metavar="ID,...",
+                        help="only these claim (or obligation) IDs, comma-separated")
+    parser.add_argument("--json", metavar="FILE", type=Path, help="also write a JSON record")
+    parser.add_argument("-j", "--jobs", type=check_valid_jobs, default=1, metavar="N",
+                        help="run N obligations in parallel worker processes (default 1)")
+    parser.add_argument("--timeout", type=check_valid_timeout, default=DEFAULT_TIMEOUT_S,
+                        metavar="S",
+                        help=f"per-obligation time budget in seconds (default {DEFAULT_TIMEOUT_S:g})")
+    parser.add_argument("--generated-module", metavar="FILE", type=Path, default=None,
+                        help="check the freshness of this file instead of the package's "
+                             "generated formulas module")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    pass
+    parser.add_argument("--profile", metavar="FILE", type=Path, default=None,
+                        help="parameter profile (TOML); default: the embedded default profile")
+    add_run_arguments(parser)
+
+
+def select_obligations(claims: str | None) -> list[str]:
+    """Obligation IDs for a ``--claims`` value; raises BadInput naming an unknown ID."""
+    if claims is None:
+        return list(OBLIGATION_IDS)
+    from navproof.specs.claims import load_claims
+
+    catalogue = load_claims()
+    wanted = [part.strip() for part in claims.split(",") if part.strip()]
+    if not wanted:
+        raise BadInput("--claims", claims, "lists no claim ID")
+    for claim_id in wanted:
+        if claim_id in OBLIGATION_IDS:
+            continue
+        if claim_id not in catalogue:
+            raise BadInput("--claims", claim_id, "is not a claim ID of the catalogue")
+        if not obligations_for([claim_id]):
+            kind = catalogue[claim_id].kind
+            raise BadInput("--claims", claim_id,
+                           f"has no proof obligation (kind {kind!r}: enforced at run time)")
+    return obligations_for(wanted)
+
+
+def freshness(path: Path | None) -> report.Freshness:
+    """Compare the generated runtime formulas with a fresh generation of the derivations."""
+    from navproof.proofs import codegen
+
+    target = path if path is not None else codegen.GENERATED_PATH
+    return report.Freshness(str(target), codegen.stale_reason(Path(target)))
+
+
+def prove(
+    profile: Profile,
+    ids: list[str],
+    *,
+    jobs: int,
+    timeout_s: float,
+    label: str = "",
+) -> tuple[list[Result], float]:
+    """Run the obligations with stderr progress; returns results and wall time."""
+    total = len(ids)
+    done = 0
+
+    def progress(result: Result) -> None:
+        nonlocal done
+        done += 1
+        print(label + report.progress_line(result, done, total), file=sys.stderr, flush=True)
+
+    started = time.monotonic()
+    results = run_obligations(ids, profile, jobs=jobs, timeout_s=timeout_s, on_result=progress)
+    return results, time.monotonic() - started
+
+
+def write_json(path: Path, data: dict[str, object]) -> None:
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def run(args: argparse.Namespace) -> int:
-    print("navproof prove: not implemented yet", file=sys.stderr)
-    return 1
+    try:
+        profile = load_profile(args.profile)
+        ids = select_obligations(args.claims)
+    except (SpecError, BadInput) as exc:
+        print(f"navproof prove: bad input: {exc}", file=sys.stderr)
+        return report.EXIT_BAD_INPUT
+    fresh = freshness(args.generated_module)
+    if not fresh.fresh:
+        print(f"navproof prove: STALE generated formulas: {fresh.reason}", file=sys.stderr)
+    print(f"profile {profile.name} ({profile.source}); {len(ids)} obligations, -j {args.jobs}, "
+          f"timeout {args.timeout:g} s", file=sys.stderr)
+    results, wall = prove(profile, ids, jobs=args.jobs, timeout_s=args.timeout)
+    print(f"navproof prove — profile {profile.name} ({profile.source})")
+    print(report.table(results))
+    print(report.summary_line(results, wall, fresh))
+    data = report.to_json(profile, results, fresh, jobs=args.jobs, timeout_s=args.timeout,
+                          wall_seconds=wall)
+    if args.json is not None:
+        try:
+            write_json(args.json, data)
+        except OSError as exc:
+            print(f"navproof prove: cannot write --json {args.json}: {exc}", file=sys.stderr)
+            return report.EXIT_BAD_INPUT
+    claims = sorted({claim_of(r.id) for r in results})
+    print(f"claims covered: {', '.join(claims)}", file=sys.stderr)
+    return int(data["exit_code"])
