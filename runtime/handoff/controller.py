@@ -42,6 +42,7 @@ from navproof.handoff.phases import (
     route_completion,
 )
 from navproof.handoff.record import ActionRow, ActionSpec, HandoffRecord, MotionTags
+from navproof.slope import SlopeBudget, slope_factor
 
 TEST_HOOK_ENV = "NAVPROOF_HANDOFF_TEST_HOOK"
 """Test hook: ``kill-before-dispatch[:N]`` SIGKILLs the process right after the N-th attempt
@@ -121,6 +122,7 @@ class HandoffTarget:
     q_gradient_xy: tuple[float, float]
     q_support_velocity_xy_mps: tuple[float, float]
     versions: Versions
+    p_gradient_xy: tuple[float, float] = (0.0, 0.0)
 
     @property
     def normal(self) -> np.ndarray:
@@ -473,8 +475,8 @@ class HandoffController:
         return self.params.access_accel_mps2
 
     def _q_slope_factor(self) -> float:
-        grad = np.asarray(self.target.q_gradient_xy, dtype=float)
-        return float(formulas.slope_factor(grad_sq=float(grad @ grad)))
+        """k of Q from its planar gradient (Claim: V1)."""
+        return float(slope_factor(np.asarray(self.target.q_gradient_xy, dtype=float)))
 
     def _start_brake(self, fb: Feedback) -> None:
         self._motion = brake_from_velocity(
@@ -770,10 +772,13 @@ class HandoffController:
                          message="actual contact or stop changed during adoption: Stopping (H9)")
             return
         k = self._q_slope_factor()
-        speed_cap_mps = float(formulas.horizontal_cap(surface_cap=self.params.surface_speed_cap_mps,
-                                                      k=k))
-        accel_cap_mps2 = float(formulas.horizontal_cap(surface_cap=self.params.brake_budget_mps2,
-                                                       k=k))
+        k_p = float(slope_factor(np.asarray(self.target.p_gradient_xy, dtype=float)))
+        # P's budget governs until the next solve; Q's comes into force with it (V1)
+        budget = SlopeBudget.start(
+            np.array([k_p]), self.params.surface_speed_cap_mps, self.params.brake_budget_mps2
+        ).adopt(np.array([True]), np.array([k]))
+        now_speed_cap, now_accel_cap = (float(c[0]) for c in budget.caps())
+        speed_cap_mps, accel_cap_mps2 = (float(c[0]) for c in budget.begin_solve().caps())
         world_end = fb.velocity
         new_support = np.asarray(self.target.q_support_velocity_xy_mps, dtype=float)
         # Both are horizontal world velocities: their difference is the horizontal projection of
@@ -798,6 +803,9 @@ class HandoffController:
             "horizontal_speed_cap_mps": speed_cap_mps,
             "horizontal_accel_cap_mps2": accel_cap_mps2,
             "budget_applies_from": "next solve",
+            "caps_until_next_solve": {"slope_factor": k_p,
+                                      "horizontal_speed_cap_mps": now_speed_cap,
+                                      "horizontal_accel_cap_mps2": now_accel_cap},
         }
         self._decide(
             "adopt", fb, new_phase=Phase.FOLLOWING,

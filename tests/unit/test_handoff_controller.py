@@ -373,3 +373,58 @@ def test_params_come_from_the_profile_and_are_range_checked():
 
     with pytest.raises(InvalidInput):
         HandoffParams.from_profile(max_access_attempts=4)
+
+
+class LateObstacle(PQWorld):
+    """A second obstacle-version change at 0.8 s, inside attempt 2's scheduled deceleration."""
+
+    def obstacle_state(self) -> tuple[int, bool]:
+        version, blocked = super().obstacle_state()
+        return (version + 1, blocked) if self.time_s >= 0.8 - 1e-9 else (version, blocked)
+
+
+def test_stop_event_in_the_scheduled_deceleration_keeps_it(tmp_path):
+    record, world, ctrl, params = start(tmp_path, world_cls=LateObstacle)
+    drive(ctrl, world, params, limit_tick=40)
+    interrupts = [d for d in record.decisions(ACTION_ID) if d.kind == "interrupt"]
+    assert len(interrupts) == 2
+    late = interrupts[1].detail
+    assert late["kept_scheduled_deceleration"] is True
+    assert late["stop_point_xy_m"][0] == pytest.approx(0.0, abs=1e-12)
+    # the kept deceleration follows the original curve to rest on the edge: no reaction hold,
+    # no second brake profile
+    steps = [h for h in world.history if h["step_index"] >= 8]
+    assert [h["motion"] for h in steps] == ["brake", "brake"]
+    assert steps[0]["dx_m"] == pytest.approx(0.0097213595, abs=1e-9)
+    assert world.position_xy_m[0] == pytest.approx(0.0, abs=1e-12)
+    assert ctrl.phase is Phase.FOLLOWING
+    record.close()
+
+
+def test_q_budget_is_recorded_for_the_next_solve_only(tmp_path):
+    result, record, _ = run(tmp_path)
+    adoption = result.summary["adoption"]
+    until = adoption["caps_until_next_solve"]
+    assert until["slope_factor"] == 1.0
+    assert until["horizontal_speed_cap_mps"] == DEFAULTS["surface_speed_cap_mps"]
+    assert adoption["horizontal_speed_cap_mps"] == pytest.approx(until["horizontal_speed_cap_mps"]
+                                                                 / 2)
+    record.close()
+
+
+def test_simulate_command_writes_the_json_timeline(tmp_path, capsys):
+    from navproof import simulate_command
+
+    out_json = tmp_path / "pq.json"
+    code = simulate_command.main(["pq-handoff", "--db", str(tmp_path / "h.db"),
+                                  "--json", str(out_json)])
+    assert code == 0
+    import json
+
+    data = json.loads(out_json.read_text())
+    assert data["scenario"] == "pq-handoff" and data["final_phase"] == "Following"
+    assert any(r["kind"] == "adopt" for r in data["timeline"])
+    assert "AtBoundary" in capsys.readouterr().out
+    assert simulate_command.main(["no-such-scenario"]) == 3
+    assert simulate_command.main(["pq-handoff", "--resume"]) == 3
+    assert simulate_command.main(["pq-handoff", "--crash-at", "nan"]) == 3
