@@ -52,12 +52,31 @@ def check_valid_finite(field: str, value: np.ndarray) -> np.ndarray:
     return arr
 
 
-def check_valid_step(dt_s: float) -> float:
-    """Return the step length (s) as a float; raise InvalidInput unless finite and > 0."""
-    dt = float(dt_s)
-    if not np.isfinite(dt) or dt <= 0.0:
-        raise InvalidInput("dt_s", dt_s, "step length must be finite and > 0 s")
-    return dt
+def check_valid_step(dt_s: float | np.ndarray) -> float | np.ndarray:
+    """Return the step length (s): a float, or a float64 array of per-agent lengths (N,) (the
+    remaining time of a portal sub-step); raise InvalidInput unless finite and > 0."""
+    if np.ndim(dt_s) == 0:
+        dt = float(dt_s)
+        if not np.isfinite(dt) or dt <= 0.0:
+            raise InvalidInput("dt_s", dt_s, "step length must be finite and > 0 s")
+        return dt
+    arr = np.asarray(dt_s, dtype=np.float64)
+    bad = ~np.isfinite(arr) | (arr <= 0.0)
+    if bad.any():
+        idx = int(np.flatnonzero(bad.ravel())[0])
+        raise InvalidInput(f"dt_s[{idx}]", float(arr.ravel()[idx]),
+                           "step length must be finite and > 0 s")
+    return arr
+
+
+def per_edge(dt_s: float | np.ndarray) -> float | np.ndarray:
+    """A step length broadcastable against (N, K) arrays: scalars unchanged, (N,) -> (N, 1)."""
+    return dt_s if np.ndim(dt_s) == 0 else np.asarray(dt_s)[:, None]
+
+
+def per_agent(dt_s: float | np.ndarray, n: int) -> np.ndarray:
+    """A step length as a float64 array (N,)."""
+    return np.broadcast_to(np.asarray(dt_s, dtype=np.float64), (n,)).copy()
 
 
 def check_valid_positive(field: str, value: np.ndarray) -> np.ndarray:
@@ -71,7 +90,7 @@ def check_valid_positive(field: str, value: np.ndarray) -> np.ndarray:
 
 
 def check_valid_normals(field: str, normal: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """Return normals (N, K, 2); raise InvalidInput for a zero or non-unit normal of a valid edge."""
+    """Return normals (N, K, 2); InvalidInput for a zero or non-unit normal of a valid edge."""
     arr = np.asarray(normal, dtype=np.float64)
     length = np.hypot(arr[..., 0], arr[..., 1])
     bad = valid & ~(np.abs(length - 1.0) <= 1e-6)
@@ -204,7 +223,8 @@ class EdgeSet:
         kinds = None if kind is None else np.broadcast_to(np.asarray(kind, np.int64),
                                                           (n, k)).copy()
         if kinds is not None and np.any(valid & (kinds != EDGE_WALL) & (kinds != EDGE_PORTAL)):
-            raise InvalidInput("kind", np.unique(kinds).tolist(), "must be EDGE_WALL or EDGE_PORTAL")
+            raise InvalidInput("kind", np.unique(kinds).tolist(),
+                               "must be EDGE_WALL or EDGE_PORTAL")
         return EdgeSet(np.where(valid[..., None], normal, 0.0), np.where(valid, offset, 0.0),
                        valid, ids, own, motion, kinds)
 
@@ -213,7 +233,7 @@ class EdgeSet:
         return self.offset_m - np.einsum("nkj,nj->nk", self.normal, x_m)
 
     def edge_velocity_mps(self, x_m: np.ndarray) -> np.ndarray:
-        """Edge velocity e (m/s, (N, K, 2)) at the body's start position (exact for translations)."""
+        """Edge velocity e (m/s, (N, K, 2)) at the body's start position (exact if translating)."""
         return self.motion.point_velocity(np.broadcast_to(x_m[:, None, :], self.normal.shape))
 
 
@@ -235,7 +255,9 @@ class Patch:
 
 
 def polygon_halfplanes(vertices_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Outward unit normals (P, 2) and offsets (P,) (m) of a CCW convex polygon's edges. Claim: C1."""
+    """Outward unit normals (P, 2) and offsets (P,) (m) of a CCW convex polygon's edges.
+
+    Claim: C1."""
     v = np.asarray(vertices_m, dtype=np.float64)
     d = np.roll(v, -1, axis=0) - v
     length = np.hypot(d[:, 0], d[:, 1])
@@ -357,7 +379,8 @@ def translating_curve_margins_m(s_m: np.ndarray, dt_s: float, n_dot_e: np.ndarra
     m_star = np.where(np.isnan(t_star), np.inf, margin(np.nan_to_num(t_star)))
     stack = np.stack([m0, m_end, m_star])
     which = np.argmin(stack, axis=0)
-    times = np.stack([np.zeros_like(m_end), np.full_like(m_end, dt_s), np.nan_to_num(t_star)])
+    times = np.stack([np.zeros_like(m_end), np.broadcast_to(dt_s, m_end.shape),
+                      np.nan_to_num(t_star)])
     return np.min(stack, axis=0), np.take_along_axis(times, which[None], 0)[0]
 
 
@@ -369,18 +392,20 @@ def _rotate(x: np.ndarray, y: np.ndarray, angle: np.ndarray) -> tuple[np.ndarray
 def local_frame_excess_m(edges: EdgeSet, support: Support, x0_m: np.ndarray,
                          v0_mps: np.ndarray, v1_mps: np.ndarray, dt_s: float,
                          t_s: np.ndarray) -> np.ndarray:
-    """f(t) = dot(nLocal, M_edge(t)^-1 xWorld(t)) - bLocal (m) at times ``t_s`` (T,), shape
-    (T, N, K); xWorld(t) = M_support(t) y(t) with y the relative curve. <= 0 is inside.
+    """f(t) = dot(nLocal, M_edge(t)^-1 xWorld(t)) - bLocal (m) at times ``t_s`` ((T,) or (T, N)),
+    shape (T, N, K); xWorld(t) = M_support(t) y(t) with y the relative curve. <= 0 is inside.
 
     A body carried rigidly by the edge's own motion gets a constant f. Claim: B6.
     """
-    t = np.asarray(t_s, dtype=np.float64)[:, None, None]
+    t = np.asarray(t_s, dtype=np.float64)
+    t = t[:, None, None] if t.ndim == 1 else t[:, :, None]
+    dt_a = per_agent(dt_s, x0_m.shape[0])[None, :, None, None]
     ce, we, oe = edges.motion.pivot_m, edges.motion.velocity_mps, edges.motion.omega_radps
     cs = support.motion.pivot_m[:, None, :]
     ws = support.motion.velocity_mps[:, None, :]
     os_ = support.motion.omega_radps[:, None]
     y = (x0_m[None, :, None, :] + v0_mps[None, :, None, :] * t[..., None]
-         + (v1_mps - v0_mps)[None, :, None, :] * (t[..., None] ** 2 / (2.0 * dt_s)))
+         + (v1_mps - v0_mps)[None, :, None, :] * (t[..., None] ** 2 / (2.0 * dt_a)))
     # support frame -> world: x = cs + ws t + R(os t)(y - cs)
     rx, ry = _rotate(y[..., 0] - cs[..., 0], y[..., 1] - cs[..., 1], os_ * t)
     xw_x = cs[..., 0] + ws[..., 0] * t + rx
@@ -416,21 +441,23 @@ def rigid_curve_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndarra
     domega: |f''| <= omega_e^2 |P| + 2|omega_e||P'| + domega^2 |Q| + 2|domega||Q'| + |Q''|, each
     polynomial factor bounded by its coefficient magnitudes over [0, dt]. Claim: B6.
     """
-    times = np.linspace(0.0, dt_s, pieces + 1)
-    f = local_frame_excess_m(edges, support, x0_m, v0_mps, v1_mps, dt_s, times)
+    dt = per_agent(dt_s, x0_m.shape[0])
+    times = np.linspace(0.0, 1.0, pieces + 1)[:, None] * dt[None, :]
+    f = local_frame_excess_m(edges, support, x0_m, v0_mps, v1_mps, dt, times)
+    dt = dt[:, None]
     f_hi = np.maximum(f[:-1], f[1:]).max(axis=0)
     me, ms = edges.motion, support.motion
     oe = np.abs(me.omega_radps)
     d_omega = np.abs(ms.omega_radps[:, None] - me.omega_radps)
     dw = np.linalg.norm(ms.velocity_mps[:, None, :] - me.velocity_mps, axis=-1)
-    p_max = np.linalg.norm(ms.pivot_m[:, None, :] - me.pivot_m, axis=-1) + dw * dt_s
+    p_max = np.linalg.norm(ms.pivot_m[:, None, :] - me.pivot_m, axis=-1) + dw * dt
     dv = np.linalg.norm(v1_mps - v0_mps, axis=-1)[:, None]
     v0n = np.linalg.norm(v0_mps, axis=-1)[:, None]
-    q_max = (np.linalg.norm(x0_m - ms.pivot_m, axis=-1)[:, None] + v0n * dt_s + dv * dt_s / 2.0)
+    q_max = (np.linalg.norm(x0_m - ms.pivot_m, axis=-1)[:, None] + v0n * dt + dv * dt / 2.0)
     dq_max = v0n + dv
-    ddq = dv / dt_s
+    ddq = dv / dt
     m2 = oe ** 2 * p_max + 2.0 * oe * dw + d_omega ** 2 * q_max + 2.0 * d_omega * dq_max + ddq
-    h = dt_s / pieces
+    h = dt / pieces
     scale = 1.0 + np.abs(edges.offset_m) + q_max + p_max
     bound = f_hi + m2 * h * h / 8.0 + 4.0 * np.finfo(float).eps * scale
     return -bound
@@ -454,7 +481,7 @@ def curve_min_margin_m(edges: EdgeSet, support: Support, x0_m: np.ndarray, v0_mp
         s = edges.initial_margin_m(x0_m)
         zeros = np.zeros_like(s)
         same_margin, _ = translating_curve_margins_m(
-            s, dt_s, zeros, zeros, np.einsum("nkj,nj->nk", n, v0_mps),
+            s, per_edge(dt_s), zeros, zeros, np.einsum("nkj,nj->nk", n, v0_mps),
             np.einsum("nkj,nj->nk", n, v1_mps))
         out = np.where(rigid_same, same_margin, out)
     if need_bound.any():
@@ -462,7 +489,7 @@ def curve_min_margin_m(edges: EdgeSet, support: Support, x0_m: np.ndarray, v0_mp
         sub = _take_rows(edges, rows)
         sup = Support(_take_motion(support.motion, rows))
         bound = rigid_curve_margin_bound_m(sub, sup, x0_m[rows], v0_mps[rows], v1_mps[rows],
-                                           dt_s)
+                                           dt_s if np.ndim(dt_s) == 0 else dt_s[rows])
         out = out.copy()
         out[rows] = np.where(need_bound[rows], bound, out[rows])
     return np.where(edges.valid, out, np.inf)
@@ -477,17 +504,19 @@ def translating_curve_margins_from_state(edges: EdgeSet, support: Support, x0_m:
     u = support.carry_mps(x0_m)
     e = edges.edge_velocity_mps(x0_m)
     return translating_curve_margins_m(
-        edges.initial_margin_m(x0_m), dt_s, np.einsum("nkj,nkj->nk", n, e),
+        edges.initial_margin_m(x0_m), per_edge(dt_s), np.einsum("nkj,nkj->nk", n, e),
         np.einsum("nkj,nj->nk", n, u), np.einsum("nkj,nj->nk", n, v0_mps),
         np.einsum("nkj,nj->nk", n, v1_mps))
 
 
 def end_margin_m(edges: EdgeSet, support: Support, x0_m: np.ndarray, v0_mps: np.ndarray,
                  v1_mps: np.ndarray, dt_s: float) -> np.ndarray:
-    """Edge margin (m, (N, K)) at the end of the accelerating step (translation model). Claim: B4."""
+    """Edge margin (m, (N, K)) at the end of the accelerating step (translation model).
+
+    Claim: B4."""
     n = edges.normal
     return formulas.accel_margin(
-        s=edges.initial_margin_m(x0_m), t=dt_s, dt=dt_s,
+        s=edges.initial_margin_m(x0_m), t=per_edge(dt_s), dt=per_edge(dt_s),
         n_dot_e=np.einsum("nkj,nkj->nk", n, edges.edge_velocity_mps(x0_m)),
         n_dot_u=np.einsum("nkj,nj->nk", n, support.carry_mps(x0_m)),
         n_dot_v0=np.einsum("nkj,nj->nk", n, v0_mps), n_dot_v1=np.einsum("nkj,nj->nk", n, v1_mps))

@@ -37,6 +37,8 @@ from navproof.boundary import (
     check_valid_step,
     curve_min_margin_m,
     end_margin_m,
+    per_agent,
+    per_edge,
     take_edges,
     take_support,
     translating_curve_margins_from_state,
@@ -123,7 +125,9 @@ class Neighbors:
 class StepInput:
     """Everything one step of N agents needs (arrays (N, ...), float64, metres and seconds).
 
-    ``velocity_mps`` is the actual end velocity v0 of the previous step and ``preferred_mps`` the
+    ``dt_s`` is the step length (s), one float or one per agent (N,) for the remaining time of a
+    portal sub-step. ``velocity_mps`` is the actual end velocity v0 of the previous step and
+    ``preferred_mps`` the
     preferred velocity, both relative to the support. ``vh_mps`` and ``accel_mps2`` are the
     horizontal caps in force (V1); ``accel_mps2`` is both the braking budget and the V2 radius
     rate. ORCA lines act on world velocities; empty arrays mean no neighbour constraint.
@@ -152,9 +156,11 @@ def check_valid_step_input(inp: StepInput) -> StepInput:
     """Validate every field (InvalidInput naming field and value; nothing is changed) and
     return the input with default ORCA and neighbour arrays filled in. Claim: S6 (no division by
     a zero budget, no non-finite velocity), B1 (dt > 0)."""
-    check_valid_step(inp.dt_s)
     x0 = check_valid_finite("position_m", inp.position_m)
     n = x0.shape[0]
+    dt = check_valid_step(inp.dt_s)
+    if np.ndim(dt) and np.shape(dt) != (n,):
+        raise InvalidInput("dt_s", np.shape(dt), f"must be a float or have shape ({n},)")
     if x0.shape != (n, 2):
         raise InvalidInput("position_m", x0.shape, "must have shape (N, 2)")
     for name in ("velocity_mps", "preferred_mps"):
@@ -180,7 +186,7 @@ def check_valid_step_input(inp: StepInput) -> StepInput:
     check_valid_finite("neighbors.velocity_mps",
                        np.where(neighbors.valid[..., None], neighbors.velocity_mps, 0.0))
     return StepInput(x0, np.asarray(inp.velocity_mps, float), np.asarray(inp.preferred_mps, float),
-                     float(inp.dt_s), inp.support, inp.edges,
+                     per_agent(dt, n), inp.support, inp.edges,
                      np.broadcast_to(np.asarray(inp.vh_mps, float), (n,)).copy(),
                      np.broadcast_to(np.asarray(inp.accel_mps2, float), (n,)).copy(),
                      np.broadcast_to(np.asarray(inp.radius_m, float), (n,)).copy(),
@@ -372,7 +378,7 @@ def _prepare(inp: StepInput) -> _Prepared:
     s = edges.initial_margin_m(x0)
     ref = reference_velocity(edges, inp.support, x0, inp.vh_mps)
     cmax = envelope_speed_cap_mps(inp.vh_mps, u, ref.r_mps)
-    b4 = accel_halfplane_offset_mps(s, dt, n_dot_e, n_dot_u, n_dot_v0)
+    b4 = accel_halfplane_offset_mps(s, per_edge(dt), n_dot_e, n_dot_u, n_dot_v0)
     s3 = stop_halfplane_offset_mps(n, s, dt, inp.accel_mps2, cmax, u, ref.r_mps)
     end = end_stop_offset_mps(n, s, dt, inp.accel_mps2, cmax, n_dot_e, u, ref.r_mps, v0)
     # the stop half-planes need a reference; without one only the B4 half-plane remains
@@ -396,7 +402,7 @@ def _verify(inp: StepInput, prep: _Prepared, rows: np.ndarray, v1: np.ndarray,
     Returns (passes (R,), exact curve margins (R, K) on translating motion, their times (R, K)).
     Claim: B5, B6, S1 (stop from the step end), W1.
     """
-    dt = inp.dt_s
+    dt = inp.dt_s[rows]
     edges = take_edges(inp.edges, rows)
     support = take_support(inp.support, rows)
     x0, v0 = inp.position_m[rows], inp.velocity_mps[rows]
@@ -423,7 +429,7 @@ def _solve_rounds(inp: StepInput, prep: _Prepared, rows: np.ndarray, preferred: 
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Closest verified velocity for agents ``rows``: enumerate, verify nearest first, add B5
     cutting planes where the curve dips out mid-step, repeat. Returns (found (R,), v1 (R, 2))."""
-    dt = inp.dt_s
+    dt = inp.dt_s[rows]
     k = inp.edges.valid.shape[1]
     r = rows.size
     found = np.zeros(r, bool)
@@ -468,11 +474,14 @@ def _solve_rounds(inp: StepInput, prep: _Prepared, rows: np.ndarray, preferred: 
         if first_exact is None:
             break
         # B5 cutting planes at the interior minimum of the nearest candidate's curve
-        interior = (first_exact < 0.0) & (first_t > 0.0) & (first_t < dt) & ~done[:, None]
+        dt_active = dt[active][:, None]
+        interior = ((first_exact < 0.0) & (first_t > 0.0) & (first_t < dt_active)
+                    & ~done[:, None])
         if not interior.any():
             break
         agents = rows[active]
-        q = accel_margin_at_time_offset_mps(prep.s[agents], np.where(interior, first_t, dt), dt,
+        q = accel_margin_at_time_offset_mps(prep.s[agents], np.where(interior, first_t, dt_active),
+                                            dt_active,
                                             prep.n_dot_e[agents], prep.n_dot_u[agents],
                                             prep.n_dot_v0[agents])
         new_cut = np.where(interior, np.minimum(cuts[active], q), cuts[active])
@@ -530,7 +539,7 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None) -> SafeSt
     velocity = inp.velocity_mps.copy()
     label = np.full(n, SOLVE_FAILED, dtype=np.int8)
     flags = np.zeros(n, dtype=np.uint8)
-    commit = np.full(n, dt)
+    commit = dt.copy()
     every = np.arange(n)
     found, v1 = _solve_rounds(inp, prep, every, inp.preferred_mps, True, True, True)
     velocity[found] = v1[found]
@@ -547,23 +556,24 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None) -> SafeSt
         v0 = inp.velocity_mps[rest]
         toward = prep.ref.v_stop_mps[rest] - v0
         length = np.linalg.norm(toward, axis=1)
-        reach = inp.accel_mps2[rest] * dt
+        reach = inp.accel_mps2[rest] * dt[rest]
         scale = np.where(length > reach, reach / np.where(length > 0.0, length, 1.0), 1.0)
         v_brake = v0 + toward * scale[:, None]
         finite = np.all(np.isfinite(v_brake), axis=1)
         nb = inp.neighbors
         if nb is not None and nb.valid.shape[1]:
             sub = nb.take(rest)
-            t_stop = first_contact_time_s(inp.position_m[rest], prep.u[rest], v0, v_brake, dt,
+            t_stop = first_contact_time_s(inp.position_m[rest], prep.u[rest], v0, v_brake,
+                                          dt[rest],
                                           sub.position_m, sub.velocity_mps, sub.valid,
                                           inp.radius_m[rest, None] + sub.radius_m)
         else:
-            t_stop = np.full(rest.size, dt)
+            t_stop = dt[rest].copy()
         ok = rest[finite]
         velocity[ok] = v_brake[finite]
         label[ok] = NO_STOP_GUARANTEE
         commit[ok] = t_stop[finite]
-        flags[ok[t_stop[finite] < dt]] |= FLAG_TRUNCATED
+        flags[ok[t_stop[finite] < dt[ok]]] |= FLAG_TRUNCATED
         commit[rest[~finite]] = 0.0
     no_ref = ~prep.ref.exists
     unreachable = prep.ref.exists & ~prep.ref.reachable

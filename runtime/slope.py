@@ -30,7 +30,7 @@ def check_valid_slope_factor(field: str, k: np.ndarray) -> np.ndarray:
 
 
 def slope_factor(gradient: np.ndarray) -> np.ndarray:
-    """Slope factor k (1, (...)) of planar patches from their height gradients (..., 2). Claim: V1."""
+    """Slope factor k (1, (...)) of planar patches from height gradients (..., 2). Claim: V1."""
     g = check_valid_finite("gradient", gradient)
     return formulas.slope_factor(grad_sq=np.einsum("...j,...j->...", g, g))
 
@@ -71,7 +71,7 @@ class SlopeBudget:
         return SlopeBudget(kk.copy(), np.full(n, np.nan), v.copy(), a.copy())
 
     def adopt(self, mask: np.ndarray, k_new: np.ndarray) -> SlopeBudget:
-        """Record an adoption of new patches (k_new) for the agents in ``mask``; not yet in force."""
+        """Record an adoption of new patches (k_new) for agents in ``mask``; not yet in force."""
         kk = check_valid_slope_factor("k_new", np.broadcast_to(k_new, self.k_active.shape))
         return replace(self, k_pending=np.where(mask, kk, self.k_pending))
 

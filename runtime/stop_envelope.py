@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.boundary import affine_root, check_valid_finite, check_valid_positive
+from navproof.boundary import affine_root, check_valid_finite, check_valid_positive, per_edge
 from navproof.errors import EPS, InvalidInput
 
 
@@ -56,7 +56,7 @@ def normal_stop_displacement_m(normal: np.ndarray, c_mps: np.ndarray, dt_s: floa
     c = check_valid_finite("c_mps", c_mps)
     return formulas.normal_stop_displacement(
         n_dot_c=np.einsum("nkj,nj->nk", normal, c), speed=np.linalg.norm(c, axis=-1)[:, None],
-        dt=dt_s, a=a[:, None])
+        dt=per_edge(dt_s), a=a[:, None])
 
 
 def necessary_bound_mps(s_m: np.ndarray, dt_s: float, a_mps2: np.ndarray) -> np.ndarray:
@@ -68,7 +68,8 @@ def necessary_bound_mps(s_m: np.ndarray, dt_s: float, a_mps2: np.ndarray) -> np.
     s = np.asarray(s_m, dtype=np.float64)
     a_b = a[:, None] if (a.ndim == 1 and s.ndim == 2) else a
     with np.errstate(invalid="ignore"):
-        return formulas.necessary_normal_bound(s=s, dt=dt_s, a=a_b)
+        dt = per_edge(dt_s) if s.ndim == 2 else dt_s
+        return formulas.necessary_normal_bound(s=s, dt=dt, a=a_b)
 
 
 def linear_envelope_mps(s_m: np.ndarray, dt_s: float, a_mps2: np.ndarray,
@@ -76,7 +77,7 @@ def linear_envelope_mps(s_m: np.ndarray, dt_s: float, a_mps2: np.ndarray,
     """Offset (m/s, (N, K)) of the stop half-plane dot(n, c) <= s / (dt + Cmax/(2a)). Claim: S3."""
     a = check_valid_budget("a_mps2", a_mps2)
     s = np.asarray(s_m, dtype=np.float64)
-    return formulas.linear_envelope_bound(s=s, dt=dt_s, a=a[:, None],
+    return formulas.linear_envelope_bound(s=s, dt=per_edge(dt_s), a=a[:, None],
                                           cmax=np.asarray(cmax_mps, dtype=np.float64)[:, None])
 
 
@@ -105,7 +106,8 @@ def end_stop_offset_mps(normal: np.ndarray, s_m: np.ndarray, dt_s: float, a_mps2
     n_dot_v0 = np.einsum("nkj,nj->nk", normal, v0_mps)
 
     def excess(q: float) -> np.ndarray:
-        end = formulas.accel_margin(s=s_m, t=dt_s, dt=dt_s, n_dot_e=n_dot_e, n_dot_u=n_dot_u,
+        end = formulas.accel_margin(s=s_m, t=per_edge(dt_s), dt=per_edge(dt_s), n_dot_e=n_dot_e,
+                                    n_dot_u=n_dot_u,
                                     n_dot_v0=n_dot_v0, n_dot_v1=q)
         brake = formulas.normal_stop_displacement(n_dot_c=q + n_dot_u - n_dot_r,
                                                   speed=np.asarray(cmax_mps)[:, None], dt=0.0,
@@ -133,7 +135,7 @@ def envelope_margin_m(normal: np.ndarray, s_m: np.ndarray, c_mps: np.ndarray, dt
     a = check_valid_budget("a_mps2", a_mps2)
     disp = formulas.normal_stop_displacement(
         n_dot_c=np.einsum("nkj,nj->nk", normal, c_mps),
-        speed=np.asarray(cmax_mps, dtype=np.float64)[:, None], dt=dt_s, a=a[:, None])
+        speed=np.asarray(cmax_mps, dtype=np.float64)[:, None], dt=per_edge(dt_s), a=a[:, None])
     return s_m - disp
 
 

@@ -74,9 +74,9 @@ def sweep_min_distance_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
     """
     dt = check_valid_step(dt_s)
     d0 = x0_m[:, None, :] - other_position_m
-    b = ((u_mps + v0_mps)[:, None, :] - other_velocity_mps) * dt
-    a = ((v1_mps - v0_mps) * 0.5 * dt)[:, None, :]
-    a = np.broadcast_to(a, d0.shape)
+    dt_c = dt if np.ndim(dt) == 0 else np.asarray(dt)[:, None, None]
+    b = ((u_mps + v0_mps)[:, None, :] - other_velocity_mps) * dt_c
+    a = np.broadcast_to(((v1_mps - v0_mps)[:, None, :] * 0.5 * dt_c), d0.shape)
     aa = np.einsum("...j,...j->...", a, a)
     ab = np.einsum("...j,...j->...", a, b)
     bb = np.einsum("...j,...j->...", b, b)
@@ -93,7 +93,8 @@ def sweep_min_distance_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
     dist = np.where(np.isnan(taus), np.inf, dist)
     which = np.argmin(dist, axis=-1)
     dmin = np.take_along_axis(dist, which[..., None], -1)[..., 0]
-    tmin = np.take_along_axis(taus_f, which[..., None], -1)[..., 0] * dt
+    tmin = np.take_along_axis(taus_f, which[..., None], -1)[..., 0] * (
+        dt if np.ndim(dt) == 0 else np.asarray(dt)[:, None])
     return np.where(valid, dmin, np.inf), np.where(valid, tmin, 0.0)
 
 
@@ -130,8 +131,9 @@ def first_contact_time_s(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
     d0 = x0_m[:, None, :] - other_position_m
     start = np.hypot(d0[..., 0], d0[..., 1])
     limit = np.where(start < combined_radius_m, start, combined_radius_m)
-    b = ((u_mps + v0_mps)[:, None, :] - other_velocity_mps) * dt
-    a = np.broadcast_to(((v1_mps - v0_mps) * 0.5 * dt)[:, None, :], d0.shape)
+    dt_c = dt if np.ndim(dt) == 0 else np.asarray(dt)[:, None, None]
+    b = ((u_mps + v0_mps)[:, None, :] - other_velocity_mps) * dt_c
+    a = np.broadcast_to(((v1_mps - v0_mps)[:, None, :] * 0.5 * dt_c), d0.shape)
     aa = np.einsum("...j,...j->...", a, a)
     ab = np.einsum("...j,...j->...", a, b)
     bb = np.einsum("...j,...j->...", b, b)
