@@ -11,6 +11,8 @@ Every input is validated before anything changes; a rejected call leaves the sta
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,9 +20,12 @@ import numpy as np
 
 from .errors import InvalidInput, assertions_enabled
 from .lp import line_violation, solve_closest
-from .neighbors import agent_neighbors
+from .neighbors import AgentGrid, build_grid, query_grid
 from .obstacles import ObstacleSet
 from .orca import agent_lines, obstacle_lines
+
+PARALLEL_MIN_AGENTS = 4096
+"""Crowds at least this large are solved in worker threads, one contiguous grid piece each."""
 
 ACTIVE_TOL_MPS = 1e-7
 """A line is active (binding) when the chosen velocity is within this distance of it, m/s."""
@@ -194,11 +199,13 @@ class Crowd:
 
     ``time_step`` (s) > 0; ``assertions`` turns on the run-time monitor (default: the
     ``NAVPROOF_ASSERT`` environment variable); ``responsibility`` is each agent's share of an
-    agent-agent avoidance (1/2 is RVO2's reciprocal split).
+    agent-agent avoidance (1/2 is RVO2's reciprocal split); ``workers`` threads solve crowds
+    of at least ``PARALLEL_MIN_AGENTS`` agents (default: one per CPU).
     """
 
     def __init__(self, time_step: float = 0.25, *, defaults: AgentDefaults | None = None,
-                 assertions: bool | None = None, responsibility: float = 0.5) -> None:
+                 assertions: bool | None = None, responsibility: float = 0.5,
+                 workers: int | None = None) -> None:
         self.time_step = self._valid_time_step(time_step)
         resp = float(_check_finite("responsibility", responsibility))
         if not 0.0 < resp <= 1.0:
@@ -206,6 +213,8 @@ class Crowd:
         self.responsibility = resp
         self.defaults = defaults or AgentDefaults()
         self.assertions = assertions_enabled(assertions)
+        self.workers = max(1, int(workers if workers is not None else (os.cpu_count() or 1)))
+        self._pool: ThreadPoolExecutor | None = None
         self.global_time = 0.0
         self.obstacles = ObstacleSet()
         self.position = np.zeros((0, 2))
@@ -372,52 +381,125 @@ class Crowd:
         self.obstacles.process()
 
     # --------------------------------------------------------------------------- step
+    def _lines_for(self, rows: np.ndarray, nb_idx: np.ndarray, obst_idx: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Constraint lines of agent ``rows``: obstacle lines first, then agent lines, packed."""
+        pos, vel = self.position, self.velocity
+        op, od, ov = obstacle_lines(pos[rows], vel[rows], self.radius[rows],
+                                    self.time_horizon_obst[rows], self.obstacles, obst_idx)
+        ap, ad, av = agent_lines(pos, vel, self.radius, self.time_horizon, self.time_step, nb_idx,
+                                 responsibility=self.responsibility, rows=rows)
+        num_hard = ov.sum(axis=1).astype(np.int64)
+        m, k = ov.shape[1], av.shape[1]
+        if m == 0:
+            return ap, ad, av, num_hard
+        r = rows.size
+        point = np.zeros((r, m + k, 2))
+        direction = np.zeros((r, m + k, 2))
+        valid = np.zeros((r, m + k), dtype=bool)
+        point[:, :m] = op
+        direction[:, :m] = od
+        valid[:, :m] = ov
+        if k:
+            # agent lines follow each agent's own obstacle lines without a gap
+            slot = num_hard[:, None] + np.arange(k)[None, :]
+            local = np.broadcast_to(np.arange(r)[:, None], slot.shape)
+            point[local, slot] = ap
+            direction[local, slot] = ad
+            valid[local, slot] = av
+        return point, direction, valid, num_hard
+
+    def _neighbors(self) -> tuple[AgentGrid | None, np.ndarray]:
+        """Agent grid and obstacle neighbours (by increasing distance) of the snapshot."""
+        if not self.obstacles.processed:
+            self.obstacles.process()
+        obst_range = self.time_horizon_obst * self.max_speed + self.radius
+        obst_idx, _ = self.obstacles.neighbors(self.position, obst_range * obst_range)
+        grid = build_grid(self.position, self.neighbor_dist, self.max_neighbors)
+        return grid, obst_idx
+
+    def _chunks(self, grid: AgentGrid | None) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Agent rows in grid order split for the workers, with their agent neighbours."""
+        n = self.num_agents
+        order = grid.members if grid is not None else np.arange(n)
+        parts = 1 if n < PARALLEL_MIN_AGENTS else self.workers
+        bounds = np.linspace(0, n, parts + 1).astype(int)
+        out = []
+        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+            rows = order[lo:hi]
+            if grid is None:
+                k = int(self.max_neighbors.max()) if n else 0
+                nb = np.full((hi - lo, k), -1, dtype=np.int64)
+            else:
+                nb = (lo, hi)  # queried inside the worker
+            out.append((rows, nb))
+        return out
+
     def compute_lines(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """All agents' constraint lines from the current snapshot: obstacle lines first.
 
         Returns ``(point (N, K, 2), direction (N, K, 2), valid (N, K), num_hard (N,))``.
         Claim: O3, O5, O6.
         """
-        if not self.obstacles.processed:
-            self.obstacles.process()
-        n = self.num_agents
-        pos, vel = self.position, self.velocity
-        obst_range = self.time_horizon_obst * self.max_speed + self.radius
-        obst_idx, _ = self.obstacles.neighbors(pos, obst_range * obst_range)
-        op, od, ov = obstacle_lines(pos, vel, self.radius, self.time_horizon_obst, self.obstacles,
-                                    obst_idx)
-        nb_idx, _ = agent_neighbors(pos, self.neighbor_dist, self.max_neighbors)
+        grid, obst_idx = self._neighbors()
+        nb_idx = np.full((self.num_agents, int(self.max_neighbors.max(initial=0))), -1,
+                         dtype=np.int64)
+        if grid is not None:
+            nb_idx[grid.members] = query_grid(grid, 0, grid.members.size)[0]
         self.agent_neighbor_idx = nb_idx
         self.obstacle_neighbor_idx = obst_idx
-        ap, ad, av = agent_lines(pos, vel, self.radius, self.time_horizon, self.time_step, nb_idx,
-                                 responsibility=self.responsibility)
-        num_hard = ov.sum(axis=1).astype(np.int64)
-        m, k = ov.shape[1], av.shape[1]
-        point = np.zeros((n, m + k, 2))
-        direction = np.zeros((n, m + k, 2))
-        valid = np.zeros((n, m + k), dtype=bool)
-        point[:, :m] = op
-        direction[:, :m] = od
-        valid[:, :m] = ov
-        if k:
-            slot = num_hard[:, None] + np.arange(k)[None, :]
-            rows = np.broadcast_to(np.arange(n)[:, None], slot.shape)
-            point[rows, slot] = ap
-            direction[rows, slot] = ad
-            valid[rows, slot] = av
-        return point, direction, valid, num_hard
+        return self._lines_for(np.arange(self.num_agents), nb_idx, obst_idx)
+
+    def _solve_chunk(self, grid: AgentGrid | None, obst_idx: np.ndarray, rows: np.ndarray,
+                     nb: Any) -> tuple[np.ndarray, np.ndarray, Any, Any]:
+        if grid is not None:
+            nb = query_grid(grid, nb[0], nb[1])[0]
+        lines = self._lines_for(rows, nb, obst_idx[rows])
+        result = solve_closest(self.pref_velocity[rows], self.max_speed[rows], *lines)
+        return rows, nb, lines, result
 
     def compute_new_velocities(self) -> StepDiagnostics:
         """Solve every agent's ORCA problem from the current snapshot; nothing moves.
 
+        Large crowds are cut into contiguous pieces of the grid order and solved in worker
+        threads (numpy releases the interpreter lock inside its loops); every piece reads the
+        same snapshot, so the answer does not depend on the split.
         Claim: O1, O2, O4 (and O3, O5, O6 through the lines).
         """
-        point, direction, valid, num_hard = self.compute_lines()
-        result = solve_closest(self.pref_velocity, self.max_speed, point, direction, valid,
-                               num_hard)
-        diag = build_diagnostics(self.global_time, self.pref_velocity, result.velocity,
-                                 self.max_speed, point, direction, valid, num_hard,
-                                 result.feasible, result.fail_line)
+        n = self.num_agents
+        grid, obst_idx = self._neighbors()
+        chunks = self._chunks(grid)
+        if len(chunks) == 1:
+            outputs = [self._solve_chunk(grid, obst_idx, *chunks[0])]
+        else:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=self.workers)
+            outputs = list(self._pool.map(lambda c: self._solve_chunk(grid, obst_idx, *c),
+                                          chunks))
+        width = max(out[2][2].shape[1] for out in outputs)
+        k = int(self.max_neighbors.max(initial=0))
+        point = np.zeros((n, width, 2))
+        direction = np.zeros((n, width, 2))
+        valid = np.zeros((n, width), dtype=bool)
+        num_hard = np.zeros(n, dtype=np.int64)
+        velocity = np.zeros((n, 2))
+        feasible = np.ones(n, dtype=bool)
+        fail_line = np.full(n, -1, dtype=np.int64)
+        nb_idx = np.full((n, k), -1, dtype=np.int64)
+        for rows, nb, (p, d, v, h), result in outputs:
+            w = v.shape[1]
+            point[rows, :w] = p
+            direction[rows, :w] = d
+            valid[rows, :w] = v
+            num_hard[rows] = h
+            velocity[rows] = result.velocity
+            feasible[rows] = result.feasible
+            fail_line[rows] = result.fail_line
+            nb_idx[rows] = nb
+        self.agent_neighbor_idx = nb_idx
+        self.obstacle_neighbor_idx = obst_idx
+        diag = build_diagnostics(self.global_time, self.pref_velocity, velocity, self.max_speed,
+                                 point, direction, valid, num_hard, feasible, fail_line)
         if self.assertions:
             from .orca_monitor import check_solve
 

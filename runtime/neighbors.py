@@ -1,25 +1,123 @@
 """Agent-neighbour search on a uniform grid: the k nearest agents strictly within a range.
 
-Pure numpy. Agents are bucketed into square cells whose side is the largest query range, sorted
-by cell (O(N log N)); each agent then reads the 3 x 3 block of cells around it, so the work is
-O(N * c) for c agents per cell block, and the selection of the k nearest is a partial sort per
-row. The result follows RVO2's KdTree semantics: at most ``max_neighbors`` agents, each with
-squared distance strictly below ``range_m ** 2``, ordered by distance.
+Pure numpy. Agents are bucketed into square cells whose side is the largest query range divided
+by ``cells_per_range``, and sorted by cell (O(N log N)). The cells covering an agent's range
+form a few strips that are contiguous in the sorted order, so candidates are read as sliding
+windows; the work is O(N * c) for c agents per block of cells, and the k nearest are picked by
+a partial sort per row. Queries can be made for any contiguous range of the sorted order, which
+keeps neighbouring agents together in memory and lets chunks run in parallel threads.
+
+The result follows RVO2's KdTree semantics: at most ``max_neighbors`` agents, each with squared
+distance strictly below ``range_m ** 2``, ordered by distance (exact ties: lower grid slot
+first, where RVO2 keeps its tree traversal order).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-_OFFSETS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)]
+
+@dataclass(frozen=True)
+class AgentGrid:
+    """Agents sorted by grid cell, ready for range queries (positions in m)."""
+
+    members: np.ndarray        # agent row of each sorted slot
+    sorted_key: np.ndarray     # cell key of each sorted slot
+    spos: np.ndarray           # positions in sorted order (M, 2)
+    range_sq: np.ndarray       # squared query range of each sorted slot (m^2)
+    max_neighbors: np.ndarray  # per sorted slot
+    width: int                 # key stride between grid columns
+    sub: int                   # cells per range
+    k: int                     # largest max_neighbors
+
+
+def build_grid(position: np.ndarray, range_m: np.ndarray, max_neighbors: np.ndarray, *,
+               active: np.ndarray | None = None, cells_per_range: int = 1) -> AgentGrid | None:
+    """Sort the active agents by grid cell; None when nobody can have a neighbour."""
+    n = position.shape[0]
+    k = int(max_neighbors.max()) if n else 0
+    if active is None:
+        active = np.ones(n, dtype=bool)
+    if n == 0 or k == 0 or not active.any():
+        return None
+    members = np.flatnonzero(active)
+    sub = int(cells_per_range)
+    cell = float(np.max(range_m[members])) / sub
+    if not cell > 0.0:
+        return None
+    ij = np.floor(position[members] * (1.0 / cell)).astype(np.int64)
+    ij -= ij.min(axis=0)
+    # spare rows above and below each column so that iy +- sub never wraps into the next one
+    width = int(ij[:, 1].max()) + 2 * sub + 1
+    key = (ij[:, 0] + sub) * width + (ij[:, 1] + sub)
+    order = np.argsort(key, kind="stable")
+    sorted_member = members[order]
+    return AgentGrid(members=sorted_member, sorted_key=key[order], spos=position[sorted_member],
+                     range_sq=(range_m * range_m)[sorted_member],
+                     max_neighbors=max_neighbors[sorted_member], width=width, sub=sub, k=k)
+
+
+def query_grid(grid: AgentGrid, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+    """Neighbours (agent rows, squared distances m^2) of sorted slots ``lo:hi``, shape (hi-lo, k).
+
+    Sorted by distance, padded with -1 / inf. Claim: O2 (the constraint set RVO2 builds).
+    """
+    m = grid.members.size
+    keys = grid.sorted_key[lo:hi]
+    own = np.arange(lo, hi)
+    sx, sy = grid.spos[lo:hi, 0, None], grid.spos[lo:hi, 1, None]
+    # the cells (ix + dx, iy - sub .. iy + sub) are consecutive keys: one contiguous strip
+    starts, counts = [], []
+    for dx in range(-grid.sub, grid.sub + 1):
+        a = np.searchsorted(grid.sorted_key, keys + dx * grid.width - grid.sub, side="left")
+        b = np.searchsorted(grid.sorted_key, keys + dx * grid.width + grid.sub, side="right")
+        starts.append(a)
+        counts.append(b - a)
+    cap = max(int(c.max()) for c in counts)
+    lane = np.arange(cap)
+    pad = np.full(cap, np.inf)
+    # candidate slots are contiguous: gather them as sliding windows over the sorted positions
+    win_x = np.lib.stride_tricks.sliding_window_view(np.concatenate([grid.spos[:, 0], pad]), cap)
+    win_y = np.lib.stride_tricks.sliding_window_view(np.concatenate([grid.spos[:, 1], pad]), cap)
+    range_sq = grid.range_sq[lo:hi, None]
+    dist_blocks, cand_blocks = [], []
+    for a, cnt in zip(starts, counts, strict=True):
+        dx = win_x[a] - sx
+        dy = win_y[a] - sy
+        d = dx * dx + dy * dy
+        slot = a[:, None] + lane[None, :]
+        ok = (lane[None, :] < cnt[:, None]) & (slot != own[:, None]) & (d < range_sq)
+        dist_blocks.append(np.where(ok, d, np.inf))
+        cand_blocks.append(slot)
+    dist_sq = np.concatenate(dist_blocks, axis=1)
+    cand = np.concatenate(cand_blocks, axis=1)
+    kk = min(grid.k, cand.shape[1])
+    if kk < cand.shape[1]:
+        part = np.argpartition(dist_sq, kk - 1, axis=1)[:, :kk]
+        part_d = np.take_along_axis(dist_sq, part, axis=1)
+        part_i = np.take_along_axis(cand, part, axis=1)
+    else:
+        part_d, part_i = dist_sq, cand
+    sel = np.argsort(part_d, axis=1, kind="stable")
+    out_d = np.take_along_axis(part_d, sel, axis=1)
+    out_i = grid.members[np.minimum(np.take_along_axis(part_i, sel, axis=1), m - 1)]
+    keep = np.isfinite(out_d) & (np.arange(kk)[None, :] < grid.max_neighbors[lo:hi, None])
+    nb_idx = np.full((hi - lo, grid.k), -1, dtype=np.int64)
+    nb_d = np.full((hi - lo, grid.k), np.inf)
+    nb_idx[:, :kk] = np.where(keep, out_i, -1)
+    nb_d[:, :kk] = np.where(keep, out_d, np.inf)
+    return nb_idx, nb_d
 
 
 def agent_neighbors(position: np.ndarray, range_m: np.ndarray, max_neighbors: np.ndarray,
-                    *, active: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                    *, active: np.ndarray | None = None, cells_per_range: int = 1
+                    ) -> tuple[np.ndarray, np.ndarray]:
     """Indices (N, k) and squared distances (m^2) of each agent's nearest neighbours.
 
     ``range_m (N,)`` neighbour distance in metres, ``max_neighbors (N,)`` ints, ``active (N,)``
-    optional mask of agents that take part (removed agents are neither queried nor found).
+    optional mask of agents that take part (inactive agents are neither queried nor found).
     Rows are sorted by distance and padded with index -1 and distance ``inf``; ``k`` is the
     largest ``max_neighbors``. Self is never its own neighbour.
     Claim: O2 (the constraint set is the one RVO2 would build).
@@ -27,66 +125,13 @@ def agent_neighbors(position: np.ndarray, range_m: np.ndarray, max_neighbors: np
     position = np.asarray(position, dtype=np.float64)
     n = position.shape[0]
     k = int(max_neighbors.max()) if n else 0
-    if active is None:
-        active = np.ones(n, dtype=bool)
-    if n == 0 or k == 0 or not active.any():
-        return np.full((n, k), -1, dtype=np.int64), np.full((n, k), np.inf)
-    members = np.flatnonzero(active)
-    range_sq = range_m * range_m
-    cell = float(np.max(range_m[members]))
-    if not cell > 0.0:
-        return np.full((n, k), -1, dtype=np.int64), np.full((n, k), np.inf)
-    inv_cell = 1.0 / cell
-    ij = np.floor(position[members] * inv_cell).astype(np.int64)
-    ij -= ij.min(axis=0)
-    # a spare row above and below each column so that iy +- 1 never wraps into the next column
-    width = int(ij[:, 1].max()) + 3
-    key = (ij[:, 0] + 1) * width + (ij[:, 1] + 1)
-    order = np.argsort(key, kind="stable")
-    sorted_key = key[order]
-    sorted_member = members[order]
-    spos = position[sorted_member]
-    # the three cells (ix + dx, iy - 1 .. iy + 1) are consecutive keys: one contiguous strip
-    starts = []
-    counts = []
-    for dx in (-1, 0, 1):
-        lo = np.searchsorted(sorted_key, sorted_key + dx * width - 1, side="left")
-        hi = np.searchsorted(sorted_key, sorted_key + dx * width + 1, side="right")
-        starts.append(lo)
-        counts.append(hi - lo)
-    cap = int(max(int(c.max()) for c in counts))
-    lane = np.arange(cap)
-    m = sorted_member.size
-    blocks = []
-    for lo, cnt in zip(starts, counts, strict=True):
-        slot = lo[:, None] + lane[None, :]
-        blocks.append(np.where(lane[None, :] < cnt[:, None], slot, -1))
-    cand = np.concatenate(blocks, axis=1)
-    safe = np.where(cand >= 0, cand, 0)
-    diff_x = spos[safe, 0] - spos[:, 0, None]
-    diff_y = spos[safe, 1] - spos[:, 1, None]
-    dist_sq = diff_x * diff_x + diff_y * diff_y
-    ok = (cand >= 0) & (cand != np.arange(m)[:, None]) & (
-        dist_sq < range_sq[sorted_member][:, None])
-    dist_sq = np.where(ok, dist_sq, np.inf)
-    kk = min(k, cand.shape[1])
-    if kk < cand.shape[1]:
-        part = np.argpartition(dist_sq, kk - 1, axis=1)[:, :kk]
-        part_d = np.take_along_axis(dist_sq, part, axis=1)
-        part_i = np.take_along_axis(cand, part, axis=1)
-    else:
-        part_d, part_i = dist_sq, cand
-    # ties by distance keep the lower sorted slot first, deterministic across runs
-    sel = np.argsort(part_d, axis=1, kind="stable")
-    out_d = np.take_along_axis(part_d, sel, axis=1)
-    out_i = sorted_member[np.maximum(np.take_along_axis(part_i, sel, axis=1), 0)]
-    members = sorted_member
-    limit = np.arange(kk)[None, :] < max_neighbors[members][:, None]
-    finite = np.isfinite(out_d) & limit
-    out_i = np.where(finite, out_i, -1)
-    out_d = np.where(finite, out_d, np.inf)
     nb_idx = np.full((n, k), -1, dtype=np.int64)
     nb_d = np.full((n, k), np.inf)
-    nb_idx[members, :kk] = out_i
-    nb_d[members, :kk] = out_d
+    grid = build_grid(position, range_m, max_neighbors, active=active,
+                      cells_per_range=cells_per_range)
+    if grid is None:
+        return nb_idx, nb_d
+    idx, d = query_grid(grid, 0, grid.members.size)
+    nb_idx[grid.members] = idx
+    nb_d[grid.members] = d
     return nb_idx, nb_d

@@ -28,26 +28,30 @@ def _safe_unit(x: np.ndarray, y: np.ndarray, fx: np.ndarray, fy: np.ndarray
 
 def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
                 time_horizon: np.ndarray, time_step: float, neighbor_idx: np.ndarray,
-                *, responsibility: float = 0.5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                *, responsibility: float = 0.5, rows: np.ndarray | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """ORCA lines (point, direction) of every agent against its neighbours, shapes (N, k, 2).
 
-    ``neighbor_idx (N, k)`` padded with -1; returns ``(point, direction, valid)``. Cases, as in
+    ``neighbor_idx (M, k)`` padded with -1 holds the neighbours of agent rows ``rows`` (default
+    all N agents, M = N); returns ``(point, direction, valid)`` of shape (M, k, ...). Cases, as in
     RVO2's Agent::computeNewVelocity: no collision projected on the cut-off circle of
     ``time_horizon`` (s) or on a leg; already colliding projected on the cut-off circle of one
     ``time_step`` (s). ``point = v + responsibility * u``. Claim: O3, O6.
     """
     valid = neighbor_idx >= 0
     other = np.where(valid, neighbor_idx, 0)
-    n, k = neighbor_idx.shape
-    self_idx = np.arange(n)[:, None]
-    rpx = position[other, 0] - position[:, None, 0]
-    rpy = position[other, 1] - position[:, None, 1]
-    rvx = velocity[:, None, 0] - velocity[other, 0]
-    rvy = velocity[:, None, 1] - velocity[other, 1]
+    if rows is None:
+        rows = np.arange(neighbor_idx.shape[0])
+    self_idx = rows[:, None]
+    own_pos, own_vel = position[rows], velocity[rows]
+    rpx = position[other, 0] - own_pos[:, None, 0]
+    rpy = position[other, 1] - own_pos[:, None, 1]
+    rvx = own_vel[:, None, 0] - velocity[other, 0]
+    rvy = own_vel[:, None, 1] - velocity[other, 1]
     dist_sq = rpx * rpx + rpy * rpy
-    comb_r = radius[:, None] + radius[other]
+    comb_r = radius[rows][:, None] + radius[other]
     comb_r_sq = comb_r * comb_r
-    inv_th = (1.0 / time_horizon)[:, None]
+    inv_th = (1.0 / time_horizon[rows])[:, None]
     inv_dt = 1.0 / time_step
     no_collision = dist_sq > comb_r_sq
 
@@ -92,8 +96,8 @@ def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
     dy = np.where(no_collision, np.where(on_cutoff, cut_dy, leg_dy), col_dy)
     u_x = np.where(no_collision, np.where(on_cutoff, cut_ux, leg_ux), col_ux)
     u_y = np.where(no_collision, np.where(on_cutoff, cut_uy, leg_uy), col_uy)
-    px = velocity[:, None, 0] + responsibility * u_x
-    py = velocity[:, None, 1] + responsibility * u_y
+    px = own_vel[:, None, 0] + responsibility * u_x
+    py = own_vel[:, None, 1] + responsibility * u_y
     point = np.stack([px, py], axis=-1)
     direction = np.stack([dx, dy], axis=-1)
     point[~valid] = 0.0

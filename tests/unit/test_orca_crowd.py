@@ -160,3 +160,20 @@ def test_snapshot_is_taken_before_anyone_moves() -> None:
                      pref_velocity=[(1, 0), (-1, 0)])
     crowd.step()
     np.testing.assert_allclose(crowd.velocity[0], -crowd.velocity[1], atol=1e-12)
+
+
+def test_threaded_pieces_give_the_same_step() -> None:
+    rng = np.random.default_rng(3)
+    pos = rng.uniform(-150, 150, (5000, 2))
+    pref = rng.uniform(-2, 2, (5000, 2))
+    results = []
+    for workers in (1, 2, 3):
+        crowd = Crowd(0.25, workers=workers)
+        crowd.add_agents(pos, pref_velocity=pref)
+        crowd.add_obstacle([(-5.0, -5.0), (5.0, -5.0), (5.0, 5.0), (-5.0, 5.0)])
+        crowd.step()
+        diag = crowd.step()
+        results.append((crowd.velocity.copy(), diag.constraint_count.copy()))
+    for vel, count in results[1:]:
+        np.testing.assert_array_equal(vel, results[0][0])
+        np.testing.assert_array_equal(count, results[0][1])
