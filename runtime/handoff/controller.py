@@ -554,7 +554,7 @@ class HandoffController:
         guarantee = ("" if plan.guarantee.guaranteed else
                      f"; NO STOP GUARANTEE: short by {-plan.guarantee.margin_m:.4f} m (A5)")
         self._decide(
-            "interrupt", fb, new_phase=Phase.STOPPING,
+            "interrupt", fb, new_phase=Phase.STOPPING if self.phase != Phase.STOPPING else None,
             updates={"current_motion": "brake", "obstacle_version": snap.obstacle_version},
             attempt_states={attempt_no: "interrupted"},
             detail={"reason": reason, "curve_time_s": t_local, "travelled_m": travelled_m,
@@ -644,11 +644,17 @@ class HandoffController:
         if self._guarantee_void(fb, phase):
             return
         phase = self.phase
-        if (phase == Phase.APPROACHING and self._motion_kind == "curve"
-                and snapshot.obstacle_version != row.obstacle_version):
+        if self._motion_kind == "curve" and snapshot.obstacle_version != row.obstacle_version:
             self._interrupt(fb, snapshot, f"obstacle version {row.obstacle_version} -> "
                                           f"{snapshot.obstacle_version}")
             return
+        if (phase == Phase.APPROACHING and isinstance(self._motion, CurveMotion)
+                and self._motion.curve.in_scheduled_deceleration(
+                    self._motion.local_time_s(fb.time_s))
+                and not self._motion.finished(fb.time_s)):
+            self._decide("scheduled-deceleration", fb, new_phase=Phase.STOPPING,
+                         message=f"attempt {row.current_attempt} in its scheduled deceleration: "
+                                 "Stopping (the curve keeps the mover, H4)")
         if self._motion is not None and self._motion.finished(fb.time_s):
             kind = self._motion_kind
             self._release()

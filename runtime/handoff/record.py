@@ -466,7 +466,14 @@ class HandoffRecord:
             raise InvalidInput("updates", sorted(unknown), f"allowed: {sorted(_ACTION_UPDATABLE)}")
         with self._transaction() as conn:
             current = self.load(action_id)
-            if epoch != current.current_epoch and updates.get("current_epoch") != epoch:
+            takeover = "current_epoch" in updates
+            if takeover and (updates["current_epoch"] != epoch or epoch != self.latest_epoch()
+                             or epoch < current.current_epoch):
+                raise RecordError(
+                    "run_epoch", epoch, f"cannot take the action over: only the newest run "
+                    f"({self.latest_epoch()}) can, for itself",
+                )
+            if not takeover and epoch != current.current_epoch:
                 raise RecordError(
                     "run_epoch", epoch, f"is not the action's current epoch "
                     f"{current.current_epoch}; a superseded run cannot decide",
@@ -561,15 +568,16 @@ class HandoffRecord:
         the attempt is dispatched), and no displacement of that physics step was accepted yet.
         The actual feedback is stored with it.
         """
-        action = self.load(tags.action_id)
-        reason = "accepted"
-        if tags.run_epoch != recorded_epoch or tags.run_epoch != action.current_epoch:
-            reason = f"stale epoch {tags.run_epoch} (current {action.current_epoch})"
-        elif tags.attempt_no != action.current_attempt:
-            reason = f"stale attempt {tags.attempt_no} (current {action.current_attempt})"
-        elif tags.motion != action.current_motion:
-            reason = f"stale motion {tags.motion} (current {action.current_motion})"
+        self.load(tags.action_id)
         with self._transaction() as conn:
+            action = self.load(tags.action_id)
+            reason = "accepted"
+            if tags.run_epoch != recorded_epoch or tags.run_epoch != action.current_epoch:
+                reason = f"stale epoch {tags.run_epoch} (current {action.current_epoch})"
+            elif tags.attempt_no != action.current_attempt:
+                reason = f"stale attempt {tags.attempt_no} (current {action.current_attempt})"
+            elif tags.motion != action.current_motion:
+                reason = f"stale motion {tags.motion} (current {action.current_motion})"
             if reason == "accepted" and tags.motion == "curve":
                 state = conn.execute(
                     "SELECT state FROM attempts WHERE action_id = ? AND attempt_no = ?",

@@ -77,6 +77,10 @@ def test_seed_handoff_timeline(tmp_path):
     phases = [r["phase"] for r in result.timeline if r["kind"] != "step"]
     order = [phases.index(p) for p in ("Approaching", "Stopping", "AtBoundary", "Adopting")]
     assert order == sorted(order) and phases[-1] == "Following"
+    at = phases.index("AtBoundary")
+    assert phases[at - 1] == "Stopping"  # the scheduled deceleration is the Stopping phase
+    decel = rows(result, "scheduled-deceleration")[0]
+    assert decel["time_s"] == pytest.approx(0.8) and decel["phase"] == "Stopping"
     assert result.final_phase == "Following" and result.exit_code == 0
     assert result.route_status == RouteStatus.RUNNING.value
     assert "AtBoundary" in text and "Following" in text

@@ -227,3 +227,18 @@ def test_decisions_are_durable_and_read_back_in_order(tmp_path):
         kinds = [d.kind for d in rec.decisions(ACTION)]
         assert kinds == ["create", "register-attempt", "dispatch", "interrupt"]
         assert rec.attempts(ACTION)[0].state == "interrupted"
+
+
+def test_only_the_newest_run_can_take_an_action_over(record):
+    old = dispatched(record)
+    newer = record.begin_run("recover")
+    newest = record.begin_run("recover")
+    with pytest.raises(RecordError):
+        record.decide(ACTION, epoch=newer, tick=1, time_s=0.1, kind="recover",
+                      updates={"current_epoch": newer})
+    with pytest.raises(RecordError):
+        record.decide(ACTION, epoch=newest, tick=1, time_s=0.1, kind="recover",
+                      updates={"current_epoch": old})
+    row = record.decide(ACTION, epoch=newest, tick=1, time_s=0.1, kind="recover",
+                        updates={"current_epoch": newest})
+    assert row.current_epoch == newest
