@@ -353,7 +353,7 @@ def accel_extremum_time_s(dt_s: float, n_dot_e: np.ndarray, n_dot_u: np.ndarray,
     """Interior extremum time t* (s) of the accelerating margin; NaN when v1 = v0 along n or
     when t* is not strictly inside the step. Claim: B5."""
     flat = n_dot_v0 == n_dot_v1
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         t_star = formulas.accel_extremum_time(dt=dt_s, n_dot_e=n_dot_e, n_dot_u=n_dot_u,
                                               n_dot_v0=n_dot_v0,
                                               n_dot_v1=np.where(flat, n_dot_v0 + 1.0, n_dot_v1))

@@ -244,7 +244,18 @@ def closest_candidates(preferred: np.ndarray, hp_normal: np.ndarray, hp_offset: 
     """Feasible optimum candidates (m/s, (M, C, 2)) of min |v - preferred| over the half-planes
     ``dot(n, v) <= offset`` (M, K) and disks (M, D), nearest first, with their distances (M, C)
     (+inf: infeasible). The first finite one is the exact closest point. Claim: O2 (combined).
+
+    Nearly parallel boundaries can put a vertex at a huge or non-finite point; such candidates
+    are discarded explicitly, so floating-point warnings are silenced here.
     """
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return _closest_candidates(preferred, hp_normal, hp_offset, hp_valid, disk_centre,
+                                   disk_radius, disk_valid, tol)
+
+
+def _closest_candidates(preferred: np.ndarray, hp_normal: np.ndarray, hp_offset: np.ndarray,
+                        hp_valid: np.ndarray, disk_centre: np.ndarray, disk_radius: np.ndarray,
+                        disk_valid: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
     m, k = hp_valid.shape
     d = disk_valid.shape[1]
     cands = [preferred[:, None, :]]

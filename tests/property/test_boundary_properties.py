@@ -1,0 +1,118 @@
+"""Properties of the committed step over random edges, supports, budgets and velocities
+(claims B2, B5, B6, S1, S3, R3, V2, W1): checked against an independent dense evaluation."""
+
+import numpy as np
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from navproof import boundary as b
+from navproof import safe_step as ss
+
+DT = 0.1
+N, K = 24, 3
+TOL = 1e-9
+
+
+def random_world(seed, a_mps2, margin_scale, speed_scale, preferred_scale):
+    rng = np.random.default_rng(seed)
+    ang = rng.uniform(0, 2 * np.pi, (N, K))
+    normal = np.stack([np.cos(ang), np.sin(ang)], axis=-1)
+    offset = margin_scale * rng.uniform(0.0, 1.0, (N, K))
+    u = rng.uniform(-0.3, 0.3, (N, 2))
+    kind = rng.integers(0, 3, (N, K))     # fixed, co-moving, own translation
+    own = rng.uniform(-0.3, 0.3, (N, K, 2))
+    e = np.where((kind == 0)[..., None], 0.0, np.where((kind == 1)[..., None], u[:, None], own))
+    edges = b.EdgeSet.build(normal, offset, edge_velocity_mps=e)
+    vh = rng.uniform(0.5, 4.0, N)
+    v0 = rng.normal(size=(N, 2)) * speed_scale
+    pref = rng.normal(size=(N, 2)) * preferred_scale
+    inp = ss.StepInput(np.zeros((N, 2)), v0, pref, DT, b.Support.translating(u), edges, vh,
+                       np.full(N, a_mps2), np.full(N, 0.3))
+    return inp, u, e
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), a_mps2=st.floats(0.5, 20.0),
+       margin_scale=st.floats(0.0, 1.0), speed_scale=st.floats(0.0, 1.5),
+       preferred_scale=st.floats(0.0, 3.0))
+@example(seed=1, a_mps2=1.0, margin_scale=0.0, speed_scale=0.0, preferred_scale=1.0)
+@example(seed=2, a_mps2=1.0, margin_scale=0.3, speed_scale=0.0, preferred_scale=0.0)
+@example(seed=3, a_mps2=20.0, margin_scale=0.05, speed_scale=1.5, preferred_scale=3.0)
+def test_committed_step_never_leaves_and_its_stop_never_crosses(seed, a_mps2, margin_scale,
+                                                                speed_scale, preferred_scale):
+    inp, u, e = random_world(seed, a_mps2, margin_scale, speed_scale, preferred_scale)
+    res = ss.solve_safe_step(inp, assertions=True)
+    v0, v1 = inp.velocity_mps, res.velocity_mps
+    n, b0 = inp.edges.normal, inp.edges.offset_m
+    kept = res.label <= ss.DYNAMIC_AVOIDANCE_FAILED
+    # whole step, every instant: margin b0 + t n.e - n.x(t) on a dense grid
+    t = np.linspace(0.0, DT, 2001)[:, None, None]
+    x = ((u + v0)[None] * t + (v1 - v0)[None] * t ** 2 / (2 * DT))
+    margin = b0[None] + t * np.einsum("nkj,nkj->nk", n, e)[None] - np.einsum("nkj,tnj->tnk", n, x)
+    assert np.all(margin[:, kept] >= -TOL)
+    # V2 always holds
+    assert np.all(np.linalg.norm(v1 - v0, axis=1) <= a_mps2 * DT + TOL)
+    # safe steps: braking at a from the step end towards r never crosses, holding at r is safe
+    safe = (res.label == ss.SAFE) & res.reference.exists
+    r = res.reference.r_mps
+    c1 = u + v1 - r
+    speed = np.linalg.norm(c1, axis=1)
+    t_stop = speed / a_mps2
+    tau = np.linspace(0.0, 1.0, 2001)[:, None] * t_stop[None]
+    unit = np.where(speed[:, None] > 0, c1 / np.where(speed > 0, speed, 1.0)[:, None], 0.0)
+    disp = (r[None] + c1[None]) * tau[..., None] - unit[None] * (a_mps2 * tau ** 2 / 2)[..., None]
+    end = margin[-1]
+    brake = end[None] + tau[..., None] * np.einsum("nkj,nkj->nk", n, e)[None] - np.einsum(
+        "nkj,tnj->tnk", n, disp)
+    assert np.all(brake[:, safe] >= -TOL)
+    drift = np.einsum("nkj,nkj->nk", n, e - r[:, None, :])
+    assert np.all(drift[safe] >= -TOL)
+    # labels are never invented: an unreachable stop target is never safe
+    assert not np.any((res.label == ss.SAFE) & ~res.reference.reachable)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), omega=st.floats(-3.0, 3.0))
+@example(seed=0, omega=0.0)
+@example(seed=1, omega=3.0)
+def test_body_at_rest_on_a_rotating_platform_keeps_constant_margins(seed, omega):
+    rng = np.random.default_rng(seed)
+    pivot = rng.normal(size=(N, 2))
+    ang = rng.uniform(0, 2 * np.pi, (N, K))
+    normal = np.stack([np.cos(ang), np.sin(ang)], axis=-1)
+    x0 = rng.normal(size=(N, 2))
+    offset = np.einsum("nkj,nj->nk", normal, x0) + rng.uniform(0.0, 1.0, (N, K))
+    motion = b.Motion.rotating(np.broadcast_to(pivot[:, None], (N, K, 2)).copy(),
+                               np.full((N, K), omega))
+    edges = b.EdgeSet.build(normal, offset, motion=motion)
+    support = b.Support(b.Motion.rotating(pivot, np.full(N, omega)))
+    zero = np.zeros((N, 2))
+    f = b.local_frame_excess_m(edges, support, x0, zero, zero, DT, np.linspace(0.0, DT, 11))
+    assert np.all(np.ptp(f, axis=0) == 0.0)
+    s = edges.initial_margin_m(x0)
+    assert np.allclose(b.curve_min_margin_m(edges, support, x0, zero, zero, DT), s, atol=1e-12)
+    inp = ss.StepInput(x0, zero, zero, DT, support, edges, np.full(N, 2.0), np.full(N, 1.0),
+                       np.full(N, 0.3))
+    res = ss.solve_safe_step(inp, assertions=True)
+    assert np.allclose(res.velocity_mps, 0.0)
+    assert np.allclose(res.margins.edge_curve_m, s, atol=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), omega=st.floats(-3.0, 3.0),
+       speed=st.floats(0.0, 2.0))
+@example(seed=0, omega=2.0, speed=0.0)
+def test_rotating_edges_certified_margin_is_a_lower_bound(seed, omega, speed):
+    rng = np.random.default_rng(seed)
+    ang = rng.uniform(0, 2 * np.pi, (N, K))
+    normal = np.stack([np.cos(ang), np.sin(ang)], axis=-1)
+    edges = b.EdgeSet.build(normal, rng.uniform(0.0, 1.0, (N, K)),
+                            motion=b.Motion.rotating(rng.normal(size=(N, K, 2)),
+                                                     np.full((N, K), omega)))
+    support = b.Support.translating(rng.uniform(-0.3, 0.3, (N, 2)))
+    x0 = np.zeros((N, 2))
+    v0, v1 = rng.normal(size=(N, 2)) * speed, rng.normal(size=(N, 2)) * speed
+    bound = b.curve_min_margin_m(edges, support, x0, v0, v1, DT)
+    dense = -b.local_frame_excess_m(edges, support, x0, v0, v1, DT,
+                                    np.linspace(0.0, DT, 2001)).max(axis=0)
+    assert np.all(bound <= dense + 1e-12)
