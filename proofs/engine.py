@@ -47,6 +47,13 @@ FAILED = "failed"  # a sympy identity did not simplify to zero
 ERROR = "error"  # the obligation could not be built or translated
 STATUSES = (PROVED, REFUTED, VACUOUS, UNKNOWN, FAILED, ERROR)
 
+# Solvers tried in order on every query: nlsat (complete for polynomial real arithmetic, the
+# shape every translated obligation has), then z3's default portfolio for what nlsat leaves open.
+STRATEGIES: tuple[tuple[str, Callable[[], z3.Solver]], ...] = (
+    ("QF_NRA", lambda: z3.SolverFor("QF_NRA")),
+    ("default", z3.Solver),
+)
+
 # A worker gets this much wall time beyond the z3 budget before it is killed.
 _KILL_GRACE_S = 5.0
 
@@ -114,11 +121,8 @@ def _check(
 
     Returns (result, model, strategy, reason_unknown).
     """
-    strategies: list[tuple[str, Callable[[], z3.Solver]]] = [
-        ("QF_NRA", lambda: z3.SolverFor("QF_NRA")),
-        ("default", z3.Solver),
-    ]
     reason = ""
+    strategies = STRATEGIES
     for name, make in strategies:
         remaining_ms = int((deadline - time.monotonic()) * 1000)
         if remaining_ms <= 0:

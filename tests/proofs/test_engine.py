@@ -1,0 +1,137 @@
+"""The proof engine: vacuity, unknown and timeouts are failures, replays gate refutations,
+parallel runs agree with in-process runs."""
+
+import pytest
+import z3
+
+from navproof.proofs import engine, report
+from navproof.proofs import obligations as reg
+from navproof.proofs.obligations import PROVED, REFUTED, Obligation, Replay, Step
+from navproof.specs.profile import load_profile
+
+
+@pytest.fixture(scope="module")
+def profile():
+    return load_profile()
+
+
+def _obligation(**kwargs) -> Obligation:
+    x = z3.Real("x_engine")
+    defaults = dict(id="T1", claim="T1", title="test", expected=PROVED,
+                    hypotheses=[x >= 0, x <= 1], premise=[], conclusion=x <= 2,
+                    shown={"x": x})
+    defaults.update(kwargs)
+    return Obligation(**defaults)
+
+
+def test_a_true_implication_is_proved_with_a_witness():
+    result = engine.check_obligation(_obligation())
+    assert result.status == PROVED and result.ok
+    assert result.witness_verified
+    assert 0 <= result.witness["x"].float <= 1
+
+
+def test_contradictory_hypotheses_are_vacuous_not_proved():
+    x = z3.Real("x_engine")
+    result = engine.check_obligation(_obligation(hypotheses=[x >= 1, x <= 0]))
+    assert result.status == engine.VACUOUS
+    assert not result.ok
+    assert report.exit_code([result]) == report.EXIT_FAILED
+
+
+def test_a_contradictory_premise_is_vacuous_too():
+    x = z3.Real("x_engine")
+    result = engine.check_obligation(_obligation(premise=[x > 5]))
+    assert result.status == engine.VACUOUS and not result.ok
+
+
+def test_an_undecided_query_is_unknown_and_exit_2(monkeypatch):
+    # A solver that never decides anything (the "skip" tactic) stands in for a hard query.
+    monkeypatch.setattr(engine, "STRATEGIES", (("skip", lambda: z3.Tactic("skip").solver()),))
+    x = z3.Real("x_engine")
+    result = engine.check_obligation(_obligation(conclusion=x * x * x <= 2), timeout_s=5)
+    assert result.status == engine.UNKNOWN and not result.ok
+    assert "undecided" in result.message
+    assert report.exit_code([result]) == report.EXIT_UNKNOWN
+
+
+def test_a_tiny_timeout_is_unknown_never_proved(profile):
+    result = engine.run_one("S5", profile, timeout_s=0.001)
+    assert result.status == engine.UNKNOWN and not result.ok
+
+
+def test_a_false_claim_gives_a_counterexample():
+    x = z3.Real("x_engine")
+    result = engine.check_obligation(_obligation(conclusion=x <= z3.Q(1, 2)))
+    assert result.status == REFUTED and not result.ok
+    assert result.counterexample["x"].float > 0.5
+    assert report.exit_code([result]) == report.EXIT_FAILED
+
+
+def test_an_unconfirmed_replay_fails_an_expected_refutation():
+    x = z3.Real("x_engine")
+    ob = _obligation(expected=REFUTED, conclusion=x <= z3.Q(1, 2),
+                     replay=lambda values: Replay(False, "not reproduced"))
+    result = engine.check_obligation(ob)
+    assert result.status == REFUTED and result.replay_confirmed is False
+    assert not result.ok
+    confirmed = engine.check_obligation(
+        _obligation(expected=REFUTED, conclusion=x <= z3.Q(1, 2),
+                    replay=lambda values: Replay(values["x"] > 0.5, "crosses"))
+    )
+    assert confirmed.ok
+
+
+def test_a_failed_step_falls_back_to_the_plain_check():
+    x = z3.Real("x_engine")
+    ob = _obligation(steps=[Step("useless and false", x >= 5)])
+    result = engine.check_obligation(ob)
+    assert result.status == PROVED and result.ok
+    assert result.steps[0]["status"] == "not implied"
+
+
+def test_steps_are_reported():
+    x = z3.Real("x_engine")
+    result = engine.check_obligation(_obligation(steps=[Step("x <= 3/2", x <= z3.Q(3, 2))]))
+    assert [s["name"] for s in result.steps] == ["x <= 3/2", "conclusion"]
+    assert all(s["status"] == PROVED for s in result.steps)
+
+
+def test_a_sympy_identity_that_does_not_simplify_to_zero_fails():
+    ob = Obligation(id="T2", claim="T2", title="t", expected=PROVED, method="sympy",
+                    identities=lambda: [("holds", True), ("does not", False)])
+    result = engine.check_obligation(ob)
+    assert result.status == engine.FAILED and not result.ok
+    assert "does not" in result.message
+
+
+def test_algebraic_model_values_are_rendered_with_a_stated_precision():
+    x = z3.Real("x_alg")
+    solver = z3.Solver()
+    solver.add(x * x == 2, x > 0)
+    assert solver.check() == z3.sat
+    value = engine.ModelValue.of(solver.model()[x])
+    assert not value.exact and value.text.endswith("?")
+    assert abs(value.float - 2**0.5) < 1e-15
+    assert len(value.text.split(".")[1].rstrip("?")) == engine.ALGEBRAIC_DIGITS
+
+
+def test_a_build_error_is_reported_not_raised(monkeypatch, profile):
+    def broken(_profile):
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(reg.BUILDERS, "B1", broken)
+    result = engine.run_one("B1", profile, 5)
+    assert result.status == engine.ERROR and "boom" in result.message
+
+
+def test_parallel_workers_agree_with_the_in_process_run(profile):
+    ids = ["B1", "B5/endpoints", "S1", "A5"]
+    seen = []
+    parallel = engine.run_obligations(ids, profile, jobs=2, timeout_s=30, on_result=seen.append)
+    serial = engine.run_obligations(ids, profile, jobs=1, timeout_s=30)
+    assert [r.id for r in parallel] == ids
+    assert sorted(r.id for r in seen) == sorted(ids)
+    assert [(r.status, r.ok) for r in parallel] == [(r.status, r.ok) for r in serial]
+    assert all(r.ok for r in parallel)
+    assert parallel[1].counterexample == serial[1].counterexample

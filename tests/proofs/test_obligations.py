@@ -1,0 +1,159 @@
+"""Every required obligation on the default profile: expected status, real witness, real
+counterexamples (checked here through the generated runtime formulas), and proofs that fail when
+a derived formula is wrong."""
+
+from fractions import Fraction
+
+import pytest
+import sympy
+import z3
+
+from navproof._generated import formulas
+from navproof.proofs import engine, stop_envelope
+from navproof.proofs import obligations as reg
+from navproof.proofs.obligations import PROVED, REFUTED
+from navproof.specs.claims import load_claims
+from navproof.specs.profile import load_profile
+
+REQUIRED = {
+    "B1": PROVED, "B2": PROVED, "B3": PROVED, "B4": PROVED, "B5/endpoints": REFUTED,
+    "B5/extremum": PROVED, "S1": PROVED, "S2": PROVED, "S3": PROVED, "S4": PROVED,
+    "S5": PROVED, "R2": PROVED, "R3": PROVED, "A1": PROVED, "A2": PROVED, "A3": PROVED,
+    "A4": PROVED, "A5": REFUTED, "V1": PROVED,
+}
+
+
+@pytest.fixture(scope="module")
+def profile():
+    return load_profile()
+
+
+@pytest.fixture(scope="module")
+def proved(profile):
+    """Each obligation built and discharged once, in this process (models kept)."""
+    out = {}
+    for oid in reg.OBLIGATION_IDS:
+        ob = reg.build(oid, profile)
+        out[oid] = (ob, engine.check_obligation(ob, timeout_s=30))
+    return out
+
+
+def _exact(value: engine.ModelValue) -> Fraction:
+    assert value.exact, value
+    return Fraction(value.text)
+
+
+def test_registry_covers_the_required_obligations_with_their_expectations(profile):
+    assert set(REQUIRED) <= set(reg.OBLIGATION_IDS)
+    for oid, expected in REQUIRED.items():
+        assert reg.expected_of(oid) == expected
+        assert reg.build(oid, profile).expected == expected
+
+
+def test_obligations_match_the_catalogue_kinds(profile):
+    claims = load_claims()
+    for oid in reg.OBLIGATION_IDS:
+        ob = reg.build(oid, profile)
+        claim = claims[ob.claim]
+        assert claim.kind == ob.method, oid
+        if ob.expected == REFUTED:
+            assert claim.refutable, oid
+
+
+@pytest.mark.parametrize("oid", sorted(REQUIRED))
+def test_expected_status_on_the_default_profile(proved, oid):
+    ob, result = proved[oid]
+    assert result.status == REQUIRED[oid], result.message
+    assert result.ok, result.message
+    if ob.method == "z3":
+        # The witness satisfies hypotheses and premise, checked by evaluating them in its model.
+        witness = result.models["witness"]
+        assert z3.is_true(witness.eval(z3.And([*ob.hypotheses, *ob.premise]),
+                                       model_completion=True))
+        assert result.witness_verified
+    else:
+        assert result.checks and all(c["ok"] for c in result.checks)
+
+
+def test_range_hypotheses_are_exact_profile_bounds(profile, proved):
+    ob, result = proved["S3"]
+    texts = {str(h) for h in ob.hypotheses}
+    assert "1/200 <= dt" in texts and "1/10 >= dt" in texts
+    assert "1/2 <= a" in texts and "20 >= a" in texts
+    step = profile["step_s"]
+    dt = _exact(result.witness["dt"])
+    assert step.min <= dt <= step.max
+
+
+def _floats(values):
+    return {k: v.float for k, v in values.items()}
+
+
+def test_b5_endpoint_counterexample_is_a_real_mid_step_excursion(proved):
+    _, result = proved["B5/endpoints"]
+    x = _floats(result.counterexample)
+    args = dict(s=x["s"], dt=x["dt"], n_dot_e=x["n_dot_e"], n_dot_u=x["n_dot_u"],
+                n_dot_v0=x["n_dot_v0"], n_dot_v1=x["n_dot_v1"])
+    assert formulas.accel_margin(t=0.0, **args) >= 0
+    assert formulas.accel_margin(t=x["dt"], **args) >= 0
+    assert 0 <= x["t"] <= x["dt"]
+    assert formulas.accel_margin(t=x["t"], **args) < 0
+    assert result.replay_confirmed
+
+
+def test_a5_counterexample_crosses_the_edge(proved):
+    _, result = proved["A5"]
+    x = _floats(result.counterexample)
+    stop = formulas.interrupted_stop_point(t=x["t"], dt=x["dt"], d=x["d"], vcap=x["vcap"],
+                                           accel=x["accel"])
+    total = formulas.access_total_time(d=x["d"], vcap=x["vcap"], accel=x["accel"])
+    assert 0 <= x["t"] <= total
+    assert stop > x["d"]
+    assert result.replay_confirmed
+
+
+def test_seed_worked_example_a4_a5_with_the_generated_formulas():
+    # Seed 000: foot 0.09 m from the edge, a = vCap = 1; interrupted at 0.2 s.
+    curve = dict(d=0.09, vcap=1.0, accel=1.0)
+    assert formulas.access_peak_speed(**curve) == pytest.approx(0.3)
+    assert formulas.interrupted_stop_point(t=0.2, dt=0.0, **curve) == pytest.approx(0.04)
+    assert formulas.interrupted_stop_point(t=0.2, dt=0.1, **curve) == pytest.approx(0.06)
+
+
+def test_s3_fails_when_the_linear_envelope_is_too_generous(monkeypatch, profile):
+    monkeypatch.setattr(stop_envelope, "LINEAR_ENVELOPE_BOUND",
+                        2 * stop_envelope.LINEAR_ENVELOPE_BOUND)
+    result = engine.check_obligation(reg.build("S3", profile), timeout_s=20)
+    assert result.status == REFUTED and not result.ok
+
+
+def test_s2_fails_when_the_necessary_bound_is_too_strict(monkeypatch, profile):
+    monkeypatch.setattr(stop_envelope, "NECESSARY_NORMAL_BOUND",
+                        stop_envelope.NECESSARY_NORMAL_BOUND / 2)
+    result = engine.check_obligation(reg.build("S2", profile), timeout_s=20)
+    assert result.status == REFUTED and not result.ok
+
+
+def test_s1_identity_fails_when_the_stop_distance_is_wrong(monkeypatch, profile):
+    monkeypatch.setattr(stop_envelope, "STOP_DISTANCE",
+                        stop_envelope.STOP_DISTANCE + sympy.Rational(1, 100))
+    result = engine.check_obligation(reg.build("S1", profile))
+    assert result.status == engine.FAILED and not result.ok
+
+
+def test_r2_is_refuted_when_the_support_can_outrun_the_cap(profile):
+    from dataclasses import replace
+
+    support = replace(profile["support_speed_mps"], max=Fraction(1, 2))
+    faster = replace(profile, parameters={**profile.parameters, "support_speed_mps": support})
+    result = engine.check_obligation(reg.build("R2", faster), timeout_s=20)
+    assert result.status == REFUTED and result.replay_confirmed
+    x = _floats(result.counterexample)
+    assert (x["u_x"] ** 2 + x["u_y"] ** 2) ** 0.5 > formulas.horizontal_cap(surface_cap=x["V"],
+                                                                            k=x["k"])
+
+
+def test_claim_selection():
+    assert reg.obligations_for(["B5"]) == ["B5/endpoints", "B5/extremum"]
+    assert reg.obligations_for(["A5", "B1"]) == ["B1", "A5"]
+    assert reg.claim_of("B5/extremum") == "B5"
