@@ -76,36 +76,45 @@ def query_grid(grid: AgentGrid, lo: int, hi: int) -> tuple[np.ndarray, np.ndarra
         starts.append(a)
         counts.append(b - a)
     cap = max(int(c.max()) for c in counts)
+    strips = len(starts)
+    rows = hi - lo
     lane = np.arange(cap)
     pad = np.full(cap, np.inf)
     # candidate slots are contiguous: gather them as sliding windows over the sorted positions
     win_x = np.lib.stride_tricks.sliding_window_view(np.concatenate([grid.spos[:, 0], pad]), cap)
     win_y = np.lib.stride_tricks.sliding_window_view(np.concatenate([grid.spos[:, 1], pad]), cap)
     range_sq = grid.range_sq[lo:hi, None]
-    dist_blocks, cand_blocks = [], []
-    for a, cnt in zip(starts, counts, strict=True):
-        dx = win_x[a] - sx
+    dist_sq = np.empty((rows, strips * cap))
+    for j, (a, cnt) in enumerate(zip(starts, counts, strict=True)):
+        block = dist_sq[:, j * cap:(j + 1) * cap]
         dy = win_y[a] - sy
-        d = dx * dx + dy * dy
-        slot = a[:, None] + lane[None, :]
-        ok = (lane[None, :] < cnt[:, None]) & (slot != own[:, None]) & (d < range_sq)
-        dist_blocks.append(np.where(ok, d, np.inf))
-        cand_blocks.append(slot)
-    dist_sq = np.concatenate(dist_blocks, axis=1)
-    cand = np.concatenate(cand_blocks, axis=1)
-    kk = min(grid.k, cand.shape[1])
-    if kk < cand.shape[1]:
-        part = np.argpartition(dist_sq, kk - 1, axis=1)[:, :kk]
-        part_d = np.take_along_axis(dist_sq, part, axis=1)
-        part_i = np.take_along_axis(cand, part, axis=1)
+        np.subtract(win_x[a], sx, out=block)
+        np.multiply(block, block, out=block)
+        np.multiply(dy, dy, out=dy)
+        np.add(block, dy, out=block)
+        block[(lane[None, :] >= cnt[:, None]) | (block >= range_sq)] = np.inf
+    # an agent is its own candidate once, in the middle strip
+    mid = strips // 2
+    dist_sq[np.arange(rows), mid * cap + (own - starts[mid])] = np.inf
+    kk = min(grid.k, dist_sq.shape[1])
+    row_base = (np.arange(rows) * dist_sq.shape[1])[:, None]
+    if kk < dist_sq.shape[1]:
+        col = np.argpartition(dist_sq, kk - 1, axis=1)[:, :kk]
+        part_d = dist_sq.ravel()[row_base + col]
     else:
-        part_d, part_i = dist_sq, cand
+        col = np.broadcast_to(np.arange(kk), (rows, kk))
+        part_d = dist_sq
     sel = np.argsort(part_d, axis=1, kind="stable")
-    out_d = np.take_along_axis(part_d, sel, axis=1)
-    out_i = grid.members[np.minimum(np.take_along_axis(part_i, sel, axis=1), m - 1)]
+    flat_sel = (np.arange(rows) * kk)[:, None] + sel
+    out_d = part_d.ravel()[flat_sel]
+    col = col.ravel()[flat_sel]
+    strip, lane_of = np.divmod(col, cap)
+    start_table = np.stack(starts)
+    slot = start_table[strip, np.arange(rows)[:, None]] + lane_of
+    out_i = grid.members[np.minimum(slot, m - 1)]
     keep = np.isfinite(out_d) & (np.arange(kk)[None, :] < grid.max_neighbors[lo:hi, None])
-    nb_idx = np.full((hi - lo, grid.k), -1, dtype=np.int64)
-    nb_d = np.full((hi - lo, grid.k), np.inf)
+    nb_idx = np.full((rows, grid.k), -1, dtype=np.int64)
+    nb_d = np.full((rows, grid.k), np.inf)
     nb_idx[:, :kk] = np.where(keep, out_i, -1)
     nb_d[:, :kk] = np.where(keep, out_d, np.inf)
     return nb_idx, nb_d

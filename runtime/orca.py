@@ -39,69 +39,76 @@ def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
     ``time_step`` (s). ``point = v + responsibility * u``. Claim: O3, O6.
     """
     valid = neighbor_idx >= 0
-    other = np.where(valid, neighbor_idx, 0)
     if rows is None:
         rows = np.arange(neighbor_idx.shape[0])
-    self_idx = rows[:, None]
-    own_pos, own_vel = position[rows], velocity[rows]
-    rpx = position[other, 0] - own_pos[:, None, 0]
-    rpy = position[other, 1] - own_pos[:, None, 1]
-    rvx = own_vel[:, None, 0] - velocity[other, 0]
-    rvy = own_vel[:, None, 1] - velocity[other, 1]
+    m, k = neighbor_idx.shape
+    point = np.zeros((m, k, 2))
+    direction = np.zeros((m, k, 2))
+    # work on the valid (agent, neighbour) pairs only, each case on its own subset
+    pair_row, pair_col = np.nonzero(valid)
+    me = rows[pair_row]
+    other = neighbor_idx[pair_row, pair_col]
+    own_vx, own_vy = velocity[me, 0], velocity[me, 1]
+    rpx = position[other, 0] - position[me, 0]
+    rpy = position[other, 1] - position[me, 1]
+    rvx = own_vx - velocity[other, 0]
+    rvy = own_vy - velocity[other, 1]
     dist_sq = rpx * rpx + rpy * rpy
-    comb_r = radius[rows][:, None] + radius[other]
+    comb_r = radius[me] + radius[other]
     comb_r_sq = comb_r * comb_r
-    inv_th = (1.0 / time_horizon[rows])[:, None]
+    inv_th = 1.0 / time_horizon[me]
     inv_dt = 1.0 / time_step
     no_collision = dist_sq > comb_r_sq
-
     # no collision: w is the vector from the cut-off centre to the relative velocity
     wx = rvx - inv_th * rpx
     wy = rvy - inv_th * rpy
     w_len_sq = wx * wx + wy * wy
     dot1 = wx * rpx + wy * rpy
     on_cutoff = no_collision & (dot1 < 0.0) & (dot1 * dot1 > comb_r_sq * w_len_sq)
-    ones = np.ones_like(wx)
-    zeros = np.zeros_like(wx)
-    ux, uy, w_len = _safe_unit(wx, wy, ones, zeros)
-    cut_dx, cut_dy = uy, -ux
-    cut_ux = (comb_r * inv_th - w_len) * ux
-    cut_uy = (comb_r * inv_th - w_len) * uy
+    on_leg = no_collision & ~on_cutoff
+    dx = np.empty_like(rpx)
+    dy = np.empty_like(rpx)
+    ux = np.empty_like(rpx)
+    uy = np.empty_like(rpx)
 
-    # project on the legs
-    leg = np.sqrt(np.maximum(dist_sq - comb_r_sq, 0.0))
-    inv_dist_sq = 1.0 / np.where(dist_sq > 0.0, dist_sq, 1.0)
-    on_left = det2(rpx, rpy, wx, wy) > 0.0
-    left_dx = (rpx * leg - rpy * comb_r) * inv_dist_sq
-    left_dy = (rpx * comb_r + rpy * leg) * inv_dist_sq
-    right_dx = -(rpx * leg + rpy * comb_r) * inv_dist_sq
-    right_dy = -(-rpx * comb_r + rpy * leg) * inv_dist_sq
-    leg_dx = np.where(on_left, left_dx, right_dx)
-    leg_dy = np.where(on_left, left_dy, right_dy)
-    dot2 = rvx * leg_dx + rvy * leg_dy
-    leg_ux = dot2 * leg_dx - rvx
-    leg_uy = dot2 * leg_dy - rvy
+    # project on the cut-off circle (w is never zero here: dot1 < 0)
+    sel = np.flatnonzero(on_cutoff)
+    if sel.size:
+        w_len = np.sqrt(w_len_sq[sel])
+        unit_x, unit_y = wx[sel] / w_len, wy[sel] / w_len
+        dx[sel], dy[sel] = unit_y, -unit_x
+        grow = comb_r[sel] * inv_th[sel] - w_len
+        ux[sel], uy[sel] = grow * unit_x, grow * unit_y
+
+    # project on the left or the right leg (sign +1 left, -1 right)
+    sel = np.flatnonzero(on_leg)
+    if sel.size:
+        sx, sy, cr, d_sq = rpx[sel], rpy[sel], comb_r[sel], dist_sq[sel]
+        leg = np.sqrt(d_sq - comb_r_sq[sel])
+        side = np.where(det2(sx, sy, wx[sel], wy[sel]) > 0.0, 1.0, -1.0)
+        ldx = (side * sx * leg - sy * cr) / d_sq
+        ldy = (sx * cr + side * sy * leg) / d_sq
+        vx, vy = rvx[sel], rvy[sel]
+        dot2 = vx * ldx + vy * ldy
+        dx[sel], dy[sel] = ldx, ldy
+        ux[sel], uy[sel] = dot2 * ldx - vx, dot2 * ldy - vy
 
     # already colliding: cut-off circle of one time step; coincident agents with equal
     # velocities separate along +x / -x by index order so the pair still moves apart
-    cwx = rvx - inv_dt * rpx
-    cwy = rvy - inv_dt * rpy
-    tie = np.where(self_idx < other, 1.0, -1.0)
-    cux, cuy, cw_len = _safe_unit(cwx, cwy, tie * ones, zeros)
-    col_dx, col_dy = cuy, -cux
-    col_ux = (comb_r * inv_dt - cw_len) * cux
-    col_uy = (comb_r * inv_dt - cw_len) * cuy
+    sel = np.flatnonzero(~no_collision)
+    if sel.size:
+        cwx = rvx[sel] - inv_dt * rpx[sel]
+        cwy = rvy[sel] - inv_dt * rpy[sel]
+        tie = np.where(me[sel] < other[sel], 1.0, -1.0)
+        cux, cuy, cw_len = _safe_unit(cwx, cwy, tie, np.zeros_like(tie))
+        dx[sel], dy[sel] = cuy, -cux
+        grow = comb_r[sel] * inv_dt - cw_len
+        ux[sel], uy[sel] = grow * cux, grow * cuy
 
-    dx = np.where(no_collision, np.where(on_cutoff, cut_dx, leg_dx), col_dx)
-    dy = np.where(no_collision, np.where(on_cutoff, cut_dy, leg_dy), col_dy)
-    u_x = np.where(no_collision, np.where(on_cutoff, cut_ux, leg_ux), col_ux)
-    u_y = np.where(no_collision, np.where(on_cutoff, cut_uy, leg_uy), col_uy)
-    px = own_vel[:, None, 0] + responsibility * u_x
-    py = own_vel[:, None, 1] + responsibility * u_y
-    point = np.stack([px, py], axis=-1)
-    direction = np.stack([dx, dy], axis=-1)
-    point[~valid] = 0.0
-    direction[~valid] = 0.0
+    point[pair_row, pair_col, 0] = own_vx + responsibility * ux
+    point[pair_row, pair_col, 1] = own_vy + responsibility * uy
+    direction[pair_row, pair_col, 0] = dx
+    direction[pair_row, pair_col, 1] = dy
     return point, direction, valid
 
 
