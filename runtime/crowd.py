@@ -11,7 +11,6 @@ Every input is validated before anything changes; a rejected call leaves the sta
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -199,8 +198,9 @@ class Crowd:
 
     ``time_step`` (s) > 0; ``assertions`` turns on the run-time monitor (default: the
     ``NAVPROOF_ASSERT`` environment variable); ``responsibility`` is each agent's share of an
-    agent-agent avoidance (1/2 is RVO2's reciprocal split); ``workers`` threads solve crowds
-    of at least ``PARALLEL_MIN_AGENTS`` agents (default: one per CPU).
+    agent-agent avoidance (1/2 is RVO2's reciprocal split); ``workers`` > 1 solves crowds of
+    at least ``PARALLEL_MIN_AGENTS`` agents in that many threads (opt-in: the many short numpy
+    calls contend for the interpreter lock, and on a loaded 2-core machine it was slower).
     """
 
     def __init__(self, time_step: float = 0.25, *, defaults: AgentDefaults | None = None,
@@ -213,7 +213,7 @@ class Crowd:
         self.responsibility = resp
         self.defaults = defaults or AgentDefaults()
         self.assertions = assertions_enabled(assertions)
-        self.workers = max(1, int(workers if workers is not None else (os.cpu_count() or 1)))
+        self.workers = max(1, int(workers if workers is not None else 1))
         self._pool: ThreadPoolExecutor | None = None
         self.global_time = 0.0
         self.obstacles = ObstacleSet()

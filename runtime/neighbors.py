@@ -92,7 +92,7 @@ def query_grid(grid: AgentGrid, lo: int, hi: int) -> tuple[np.ndarray, np.ndarra
         np.multiply(block, block, out=block)
         np.multiply(dy, dy, out=dy)
         np.add(block, dy, out=block)
-        block[(lane[None, :] >= cnt[:, None]) | (block >= range_sq)] = np.inf
+        np.copyto(block, np.inf, where=(lane[None, :] >= cnt[:, None]) | (block >= range_sq))
     # an agent is its own candidate once, in the middle strip
     mid = strips // 2
     dist_sq[np.arange(rows), mid * cap + (own - starts[mid])] = np.inf
