@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 20000, 100000])
     parser.add_argument("--steps", type=int, default=5)
-    parser.add_argument("--json", default="bench/orca_bench.json")
+    parser.add_argument("--json", default="orca_bench.json", help="where to write the JSON")
     args = parser.parse_args(argv)
     rows = []
     print(f"{'scenario':<8} {'N':>7} {'ms/step':>9} {'(best)':>8} {'ms/step+assert':>15} "

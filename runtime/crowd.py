@@ -523,8 +523,9 @@ def build_diagnostics(snapshot_time_s: float, preferred: np.ndarray, selected: n
     """Diagnostics arrays of one solve (see :class:`StepDiagnostics`). Claim: O4."""
     n = selected.shape[0]
     viol = line_violation(selected, point, direction, valid)
-    active = valid & (np.abs(viol) <= ACTIVE_TOL_MPS * (1.0 + max_speed[:, None]))
-    conflicting = (~feasible)[:, None] & valid & (viol > ACTIVE_TOL_MPS * (1.0 + max_speed[:, None]))
+    tol = ACTIVE_TOL_MPS * (1.0 + max_speed[:, None])
+    active = valid & (np.abs(viol) <= tol)
+    conflicting = (~feasible)[:, None] & valid & (viol > tol)
     if point.shape[1]:
         rows = np.flatnonzero(fail_line >= 0)
         conflicting[rows, fail_line[rows]] = True

@@ -106,7 +106,8 @@ def _lp2(lp: np.ndarray, ld: np.ndarray, lv: np.ndarray, radius: np.ndarray, opt
         cand = active & lv[:, i]
         if not cand.any():
             continue
-        viol = det2(ld[:, i, 0], ld[:, i, 1], lp[:, i, 0] - result[:, 0], lp[:, i, 1] - result[:, 1])
+        viol = det2(ld[:, i, 0], ld[:, i, 1], lp[:, i, 0] - result[:, 0],
+                    lp[:, i, 1] - result[:, 1])
         rows = np.flatnonzero(cand & (viol > 0.0))
         if rows.size == 0:
             continue
@@ -133,7 +134,8 @@ def _lp3(lp: np.ndarray, ld: np.ndarray, lv: np.ndarray, num_hard: np.ndarray, b
         cand = lv[:, i] & (begin <= i)
         if not cand.any():
             continue
-        viol = det2(ld[:, i, 0], ld[:, i, 1], lp[:, i, 0] - result[:, 0], lp[:, i, 1] - result[:, 1])
+        viol = det2(ld[:, i, 0], ld[:, i, 1], lp[:, i, 0] - result[:, 0],
+                    lp[:, i, 1] - result[:, 1])
         rows = np.flatnonzero(cand & (viol > distance))
         if rows.size == 0:
             continue
