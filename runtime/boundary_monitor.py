@@ -70,11 +70,11 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
                  np.ones_like(safe), {**data, "reach_margin_mps": reach}, label)
     nb = inp.neighbors
     if nb is not None and nb.valid.shape[1]:
+        comb = inp.radius_m[:, None] + nb.radius_m
         dmin, t_min = sweep_min_distance_m(x0, u, v0, v1, dt, nb.position_m, nb.velocity_mps,
-                                           nb.valid)
+                                           nb.valid, exact_within_m=comb + 1.0)
         start = np.linalg.norm(x0[:, None, :] - nb.position_m, axis=-1)
-        sweep = np.where(nb.valid, sweep_margin_m(dmin, start,
-                                                  inp.radius_m[:, None] + nb.radius_m), np.inf)
+        sweep = np.where(nb.valid, sweep_margin_m(dmin, start, comb), np.inf)
         _raise_first("W1", "committed curve comes within the combined radius", sweep, safe,
                      {**data, "sweep_margin_m": sweep, "time_s": t_min}, label)
     carry = ((result.flags & FLAG_CARRY_EXCEEDS_CANCEL) != 0) | ~ref.reachable

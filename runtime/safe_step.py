@@ -201,7 +201,8 @@ class Margins:
     ``edge_curve_m`` (N, K) whole-step curve margin (B2/B5/B6); ``envelope_m`` (N, K) the S3
     envelope s - dot(n, c)(dt + Cmax/(2a)); ``end_stop_m`` (N, K) margin left after braking from
     the step end (S1); ``necessary_mps`` (N, K) S2 bound minus dot(n, c); ``sweep_m`` (N, J)
-    W1; ``reach_mps`` (N,) V2; ``speed_mps`` (N,) V1; ``orca_mps`` (N, L) ORCA lines (m/s).
+    W1 (exact within 1 m of contact, a certified lower bound beyond); ``reach_mps`` (N,) V2;
+    ``speed_mps`` (N,) V1; ``orca_mps`` (N, L) ORCA lines (m/s).
     """
 
     edge_curve_m: np.ndarray
@@ -328,20 +329,47 @@ def _closest_candidates(preferred: np.ndarray, hp_normal: np.ndarray, hp_offset:
     return np.take_along_axis(cand, order[..., None], 1), np.take_along_axis(dist, order, 1)
 
 
+def _drop_redundant(hp_normal: np.ndarray, hp_offset: np.ndarray, hp_valid: np.ndarray,
+                    disk_centre: np.ndarray, disk_radius: np.ndarray, disk_valid: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Remove constraints that cannot change the feasible set, then pack each row's remaining
+    half-planes to the front. A half-plane containing a whole valid disk, and a disk containing
+    another valid disk, are redundant (the intersection is unchanged, so the optimum is too)."""
+    hv = hp_valid.copy()
+    for a in range(disk_valid.shape[1]):
+        reach = np.einsum("mkj,mj->mk", hp_normal, disk_centre[:, a]) + disk_radius[:, a, None]
+        hv &= ~(disk_valid[:, a, None] & (reach <= hp_offset))
+    dv = disk_valid.copy()
+    for a in range(dv.shape[1]):
+        for c in range(dv.shape[1]):
+            if a == c:
+                continue
+            gap = np.linalg.norm(disk_centre[:, a] - disk_centre[:, c], axis=1)
+            inner = disk_valid[:, c] & (gap + disk_radius[:, c] <= disk_radius[:, a])
+            # keep one of two identical disks
+            same = inner & (gap + disk_radius[:, a] <= disk_radius[:, c])
+            dv[:, a] &= ~(inner & ~(same & (a < c)))
+    order = np.argsort(~hv, axis=1, kind="stable")
+    width = int(hv.sum(axis=1).max(initial=0))
+    order = order[:, :width]
+    return (np.take_along_axis(hp_normal, order[..., None], 1),
+            np.take_along_axis(hp_offset, order, 1), np.take_along_axis(hv, order, 1), dv)
+
+
 def _best_candidates(preferred: np.ndarray, hp_normal: np.ndarray, hp_offset: np.ndarray,
                      hp_valid: np.ndarray, disk_centre: np.ndarray, disk_radius: np.ndarray,
                      disk_valid: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
-    """The ``count`` nearest feasible candidates per row, in chunks of CHUNK_ROWS rows; columns
-    invalid for the whole chunk are dropped first."""
+    """The ``count`` nearest feasible candidates per row, in chunks of CHUNK_ROWS rows, after
+    dropping redundant constraints."""
     m = preferred.shape[0]
     out = np.zeros((m, count, 2))
     dist = np.full((m, count), np.inf)
     for start in range(0, m, CHUNK_ROWS):
         sl = slice(start, min(start + CHUNK_ROWS, m))
-        keep = np.flatnonzero(hp_valid[sl].any(axis=0))
-        cand, dd = closest_candidates(preferred[sl], hp_normal[sl][:, keep],
-                                      hp_offset[sl][:, keep], hp_valid[sl][:, keep],
-                                      disk_centre[sl], disk_radius[sl], disk_valid[sl])
+        hn, ho, hv, dv = _drop_redundant(hp_normal[sl], hp_offset[sl], hp_valid[sl],
+                                         disk_centre[sl], disk_radius[sl], disk_valid[sl])
+        cand, dd = closest_candidates(preferred[sl], hn, ho, hv, disk_centre[sl],
+                                      disk_radius[sl], dv)
         width = min(count, cand.shape[1])
         out[sl, :width] = cand[:, :width]
         dist[sl, :width] = dd[:, :width]
@@ -427,10 +455,10 @@ def _verify(inp: StepInput, prep: _Prepared, rows: np.ndarray, v1: np.ndarray,
     ok &= ~ref_rows | np.all(~edges.wall | (stop >= -EPS), axis=1)
     if check_sweep and inp.neighbors is not None and inp.neighbors.valid.shape[1]:
         nb = inp.neighbors.take(rows)
-        dmin, _ = sweep_min_distance_m(x0, prep.u[rows], v0, v1, dt, nb.position_m,
-                                       nb.velocity_mps, nb.valid)
-        start = np.linalg.norm(x0[:, None, :] - nb.position_m, axis=-1)
         comb = inp.radius_m[rows, None] + nb.radius_m
+        dmin, _ = sweep_min_distance_m(x0, prep.u[rows], v0, v1, dt, nb.position_m,
+                                       nb.velocity_mps, nb.valid, exact_within_m=comb + 1.0)
+        start = np.linalg.norm(x0[:, None, :] - nb.position_m, axis=-1)
         ok &= sweep_passes(np.where(nb.valid, sweep_margin_m(dmin, start, comb), np.inf))
     return ok, np.where(edges.valid, exact, np.inf), t_min
 
@@ -515,11 +543,11 @@ def _margins(inp: StepInput, prep: _Prepared, v1: np.ndarray) -> Margins:
     nec = necessary_bound_mps(prep.s, dt, inp.accel_mps2) - np.einsum("nkj,nj->nk", n, c1)
     nb = inp.neighbors if inp.neighbors is not None else Neighbors.none(inp.count)
     if nb.valid.shape[1]:
+        comb = inp.radius_m[:, None] + nb.radius_m
         dmin, _ = sweep_min_distance_m(x0, prep.u, v0, v1, dt, nb.position_m, nb.velocity_mps,
-                                       nb.valid)
+                                       nb.valid, exact_within_m=comb + 1.0)
         start = np.linalg.norm(x0[:, None, :] - nb.position_m, axis=-1)
-        sweep = np.where(nb.valid, sweep_margin_m(dmin, start, inp.radius_m[:, None]
-                                                  + nb.radius_m), np.inf)
+        sweep = np.where(nb.valid, sweep_margin_m(dmin, start, comb), np.inf)
     else:
         sweep = np.zeros((inp.count, 0))
     orca = np.where(prep.orca_valid, prep.orca_offset - np.einsum("nkj,nj->nk",

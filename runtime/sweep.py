@@ -62,21 +62,8 @@ def _cubic_roots_in_unit(c3: np.ndarray, c2: np.ndarray, c1: np.ndarray, c0: np.
     return np.where(bracket, 0.5 * (lo + hi), np.nan)
 
 
-def sweep_min_distance_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray,
-                         v1_mps: np.ndarray, dt_s: float, other_position_m: np.ndarray,
-                         other_velocity_mps: np.ndarray, valid: np.ndarray
-                         ) -> tuple[np.ndarray, np.ndarray]:
-    """Exact minimum centre distance (m, (N, J)) over [0, dt] between each body's accelerating
-    curve and each neighbour's constant-velocity prediction, and the time (s) where it occurs.
-
-    ``x0_m, u_mps, v0_mps, v1_mps`` (N, 2); ``other_*`` (N, J, 2) world; invalid pairs give +inf.
-    Claim: W1.
-    """
-    dt = check_valid_step(dt_s)
-    d0 = x0_m[:, None, :] - other_position_m
-    dt_c = dt if np.ndim(dt) == 0 else np.asarray(dt)[:, None, None]
-    b = ((u_mps + v0_mps)[:, None, :] - other_velocity_mps) * dt_c
-    a = np.broadcast_to(((v1_mps - v0_mps)[:, None, :] * 0.5 * dt_c), d0.shape)
+def _pair_minimum(d0: np.ndarray, b: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact minimum of |d0 + b tau + a tau^2| over tau in [0, 1] and its tau, pairs (P, 2)."""
     aa = np.einsum("...j,...j->...", a, a)
     ab = np.einsum("...j,...j->...", a, b)
     bb = np.einsum("...j,...j->...", b, b)
@@ -89,13 +76,42 @@ def sweep_min_distance_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
     taus_f = np.nan_to_num(taus, nan=0.0)
     pos = (d0[..., None, :] + b[..., None, :] * taus_f[..., None]
            + a[..., None, :] * (taus_f ** 2)[..., None])
-    dist = np.hypot(pos[..., 0], pos[..., 1])
-    dist = np.where(np.isnan(taus), np.inf, dist)
+    dist = np.where(np.isnan(taus), np.inf, np.hypot(pos[..., 0], pos[..., 1]))
     which = np.argmin(dist, axis=-1)
-    dmin = np.take_along_axis(dist, which[..., None], -1)[..., 0]
-    tmin = np.take_along_axis(taus_f, which[..., None], -1)[..., 0] * (
-        dt if np.ndim(dt) == 0 else np.asarray(dt)[:, None])
-    return np.where(valid, dmin, np.inf), np.where(valid, tmin, 0.0)
+    return (np.take_along_axis(dist, which[..., None], -1)[..., 0],
+            np.take_along_axis(taus_f, which[..., None], -1)[..., 0])
+
+
+def sweep_min_distance_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray,
+                         v1_mps: np.ndarray, dt_s: float | np.ndarray,
+                         other_position_m: np.ndarray, other_velocity_mps: np.ndarray,
+                         valid: np.ndarray, *, exact_within_m: np.ndarray | None = None
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """Minimum centre distance (m, (N, J)) over [0, dt] between each body's accelerating curve
+    and each neighbour's constant-velocity prediction, and the time (s) where it occurs.
+
+    Exact for every pair, or, when ``exact_within_m`` (N, J) is given, exact for the pairs whose
+    certified lower bound |d0| - |B| - |A| (the relative curve cannot move further than its
+    coefficient lengths) is below it and that certified lower bound (time 0) for the others.
+    ``x0_m, u_mps, v0_mps, v1_mps`` (N, 2); ``other_*`` (N, J, 2) world; invalid pairs give +inf.
+    Claim: W1.
+    """
+    dt = check_valid_step(dt_s)
+    d0 = x0_m[:, None, :] - other_position_m
+    dt_c = dt if np.ndim(dt) == 0 else np.asarray(dt)[:, None, None]
+    b = ((u_mps + v0_mps)[:, None, :] - other_velocity_mps) * dt_c
+    a = np.broadcast_to(((v1_mps - v0_mps)[:, None, :] * 0.5 * dt_c), d0.shape)
+    lower = (np.hypot(d0[..., 0], d0[..., 1]) - np.hypot(b[..., 0], b[..., 1])
+             - np.hypot(a[..., 0], a[..., 1]))
+    need = valid if exact_within_m is None else valid & (lower < exact_within_m)
+    dmin = np.where(valid, np.maximum(lower, 0.0), np.inf)
+    tau = np.zeros(valid.shape)
+    if need.any():
+        dm, tm = _pair_minimum(d0[need], b[need], a[need])
+        dmin[need] = dm
+        tau[need] = tm
+    tmin = tau * (dt if np.ndim(dt) == 0 else np.asarray(dt)[:, None])
+    return dmin, np.where(valid, tmin, 0.0)
 
 
 def sweep_margin_m(min_distance_m: np.ndarray, start_distance_m: np.ndarray,

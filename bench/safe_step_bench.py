@@ -1,0 +1,123 @@
+"""Agent-steps per second of the combined safe step (ORCA + boundaries + stop envelopes).
+
+Scenario: the dense disc of ``orca_bench.py`` (square lattice of spacing 5 m, every agent heading
+to its antipode, RVO2 Circle parameters: neighbour distance 15 m, 10 neighbours, horizons 10 s,
+radius 1.5 m, max speed 2 m/s) with the default profile's step (0.1 s) and braking budget
+(1 m/s^2). Every agent additionally walks in its own corridor box of four walls (1 to 6 m away),
+one of them on a platform edge co-moving with a 0.2 m/s support, so each agent carries 12 edge
+half-planes (B4, S3, stop-from-end) besides its ORCA lines, both disks, and the whole-curve
+and sweep verification.
+
+Rows: ``orca only`` (lines + RVO2 linear programs, :func:`navproof.lp.solve_closest`) and
+``combined`` (the same lines through :func:`navproof.safe_step.solve_safe_step`, with and
+without assertion mode). Line construction is excluded from both timings.
+
+Usage: ``python bench/safe_step_bench.py [--sizes 1000 20000] [--steps 3] [--json out.json]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+
+import numpy as np
+
+from navproof import boundary as b
+from navproof import safe_step as ss
+from navproof.crowd import AgentDefaults, Crowd
+from navproof.lp import solve_closest
+from navproof.specs.profile import load_profile
+
+DEFAULTS = AgentDefaults(neighbor_dist=15.0, max_neighbors=10, time_horizon=10.0,
+                         time_horizon_obst=10.0, radius=1.5, max_speed=2.0)
+
+
+def disc_positions(n: int, spacing: float = 5.0) -> np.ndarray:
+    """The N points of a square lattice (spacing m) nearest the origin."""
+    half = int(math.ceil(math.sqrt(n / math.pi))) + 2
+    g = np.arange(-half, half + 1) * spacing
+    xx, yy = np.meshgrid(g, g)
+    pts = np.stack([xx.ravel(), yy.ravel()], axis=1)
+    order = np.lexsort((pts[:, 1], pts[:, 0], np.einsum("ij,ij->i", pts, pts)))
+    return pts[order[:n]]
+
+
+def build(n: int, dt_s: float, seed: int = 0) -> tuple[ss.StepInput, tuple, Crowd]:
+    """The step input of N agents (with their ORCA lines), the raw lines and the crowd."""
+    rng = np.random.default_rng(seed)
+    pos = disc_positions(n)
+    crowd = Crowd(dt_s, defaults=DEFAULTS)
+    goals = -pos
+    vec = goals - pos
+    dist = np.hypot(vec[:, 0], vec[:, 1])
+    pref = vec * np.where(dist > 1.0, 1.0 / np.maximum(dist, 1e-300), 1.0)[:, None]
+    crowd.add_agents(pos, velocity=pref * 0.5)
+    crowd.set_pref_velocities(pref)
+    lines = crowd.compute_lines()
+    point, direction, valid, num_hard = lines
+    nb_idx = crowd.agent_neighbor_idx
+    normals = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    normal = np.broadcast_to(normals, (n, 4, 2)).copy()
+    offset = np.einsum("nkj,nj->nk", normal, pos) + rng.uniform(1.0, 6.0, (n, 4))
+    u = np.zeros((n, 2))
+    u[:, 0] = 0.2
+    edge_v = np.zeros((n, 4, 2))
+    edge_v[:, 0] = u                      # the right edge rides on the platform
+    edges = b.EdgeSet.build(normal, offset, edge_velocity_mps=edge_v)
+    defaults = load_profile().defaults()
+    vel = crowd.velocity.copy()
+    inp = ss.StepInput(pos, vel - u, pref - u, dt_s, b.Support.translating(u), edges,
+                       np.full(n, DEFAULTS.max_speed), np.full(n, defaults["brake_budget_mps2"]),
+                       np.full(n, DEFAULTS.radius), orca_point=point, orca_direction=direction,
+                       orca_valid=valid,
+                       neighbors=ss.Neighbors.gather(nb_idx, pos, vel, crowd.radius))
+    return inp, (crowd.pref_velocity, crowd.max_speed, point, direction, valid, num_hard), crowd
+
+
+def best_and_median(fn, steps: int) -> tuple[float, float]:
+    fn()
+    times = []
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times)), float(np.min(times))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 20000])
+    parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--json", default="bench/safe_step_bench.json")
+    args = parser.parse_args(argv)
+    dt = load_profile().defaults()["step_s"]
+    rows = []
+    print(f"{'solve':<18} {'N':>7} {'ms/step':>10} {'(best)':>10} {'agent-steps/s':>14} "
+          f"{'safe':>6} {'F1':>6} {'F2':>6} {'F3':>6}")
+    for n in args.sizes:
+        inp, lines, _ = build(n, dt)
+        label_counts = np.bincount(ss.solve_safe_step(inp, assertions=False).label, minlength=4)
+        cases = [("orca only", lambda lines=lines: solve_closest(*lines), None),
+                 ("combined", lambda inp=inp: ss.solve_safe_step(inp, assertions=False),
+                  label_counts),
+                 ("combined+assert", lambda inp=inp: ss.solve_safe_step(inp, assertions=True),
+                  label_counts)]
+        for name, fn, counts in cases:
+            med, best = best_and_median(fn, args.steps)
+            row = {"solve": name, "n": n, "steps": args.steps, "ms_per_step": med * 1e3,
+                   "ms_per_step_best": best * 1e3, "agent_steps_per_s": n / med}
+            if counts is not None:
+                row["labels"] = {ss.LABEL_NAMES[i]: int(c) for i, c in enumerate(counts)}
+            rows.append(row)
+            shown = counts if counts is not None else ["-"] * 4
+            print(f"{name:<18} {n:>7} {med * 1e3:>10.1f} {best * 1e3:>10.1f} {n / med:>14.0f} "
+                  f"{shown[0]:>6} {shown[1]:>6} {shown[2]:>6} {shown[3]:>6}", flush=True)
+    with open(args.json, "w", encoding="utf-8") as fh:
+        json.dump({"dt_s": dt, "rows": rows}, fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
