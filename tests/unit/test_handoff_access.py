@@ -29,6 +29,7 @@ def seed_curve() -> AccessCurve:
 
 
 def test_seed_short_curve_peak_and_durations():
+    """A1: the seed curve d = 0.09 peaks at 0.3 m/s after 0.3 s and ends at rest at d."""
     curve = seed_curve()
     assert curve.peak_speed_mps == pytest.approx(0.3)
     assert curve.accel_time_s == pytest.approx(0.3)
@@ -40,6 +41,7 @@ def test_seed_short_curve_peak_and_durations():
 
 
 def test_seed_state_at_interruption_time():
+    """A3: at 0.2 s the curve has moved 0.02 m (X = -0.07) at 0.2 m/s."""
     curve = seed_curve()
     assert curve.position_m(0.2) == pytest.approx(0.02)
     assert FOOT_X_M + curve.position_m(0.2) == pytest.approx(-0.07)
@@ -47,6 +49,7 @@ def test_seed_state_at_interruption_time():
 
 
 def test_seed_immediate_brake_stops_at_minus_005_and_reaction_step_at_minus_003():
+    """A4, A5: immediate brake stops at -0.05, a 0.1 s reaction step at -0.03."""
     curve = seed_curve()
     assert FOOT_X_M + curve.stop_point_m(0.2) == pytest.approx(-0.05)
     assert FOOT_X_M + curve.stop_point_m(0.2, reaction_s=0.1) == pytest.approx(-0.03)
@@ -56,6 +59,7 @@ def test_seed_immediate_brake_stops_at_minus_005_and_reaction_step_at_minus_003(
 
 
 def test_seed_retry_from_minus_005():
+    """A1: retry d = 0.05: 0.2236 s up to 0.2236 m/s over 0.025 m, at rest on X = 0."""
     curve = AccessCurve.plan(EDGE_X_M - (-0.05), vcap_mps=1.0, accel_mps2=1.0)
     assert curve.accel_time_s == pytest.approx(0.2236, abs=1e-4)
     assert curve.peak_speed_mps == pytest.approx(math.sqrt(0.05))
@@ -66,6 +70,7 @@ def test_seed_retry_from_minus_005():
 
 
 def test_long_curve_cruises_and_stays_capped_and_monotone():
+    """A2: the long curve cruises at vCap, never exceeds it and moves monotonically to d."""
     curve = AccessCurve.plan(2.0, vcap_mps=1.0, accel_mps2=1.0)
     assert curve.accel_time_s == pytest.approx(1.0)
     assert curve.cruise_time_s == pytest.approx(1.0)
@@ -79,6 +84,7 @@ def test_long_curve_cruises_and_stays_capped_and_monotone():
 
 
 def test_step_displacement_integrates_each_piece_across_the_phase_boundary():
+    """A3: a step straddling the peak integrates both pieces exactly."""
     curve = AccessCurve.plan(0.05, vcap_mps=1.0, accel_mps2=1.0)
     # the step [0.2, 0.3] straddles the peak at 0.2236 s
     t0, t1 = 0.2, 0.3
@@ -103,6 +109,7 @@ def test_step_displacement_integrates_each_piece_across_the_phase_boundary():
 @example(d=0.0, vcap=1.0, accel=1.0, frac=0.3)
 @example(d=2.0, vcap=0.05, accel=10.0, frac=1.0)
 def test_immediate_brake_never_passes_the_end(d, vcap, accel, frac):
+    """A4: an immediate brake at any time stops at or before d."""
     curve = AccessCurve.plan(d, vcap_mps=vcap, accel_mps2=accel)
     t = frac * curve.total_time_s
     stop = curve.stop_point_m(t)
@@ -111,6 +118,7 @@ def test_immediate_brake_never_passes_the_end(d, vcap, accel, frac):
 
 
 def test_reaction_step_near_the_peak_crosses_and_is_flagged():
+    """A5: the counterexample near the peak, flagged "no stop guarantee"."""
     curve = seed_curve()
     t = 0.29
     assert FOOT_X_M + curve.stop_point_m(t, reaction_s=0.1) > EDGE_X_M
@@ -127,6 +135,7 @@ def test_reaction_step_near_the_peak_crosses_and_is_flagged():
 
 
 def test_scheduled_deceleration_is_kept_without_a_reaction_hold():
+    """H4, A5: inside the scheduled deceleration the curve keeps braking."""
     curve = seed_curve()
     t = 0.45
     plan = plan_interrupt(curve, t, speed_mps=curve.speed_mps(t),
@@ -152,6 +161,7 @@ def test_stop_guarantee_margin_is_signed():
 
 
 def test_brake_steps_are_exact_and_end_at_rest():
+    """A4, A3: the brake from 0.2 m/s integrates exactly per step and ends at rest."""
     brake = BrakeCurve.plan(0.2, accel_mps2=1.0)
     assert brake.step_displacement_m(0.0, 0.1) == pytest.approx(0.015)
     assert brake.step_displacement_m(0.1, 0.2) == pytest.approx(0.005)

@@ -60,6 +60,7 @@ def stop_at(time_s, stage="accepted"):
 
 
 def test_seed_handoff_timeline(tmp_path):
+    """H1, H6, A4: the seed timeline, from the interruption to Following on Q."""
     result, record, text = run(tmp_path)
     interrupt = rows(result, "interrupt")[0]
     assert interrupt["time_s"] == pytest.approx(0.2)
@@ -88,6 +89,7 @@ def test_seed_handoff_timeline(tmp_path):
 
 
 def test_adoption_stores_q_with_k_2_and_budgets_for_the_next_solve(tmp_path):
+    """H2, V1: adoption stores Q, k = 2, velocities and Following together."""
     result, record, _ = run(tmp_path)
     row = record.load(ACTION_ID)
     adoption = result.summary["adoption"]
@@ -105,6 +107,7 @@ def test_adoption_stores_q_with_k_2_and_budgets_for_the_next_solve(tmp_path):
 
 
 def test_deadline_and_attempt_count_are_never_reset_by_the_retry(tmp_path):
+    """H5: the retry keeps the deadline and counts the attempt."""
     result, record, _ = run(tmp_path)
     decisions = record.decisions(ACTION_ID)
     assert {d.deadline_tick for d in decisions} == {30}
@@ -116,6 +119,7 @@ def test_deadline_and_attempt_count_are_never_reset_by_the_retry(tmp_path):
 
 
 def test_attempts_exhausted_brakes_releases_and_fails(tmp_path):
+    """H5, H6: exhausted attempts: brake, release the mover, Failure."""
     params = HandoffParams.from_profile(max_access_attempts=1)
     result, record, _ = run(tmp_path, params=params)
     cancel = rows(result, "cancel")[0]
@@ -129,6 +133,7 @@ def test_attempts_exhausted_brakes_releases_and_fails(tmp_path):
 
 
 def test_deadline_expiry_while_waiting_builds_no_second_attempt(tmp_path):
+    """H5, H6: the deadline expires while waiting: no attempt 2."""
     params = HandoffParams.from_profile(handoff_deadline_ticks=4)
     result, record, _ = run(tmp_path, params=params)
     cancel = rows(result, "cancel")[0]
@@ -140,6 +145,7 @@ def test_deadline_expiry_while_waiting_builds_no_second_attempt(tmp_path):
 
 
 def test_deadline_expiry_mid_curve_brakes_before_failure(tmp_path):
+    """H6, A4: expiry mid-curve brakes first and fails only once stopped."""
     params = HandoffParams.from_profile(handoff_deadline_ticks=1)
     result, record, _ = run(tmp_path, params=params)
     cancel = rows(result, "cancel")[0]
@@ -152,6 +158,7 @@ def test_deadline_expiry_mid_curve_brakes_before_failure(tmp_path):
 
 
 def test_stale_displacement_of_the_interrupted_attempt_is_rejected(tmp_path):
+    """H7: a late displacement of attempt 1 is rejected and logged."""
     record, world, ctrl, params = start(tmp_path)
     with pytest.raises(Stop):
         drive(ctrl, world, params, limit_tick=40, on_stage=stop_at(0.6))
@@ -169,6 +176,7 @@ def test_stale_displacement_of_the_interrupted_attempt_is_rejected(tmp_path):
 
 
 def test_sideways_push_voids_the_guarantee_and_reaccesses_from_the_actual_stop(tmp_path):
+    """H8, H6: a push voids the guarantee; re-access from the actual stop."""
     result, record, _ = run(tmp_path, push_at_s=0.1, push_velocity_xy_mps=(0.05, 0.3))
     void = rows(result, "guarantee-void")[0]
     assert "velocity not explained by the commands" in void["note"]
@@ -183,6 +191,7 @@ def test_sideways_push_voids_the_guarantee_and_reaccesses_from_the_actual_stop(t
 
 
 def test_push_across_the_edge_is_not_snapped_back_and_fails(tmp_path):
+    """H8, A5: crossing before the stop: no snap back, no clamp, Failure."""
     result, record, _ = run(tmp_path, push_at_s=0.1, push_velocity_xy_mps=(1.0, 0.0))
     void = rows(result, "guarantee-void")[0]
     assert "NO STOP GUARANTEE" in void["note"]
@@ -202,6 +211,7 @@ class NoQContact(PQWorld):
 
 
 def test_adoption_without_q_contact_leaves_the_handoff_incomplete(tmp_path):
+    """H3, H9: no contact with Q: the handoff stays incomplete at the boundary."""
     params = HandoffParams.from_profile(handoff_deadline_ticks=14)
     record, world, ctrl, params = start(tmp_path, world_cls=NoQContact, params=params)
     drive(ctrl, world, params, limit_tick=40)
@@ -215,6 +225,7 @@ def test_adoption_without_q_contact_leaves_the_handoff_incomplete(tmp_path):
 
 
 def test_start_velocity_outside_q_budget_leaves_the_handoff_incomplete(tmp_path):
+    """H3, V1: a start velocity beyond V/k on Q leaves the handoff incomplete."""
     # Q is a conveyor moving at 3 m/s: a body at rest in the world is 3 m/s relative to it, more
     # than Q's horizontal cap V/k = 2 m/s.
     target = dataclasses.replace(pq_target(), q_support_velocity_xy_mps=(3.0, 0.0))
@@ -234,6 +245,7 @@ class QVersionChanged(PQWorld):
 
 
 def test_adoption_revalidates_the_neighbour_patch_version(tmp_path):
+    """H2: adoption re-validates the neighbour patch version."""
     params = HandoffParams.from_profile(handoff_deadline_ticks=12)
     record, world, ctrl, params = start(tmp_path, world_cls=QVersionChanged, params=params)
     drive(ctrl, world, params, limit_tick=40)
@@ -243,6 +255,7 @@ def test_adoption_revalidates_the_neighbour_patch_version(tmp_path):
 
 
 def test_boundary_foot_belongs_to_the_patch_the_record_holds(tmp_path):
+    """H9: a foot on the common edge belongs to the patch the record holds."""
     record, world, ctrl, params = start(tmp_path, world_cls=NoQContact,
                                         params=HandoffParams.from_profile(
                                             handoff_deadline_ticks=14))
@@ -261,6 +274,7 @@ def test_boundary_foot_belongs_to_the_patch_the_record_holds(tmp_path):
 
 
 def test_invalid_feedback_cancels_with_a_fault_until_the_stop_is_confirmed(tmp_path):
+    """H6: a stop that cannot be confirmed stays Cancelling with a fault."""
     record, world, ctrl, params = start(tmp_path)
     with pytest.raises(Stop):
         drive(ctrl, world, params, limit_tick=40, on_stage=stop_at(0.1))
@@ -280,6 +294,7 @@ def test_invalid_feedback_cancels_with_a_fault_until_the_stop_is_confirmed(tmp_p
 
 
 def test_motion_not_following_the_brake_is_a_fault_in_cancelling(tmp_path):
+    """H6: motion the brake does not explain is a fault while Cancelling."""
     record, world, ctrl, params = start(tmp_path, params=HandoffParams.from_profile(
         handoff_deadline_ticks=1))
     with pytest.raises(Stop):
@@ -291,6 +306,7 @@ def test_motion_not_following_the_brake_is_a_fault_in_cancelling(tmp_path):
 
 
 def test_recovery_brakes_from_the_actual_state_and_never_reuses_an_attempt(tmp_path):
+    """H7: recovery voids saved curves, brakes from the actual state, reads the last decision."""
     record, world, ctrl, params = start(tmp_path)
     with pytest.raises(Stop):
         drive(ctrl, world, params, limit_tick=40, on_stage=stop_at(0.1, "applied"))
@@ -331,6 +347,7 @@ def test_recovery_brakes_from_the_actual_state_and_never_reuses_an_attempt(tmp_p
 
 
 def test_recovery_at_the_boundary_keeps_at_boundary_only_when_actual(tmp_path):
+    """H7, H8, H1: AtBoundary survives recovery only when actual."""
     params = HandoffParams.from_profile()
     record, world, ctrl, params = start(tmp_path, world_cls=NoQContact, params=params)
     with pytest.raises(Stop):
@@ -347,6 +364,7 @@ def test_recovery_at_the_boundary_keeps_at_boundary_only_when_actual(tmp_path):
 
 
 def test_assertion_mode_holds_on_the_seed_run(tmp_path):
+    """A4, H1: assertion mode raises nothing on the seed run."""
     record, world, ctrl, params = start(tmp_path, assert_mode=True)
     drive(ctrl, world, params, limit_tick=40)
     assert ctrl.phase is Phase.FOLLOWING
@@ -388,6 +406,7 @@ class LateObstacle(PQWorld):
 
 
 def test_stop_event_in_the_scheduled_deceleration_keeps_it(tmp_path):
+    """H4: a stop event in the scheduled deceleration keeps it."""
     record, world, ctrl, params = start(tmp_path, world_cls=LateObstacle)
     drive(ctrl, world, params, limit_tick=40)
     interrupts = [d for d in record.decisions(ACTION_ID) if d.kind == "interrupt"]
@@ -406,6 +425,7 @@ def test_stop_event_in_the_scheduled_deceleration_keeps_it(tmp_path):
 
 
 def test_q_budget_is_recorded_for_the_next_solve_only(tmp_path):
+    """V1: P's caps stay in force until the next solve, then Q's."""
     result, record, _ = run(tmp_path)
     adoption = result.summary["adoption"]
     until = adoption["caps_until_next_solve"]
@@ -417,6 +437,7 @@ def test_q_budget_is_recorded_for_the_next_solve_only(tmp_path):
 
 
 def test_simulate_command_writes_the_json_timeline(tmp_path, capsys):
+    """H1: the simulate command prints and writes the phase timeline."""
     from navproof import simulate_command
 
     out_json = tmp_path / "pq.json"
