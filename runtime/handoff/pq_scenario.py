@@ -293,12 +293,12 @@ def run_pq_handoff(
         db = Path(db_path) if db_path is not None else Path(tmp) / "pq-handoff.db"
         world_path = db.with_name(db.name + ".world.json")
         return _run(db, world_path, resume, crash_at_s, crash_stage, pace_s, params, out,
-                    push_at_s, push_velocity_xy_mps)
+                    push_at_s, push_velocity_xy_mps, keep_record=db_path is not None)
 
 
 def _run(db: Path, world_path: Path, resume: bool, crash_at_s: float | None, crash_stage: str,
          pace_s: float, params: HandoffParams, out: TextIO, push_at_s: float | None,
-         push_velocity: tuple[float, float] | None) -> PQResult:
+         push_velocity: tuple[float, float] | None, *, keep_record: bool) -> PQResult:
     target = pq_target()
     world = PQWorld.load(world_path) if resume else None
     with HandoffRecord.open(db) as record:
@@ -311,7 +311,8 @@ def _run(db: Path, world_path: Path, resume: bool, crash_at_s: float | None, cra
         printer = _Printer(out)
         out.write("navproof simulate pq-handoff: plane P (X <= 0), slope Q (X >= 0, height "
                   "sqrt(3) X, k = 2); foot at X = -0.09, a = 1 m/s^2, vCap = 1 m/s\n")
-        out.write(f"record {db}\n")
+        out.write(f"record {db}\n" if keep_record
+                  else "record: temporary (use --db FILE to keep it)\n")
         out.write("  t [s] tick phase          X [m]  v [m/s]   note (* = decision or event)\n")
         if world is None:
             world = PQWorld(path=world_path, step_s=params.step_s, push_at_s=push_at_s,

@@ -105,6 +105,15 @@ def check_invariants(db: Path) -> dict:
         assert h["x1_m"] <= 1e-12  # never crosses into Q before adoption
     assert history[0]["x0_m"] == -0.09
 
+    # the record's accepted feedback is the world's actual state after that step
+    conn = sqlite3.connect(db)
+    feedback = conn.execute("SELECT time_s, x_m, vx_mps FROM feedback ORDER BY id").fetchall()
+    conn.close()
+    actual = {round(h["t1_s"], 9): (h["x1_m"], h["vx1_mps"]) for h in history}
+    assert len(feedback) == len(accepted)
+    for time_s, x_m, vx_mps in feedback:
+        assert (x_m, vx_mps) == actual[round(time_s, 9)]
+
     # the handoff ends in Following on Q or in Failure
     assert (action["phase"], action["patch"]) in {("Following", "Q"), ("Failure", "P")}
     if action["phase"] == "Following":
