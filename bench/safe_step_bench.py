@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 20000])
     parser.add_argument("--steps", type=int, default=3)
-    parser.add_argument("--json", default="bench/safe_step_bench.json")
+    parser.add_argument("--json", default="safe_step_bench.json")
     args = parser.parse_args(argv)
     dt = load_profile().defaults()["step_s"]
     rows = []

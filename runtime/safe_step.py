@@ -79,7 +79,7 @@ FLAG_NAMES = {
     FLAG_TRUNCATED: "step truncated by the sweep",
 }
 
-CUT_ROUNDS = 4
+CUT_ROUNDS = 8
 """Rounds of B5 cutting planes before a row goes to the fallback order."""
 VERIFY_CANDIDATES = 4
 """Feasible candidates verified per row and round, nearest first."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.boundary import affine_root, check_valid_finite, check_valid_positive, per_edge
+from navproof.boundary import affine_root, check_valid_finite, per_edge
 from navproof.errors import EPS, InvalidInput
 
 
@@ -149,7 +149,6 @@ def hold_is_safe(normal: np.ndarray, r_mps: np.ndarray, e_mps: np.ndarray,
 
 __all__ = [
     "check_valid_budget",
-    "check_valid_positive",
     "end_stop_margin_m",
     "end_stop_offset_mps",
     "envelope_margin_m",

@@ -171,10 +171,11 @@ def first_contact_time_s(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
         nxt = crit[..., idx] if idx < crit.shape[-1] else np.ones((n, j))
         g_prev, g_next = gap(prev), gap(nxt)
         enter = ~found & (g_prev >= -tol_sq) & (g_next < -tol_sq) & (nxt > prev)
+        # bisect to the last instant still at or beyond the limit: truncation is conservative
         lo, hi = prev.copy(), nxt.copy()
         for _ in range(BISECTION_STEPS):
             mid = 0.5 * (lo + hi)
-            inside = gap(mid) < -tol_sq
+            inside = gap(mid) < 0.0
             hi = np.where(inside, mid, hi)
             lo = np.where(inside, lo, mid)
         first = np.where(enter, lo, first)

@@ -66,6 +66,28 @@ def test_b5_one_mps2_budget_has_no_braking_solution_and_claims_no_safety():
     assert strong.margins.edge_curve_m[0, 0] >= 0.0
 
 
+def test_b5_cutting_planes_find_the_curve_that_stays_inside():
+    # x0 = -0.01, u = 1 towards a fixed wall, v0 = 0: the B4 end condition allows v1_x <= -1.8
+    # but that curve dips out mid-step; whole-step coverage needs v1_x <= -5 (t* = 0.02 s)
+    inp = step([-0.01, 0.0], [0.0, 0.0], [0.0, 0.0], u=(1.0, 0.0), vh=8.0, a=60.0)
+    res = ss.solve_safe_step(inp, assertions=True)
+    assert res.label[0] == ss.SAFE
+    assert res.velocity_mps[0, 0] == pytest.approx(-5.0, abs=1e-6)
+    assert res.margins.edge_curve_m[0, 0] >= 0.0
+
+
+def test_f2_braking_is_truncated_at_the_first_sweep_contact():
+    # the B5 situation (no braking solution) with a neighbour 0.64 m ahead, combined radius 0.6
+    nb = ss.Neighbors(np.array([[[0.59, 0.0]]]), np.zeros((1, 1, 2)), np.array([[0.3]]),
+                      np.ones((1, 1), bool))
+    inp = step([-0.05, 0.0], [0.0, 0.0], [0.0, 0.0], u=(1.0, 0.0), a=1.0, neighbors=nb)
+    res = ss.solve_safe_step(inp, assertions=True)
+    assert res.label[0] == ss.NO_STOP_GUARANTEE
+    assert res.flags[0] & ss.FLAG_TRUNCATED
+    # x(t) = t - t^2 / 2 reaches 0.04 m at t = 1 - sqrt(0.92)
+    assert res.commit_time_s[0] == pytest.approx(1.0 - np.sqrt(0.92), abs=1e-9)
+
+
 def test_r2_support_carry_exceeding_the_cap_is_never_safe():
     inp = step([-5.0, 0.0], [-0.8, 0.0], [-0.8, 0.0], u=(1.0, 0.0), vh=0.8, a=1.0)
     res = ss.solve_safe_step(inp, assertions=True)
@@ -82,6 +104,12 @@ def test_pq_orca_asking_two_mps_towards_q_is_rejected():
     assert res.velocity_mps[0, 0] <= 0.1 / 1.1 + 1e-9
     assert res.margins.envelope_m[0, 0] >= 0.0
     assert res.margins.necessary_mps[0, 0] >= 0.0
+    # an ORCA line that only allows v_x >= 2 towards Q: rejected, the body brakes inside P
+    forced = ss.solve_safe_step(step([-0.1, 0.0], [0.08, 1.8], [2.0, 0.0],
+                                     orca=([2.0, 0.0], [0.0, -1.0])), assertions=True)
+    assert forced.label_names() == ["dynamic avoidance failed"]
+    assert forced.velocity_mps[0, 0] <= 0.1 / 1.1 + 1e-9
+    assert forced.margins.edge_curve_m[0, 0] >= 0.0
     # v = (0.08, 1.8) itself is admissible: it stays in P
     keep = ss.solve_safe_step(step([-0.1, 0.0], [0.08, 1.8], [0.08, 1.8]), assertions=True)
     assert keep.velocity_mps[0].tolist() == pytest.approx([0.08, 1.8])
