@@ -8,11 +8,11 @@ profiles and reports each obligation whose outcome changes, with the candidate's
 Exit codes: 1 when the candidate breaks an obligation that holds as expected under the base (or
 the generated formulas are stale), 2 when it only makes one unknown, 0 otherwise, 3 on bad input.
 
-JSON schema ``navproof.audit/1``: ``schema``, ``base`` and ``candidate`` (each a
-``navproof.prove/1`` record), ``parameter_changes`` (``[{"name", "unit", "old": {"min", "max",
-"default"}, "new": {...}}]``, values as exact rational strings), ``changes`` (``[{"id", "base_status",
-"candidate_status", "base_ok", "candidate_ok", "regression", "counterexample", "replay_detail"}]``),
-``exit_code``.
+JSON schema ``navproof.audit/1``: ``schema``; ``base`` and ``candidate`` (each a
+``navproof.prove/1`` record); ``parameter_changes``, a list of ``{"name", "unit", "old", "new"}``
+with ``old`` / ``new`` = ``{"min", "max", "default"}`` as exact rational strings; ``changes``, a
+list of ``{"id", "base_status", "candidate_status", "base_ok", "candidate_ok", "regression",
+"counterexample", "replay_detail", "message"}``; ``exit_code``.
 """
 
 from __future__ import annotations
@@ -38,10 +38,16 @@ SCHEMA = "navproof.audit/1"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--base", metavar="FILE", type=Path, default=None,
-                        help="base profile (default: the embedded default profile)")
-    parser.add_argument("--candidate", metavar="FILE", type=Path, required=True,
-                        help="candidate profile to audit")
+    parser.add_argument(
+        "--base",
+        metavar="FILE",
+        type=Path,
+        default=None,
+        help="base profile (default: the embedded default profile)",
+    )
+    parser.add_argument(
+        "--candidate", metavar="FILE", type=Path, required=True, help="candidate profile to audit"
+    )
     add_run_arguments(parser)
 
 
@@ -76,19 +82,23 @@ def outcome_changes(base: list[Result], candidate: list[Result]) -> list[dict[st
         old = by_id[new.id]
         if (old.status, old.ok) == (new.status, new.ok):
             continue
-        changes.append({
-            "id": new.id,
-            "base_status": old.status,
-            "candidate_status": new.status,
-            "base_ok": old.ok,
-            "candidate_ok": new.ok,
-            "regression": old.ok and not new.ok,
-            "counterexample": (
-                {k: v.text for k, v in new.counterexample.items()} if new.counterexample else None
-            ),
-            "replay_detail": new.replay_detail,
-            "message": new.message,
-        })
+        changes.append(
+            {
+                "id": new.id,
+                "base_status": old.status,
+                "candidate_status": new.status,
+                "base_ok": old.ok,
+                "candidate_ok": new.ok,
+                "regression": old.ok and not new.ok,
+                "counterexample": (
+                    {k: v.text for k, v in new.counterexample.items()}
+                    if new.counterexample
+                    else None
+                ),
+                "replay_detail": new.replay_detail,
+                "message": new.message,
+            }
+        )
     return changes
 
 
@@ -119,15 +129,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"navproof audit: STALE generated formulas: {fresh.reason}", file=sys.stderr)
 
     params = parameter_changes(base, candidate)
-    base_results, base_wall = prove(base, ids, jobs=args.jobs, timeout_s=args.timeout,
-                                    label="base: ")
-    cand_results, cand_wall = prove(candidate, ids, jobs=args.jobs, timeout_s=args.timeout,
-                                    label="candidate: ")
+    base_results, base_wall = prove(
+        base, ids, jobs=args.jobs, timeout_s=args.timeout, label="base: "
+    )
+    cand_results, cand_wall = prove(
+        candidate, ids, jobs=args.jobs, timeout_s=args.timeout, label="candidate: "
+    )
     changes = outcome_changes(base_results, cand_results)
     code = audit_exit_code(changes, cand_results, fresh)
 
-    print(f"navproof audit — base {base.name} ({base.source}) vs candidate {candidate.name} "
-          f"({candidate.source})")
+    print(
+        f"navproof audit — base {base.name} ({base.source}) vs candidate {candidate.name} "
+        f"({candidate.source})"
+    )
     print(f"parameter changes ({len(params)}):")
     for change in params:
         print(f"  {_describe(change)}")
@@ -146,17 +160,32 @@ def run(args: argparse.Namespace) -> int:
     print(report.table(cand_results))
     print("base:     " + report.summary_line(base_results, base_wall, fresh))
     print("candidate: " + report.summary_line(cand_results, cand_wall, fresh))
-    verdict = {0: "no regression", 1: "the candidate BREAKS obligations the base proves",
-               2: "the candidate leaves obligations undecided"}[code]
+    verdict = {
+        0: "no regression",
+        1: "the candidate BREAKS obligations the base proves",
+        2: "the candidate leaves obligations undecided",
+    }[code]
     print(f"verdict: {verdict}")
 
     if args.json is not None:
         data = {
             "schema": SCHEMA,
-            "base": report.to_json(base, base_results, fresh, jobs=args.jobs,
-                                   timeout_s=args.timeout, wall_seconds=base_wall),
-            "candidate": report.to_json(candidate, cand_results, fresh, jobs=args.jobs,
-                                        timeout_s=args.timeout, wall_seconds=cand_wall),
+            "base": report.to_json(
+                base,
+                base_results,
+                fresh,
+                jobs=args.jobs,
+                timeout_s=args.timeout,
+                wall_seconds=base_wall,
+            ),
+            "candidate": report.to_json(
+                candidate,
+                cand_results,
+                fresh,
+                jobs=args.jobs,
+                timeout_s=args.timeout,
+                wall_seconds=cand_wall,
+            ),
             "parameter_changes": params,
             "changes": changes,
             "exit_code": code,

@@ -94,6 +94,7 @@ class Result:
     seconds: float
     witness: dict[str, ModelValue] | None = None
     witness_verified: bool | None = None
+    witness_preferred: bool | None = None
     counterexample: dict[str, ModelValue] | None = None
     replay_confirmed: bool | None = None
     replay_detail: str | None = None
@@ -111,7 +112,9 @@ class Result:
 
 
 def _values(model: z3.ModelRef, shown: dict[str, z3.ArithRef]) -> dict[str, ModelValue]:
-    return {name: ModelValue.of(model.eval(term, model_completion=True)) for name, term in shown.items()}
+    return {
+        name: ModelValue.of(model.eval(term, model_completion=True)) for name, term in shown.items()
+    }
 
 
 def _check(
@@ -199,9 +202,16 @@ def _sympy_result(ob: Obligation, started: float) -> Result:
     status = PROVED if checks and all(c["ok"] for c in checks) else FAILED
     failed = [c["name"] for c in checks if not c["ok"]]
     return Result(
-        id=ob.id, claim=ob.claim, title=ob.title, method="sympy", expected=ob.expected,
-        status=status, ok=status == ob.expected, seconds=time.monotonic() - started,
-        checks=checks, solver="sympy.simplify",
+        id=ob.id,
+        claim=ob.claim,
+        title=ob.title,
+        method="sympy",
+        expected=ob.expected,
+        status=status,
+        ok=status == ob.expected,
+        seconds=time.monotonic() - started,
+        checks=checks,
+        solver="sympy.simplify",
         message="" if not failed else "not verified: " + "; ".join(failed),
     )
 
@@ -212,12 +222,25 @@ def check_obligation(ob: Obligation, timeout_s: float = DEFAULT_TIMEOUT_S) -> Re
     if ob.method == "sympy":
         return _sympy_result(ob, started)
     deadline = started + timeout_s
-    base = Result(id=ob.id, claim=ob.claim, title=ob.title, method="z3", expected=ob.expected,
-                  status=UNKNOWN, ok=False, seconds=0.0)
+    base = Result(
+        id=ob.id,
+        claim=ob.claim,
+        title=ob.title,
+        method="z3",
+        expected=ob.expected,
+        status=UNKNOWN,
+        ok=False,
+        seconds=0.0,
+    )
     assumptions = [*ob.hypotheses, *ob.premise]
 
-    # (1) Non-vacuity witness.
-    result, model, solver, reason = _check(assumptions, deadline)
+    # (1) Non-vacuity witness, preferably one in the case the claim is about.
+    result, model, solver, reason = z3.unknown, None, "", ""
+    if ob.witness_prefer:
+        result, model, solver, reason = _check([*assumptions, *ob.witness_prefer], deadline)
+    base.witness_preferred = result == z3.sat
+    if result != z3.sat:
+        result, model, solver, reason = _check(assumptions, deadline)
     base.solver = solver
     if result == z3.unsat:
         base.status = VACUOUS
@@ -228,9 +251,7 @@ def check_obligation(ob: Obligation, timeout_s: float = DEFAULT_TIMEOUT_S) -> Re
         assert model is not None
         base.models["witness"] = model
         base.witness = _values(model, ob.shown)
-        base.witness_verified = z3.is_true(
-            model.eval(z3.And(assumptions), model_completion=True)
-        )
+        base.witness_verified = z3.is_true(model.eval(z3.And(assumptions), model_completion=True))
         # (2) Proof by unsatisfiability of the negation, through the lemmas when there are any.
         assert ob.conclusion is not None
         negation = [*assumptions, z3.Not(ob.conclusion)]
@@ -268,9 +289,7 @@ def check_obligation(ob: Obligation, timeout_s: float = DEFAULT_TIMEOUT_S) -> Re
                     base.replay_confirmed = False
                     base.replay_detail = f"replay raised {type(exc).__name__}: {exc}"
     base.seconds = time.monotonic() - started
-    base.ok = base.status == ob.expected and (
-        base.status != REFUTED or bool(base.replay_confirmed)
-    )
+    base.ok = base.status == ob.expected and (base.status != REFUTED or bool(base.replay_confirmed))
     if base.status == REFUTED and not base.replay_confirmed and ob.expected == REFUTED:
         base.message = "counterexample not confirmed by the numeric replay"
     if base.status == PROVED and base.witness_verified is False:
@@ -282,8 +301,17 @@ def check_obligation(ob: Obligation, timeout_s: float = DEFAULT_TIMEOUT_S) -> Re
 def _error_result(obligation_id: str, message: str, seconds: float) -> Result:
     claim = registry.claim_of(obligation_id)
     expected = registry.expected_of(obligation_id)
-    return Result(id=obligation_id, claim=claim, title="", method="z3", expected=expected,
-                  status=ERROR, ok=False, seconds=seconds, message=message)
+    return Result(
+        id=obligation_id,
+        claim=claim,
+        title="",
+        method="z3",
+        expected=expected,
+        status=ERROR,
+        ok=False,
+        seconds=seconds,
+        message=message,
+    )
 
 
 def run_one(obligation_id: str, profile: Profile, timeout_s: float) -> Result:
@@ -292,8 +320,9 @@ def run_one(obligation_id: str, profile: Profile, timeout_s: float) -> Result:
     try:
         ob = registry.build(obligation_id, profile)
     except Exception as exc:
-        return _error_result(obligation_id, f"cannot build: {type(exc).__name__}: {exc}",
-                             time.monotonic() - started)
+        return _error_result(
+            obligation_id, f"cannot build: {type(exc).__name__}: {exc}", time.monotonic() - started
+        )
     try:
         return check_obligation(ob, timeout_s)
     except z3.Z3Exception as exc:
@@ -377,8 +406,11 @@ def run_obligations(
                 try:
                     result = conn.recv()
                 except EOFError:
-                    result = _unknown(oid, f"worker died (exit code {process.exitcode})",
-                                      time.monotonic() - started)
+                    result = _unknown(
+                        oid,
+                        f"worker died (exit code {process.exitcode})",
+                        time.monotonic() - started,
+                    )
                     result.status = ERROR
                     process.join()
                     if pending:
@@ -393,12 +425,17 @@ def run_obligations(
                     process.terminate()
                     process.join()
                     del busy[conn]
-                    finish(_unknown(oid, f"timeout: worker killed after {now - started:.1f} s",
-                                    now - started))
+                    finish(
+                        _unknown(
+                            oid,
+                            f"timeout: worker killed after {now - started:.1f} s",
+                            now - started,
+                        )
+                    )
                     if pending:
                         idle.append(start_worker())
     finally:
-        for conn, process in idle:
+        for conn, _ in idle:
             try:
                 conn.send(None)
             except OSError:

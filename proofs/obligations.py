@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import sympy
 import z3
@@ -77,6 +76,9 @@ class Obligation:
     # Optional stronger violations tried first, so that a counterexample is not a knife-edge
     # case that only exact arithmetic can see.
     sharpen: list[z3.BoolRef] = field(default_factory=list)
+    # Optional conditions of an interesting witness (e.g. the braking phase of a stop), tried
+    # first so that the non-vacuity witness exercises the case the claim is about.
+    witness_prefer: list[z3.BoolRef] = field(default_factory=list)
     replay: Callable[[Values], Replay] | None = None
     # Lemmas proved in order before the conclusion, and what the conclusion's check forgets.
     steps: list[Step] = field(default_factory=list)
@@ -252,7 +254,8 @@ STOP_TRAJECTORY_FACTOR = sympy.Piecewise(
 # The braking piece joins the rest position continuously (the trajectory ends where S1 says).
 assert (
     sympy.simplify(
-        _brake_piece.subs(sym.t, sym.dt + sym.speed / sym.a) - stop_envelope.STOP_DISPLACEMENT_FACTOR
+        _brake_piece.subs(sym.t, sym.dt + sym.speed / sym.a)
+        - stop_envelope.STOP_DISPLACEMENT_FACTOR
     )
     == 0
 )
@@ -284,17 +287,29 @@ def b1(profile: Profile) -> Obligation:
 
     def replay(x: Values) -> Replay:
         f = _formulas()
-        off = f.step_halfplane_offset(s=x["s"], dt=x["dt"], n_dot_e=_fdot(x, "n", "e"),
-                                      n_dot_u=_fdot(x, "n", "u"))
-        end = [x["x0_x"] + x["dt"] * (x["u_x"] + x["v_x"]), x["x0_y"] + x["dt"] * (x["u_y"] + x["v_y"])]
+        off = f.step_halfplane_offset(
+            s=x["s"], dt=x["dt"], n_dot_e=_fdot(x, "n", "e"), n_dot_u=_fdot(x, "n", "u")
+        )
+        end = [
+            x["x0_x"] + x["dt"] * (x["u_x"] + x["v_x"]),
+            x["x0_y"] + x["dt"] * (x["u_y"] + x["v_y"]),
+        ]
         b_end = x["s"] + _fdot(x, "n", "x0") + x["dt"] * _fdot(x, "n", "e")
         inside = x["n_x"] * end[0] + x["n_y"] * end[1] <= b_end
-        return Replay(inside != (_fdot(x, "n", "v") <= off),
-                      f"inside at dt: {inside}; dot(n,v) <= offset {off:.6g}: {_fdot(x, 'n', 'v') <= off}")
+        return Replay(
+            inside != (_fdot(x, "n", "v") <= off),
+            f"inside at dt: {inside}; dot(n,v) <= offset {off:.6g}: {_fdot(x, 'n', 'v') <= off}",
+        )
 
     return bb.obligation(
-        id="B1", claim="B1", title="step half-plane iff step-end inside", expected=PROVED,
-        premise=[], conclusion=inside_end == halfplane, replay=replay,
+        id="B1",
+        claim="B1",
+        title="step half-plane iff step-end inside",
+        expected=PROVED,
+        premise=[],
+        conclusion=inside_end == halfplane,
+        replay=replay,
+        witness_prefer=[s > 0, _dot(n, u) != 0, _dot(n, e) != 0, _dot(n, v) > 0],
     )
 
 
@@ -316,13 +331,20 @@ def b2(profile: Profile) -> Obligation:
     margin = bb.term(boundary.CONSTANT_VELOCITY_MARGIN, t=t, n_dot_v=nv, **common)
 
     def replay(x: Values) -> Replay:
-        m = _formulas().constant_velocity_margin(s=x["s"], t=x["t"], n_dot_e=x["n_dot_e"],
-                                                 n_dot_u=x["n_dot_u"], n_dot_v=x["n_dot_v"])
+        m = _formulas().constant_velocity_margin(
+            s=x["s"], t=x["t"], n_dot_e=x["n_dot_e"], n_dot_u=x["n_dot_u"], n_dot_v=x["n_dot_v"]
+        )
         return Replay(bool(m < 0 and 0 <= x["t"] <= x["dt"]), f"margin at t: {m:.6g}")
 
     return bb.obligation(
-        id="B2", claim="B2", title="constant-velocity step covered for all t", expected=PROVED,
-        premise=[s >= 0, nv <= offset, 0 <= t, t <= dt], conclusion=margin >= 0, replay=replay,
+        id="B2",
+        claim="B2",
+        title="constant-velocity step covered for all t",
+        expected=PROVED,
+        premise=[s >= 0, nv <= offset, 0 <= t, t <= dt],
+        conclusion=margin >= 0,
+        replay=replay,
+        witness_prefer=[s > 0, nv > 0, nu != 0, 0 < t, t < dt],
     )
 
 
@@ -345,8 +367,9 @@ def b3(profile: Profile) -> Obligation:
     t = bb.var("t")
     zero = z3.RealVal(0)
     fixed = bb.term(boundary.STEP_HALFPLANE_OFFSET, s=s1, dt=dt, n_dot_e=zero, n_dot_u=_dot(n1, u))
-    moving = bb.term(boundary.STEP_HALFPLANE_OFFSET, s=s2, dt=dt, n_dot_e=_dot(n2, u),
-                     n_dot_u=_dot(n2, u))
+    moving = bb.term(
+        boundary.STEP_HALFPLANE_OFFSET, s=s2, dt=dt, n_dot_e=_dot(n2, u), n_dot_u=_dot(n2, u)
+    )
     x_t = (x0[0] + t * (u[0] + v[0]), x0[1] + t * (u[1] + v[1]))
     # World edges: the fixed one stays at b1, the co-moving one translates with the support.
     inside_fixed = _dot(n1, x_t) <= s1 + _dot(n1, x0)
@@ -360,18 +383,28 @@ def b3(profile: Profile) -> Obligation:
 
     def replay(x: Values) -> Replay:
         f = _formulas()
-        m1 = f.constant_velocity_margin(s=x["s1"], t=x["t"], n_dot_e=0.0,
-                                        n_dot_u=_fdot(x, "n1", "u"), n_dot_v=_fdot(x, "n1", "v"))
+        m1 = f.constant_velocity_margin(
+            s=x["s1"],
+            t=x["t"],
+            n_dot_e=0.0,
+            n_dot_u=_fdot(x, "n1", "u"),
+            n_dot_v=_fdot(x, "n1", "v"),
+        )
         nu2 = _fdot(x, "n2", "u")
-        m2 = f.constant_velocity_margin(s=x["s2"], t=x["t"], n_dot_e=nu2, n_dot_u=nu2,
-                                        n_dot_v=_fdot(x, "n2", "v"))
+        m2 = f.constant_velocity_margin(
+            s=x["s2"], t=x["t"], n_dot_e=nu2, n_dot_u=nu2, n_dot_v=_fdot(x, "n2", "v")
+        )
         return Replay(bool(min(m1, m2) < 0), f"fixed margin {m1:.6g}, co-moving margin {m2:.6g}")
 
     return bb.obligation(
-        id="B3", claim="B3", title="fixed and co-moving edges in one intersection",
+        id="B3",
+        claim="B3",
+        title="fixed and co-moving edges in one intersection",
         expected=PROVED,
         premise=[_dot(n1, v) <= fixed, _dot(n2, v) <= moving, 0 <= t, t <= dt],
-        conclusion=conclusion, replay=replay,
+        conclusion=conclusion,
+        replay=replay,
+        witness_prefer=[s1 > 0, s2 > 0, _dot(n1, u) > 0, _dot(n2, u) > 0, 0 < t, t < dt],
     )
 
 
@@ -399,8 +432,9 @@ def b4(profile: Profile) -> Obligation:
     common = {"s": s, "dt": dt, "n_dot_e": _dot(n, e), "n_dot_u": _dot(n, u)}
     bound = bb.term(boundary.ACCEL_STEP_V1_BOUND, n_dot_v0=_dot(n, v0), **common)
     offset = bb.term(boundary.STEP_HALFPLANE_OFFSET, **common)
-    margin_end = bb.term(boundary.ACCEL_MARGIN, t=dt, n_dot_v0=_dot(n, v0),
-                         n_dot_v1=_dot(n, v1), **common)
+    margin_end = bb.term(
+        boundary.ACCEL_MARGIN, t=dt, n_dot_v0=_dot(n, v0), n_dot_v1=_dot(n, v1), **common
+    )
     mean = (_dot(n, v0) + _dot(n, v1)) * half
     conclusion = z3.And(
         (world_margin >= 0) == (_dot(n, v1) <= bound),
@@ -410,16 +444,27 @@ def b4(profile: Profile) -> Obligation:
 
     def replay(x: Values) -> Replay:
         f = _formulas()
-        common_f = dict(s=x["s"], dt=x["dt"], n_dot_e=_fdot(x, "n", "e"), n_dot_u=_fdot(x, "n", "u"))
+        common_f = dict(
+            s=x["s"], dt=x["dt"], n_dot_e=_fdot(x, "n", "e"), n_dot_u=_fdot(x, "n", "u")
+        )
         bnd = f.accel_step_v1_bound(n_dot_v0=_fdot(x, "n", "v0"), **common_f)
-        m = f.accel_margin(t=x["dt"], n_dot_v0=_fdot(x, "n", "v0"), n_dot_v1=_fdot(x, "n", "v1"),
-                           **common_f)
-        return Replay(bool((m >= 0) != (_fdot(x, "n", "v1") <= bnd)),
-                      f"margin at dt {m:.6g}, v1 bound {bnd:.6g}")
+        m = f.accel_margin(
+            t=x["dt"], n_dot_v0=_fdot(x, "n", "v0"), n_dot_v1=_fdot(x, "n", "v1"), **common_f
+        )
+        return Replay(
+            bool((m >= 0) != (_fdot(x, "n", "v1") <= bnd)),
+            f"margin at dt {m:.6g}, v1 bound {bnd:.6g}",
+        )
 
     return bb.obligation(
-        id="B4", claim="B4", title="accelerating step end is a half-plane in v1", expected=PROVED,
-        premise=[], conclusion=conclusion, replay=replay,
+        id="B4",
+        claim="B4",
+        title="accelerating step end is a half-plane in v1",
+        expected=PROVED,
+        premise=[],
+        conclusion=conclusion,
+        replay=replay,
+        witness_prefer=[s > 0, _dot(n, u) != 0, _dot(n, v1) != _dot(n, v0)],
     )
 
 
@@ -441,7 +486,9 @@ def _b5(profile: Profile, with_extremum: bool) -> Obligation:
         t <= dt,
     ]
     if with_extremum:
-        t_star = bb.term(boundary.ACCEL_EXTREMUM_TIME, **{k: v for k, v in common.items() if k != "s"})
+        t_star = bb.term(
+            boundary.ACCEL_EXTREMUM_TIME, **{k: v for k, v in common.items() if k != "s"}
+        )
         margin_star = bb.term(margin, t=boundary.ACCEL_EXTREMUM_TIME, **common)
         bb.shown["t_star"] = t_star
         interior = z3.And(v0 != v1, 0 < t_star, t_star < dt)
@@ -450,8 +497,14 @@ def _b5(profile: Profile, with_extremum: bool) -> Obligation:
 
     def replay(x: Values) -> Replay:
         f = _formulas()
-        args = dict(s=x["s"], dt=x["dt"], n_dot_e=x["n_dot_e"], n_dot_u=x["n_dot_u"],
-                    n_dot_v0=x["n_dot_v0"], n_dot_v1=x["n_dot_v1"])
+        args = dict(
+            s=x["s"],
+            dt=x["dt"],
+            n_dot_e=x["n_dot_e"],
+            n_dot_u=x["n_dot_u"],
+            n_dot_v0=x["n_dot_v0"],
+            n_dot_v1=x["n_dot_v1"],
+        )
         m0 = f.accel_margin(t=0.0, **args)
         m1 = f.accel_margin(t=x["dt"], **args)
         mt = f.accel_margin(t=x["t"], **args)
@@ -471,15 +524,23 @@ def _b5(profile: Profile, with_extremum: bool) -> Obligation:
         else "endpoint conditions alone do not imply coverage"
     )
     return bb.obligation(
-        id=f"B5/{suffix}", claim="B5", title=title,
+        id=f"B5/{suffix}",
+        claim="B5",
+        title=title,
         expected=PROVED if with_extremum else REFUTED,
-        premise=premise, conclusion=margin_t >= 0, replay=replay,
+        premise=premise,
+        conclusion=margin_t >= 0,
+        replay=replay,
+        witness_prefer=[z3.And(v0 != v1, 0 < bb.shown["t_star"], bb.shown["t_star"] < dt)]
+        if with_extremum
+        else [],
         sharpen=[] if with_extremum else [margin_t <= -z3.RealVal("1/1000")],
     )
 
 
 def b5_endpoints(profile: Profile) -> Obligation:
-    """B5 (refutable half): margin(0) >= 0 and margin(dt) >= 0 do NOT give margin(t) >= 0 on [0, dt].
+    """B5 (refutable half): margin(0) >= 0 and margin(dt) >= 0 do NOT give margin(t) >= 0 for
+    every t in [0, dt].
 
     Margin ``boundary.ACCEL_MARGIN``; a counterexample (a mid-step excursion) is required.
     """
@@ -510,21 +571,31 @@ def s2(profile: Profile) -> Obligation:
     speed = bb.norm("|c|", c)
     n_c = bb.alias("n_dot_c", _dot(n, c))
     bound = bb.term(stop_envelope.NECESSARY_NORMAL_BOUND, s=s, dt=dt, a=a)
-    displacement = bb.term(stop_envelope.NORMAL_STOP_DISPLACEMENT, n_dot_c=n_c,
-                           speed=speed, dt=dt, a=a)
+    displacement = bb.term(
+        stop_envelope.NORMAL_STOP_DISPLACEMENT, n_dot_c=n_c, speed=speed, dt=dt, a=a
+    )
     vectors = bb.names(n, c)
 
     def replay(x: Values) -> Replay:
         f = _formulas()
         nb = f.necessary_normal_bound(s=x["s"], dt=x["dt"], a=x["a"])
-        disp = f.normal_stop_displacement(n_dot_c=_fdot(x, "n", "c"), speed=_fnorm(x, "c"),
-                                          dt=x["dt"], a=x["a"])
-        return Replay(bool(_fdot(x, "n", "c") > nb and disp <= x["s"]),
-                      f"bound {nb:.6g}, displacement {disp:.6g}, s {x['s']:.6g}")
+        disp = f.normal_stop_displacement(
+            n_dot_c=_fdot(x, "n", "c"), speed=_fnorm(x, "c"), dt=x["dt"], a=x["a"]
+        )
+        return Replay(
+            bool(_fdot(x, "n", "c") > nb and disp <= x["s"]),
+            f"bound {nb:.6g}, displacement {disp:.6g}, s {x['s']:.6g}",
+        )
 
     return bb.obligation(
-        id="S2", claim="S2", title="beyond the necessary bound no stop fits", expected=PROVED,
-        premise=[n_c > bound], conclusion=displacement > s, replay=replay,
+        id="S2",
+        claim="S2",
+        title="beyond the necessary bound no stop fits",
+        expected=PROVED,
+        premise=[n_c > bound],
+        conclusion=displacement > s,
+        replay=replay,
+        witness_prefer=[n_c < speed],
         steps=[Step("dot(n,c) <= |c| (unit n)", n_c <= speed, bb.names(s, dt, a))],
         conclusion_forget=vectors,
     )
@@ -569,8 +640,14 @@ def s3(profile: Profile) -> Obligation:
     bound = bb.term(stop_envelope.LINEAR_ENVELOPE_BOUND, s=s, dt=dt, a=a, cmax=cmax)
     reference_margin = bb.alias(
         "reference_margin",
-        bb.term(boundary.CONSTANT_VELOCITY_MARGIN, s=s, t=t, n_dot_e=_dot(n, e),
-                n_dot_u=_dot(n, u), n_dot_v=_dot(n, _sub(r, u))),
+        bb.term(
+            boundary.CONSTANT_VELOCITY_MARGIN,
+            s=s,
+            t=t,
+            n_dot_e=_dot(n, e),
+            n_dot_u=_dot(n, u),
+            n_dot_v=_dot(n, _sub(r, u)),
+        ),
     )
     factor = bb.term(STOP_TRAJECTORY_FACTOR, t=t, dt=dt, a=a, speed=speed)
     factor_end = bb.term(stop_envelope.STOP_DISPLACEMENT_FACTOR, speed=speed, dt=dt, a=a)
@@ -596,26 +673,42 @@ def s3(profile: Profile) -> Obligation:
             fac = x["dt"] + tb - x["a"] * tb * tb / (2 * spd)
         else:
             fac = f.stop_displacement_factor(speed=spd, dt=x["dt"], a=x["a"])
-        ref = f.constant_velocity_margin(s=x["s"], t=tt, n_dot_e=_fdot(x, "n", "e"),
-                                         n_dot_u=_fdot(x, "n", "r"), n_dot_v=0.0)
+        ref = f.constant_velocity_margin(
+            s=x["s"], t=tt, n_dot_e=_fdot(x, "n", "e"), n_dot_u=_fdot(x, "n", "r"), n_dot_v=0.0
+        )
         m = ref - n_c_f * fac
         premise = spd <= cm and n_c_f <= lb
-        return Replay(bool(premise and m < 0), f"margin at t {m:.6g}, bound {lb:.6g}, Cmax {cm:.6g}")
+        return Replay(
+            bool(premise and m < 0), f"margin at t {m:.6g}, bound {lb:.6g}, Cmax {cm:.6g}"
+        )
 
     steps = [
         Step("trajectory factor >= 0", factor >= 0, geometry),
-        Step("trajectory factor <= factor(|c|) (S1: the end is the worst point)",
-             factor <= factor_end, geometry),
+        Step(
+            "trajectory factor <= factor(|c|) (S1: the end is the worst point)",
+            factor <= factor_end,
+            geometry,
+        ),
         Step("factor(|c|) <= factor(Cmax)", factor_end <= factor_cap, geometry),
         Step("dot(n,c) factor(Cmax) <= s (linear envelope)", n_c * factor_cap <= s, geometry),
         Step("dot(n,c) factor(t) <= s", n_c * factor <= s, geometry),
-        Step("reference motion keeps the margin >= s", reference_margin >= s,
-             (*bb.names(v, bb.shown["|u-r|"], speed), "V", "k", "Vh", "Cmax")),
+        Step(
+            "reference motion keeps the margin >= s",
+            reference_margin >= s,
+            (*bb.names(v, bb.shown["|u-r|"], speed), "V", "k", "Vh", "Cmax"),
+        ),
     ]
     return bb.obligation(
-        id="S3", claim="S3", title="linear envelope keeps the whole stop inside", expected=PROVED,
+        id="S3",
+        claim="S3",
+        title="linear envelope keeps the whole stop inside",
+        expected=PROVED,
         premise=[speed <= cmax, n_c <= bound, n_re <= 0, t >= 0],
-        conclusion=margin >= 0, replay=replay, steps=steps, conclusion_forget=geometry,
+        conclusion=margin >= 0,
+        replay=replay,
+        witness_prefer=[n_c > 0, dt < t, a * (t - dt) < speed, n_re < 0],
+        steps=steps,
+        conclusion_forget=geometry,
     )
 
 
@@ -632,13 +725,21 @@ def s4(profile: Profile) -> Obligation:
     def replay(x: Values) -> Replay:
         f = _formulas()
         vh_f = f.horizontal_cap(surface_cap=x["V"], k=x["k"])
-        cm = f.envelope_speed_cap(vh=vh_f, carry=math.hypot(x["u_x"] - x["r_x"], x["u_y"] - x["r_y"]))
+        cm = f.envelope_speed_cap(
+            vh=vh_f, carry=math.hypot(x["u_x"] - x["r_x"], x["u_y"] - x["r_y"])
+        )
         c = math.hypot(x["u_x"] + x["v_x"] - x["r_x"], x["u_y"] + x["v_y"] - x["r_y"])
         return Replay(bool(_fnorm(x, "v") <= vh_f and c > cm), f"|c| {c:.6g}, Cmax {cm:.6g}")
 
     return bb.obligation(
-        id="S4", claim="S4", title="relative speed cap bounds the envelope speed", expected=PROVED,
-        premise=[speed_v <= vh], conclusion=speed_c <= cmax, replay=replay,
+        id="S4",
+        claim="S4",
+        title="relative speed cap bounds the envelope speed",
+        expected=PROVED,
+        premise=[speed_v <= vh],
+        conclusion=speed_c <= cmax,
+        replay=replay,
+        witness_prefer=[speed_v > 0, bb.shown["|u-r|"] > 0],
     )
 
 
@@ -669,13 +770,18 @@ def s5(profile: Profile) -> Obligation:
     def replay(x: Values) -> Replay:
         f = _formulas()
         vh_f = f.horizontal_cap(surface_cap=x["V"], k=x["k"])
-        cm = f.envelope_speed_cap(vh=vh_f, carry=math.hypot(x["u_x"] - x["r_x"], x["u_y"] - x["r_y"]))
+        cm = f.envelope_speed_cap(
+            vh=vh_f, carry=math.hypot(x["u_x"] - x["r_x"], x["u_y"] - x["r_y"])
+        )
         lb = f.linear_envelope_bound(s=x["s"], dt=x["dt"], a=x["a"], cmax=cm)
         nb = f.necessary_normal_bound(s=x["s"], dt=x["dt"], a=x["a"])
-        n_c_f = (x["n_x"] * (x["u_x"] + x["v_x"] - x["r_x"])
-                 + x["n_y"] * (x["u_y"] + x["v_y"] - x["r_y"]))
-        return Replay(bool(_fnorm(x, "v") <= vh_f and n_c_f <= lb and n_c_f > nb),
-                      f"dot(n,c) {n_c_f:.6g}, linear {lb:.6g}, necessary {nb:.6g}")
+        n_c_f = x["n_x"] * (x["u_x"] + x["v_x"] - x["r_x"]) + x["n_y"] * (
+            x["u_y"] + x["v_y"] - x["r_y"]
+        )
+        return Replay(
+            bool(_fnorm(x, "v") <= vh_f and n_c_f <= lb and n_c_f > nb),
+            f"dot(n,c) {n_c_f:.6g}, linear {lb:.6g}, necessary {nb:.6g}",
+        )
 
     steps = [
         Step("|c| <= Cmax (S4)", speed_c <= cmax, (*stop, *bb.names(n))),
@@ -683,9 +789,16 @@ def s5(profile: Profile) -> Obligation:
         Step("dot(n,c) <= Cmax", n_c <= cmax, vectors),
     ]
     return bb.obligation(
-        id="S5", claim="S5", title="linear envelope within the necessary bound", expected=PROVED,
-        premise=[speed_v <= vh, n_c <= linear], conclusion=n_c <= necessary,
-        replay=replay, steps=steps, conclusion_forget=(*vectors, *bb.names(speed_c)),
+        id="S5",
+        claim="S5",
+        title="linear envelope within the necessary bound",
+        expected=PROVED,
+        premise=[speed_v <= vh, n_c <= linear],
+        conclusion=n_c <= necessary,
+        replay=replay,
+        witness_prefer=[n_c > 0, bb.shown["|u-r|"] > 0],
+        steps=steps,
+        conclusion_forget=(*vectors, *bb.names(speed_c)),
     )
 
 
@@ -710,8 +823,14 @@ def r2(profile: Profile) -> Obligation:
         return Replay(bool(target > cap), f"|vStop| {target:.6g}, Vh {cap:.6g}")
 
     return bb.obligation(
-        id="R2", claim="R2", title="all-fixed stop target within the relative cap",
-        expected=PROVED, premise=[], conclusion=stop_target <= vh, replay=replay,
+        id="R2",
+        claim="R2",
+        title="all-fixed stop target within the relative cap",
+        expected=PROVED,
+        premise=[],
+        conclusion=stop_target <= vh,
+        replay=replay,
+        witness_prefer=[u[0] * u[0] + u[1] * u[1] > 0],
         sharpen=[stop_target >= vh + z3.RealVal("1/1000")],
     )
 
@@ -735,16 +854,25 @@ def r3(profile: Profile) -> Obligation:
 
     def replay(x: Values) -> Replay:
         f = _formulas()
-        args = dict(s=x["s"], n_dot_e=_fdot(x, "n", "e"), n_dot_u=_fdot(x, "n", "u"),
-                    n_dot_v=_fdot(x, "n", "v"))
+        args = dict(
+            s=x["s"],
+            n_dot_e=_fdot(x, "n", "e"),
+            n_dot_u=_fdot(x, "n", "u"),
+            n_dot_v=_fdot(x, "n", "v"),
+        )
         a1 = f.constant_velocity_margin(t=x["t1"], **args)
         a2 = f.constant_velocity_margin(t=x["t2"], **args)
         return Replay(bool(a2 < a1), f"margin(t1) {a1:.6g}, margin(t2) {a2:.6g}")
 
     return bb.obligation(
-        id="R3", claim="R3", title="holding at r never loses margin", expected=PROVED,
+        id="R3",
+        claim="R3",
+        title="holding at r never loses margin",
+        expected=PROVED,
         premise=[c[0] == 0, c[1] == 0, _dot(n, _sub(r, e)) <= 0, 0 <= t1, t1 <= t2],
-        conclusion=m2 >= m1, replay=replay,
+        conclusion=m2 >= m1,
+        replay=replay,
+        witness_prefer=[t1 < t2, _dot(n, _sub(r, e)) < 0],
     )
 
 
@@ -791,14 +919,20 @@ def a2(profile: Profile) -> Obligation:
         q1 = f.access_position(t=x["t1"], **args)
         q2 = f.access_position(t=x["t2"], **args)
         w1 = f.access_speed(t=x["t1"], **args)
-        bad = (abs(pe - x["d"]) > 1e-9 or w1 < 0 or w1 > x["vcap"] or q1 < 0 or q1 > q2
-               or q2 > x["d"])
+        bad = (
+            abs(pe - x["d"]) > 1e-9 or w1 < 0 or w1 > x["vcap"] or q1 < 0 or q1 > q2 or q2 > x["d"]
+        )
         return Replay(bool(bad), f"end {pe:.6g}, p(t1) {q1:.6g}, p(t2) {q2:.6g}, v(t1) {w1:.6g}")
 
     return bb.obligation(
-        id="A2", claim="A2", title="long access curve: exact length, capped, monotone",
+        id="A2",
+        claim="A2",
+        title="long access curve: exact length, capped, monotone",
         expected=PROVED,
-        premise=[long_curve, 0 <= t1, t1 <= t2], conclusion=conclusion, replay=replay,
+        premise=[long_curve, 0 <= t1, t1 <= t2],
+        conclusion=conclusion,
+        replay=replay,
+        witness_prefer=[0 < t1, t1 < t2, t2 < total],
     )
 
 
@@ -813,20 +947,32 @@ def _a45(profile: Profile, reaction: bool) -> Obligation:
     bb.shown["stop"] = stop
 
     def replay(x: Values) -> Replay:
-        sp = _formulas().interrupted_stop_point(t=x["t"], dt=x.get("dt", 0.0), d=x["d"],
-                                                vcap=x["vcap"], accel=x["accel"])
+        sp = _formulas().interrupted_stop_point(
+            t=x["t"], dt=x.get("dt", 0.0), d=x["d"], vcap=x["vcap"], accel=x["accel"]
+        )
         return Replay(bool(sp > x["d"]), f"stop point {sp:.6g} vs d {x['d']:.6g}")
 
     if reaction:
         return bb.obligation(
-            id="A5", claim="A5", title="a reaction step at current speed can cross",
-            expected=REFUTED, premise=[0 <= t, t <= total], conclusion=stop <= curve["d"],
-            replay=replay, sharpen=[stop - curve["d"] >= z3.RealVal("1/1000")],
+            id="A5",
+            claim="A5",
+            title="a reaction step at current speed can cross",
+            expected=REFUTED,
+            premise=[0 <= t, t <= total],
+            conclusion=stop <= curve["d"],
+            replay=replay,
+            witness_prefer=[0 < t, t < total],
+            sharpen=[stop - curve["d"] >= z3.RealVal("1/1000")],
         )
     return bb.obligation(
-        id="A4", claim="A4", title="interrupted and braked at once never crosses",
-        expected=PROVED, premise=[0 <= t, t <= total], conclusion=stop <= curve["d"],
+        id="A4",
+        claim="A4",
+        title="interrupted and braked at once never crosses",
+        expected=PROVED,
+        premise=[0 <= t, t <= total],
+        conclusion=stop <= curve["d"],
         replay=replay,
+        witness_prefer=[0 < t, t < total, curve["d"] > 0],
     )
 
 
@@ -869,13 +1015,20 @@ def v1(profile: Profile) -> Obligation:
         kk = f.slope_factor(grad_sq=x["g_x"] ** 2 + x["g_y"] ** 2)
         vh_f = f.horizontal_cap(surface_cap=x["V"], k=kk)
         sp = math.sqrt(x["v_x"] ** 2 + x["v_y"] ** 2 + _fdot(x, "g", "v") ** 2)
-        return Replay(bool(_fnorm(x, "v") <= vh_f and sp > x["V"]),
-                      f"surface speed {sp:.6g}, V {x['V']:.6g}, Vh {vh_f:.6g}")
+        return Replay(
+            bool(_fnorm(x, "v") <= vh_f and sp > x["V"]),
+            f"surface speed {sp:.6g}, V {x['V']:.6g}, Vh {vh_f:.6g}",
+        )
 
     return bb.obligation(
-        id="V1", claim="V1", title="horizontal cap V/k keeps the surface speed <= V",
-        expected=PROVED, premise=[speed_v <= vh], conclusion=surface_speed <= surface,
+        id="V1",
+        claim="V1",
+        title="horizontal cap V/k keeps the surface speed <= V",
+        expected=PROVED,
+        premise=[speed_v <= vh],
+        conclusion=surface_speed <= surface,
         replay=replay,
+        witness_prefer=[speed_v > 0, _dot(g, g) > 0],
     )
 
 
@@ -906,8 +1059,10 @@ def _s1_identities() -> list[tuple[str, bool]]:
         ("factor is distance / |c|", _zero(stop_envelope.STOP_DISPLACEMENT_FACTOR * c - dist)),
         (
             "normal displacement is dot(n, c) times the factor",
-            _zero(stop_envelope.NORMAL_STOP_DISPLACEMENT
-                  - sym.n_dot_c * stop_envelope.STOP_DISPLACEMENT_FACTOR),
+            _zero(
+                stop_envelope.NORMAL_STOP_DISPLACEMENT
+                - sym.n_dot_c * stop_envelope.STOP_DISPLACEMENT_FACTOR
+            ),
         ),
         ("d(distance)/d|c| = dt + |c|/a", _zero(slope_ - (dt + c / a))),
         ("d(distance)/d|c| > 0 (monotone)", bool((dt + c / a).is_positive)),
@@ -925,12 +1080,16 @@ def _a1_identities() -> list[tuple[str, bool]]:
     return [
         ("short peak is sqrt(a d)", _zero(peak - sympy.sqrt(accel * d))),
         ("short total time is 2 sqrt(d/a)", _zero(total - 2 * sympy.sqrt(d / accel))),
-        ("short curve reaches d at its total time", _zero(position.args[1][0].subs(sym.t, total) - d)),
-        ("short curve's speed at the end of acceleration is the peak",
-         _zero(speed.args[0][0].subs(sym.t, accel_time) - peak)),
+        (
+            "short curve reaches d at its total time",
+            _zero(position.args[1][0].subs(sym.t, total) - d),
+        ),
+        (
+            "short curve's speed at the end of acceleration is the peak",
+            _zero(speed.args[0][0].subs(sym.t, accel_time) - peak),
+        ),
         ("short curve's cruise time is zero", _zero(_branch(access_curve.CRUISE_TIME, short))),
-        ("short ramps meet at the peak",
-         _zero(2 * peak**2 / (2 * accel) - d)),
+        ("short ramps meet at the peak", _zero(2 * peak**2 / (2 * accel) - d)),
     ]
 
 
@@ -953,27 +1112,42 @@ def _a3_identities() -> list[tuple[str, bool]]:
         for i in range(len(positions) - 1):
             expr, bound = positions[i]
             nxt = positions[i + 1][0]
-            checks.append((f"{label}: position continuous at boundary {i + 1}",
-                           bound is not None and _zero(expr.subs(t, bound) - nxt.subs(t, bound))))
+            checks.append(
+                (
+                    f"{label}: position continuous at boundary {i + 1}",
+                    bound is not None and _zero(expr.subs(t, bound) - nxt.subs(t, bound)),
+                )
+            )
         for i, ((p, _), (v, _)) in enumerate(zip(positions, speeds, strict=True)):
-            checks.append((f"{label}: d(position)/dt = speed on piece {i + 1}",
-                           _zero(sympy.diff(p, t) - v)))
+            checks.append(
+                (f"{label}: d(position)/dt = speed on piece {i + 1}", _zero(sympy.diff(p, t) - v))
+            )
     t2 = sympy.Symbol("t2", nonnegative=True)
     step = access_curve.ACCESS_STEP_DISPLACEMENT
-    telescoped = step + step.subs({sym.t0: sym.t1, sym.t1: t2}, simultaneous=True) - step.subs(
-        sym.t1, t2
+    telescoped = (
+        step + step.subs({sym.t0: sym.t1, sym.t1: t2}, simultaneous=True) - step.subs(sym.t1, t2)
     )
     checks.append(("step displacements telescope", _zero(telescoped)))
-    checks.append(("a step is the difference of positions",
-                   _zero(step - (access_curve.ACCESS_POSITION.subs(t, sym.t1)
-                                 - access_curve.ACCESS_POSITION.subs(t, sym.t0)))))
+    checks.append(
+        (
+            "a step is the difference of positions",
+            _zero(
+                step
+                - (
+                    access_curve.ACCESS_POSITION.subs(t, sym.t1)
+                    - access_curve.ACCESS_POSITION.subs(t, sym.t0)
+                )
+            ),
+        )
+    )
     return checks
 
 
 def _identity(id_: str, title: str, checks: Callable[[], list[tuple[str, bool]]]):
     def build(profile: Profile) -> Obligation:
-        return Obligation(id=id_, claim=id_, title=title, expected=PROVED, method="sympy",
-                          identities=checks)
+        return Obligation(
+            id=id_, claim=id_, title=title, expected=PROVED, method="sympy", identities=checks
+        )
 
     build.__doc__ = f"{id_}: sympy identities ({title}); proved only if each simplifies to 0."
     return build
@@ -981,8 +1155,9 @@ def _identity(id_: str, title: str, checks: Callable[[], list[tuple[str, bool]]]
 
 s1 = _identity("S1", "reaction-plus-brake displacement and its monotonicity", _s1_identities)
 a1 = _identity("A1", "short access curve: peak sqrt(a d), total 2 sqrt(d/a)", _a1_identities)
-a3 = _identity("A3", "access positions continuous, derivative = speed, steps telescope",
-               _a3_identities)
+a3 = _identity(
+    "A3", "access positions continuous, derivative = speed, steps telescope", _a3_identities
+)
 
 
 # --------------------------------------------------------------------------------------------

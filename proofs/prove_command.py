@@ -55,22 +55,42 @@ def check_valid_timeout(text: str) -> float:
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """Flags shared by ``prove`` and ``audit``."""
-    parser.add_argument("--claims", metavar="ID,...",
-                        help="only these claim (or obligation) IDs, comma-separated")
+    parser.add_argument(
+        "--claims", metavar="ID,...", help="only these claim (or obligation) IDs, comma-separated"
+    )
     parser.add_argument("--json", metavar="FILE", type=Path, help="also write a JSON record")
-    parser.add_argument("-j", "--jobs", type=check_valid_jobs, default=1, metavar="N",
-                        help="run N obligations in parallel worker processes (default 1)")
-    parser.add_argument("--timeout", type=check_valid_timeout, default=DEFAULT_TIMEOUT_S,
-                        metavar="S",
-                        help=f"per-obligation time budget in seconds (default {DEFAULT_TIMEOUT_S:g})")
-    parser.add_argument("--generated-module", metavar="FILE", type=Path, default=None,
-                        help="check the freshness of this file instead of the package's "
-                             "generated formulas module")
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=check_valid_jobs,
+        default=1,
+        metavar="N",
+        help="run N obligations in parallel worker processes (default 1)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=check_valid_timeout,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="S",
+        help=f"per-obligation time budget in seconds (default {DEFAULT_TIMEOUT_S:g})",
+    )
+    parser.add_argument(
+        "--generated-module",
+        metavar="FILE",
+        type=Path,
+        default=None,
+        help="check the freshness of this file instead of the package's generated formulas module",
+    )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--profile", metavar="FILE", type=Path, default=None,
-                        help="parameter profile (TOML); default: the embedded default profile")
+    parser.add_argument(
+        "--profile",
+        metavar="FILE",
+        type=Path,
+        default=None,
+        help="parameter profile (TOML); default: the embedded default profile",
+    )
     add_run_arguments(parser)
 
 
@@ -91,8 +111,11 @@ def select_obligations(claims: str | None) -> list[str]:
             raise BadInput("--claims", claim_id, "is not a claim ID of the catalogue")
         if not obligations_for([claim_id]):
             kind = catalogue[claim_id].kind
-            raise BadInput("--claims", claim_id,
-                           f"has no proof obligation (kind {kind!r}: enforced at run time)")
+            raise BadInput(
+                "--claims",
+                claim_id,
+                f"has no proof obligation (kind {kind!r}: enforced at run time)",
+            )
     return obligations_for(wanted)
 
 
@@ -140,14 +163,18 @@ def run(args: argparse.Namespace) -> int:
     fresh = freshness(args.generated_module)
     if not fresh.fresh:
         print(f"navproof prove: STALE generated formulas: {fresh.reason}", file=sys.stderr)
-    print(f"profile {profile.name} ({profile.source}); {len(ids)} obligations, -j {args.jobs}, "
-          f"timeout {args.timeout:g} s", file=sys.stderr)
+    print(
+        f"profile {profile.name} ({profile.source}); {len(ids)} obligations, -j {args.jobs}, "
+        f"timeout {args.timeout:g} s",
+        file=sys.stderr,
+    )
     results, wall = prove(profile, ids, jobs=args.jobs, timeout_s=args.timeout)
     print(f"navproof prove — profile {profile.name} ({profile.source})")
     print(report.table(results))
     print(report.summary_line(results, wall, fresh))
-    data = report.to_json(profile, results, fresh, jobs=args.jobs, timeout_s=args.timeout,
-                          wall_seconds=wall)
+    data = report.to_json(
+        profile, results, fresh, jobs=args.jobs, timeout_s=args.timeout, wall_seconds=wall
+    )
     if args.json is not None:
         try:
             write_json(args.json, data)

@@ -9,7 +9,8 @@ JSON schema ``navproof.prove/1`` (stable; new keys may be added, none removed or
 - ``obligations``: one record per obligation, in registry order: ``id``, ``claim``, ``title``,
   ``method`` ("z3" | "sympy"), ``expected`` ("proved" | "refuted"), ``status`` (proved, refuted,
   vacuous, unknown, failed, error), ``ok``, ``seconds``, ``witness`` and ``counterexample``
-  (``{name: {"text", "float", "exact"}}`` or null), ``witness_verified``, ``replay_confirmed``,
+  (``{name: {"text", "float", "exact"}}`` or null), ``witness_verified``, ``witness_preferred``
+  (the witness lies in the case the claim is about), ``replay_confirmed``,
   ``replay_detail``, ``checks`` (sympy identities), ``steps`` (z3 lemmas), ``solver``,
   ``message``
 - ``totals``: ``{"obligations", "ok", "not_ok", "by_status": {status: count}}``
@@ -108,7 +109,9 @@ def table(results: Iterable[Result]) -> str:
     return "\n".join(lines)
 
 
-def summary_line(results: Iterable[Result], wall_seconds: float, freshness: Freshness | None) -> str:
+def summary_line(
+    results: Iterable[Result], wall_seconds: float, freshness: Freshness | None
+) -> str:
     results = list(results)
     statuses = Counter(r.status for r in results)
     bad = [r.id for r in results if not r.ok]

@@ -35,7 +35,7 @@ _FRESH_IDS = itertools.count(1)
 
 
 class UnsupportedExpression(ValueError):
-    """A sympy node that has no exact z3 counterpart here (floats, transcendental functions, ...)."""
+    """A sympy node without an exact z3 counterpart here (floats, transcendental functions, ...)."""
 
     def __init__(self, expr: object, reason: str) -> None:
         self.expr = expr
@@ -238,8 +238,9 @@ class Translator:
                     return build()
             raise UnsupportedExpression(expr, "unknown relation")
         if isinstance(expr, sympy.ITE):
-            return z3.If(self.formula(expr.args[0]), self.formula(expr.args[1]),
-                         self.formula(expr.args[2]))
+            return z3.If(
+                self.formula(expr.args[0]), self.formula(expr.args[1]), self.formula(expr.args[2])
+            )
         if isinstance(expr, sympy.And):
             return z3.And([self.formula(arg) for arg in expr.args])
         if isinstance(expr, sympy.Or):

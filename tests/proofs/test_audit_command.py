@@ -26,8 +26,9 @@ def _profile(tmp_path, name, old, new):
     text = DEFAULT_PROFILE_PATH.read_text(encoding="utf-8")
     assert old in text
     path = tmp_path / f"{name}.toml"
-    path.write_text(text.replace(old, new, 1).replace('name = "default"', f'name = "{name}"'),
-                    encoding="utf-8")
+    path.write_text(
+        text.replace(old, new, 1).replace('name = "default"', f'name = "{name}"'), encoding="utf-8"
+    )
     return path
 
 
@@ -51,11 +52,14 @@ def test_a_candidate_that_breaks_a_proved_claim_exits_1(broken_audit):
 def test_the_parameter_change_is_listed_old_to_new(broken_audit):
     _, out, _, data = broken_audit
     assert "support_speed_mps [m/s]: range [0, 3/10] -> [0, 1/2]" in out
-    assert data["parameter_changes"] == [{
-        "name": "support_speed_mps", "unit": "m/s",
-        "old": {"min": "0", "max": "3/10", "default": "0"},
-        "new": {"min": "0", "max": "1/2", "default": "0"},
-    }]
+    assert data["parameter_changes"] == [
+        {
+            "name": "support_speed_mps",
+            "unit": "m/s",
+            "old": {"min": "0", "max": "3/10", "default": "0"},
+            "new": {"min": "0", "max": "1/2", "default": "0"},
+        }
+    ]
 
 
 def test_the_candidate_counterexample_is_reported_and_replayed(broken_audit):
@@ -82,7 +86,7 @@ def test_an_unchanged_candidate_exits_0(tmp_path):
 
 
 def test_a_harmless_change_is_listed_without_regression(tmp_path):
-    step = 'min = 0.005\nmax = 0.1'
+    step = "min = 0.005\nmax = 0.1"
     candidate = _profile(tmp_path, "slower-steps", step, "min = 0.01\nmax = 0.1")
     code, out, _ = _run("--candidate", str(candidate), "--claims", "B2,R2")
     assert code == report.EXIT_OK

@@ -17,9 +17,16 @@ def profile():
 
 def _obligation(**kwargs) -> Obligation:
     x = z3.Real("x_engine")
-    defaults = dict(id="T1", claim="T1", title="test", expected=PROVED,
-                    hypotheses=[x >= 0, x <= 1], premise=[], conclusion=x <= 2,
-                    shown={"x": x})
+    defaults = dict(
+        id="T1",
+        claim="T1",
+        title="test",
+        expected=PROVED,
+        hypotheses=[x >= 0, x <= 1],
+        premise=[],
+        conclusion=x <= 2,
+        shown={"x": x},
+    )
     defaults.update(kwargs)
     return Obligation(**defaults)
 
@@ -70,14 +77,20 @@ def test_a_false_claim_gives_a_counterexample():
 
 def test_an_unconfirmed_replay_fails_an_expected_refutation():
     x = z3.Real("x_engine")
-    ob = _obligation(expected=REFUTED, conclusion=x <= z3.Q(1, 2),
-                     replay=lambda values: Replay(False, "not reproduced"))
+    ob = _obligation(
+        expected=REFUTED,
+        conclusion=x <= z3.Q(1, 2),
+        replay=lambda values: Replay(False, "not reproduced"),
+    )
     result = engine.check_obligation(ob)
     assert result.status == REFUTED and result.replay_confirmed is False
     assert not result.ok
     confirmed = engine.check_obligation(
-        _obligation(expected=REFUTED, conclusion=x <= z3.Q(1, 2),
-                    replay=lambda values: Replay(values["x"] > 0.5, "crosses"))
+        _obligation(
+            expected=REFUTED,
+            conclusion=x <= z3.Q(1, 2),
+            replay=lambda values: Replay(values["x"] > 0.5, "crosses"),
+        )
     )
     assert confirmed.ok
 
@@ -98,8 +111,14 @@ def test_steps_are_reported():
 
 
 def test_a_sympy_identity_that_does_not_simplify_to_zero_fails():
-    ob = Obligation(id="T2", claim="T2", title="t", expected=PROVED, method="sympy",
-                    identities=lambda: [("holds", True), ("does not", False)])
+    ob = Obligation(
+        id="T2",
+        claim="T2",
+        title="t",
+        expected=PROVED,
+        method="sympy",
+        identities=lambda: [("holds", True), ("does not", False)],
+    )
     result = engine.check_obligation(ob)
     assert result.status == engine.FAILED and not result.ok
     assert "does not" in result.message

@@ -16,10 +16,25 @@ from navproof.specs.claims import load_claims
 from navproof.specs.profile import load_profile
 
 REQUIRED = {
-    "B1": PROVED, "B2": PROVED, "B3": PROVED, "B4": PROVED, "B5/endpoints": REFUTED,
-    "B5/extremum": PROVED, "S1": PROVED, "S2": PROVED, "S3": PROVED, "S4": PROVED,
-    "S5": PROVED, "R2": PROVED, "R3": PROVED, "A1": PROVED, "A2": PROVED, "A3": PROVED,
-    "A4": PROVED, "A5": REFUTED, "V1": PROVED,
+    "B1": PROVED,
+    "B2": PROVED,
+    "B3": PROVED,
+    "B4": PROVED,
+    "B5/endpoints": REFUTED,
+    "B5/extremum": PROVED,
+    "S1": PROVED,
+    "S2": PROVED,
+    "S3": PROVED,
+    "S4": PROVED,
+    "S5": PROVED,
+    "R2": PROVED,
+    "R3": PROVED,
+    "A1": PROVED,
+    "A2": PROVED,
+    "A3": PROVED,
+    "A4": PROVED,
+    "A5": REFUTED,
+    "V1": PROVED,
 }
 
 
@@ -68,9 +83,12 @@ def test_expected_status_on_the_default_profile(proved, oid):
     if ob.method == "z3":
         # The witness satisfies hypotheses and premise, checked by evaluating them in its model.
         witness = result.models["witness"]
-        assert z3.is_true(witness.eval(z3.And([*ob.hypotheses, *ob.premise]),
-                                       model_completion=True))
+        assert z3.is_true(
+            witness.eval(z3.And([*ob.hypotheses, *ob.premise]), model_completion=True)
+        )
         assert result.witness_verified
+        # ... and lies in the case the claim is about (braking phase, interior extremum, ...).
+        assert result.witness_preferred is (True if ob.witness_prefer else False)
     else:
         assert result.checks and all(c["ok"] for c in result.checks)
 
@@ -92,8 +110,14 @@ def _floats(values):
 def test_b5_endpoint_counterexample_is_a_real_mid_step_excursion(proved):
     _, result = proved["B5/endpoints"]
     x = _floats(result.counterexample)
-    args = dict(s=x["s"], dt=x["dt"], n_dot_e=x["n_dot_e"], n_dot_u=x["n_dot_u"],
-                n_dot_v0=x["n_dot_v0"], n_dot_v1=x["n_dot_v1"])
+    args = dict(
+        s=x["s"],
+        dt=x["dt"],
+        n_dot_e=x["n_dot_e"],
+        n_dot_u=x["n_dot_u"],
+        n_dot_v0=x["n_dot_v0"],
+        n_dot_v1=x["n_dot_v1"],
+    )
     assert formulas.accel_margin(t=0.0, **args) >= 0
     assert formulas.accel_margin(t=x["dt"], **args) >= 0
     assert 0 <= x["t"] <= x["dt"]
@@ -104,8 +128,9 @@ def test_b5_endpoint_counterexample_is_a_real_mid_step_excursion(proved):
 def test_a5_counterexample_crosses_the_edge(proved):
     _, result = proved["A5"]
     x = _floats(result.counterexample)
-    stop = formulas.interrupted_stop_point(t=x["t"], dt=x["dt"], d=x["d"], vcap=x["vcap"],
-                                           accel=x["accel"])
+    stop = formulas.interrupted_stop_point(
+        t=x["t"], dt=x["dt"], d=x["d"], vcap=x["vcap"], accel=x["accel"]
+    )
     total = formulas.access_total_time(d=x["d"], vcap=x["vcap"], accel=x["accel"])
     assert 0 <= x["t"] <= total
     assert stop > x["d"]
@@ -121,22 +146,25 @@ def test_seed_worked_example_a4_a5_with_the_generated_formulas():
 
 
 def test_s3_fails_when_the_linear_envelope_is_too_generous(monkeypatch, profile):
-    monkeypatch.setattr(stop_envelope, "LINEAR_ENVELOPE_BOUND",
-                        2 * stop_envelope.LINEAR_ENVELOPE_BOUND)
+    monkeypatch.setattr(
+        stop_envelope, "LINEAR_ENVELOPE_BOUND", 2 * stop_envelope.LINEAR_ENVELOPE_BOUND
+    )
     result = engine.check_obligation(reg.build("S3", profile), timeout_s=20)
     assert result.status == REFUTED and not result.ok
 
 
 def test_s2_fails_when_the_necessary_bound_is_too_strict(monkeypatch, profile):
-    monkeypatch.setattr(stop_envelope, "NECESSARY_NORMAL_BOUND",
-                        stop_envelope.NECESSARY_NORMAL_BOUND / 2)
+    monkeypatch.setattr(
+        stop_envelope, "NECESSARY_NORMAL_BOUND", stop_envelope.NECESSARY_NORMAL_BOUND / 2
+    )
     result = engine.check_obligation(reg.build("S2", profile), timeout_s=20)
     assert result.status == REFUTED and not result.ok
 
 
 def test_s1_identity_fails_when_the_stop_distance_is_wrong(monkeypatch, profile):
-    monkeypatch.setattr(stop_envelope, "STOP_DISTANCE",
-                        stop_envelope.STOP_DISTANCE + sympy.Rational(1, 100))
+    monkeypatch.setattr(
+        stop_envelope, "STOP_DISTANCE", stop_envelope.STOP_DISTANCE + sympy.Rational(1, 100)
+    )
     result = engine.check_obligation(reg.build("S1", profile))
     assert result.status == engine.FAILED and not result.ok
 
@@ -149,8 +177,9 @@ def test_r2_is_refuted_when_the_support_can_outrun_the_cap(profile):
     result = engine.check_obligation(reg.build("R2", faster), timeout_s=20)
     assert result.status == REFUTED and result.replay_confirmed
     x = _floats(result.counterexample)
-    assert (x["u_x"] ** 2 + x["u_y"] ** 2) ** 0.5 > formulas.horizontal_cap(surface_cap=x["V"],
-                                                                            k=x["k"])
+    assert (x["u_x"] ** 2 + x["u_y"] ** 2) ** 0.5 > formulas.horizontal_cap(
+        surface_cap=x["V"], k=x["k"]
+    )
 
 
 def test_claim_selection():

@@ -62,26 +62,50 @@ def test_json_record_schema(full_run):
     assert data["profile"]["name"] == "default"
     assert data["profile"]["source"] == str(DEFAULT_PROFILE_PATH)
     assert data["generated_formulas"] == {
-        "path": str(codegen.GENERATED_PATH), "fresh": True, "reason": None,
+        "path": str(codegen.GENERATED_PATH),
+        "fresh": True,
+        "reason": None,
     }
     assert data["settings"]["jobs"] == 2
     assert data["totals"] == {
-        "obligations": len(reg.OBLIGATION_IDS), "ok": len(reg.OBLIGATION_IDS), "not_ok": 0,
+        "obligations": len(reg.OBLIGATION_IDS),
+        "ok": len(reg.OBLIGATION_IDS),
+        "not_ok": 0,
         "by_status": {"proved": len(reg.OBLIGATION_IDS) - 2, "refuted": 2},
     }
     records = {r["id"]: r for r in data["obligations"]}
     assert list(records) == list(reg.OBLIGATION_IDS)
-    keys = {"id", "claim", "title", "method", "expected", "status", "ok", "seconds", "witness",
-            "witness_verified", "counterexample", "replay_confirmed", "replay_detail", "checks",
-            "steps", "solver", "message"}
+    keys = {
+        "id",
+        "claim",
+        "title",
+        "method",
+        "expected",
+        "status",
+        "ok",
+        "seconds",
+        "witness",
+        "witness_verified",
+        "witness_preferred",
+        "counterexample",
+        "replay_confirmed",
+        "replay_detail",
+        "checks",
+        "steps",
+        "solver",
+        "message",
+    }
     for record in records.values():
         assert keys <= set(record)
     a5 = records["A5"]
     assert a5["status"] == "refuted" and a5["replay_confirmed"] is True
     assert set(a5["counterexample"]["d"]) == {"text", "float", "exact"}
     assert records["S3"]["witness_verified"] is True
-    assert records["S3"]["steps"][-1] == {**records["S3"]["steps"][-1], "name": "conclusion",
-                                          "status": "proved"}
+    assert records["S3"]["steps"][-1] == {
+        **records["S3"]["steps"][-1],
+        "name": "conclusion",
+        "status": "proved",
+    }
 
 
 def test_wall_time_of_the_default_run_is_recorded(full_run):
@@ -132,8 +156,9 @@ def test_stale_generated_module_fails_prove(tmp_path):
     path = tmp_path / "formulas.py"
     path.write_text(edited, encoding="utf-8")
     out_json = tmp_path / "out.json"
-    code, out, err = _run("--generated-module", str(path), "--claims", "S1",
-                          "--json", str(out_json))
+    code, out, err = _run(
+        "--generated-module", str(path), "--claims", "S1", "--json", str(out_json)
+    )
     assert code == report.EXIT_FAILED
     assert "STALE" in err and "STALE" in out
     data = json.loads(out_json.read_text())
@@ -153,8 +178,15 @@ def test_a_vacuous_obligation_exits_1(monkeypatch):
     x = z3.Real("x_vacuous")
 
     def contradictory(_profile):
-        return Obligation(id="B1", claim="B1", title="contradictory", expected="proved",
-                          hypotheses=[x > 1, x < 0], conclusion=x > 0, shown={"x": x})
+        return Obligation(
+            id="B1",
+            claim="B1",
+            title="contradictory",
+            expected="proved",
+            hypotheses=[x > 1, x < 0],
+            conclusion=x > 0,
+            shown={"x": x},
+        )
 
     monkeypatch.setitem(reg.BUILDERS, "B1", contradictory)
     code, out, _ = _run("--claims", "B1")
@@ -171,7 +203,9 @@ def test_an_undecided_obligation_exits_2(monkeypatch):
 def test_console_entry_point_runs_in_a_fresh_process():
     proc = subprocess.run(
         [sys.executable, "-m", "navproof.cli", "prove", "--claims", "A5", "-j", "2"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert "A5" in proc.stdout and "replay confirmed" in proc.stdout

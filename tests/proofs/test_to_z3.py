@@ -123,14 +123,28 @@ def test_unsupported_nodes_raise_instead_of_approximating(expr):
 
 
 _POINT = {
-    "dt": sympy.Rational(1, 10), "t": sympy.Rational(1, 20), "t0": sympy.Rational(1, 30),
-    "t1": sympy.Rational(7, 10), "s": sympy.Rational(3, 100), "n_dot_u": sympy.Rational(1, 5),
-    "n_dot_e": sympy.Rational(-1, 10), "n_dot_v": sympy.Rational(2, 5),
-    "n_dot_v0": sympy.Rational(1, 2), "n_dot_v1": sympy.Rational(-3, 5), "a": sympy.Integer(2),
-    "speed": sympy.Rational(3, 2), "n_dot_c": sympy.Rational(1, 4), "cmax": sympy.Integer(3),
-    "vh": sympy.Integer(2), "carry": sympy.Rational(1, 5), "grad_sq": sympy.Integer(3),
-    "k": sympy.Integer(2), "surface_cap": sympy.Integer(4), "d": sympy.Rational(9, 100),
-    "vcap": sympy.Integer(1), "accel": sympy.Integer(1),
+    "dt": sympy.Rational(1, 10),
+    "t": sympy.Rational(1, 20),
+    "t0": sympy.Rational(1, 30),
+    "t1": sympy.Rational(7, 10),
+    "s": sympy.Rational(3, 100),
+    "n_dot_u": sympy.Rational(1, 5),
+    "n_dot_e": sympy.Rational(-1, 10),
+    "n_dot_v": sympy.Rational(2, 5),
+    "n_dot_v0": sympy.Rational(1, 2),
+    "n_dot_v1": sympy.Rational(-3, 5),
+    "a": sympy.Integer(2),
+    "speed": sympy.Rational(3, 2),
+    "n_dot_c": sympy.Rational(1, 4),
+    "cmax": sympy.Integer(3),
+    "vh": sympy.Integer(2),
+    "carry": sympy.Rational(1, 5),
+    "grad_sq": sympy.Integer(3),
+    "k": sympy.Integer(2),
+    "surface_cap": sympy.Integer(4),
+    "d": sympy.Rational(9, 100),
+    "vcap": sympy.Integer(1),
+    "accel": sympy.Integer(1),
 }
 
 
