@@ -32,7 +32,9 @@ from navproof.handoff.access import (
     stop_guarantee,
 )
 from navproof.handoff.phases import (
+    MOVER_OWNED,
     TERMINAL,
+    BoundaryVerdict,
     Phase,
     RouteStatus,
     boundary_verdict,
@@ -455,7 +457,7 @@ class HandoffController:
         self._event(kind, fb, message or kind)
         return row
 
-    def _verdict(self, fb: Feedback):
+    def _verdict(self, fb: Feedback) -> BoundaryVerdict:
         return boundary_verdict(
             foot_xy_m=fb.position, velocity_xy_mps=fb.velocity,
             edge_normal=self.target.normal, edge_offset_m=self.target.edge_offset_m,
@@ -842,7 +844,7 @@ class HandoffController:
         command holds the body (zero displacement).
         """
         row = self.row
-        if parse_phase(row.phase) in TERMINAL:
+        if parse_phase(row.phase) not in MOVER_OWNED:
             return None
         if self._motion is None:
             disp, vel = np.zeros(2), np.zeros(2)

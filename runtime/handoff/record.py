@@ -118,7 +118,14 @@ _ACTION_UPDATABLE = frozenset(
         "obstacle_version", "adoption", "fault",
     }
 )
-_ATTEMPT_STATES = frozenset({"registered", "dispatched", "interrupted", "completed", "void"})
+# An attempt only moves forward: once interrupted, completed or void it never runs again.
+_ATTEMPT_NEXT: dict[str, frozenset[str]] = {
+    "registered": frozenset({"dispatched", "interrupted", "void"}),
+    "dispatched": frozenset({"interrupted", "completed", "void"}),
+    "interrupted": frozenset(),
+    "completed": frozenset(),
+    "void": frozenset(),
+}
 
 
 class RecordError(InvalidInput):
@@ -483,8 +490,16 @@ class HandoffRecord:
             if new_attempt is not None:
                 self._insert_attempt(conn, action_id, epoch, new_attempt)
             for attempt_no, state in (attempt_states or {}).items():
-                if state not in _ATTEMPT_STATES:
-                    raise InvalidInput("attempt state", state, f"one of {sorted(_ATTEMPT_STATES)}")
+                old = conn.execute(
+                    "SELECT state FROM attempts WHERE action_id = ? AND attempt_no = ?",
+                    (action_id, attempt_no),
+                ).fetchone()
+                if old is None or state not in _ATTEMPT_NEXT[old[0]]:
+                    raise RecordError(
+                        "attempt state", state,
+                        f"attempt {attempt_no} is {old[0] if old else 'unknown'}; allowed next: "
+                        f"{sorted(_ATTEMPT_NEXT[old[0]]) if old else []}",
+                    )
                 conn.execute(
                     "UPDATE attempts SET state = ? WHERE action_id = ? AND attempt_no = ?",
                     (state, action_id, attempt_no),

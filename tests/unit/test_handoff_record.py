@@ -242,3 +242,17 @@ def test_only_the_newest_run_can_take_an_action_over(record):
     row = record.decide(ACTION, epoch=newest, tick=1, time_s=0.1, kind="recover",
                         updates={"current_epoch": newest})
     assert row.current_epoch == newest
+
+
+def test_an_attempt_never_runs_again_once_ended(record):
+    epoch = dispatched(record)
+    record.decide(ACTION, epoch=epoch, tick=2, time_s=0.2, kind="interrupt",
+                  attempt_states={1: "interrupted"})
+    for state in ("dispatched", "registered", "completed"):
+        with pytest.raises(RecordError):
+            record.decide(ACTION, epoch=epoch, tick=3, time_s=0.3, kind="revive",
+                          attempt_states={1: state})
+    with pytest.raises(RecordError):
+        record.decide(ACTION, epoch=epoch, tick=3, time_s=0.3, kind="unknown attempt",
+                      attempt_states={7: "void"})
+    assert record.attempts(ACTION)[0].state == "interrupted"
