@@ -26,6 +26,9 @@ from .orca import agent_lines, obstacle_lines
 PARALLEL_MIN_AGENTS = 4096
 """Crowds at least this large are solved in worker threads, one contiguous grid piece each."""
 
+PIECE_ROWS = 8192
+"""Largest piece of the grid order solved at once: keeps the working arrays in cache."""
+
 ACTIVE_TOL_MPS = 1e-7
 """A line is active (binding) when the chosen velocity is within this distance of it, m/s."""
 
@@ -419,10 +422,12 @@ class Crowd:
         return grid, obst_idx
 
     def _chunks(self, grid: AgentGrid | None) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Agent rows in grid order split for the workers, with their agent neighbours."""
+        """Agent rows in grid order split into pieces, with their agent neighbours."""
         n = self.num_agents
         order = grid.members if grid is not None else np.arange(n)
-        parts = 1 if n < PARALLEL_MIN_AGENTS else self.workers
+        parts = max(1, -(-n // PIECE_ROWS))
+        if n >= PARALLEL_MIN_AGENTS:
+            parts = max(parts, self.workers)
         bounds = np.linspace(0, n, parts + 1).astype(int)
         out = []
         for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
@@ -461,16 +466,16 @@ class Crowd:
     def compute_new_velocities(self) -> StepDiagnostics:
         """Solve every agent's ORCA problem from the current snapshot; nothing moves.
 
-        Large crowds are cut into contiguous pieces of the grid order and solved in worker
-        threads (numpy releases the interpreter lock inside its loops); every piece reads the
-        same snapshot, so the answer does not depend on the split.
+        Large crowds are cut into contiguous pieces of the grid order (cache-sized, optionally
+        solved in worker threads); every piece reads the same snapshot, so the answer does not
+        depend on the split.
         Claim: O1, O2, O4 (and O3, O5, O6 through the lines).
         """
         n = self.num_agents
         grid, obst_idx = self._neighbors()
         chunks = self._chunks(grid)
-        if len(chunks) == 1:
-            outputs = [self._solve_chunk(grid, obst_idx, *chunks[0])]
+        if len(chunks) == 1 or self.workers == 1:
+            outputs = [self._solve_chunk(grid, obst_idx, *c) for c in chunks]
         else:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=self.workers)

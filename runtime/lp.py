@@ -154,8 +154,10 @@ def _lp3(lp: np.ndarray, ld: np.ndarray, lv: np.ndarray, num_hard: np.ndarray, b
         qy = np.where(parallel, 0.5 * (piy + pj[..., 1]), piy + t * diy)
         bx, by = dj[..., 0] - dix, dj[..., 1] - diy
         blen = np.hypot(bx, by)
-        inv_blen = 1.0 / np.where(blen > 0.0, blen, 1.0)
-        proj_valid = soft & ~same_dir & (blen > 0.0)
+        # equal directions are the skipped same-direction case; subnormal lengths count as 0
+        usable = blen >= np.finfo(np.float64).tiny
+        inv_blen = 1.0 / np.where(usable, blen, 1.0)
+        proj_valid = soft & ~same_dir & usable
         proj_point = np.where(hard[..., None], pj, np.stack([qx, qy], axis=-1))
         proj_dir = np.where(hard[..., None], dj,
                             np.stack([bx * inv_blen, by * inv_blen], axis=-1))

@@ -125,26 +125,30 @@ def infeasibility_margin(diag: StepDiagnostics, rows: np.ndarray) -> np.ndarray:
 
 
 def check_solve(diag: StepDiagnostics) -> None:
-    """Raise ObligationViolation at the first agent whose solve breaks O1, O2 or O4."""
+    """Raise ObligationViolation at the first agent whose solve breaks O1, O2 or O4.
+
+    Cheap checks run over the whole crowd; the KKT certificate only over agents whose selected
+    velocity differs from the preferred one (elsewhere stationarity holds with zero multipliers).
+    """
     pref, sel, radius = diag.preferred, diag.selected, diag.max_speed
     scale = 1.0 + radius
-    finite = (np.all(np.isfinite(sel), axis=1)
-              & np.all(np.isfinite(diag.line_point) | ~diag.valid[..., None], axis=(1, 2))
-              & np.all(np.isfinite(diag.line_dir) | ~diag.valid[..., None], axis=(1, 2)))
-    if not finite.all():
+    if not (np.isfinite(sel).all() and np.isfinite(diag.line_point).all()
+            and np.isfinite(diag.line_dir).all()):
+        finite = (np.all(np.isfinite(sel), axis=1)
+                  & np.all(np.isfinite(diag.line_point), axis=(1, 2))
+                  & np.all(np.isfinite(diag.line_dir), axis=(1, 2)))
         i = int(np.flatnonzero(~finite)[0])
         _fail("O2", "non-finite line or velocity", diag, i, np.inf, 0.0)
 
     speed = np.hypot(sel[:, 0], sel[:, 1])
-    excess = speed - radius
-    bad = excess > FEAS_TOL * scale
+    bad = speed - radius > FEAS_TOL * scale
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         _fail("O2", "selected speed exceeds the max-speed disk", diag, i, speed[i], radius[i])
 
+    gap = np.hypot(sel[:, 0] - pref[:, 0], sel[:, 1] - pref[:, 1])
     pref_speed = np.hypot(pref[:, 0], pref[:, 1])
     free = (diag.constraint_count == 0) & (pref_speed <= radius)
-    gap = np.hypot(sel[:, 0] - pref[:, 0], sel[:, 1] - pref[:, 1])
     bad = free & (gap > FEAS_TOL * scale)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -152,16 +156,16 @@ def check_solve(diag: StepDiagnostics) -> None:
               0.0)
 
     feas = diag.feasible
-    viol = line_violation(sel, diag.line_point, diag.line_dir, diag.valid)
-    worst = np.max(viol, axis=1, initial=-np.inf) if viol.shape[1] else np.full(sel.shape[0],
-                                                                                 -np.inf)
+    # recomputed from the selected velocity, not taken from the diagnostics being checked
+    worst = np.max(line_violation(sel, diag.line_point, diag.line_dir, diag.valid), axis=1,
+                   initial=-np.inf)
     bad = feas & (worst > FEAS_TOL * scale)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         _fail("O4", "labelled feasible but violates a constraint", diag, i, worst[i],
               FEAS_TOL * scale[i])
 
-    rows = np.flatnonzero(feas)
+    rows = np.flatnonzero(feas & (gap > 0.0))
     if rows.size:
         tol = FEAS_TOL * scale[rows]
         res = kkt_residual(pref[rows], sel[rows], radius[rows], diag.line_point[rows],
