@@ -3,14 +3,14 @@
 Scenario: the dense disc of ``orca_bench.py`` (square lattice of spacing 5 m, every agent heading
 to its antipode, RVO2 Circle parameters: neighbour distance 15 m, 10 neighbours, horizons 10 s,
 radius 1.5 m, max speed 2 m/s) with the default profile's step (0.1 s) and braking budget
-(1 m/s^2). Every agent additionally walks in its own corridor box of four walls (1 to 6 m away),
-one of them on a platform edge co-moving with a 0.2 m/s support, so each agent carries 12 edge
-half-planes (B4, S3, stop-from-end) besides its ORCA lines, both disks, and the whole-curve
-and sweep verification.
+(1 m/s^2), built by :func:`navproof.safe_step.step_input_from_crowd`. Every agent also walks in
+its own corridor box of four walls (1 to 6 m away), one of them a platform edge co-moving with a
+0.2 m/s support, so each agent carries 12 edge half-planes (B4, S3, stop-from-end) besides its
+ORCA lines and both disks, plus the whole-curve and sweep verification.
 
-Rows: ``orca only`` (lines + RVO2 linear programs, :func:`navproof.lp.solve_closest`) and
-``combined`` (the same lines through :func:`navproof.safe_step.solve_safe_step`, with and
-without assertion mode). Line construction is excluded from both timings.
+Rows: ``orca only`` (the same lines through RVO2's linear programs,
+:func:`navproof.lp.solve_closest`) and ``combined`` (:func:`navproof.safe_step.solve_safe_step`,
+with and without assertion mode). Line construction is excluded from both timings.
 
 Usage: ``python bench/safe_step_bench.py [--sizes 1000 20000] [--steps 3] [--json out.json]``.
 """
@@ -55,9 +55,7 @@ def build(n: int, dt_s: float, seed: int = 0) -> tuple[ss.StepInput, tuple, Crow
     pref = vec * np.where(dist > 1.0, 1.0 / np.maximum(dist, 1e-300), 1.0)[:, None]
     crowd.add_agents(pos, velocity=pref * 0.5)
     crowd.set_pref_velocities(pref)
-    lines = crowd.compute_lines()
-    point, direction, valid, num_hard = lines
-    nb_idx = crowd.agent_neighbor_idx
+    point, direction, valid, num_hard = crowd.compute_lines()
     normals = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
     normal = np.broadcast_to(normals, (n, 4, 2)).copy()
     offset = np.einsum("nkj,nj->nk", normal, pos) + rng.uniform(1.0, 6.0, (n, 4))
@@ -67,12 +65,9 @@ def build(n: int, dt_s: float, seed: int = 0) -> tuple[ss.StepInput, tuple, Crow
     edge_v[:, 0] = u                      # the right edge rides on the platform
     edges = b.EdgeSet.build(normal, offset, edge_velocity_mps=edge_v)
     defaults = load_profile().defaults()
-    vel = crowd.velocity.copy()
-    inp = ss.StepInput(pos, vel - u, pref - u, dt_s, b.Support.translating(u), edges,
-                       np.full(n, DEFAULTS.max_speed), np.full(n, defaults["brake_budget_mps2"]),
-                       np.full(n, DEFAULTS.radius), orca_point=point, orca_direction=direction,
-                       orca_valid=valid,
-                       neighbors=ss.Neighbors.gather(nb_idx, pos, vel, crowd.radius))
+    inp = ss.step_input_from_crowd(crowd, support=b.Support.translating(u), edges=edges,
+                                   vh_mps=np.full(n, DEFAULTS.max_speed),
+                                   accel_mps2=np.full(n, defaults["brake_budget_mps2"]))
     return inp, (crowd.pref_velocity, crowd.max_speed, point, direction, valid, num_hard), crowd
 
 

@@ -282,7 +282,8 @@ def step_with_portal(inp: StepInput, *, region_id: np.ndarray, portal_normal: np
             take_support(inp.support, rows), edges, inp.vh_mps[rows], inp.accel_mps2[rows],
             inp.radius_m[rows], inp.orca_point[rows] if orca_rows else inp.orca_point,
             inp.orca_direction[rows] if orca_rows else inp.orca_direction,
-            inp.orca_valid[rows] if orca_rows else inp.orca_valid, nb)
+            inp.orca_valid[rows] if orca_rows else inp.orca_valid, nb,
+            None if inp.orca_num_hard is None else np.asarray(inp.orca_num_hard)[rows])
         second = solve_safe_step(second_inp, assertions=assertions)
         velocity[rows] = second.velocity_mps
         position[rows] = x_at + curve_displacement_m(u[rows], v_at, second.velocity_mps,

@@ -24,6 +24,7 @@ sweep; "no stop guarantee"), F3 ("solve failed").
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -130,7 +131,9 @@ class StepInput:
     ``preferred_mps`` the
     preferred velocity, both relative to the support. ``vh_mps`` and ``accel_mps2`` are the
     horizontal caps in force (V1); ``accel_mps2`` is both the braking budget and the V2 radius
-    rate. ORCA lines act on world velocities; empty arrays mean no neighbour constraint.
+    rate. ORCA lines act on world velocities; empty arrays mean no neighbour constraint. The
+    first ``orca_num_hard[i]`` ORCA slots of agent i are static-obstacle lines (O5): the F1
+    fallback keeps them and relaxes only the dynamic-neighbour lines after them.
     """
 
     position_m: np.ndarray
@@ -146,6 +149,7 @@ class StepInput:
     orca_direction: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 2)))
     orca_valid: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), bool))
     neighbors: Neighbors | None = None
+    orca_num_hard: np.ndarray | None = None
 
     @property
     def count(self) -> int:
@@ -180,6 +184,11 @@ def check_valid_step_input(inp: StepInput) -> StepInput:
         orca_valid = np.zeros((n, 0), bool)
     check_valid_finite("orca_point", np.where(orca_valid[..., None], orca_point, 0.0))
     check_valid_finite("orca_direction", np.where(orca_valid[..., None], orca_direction, 0.0))
+    num_hard = np.zeros(n, np.int64) if inp.orca_num_hard is None else np.broadcast_to(
+        np.asarray(inp.orca_num_hard, np.int64), (n,)).copy()
+    if np.any((num_hard < 0) | (num_hard > orca_valid.shape[1])):
+        raise InvalidInput("orca_num_hard", num_hard.tolist(),
+                           f"must lie in [0, {orca_valid.shape[1]}]")
     neighbors = inp.neighbors if inp.neighbors is not None else Neighbors.none(n)
     check_valid_finite("neighbors.position_m",
                        np.where(neighbors.valid[..., None], neighbors.position_m, 0.0))
@@ -191,7 +200,29 @@ def check_valid_step_input(inp: StepInput) -> StepInput:
                      np.broadcast_to(np.asarray(inp.accel_mps2, float), (n,)).copy(),
                      np.broadcast_to(np.asarray(inp.radius_m, float), (n,)).copy(),
                      np.asarray(orca_point, float), np.asarray(orca_direction, float),
-                     np.asarray(orca_valid, bool), neighbors)
+                     np.asarray(orca_valid, bool), neighbors, num_hard)
+
+
+def step_input_from_crowd(crowd: Any, *, support: Support, edges: EdgeSet,
+                          vh_mps: np.ndarray, accel_mps2: np.ndarray) -> StepInput:
+    """Step input of every agent of a :class:`navproof.crowd.Crowd` from its current snapshot.
+
+    ORCA lines (obstacle lines first, kept hard by F1) come from ``crowd.compute_lines()`` on
+    world velocities; the crowd's world velocities and preferred velocities are turned into
+    velocities relative to each agent's support (minus the carry u); the sweep predicts every
+    neighbour at its current world velocity. Claim: O2, O5, W1.
+    """
+    point, direction, valid, num_hard = crowd.compute_lines()
+    position = np.asarray(crowd.position, dtype=np.float64)
+    u = support.carry_mps(position)
+    velocity = np.asarray(crowd.velocity, dtype=np.float64)
+    return StepInput(position, velocity - u, np.asarray(crowd.pref_velocity) - u,
+                     float(crowd.time_step), support, edges, vh_mps, accel_mps2,
+                     np.asarray(crowd.radius, dtype=np.float64), orca_point=point,
+                     orca_direction=direction, orca_valid=valid,
+                     neighbors=Neighbors.gather(crowd.agent_neighbor_idx, position, velocity,
+                                                crowd.radius),
+                     orca_num_hard=num_hard)
 
 
 @dataclass(frozen=True)
@@ -475,10 +506,14 @@ def _solve_rounds(inp: StepInput, prep: _Prepared, rows: np.ndarray, preferred: 
     result = np.zeros((r, 2))
     cuts = np.full((r, k), np.inf)
     hn, ho, hv = prep.hard_normal[rows], prep.hard_offset[rows], prep.hard_valid[rows]
-    if use_orca:
-        hn = np.concatenate([hn, prep.orca_normal[rows]], axis=1)
-        ho = np.concatenate([ho, prep.orca_offset[rows]], axis=1)
-        hv = np.concatenate([hv, prep.orca_valid[rows]], axis=1)
+    orca_valid = prep.orca_valid[rows]
+    if not use_orca:
+        # F1 relaxes the dynamic-neighbour lines only; static-obstacle lines stay
+        slot = np.arange(orca_valid.shape[1])[None, :]
+        orca_valid = orca_valid & (slot < inp.orca_num_hard[rows, None])
+    hn = np.concatenate([hn, prep.orca_normal[rows]], axis=1)
+    ho = np.concatenate([ho, prep.orca_offset[rows]], axis=1)
+    hv = np.concatenate([hv, orca_valid], axis=1)
     disk_c = np.stack([np.zeros((r, 2)), inp.velocity_mps[rows]], axis=1)
     disk_r = np.stack([inp.vh_mps[rows], inp.accel_mps2[rows] * dt], axis=1)
     disk_v = np.stack([np.full(r, use_speed_disk), np.ones(r, bool)], axis=1)

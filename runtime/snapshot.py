@@ -77,7 +77,8 @@ def take_input_rows(inp: StepInput, rows: np.ndarray) -> StepInput:
                      np.asarray(inp.radius_m)[rows],
                      inp.orca_point[rows] if orca_rows else inp.orca_point,
                      inp.orca_direction[rows] if orca_rows else inp.orca_direction,
-                     inp.orca_valid[rows] if orca_rows else inp.orca_valid, nb)
+                     inp.orca_valid[rows] if orca_rows else inp.orca_valid, nb,
+                     None if inp.orca_num_hard is None else np.asarray(inp.orca_num_hard)[rows])
 
 
 def _scatter(full: Any, rows: np.ndarray, part: Any) -> Any:

@@ -215,3 +215,40 @@ def test_labels_are_small_ints_with_a_name_table():
     assert res.label.dtype == np.int8
     assert ss.LABEL_NAMES[ss.SOLVE_FAILED] == "solve failed"
     assert "no solution exists" not in ss.LABEL_NAMES
+
+
+def test_f1_keeps_static_obstacle_lines_and_relaxes_only_neighbour_lines():
+    edges = b.EdgeSet.build(np.array([[[1.0, 0.0]]]), np.array([[50.0]]))
+    point = np.array([[[0.0, -0.02], [0.0, 0.5]]])      # obstacle: v_y <= -0.02; agent: v_y >= 0.5
+    direction = np.array([[[-1.0, 0.0], [1.0, 0.0]]])
+    base = dict(orca_point=point, orca_direction=direction, orca_valid=np.ones((1, 2), bool))
+    args = (np.zeros((1, 2)), np.zeros((1, 2)), np.zeros((1, 2)), DT,
+            b.Support.translating(np.zeros((1, 2))), edges, np.array([2.0]), np.array([1.0]),
+            np.array([0.3]))
+    kept = ss.solve_safe_step(ss.StepInput(*args, **base, orca_num_hard=np.array([1])),
+                              assertions=True)
+    assert kept.label_names() == ["dynamic avoidance failed"]
+    assert kept.velocity_mps[0].tolist() == pytest.approx([0.0, -0.02], abs=1e-6)
+    relaxed = ss.solve_safe_step(ss.StepInput(*args, **base), assertions=True)
+    assert relaxed.velocity_mps[0].tolist() == pytest.approx([0.0, 0.0], abs=1e-6)
+    with pytest.raises(InvalidInput, match="orca_num_hard"):
+        ss.solve_safe_step(ss.StepInput(*args, **base, orca_num_hard=np.array([3])))
+
+
+def test_step_input_from_the_orca_crowd():
+    crowd_mod = pytest.importorskip("navproof.crowd")
+    crowd = crowd_mod.Crowd(DT)
+    # two agents passing side by side: ORCA lines are built but do not bind
+    crowd.add_agents(np.array([[-2.0, 0.5], [2.0, -0.5]]),
+                     velocity=np.array([[1.0, 0.0], [-1.0, 0.0]]), radius=0.3, time_horizon=2.0)
+    crowd.set_pref_velocities(np.array([[1.0, 0.0], [-1.0, 0.0]]))
+    support = b.Support.translating(np.array([[0.1, 0.0], [0.0, 0.0]]))
+    edges = b.EdgeSet.build(np.array([[[0.0, 1.0]], [[0.0, 1.0]]]), np.array([[5.0], [5.0]]))
+    inp = ss.step_input_from_crowd(crowd, support=support, edges=edges, vh_mps=np.full(2, 2.0),
+                                   accel_mps2=np.full(2, 5.0))
+    assert inp.velocity_mps[0].tolist() == pytest.approx([0.9, 0.0])
+    assert inp.orca_valid.any()
+    res = ss.solve_safe_step(inp, assertions=True)
+    assert np.all(res.label == ss.SAFE)
+    assert np.all(res.margins.orca_mps >= -1e-9)
+    assert np.all(res.margins.sweep_m >= -1e-9)
