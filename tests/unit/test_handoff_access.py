@@ -182,6 +182,19 @@ def test_brake_covers_the_braking_distance(v0, accel):
     assert brake.speed_mps(0.0) == pytest.approx(v0, abs=1e-9)
 
 
+@settings(max_examples=100, deadline=None)
+@given(v0=st.floats(0.01, 3.0), accel=st.floats(0.1, 10.0), frac=st.floats(0.0, 1.5))
+@example(v0=0.2, accel=1.0, frac=0.5)
+def test_brake_is_the_straight_constant_deceleration(v0, accel, frac):
+    """A4: the mirrored access-curve evaluation equals v0 t - a t^2 / 2 (then rest)."""
+    brake = BrakeCurve.plan(v0, accel_mps2=accel)
+    tau = frac * v0 / accel
+    t_stop = min(tau, v0 / accel)
+    expected_m = v0 * t_stop - accel * t_stop**2 / 2
+    assert brake.position_m(tau) == pytest.approx(expected_m, abs=1e-9)
+    assert brake.speed_mps(tau) == pytest.approx(max(v0 - accel * tau, 0.0), abs=1e-9)
+
+
 def test_brake_from_velocity_follows_the_actual_direction():
     motion = brake_from_velocity((0.0, -0.3), accel_mps2=1.0, start_time_s=1.0)
     disp, vel = motion.step(1.0, 1.1)
