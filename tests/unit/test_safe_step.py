@@ -252,3 +252,42 @@ def test_step_input_from_the_orca_crowd():
     assert np.all(res.label == ss.SAFE)
     assert np.all(res.margins.orca_mps >= -1e-9)
     assert np.all(res.margins.sweep_m >= -1e-9)
+
+
+def forge(res, velocity, label=ss.SAFE):
+    return ss.SafeStepResult(np.array([velocity], float), np.array([label], np.int8), res.flags,
+                             res.commit_time_s, res.reference, res.cmax_mps, res.margins)
+
+
+def test_monitor_catches_a_mid_step_excursion_as_b5():
+    inp = ss.check_valid_step_input(step([-0.01, 0.0], [0.0, 0.0], [0.0, 0.0], u=(1.0, 0.0),
+                                         vh=8.0, a=60.0))
+    res = ss.solve_safe_step(inp)
+    with pytest.raises(ObligationViolation) as err:
+        check_committed_step(inp, forge(res, [-3.0, 0.0]))
+    assert err.value.claim_id == "B5"
+    assert err.value.margin == pytest.approx(0.01 - 1.0 / 30.0 + 15.0 / 900.0)
+    assert "curve_margin_m" in err.value.data
+
+
+def test_monitor_catches_a_sweep_contact_as_w1_only_for_safe_steps():
+    nb = ss.Neighbors(np.array([[[0.75, 0.0]]]), np.zeros((1, 1, 2)), np.array([[0.3]]),
+                      np.ones((1, 1), bool))
+    inp = ss.check_valid_step_input(step([0.0, 0.0], [1.6, 0.0], [1.6, 0.0],
+                                         normals=((0.0, 1.0),), offsets=(10.0,), neighbors=nb))
+    res = ss.solve_safe_step(inp)
+    with pytest.raises(ObligationViolation) as err:
+        check_committed_step(inp, forge(res, [1.6, 0.0]))
+    assert err.value.claim_id == "W1"
+    assert err.value.margin == pytest.approx(0.59 - 0.6)
+    # the same velocity labelled "dynamic avoidance failed" owes no sweep
+    check_committed_step(inp, forge(res, [1.6, 0.0], ss.DYNAMIC_AVOIDANCE_FAILED))
+
+
+def test_monitor_catches_an_envelope_breach_as_s3():
+    inp = ss.check_valid_step_input(step([-0.1, 0.0], [0.1, 0.0], [0.2, 0.0]))
+    res = ss.solve_safe_step(inp)
+    with pytest.raises(ObligationViolation) as err:
+        check_committed_step(inp, forge(res, [0.15, 0.0]))
+    assert err.value.claim_id == "S3"
+    assert err.value.margin == pytest.approx(0.1 - 0.15 * 1.1)
