@@ -252,6 +252,14 @@ def check_obligation(ob: Obligation, timeout_s: float = DEFAULT_TIMEOUT_S) -> Re
         base.models["witness"] = model
         base.witness = _values(model, ob.shown)
         base.witness_verified = z3.is_true(model.eval(z3.And(assumptions), model_completion=True))
+        # The values bound to sympy symbols must meet the symbols' assumptions.
+        for name, condition in ob.bindings:
+            outcome, _, _, _ = _check([*assumptions, z3.Not(condition)], deadline)
+            if outcome != z3.unsat:
+                base.status = ERROR if outcome == z3.sat else UNKNOWN
+                base.message = f"binding {name} does not meet {condition}"
+                base.seconds = time.monotonic() - started
+                return base
         # (2) Proof by unsatisfiability of the negation, through the lemmas when there are any.
         assert ob.conclusion is not None
         negation = [*assumptions, z3.Not(ob.conclusion)]

@@ -84,6 +84,9 @@ class Obligation:
     steps: list[Step] = field(default_factory=list)
     conclusion_forget: tuple[str, ...] = ()
     identities: Callable[[], list[tuple[str, bool]]] | None = None
+    # Sympy assumptions of symbols bound to z3 terms (``dt`` positive, ``speed`` nonnegative):
+    # sympy may have simplified with them, so each must follow from hypotheses and premise.
+    bindings: list[tuple[str, z3.BoolRef]] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------------------------
@@ -207,6 +210,7 @@ class _Builder:
         return Obligation(
             hypotheses=[*self.hypotheses, *self.tr.side],
             shown=shown,
+            bindings=list(self.tr.bound),
             **kwargs,  # type: ignore[arg-type]
         )
 
@@ -940,7 +944,8 @@ def _a45(profile: Profile, reaction: bool) -> Obligation:
     bb = _Builder(profile)
     curve = _access(bb)
     t = bb.var("t")
-    dt = bb.param("dt", "step_s") if reaction else z3.RealVal(0)
+    # Braking at once is the stop point with a zero reaction time, substituted exactly.
+    dt = bb.param("dt", "step_s") if reaction else sympy.Integer(0)
     total = bb.term(access_curve.TOTAL_TIME, **curve)
     bb.shown["T"] = total
     stop = bb.term(access_curve.INTERRUPTED_STOP_POINT, t=t, dt=dt, **curve)

@@ -14,7 +14,9 @@ polynomial the nlsat procedure decides:
 
 Symbols become z3 Reals by name, and their sympy assumptions become side conditions
 (``positive`` gives ``> 0``, ``nonnegative`` gives ``>= 0``, ...). An environment can map a symbol
-name to any z3 term instead (e.g. ``n_dot_v`` to ``nx*vx + ny*vy``). Piecewise, ITE, Min, Max and
+name to any z3 term instead (e.g. ``n_dot_v`` to ``nx*vx + ny*vy``); the assumptions of such a
+symbol are then listed in ``Translator.bound`` for the caller to discharge, since sympy may have
+simplified with them. Piecewise, ITE, Min, Max and
 Abs become ``If``; relations and boolean connectives become z3 formulas. Anything else raises
 ``UnsupportedExpression``: there is no silent approximation.
 """
@@ -89,6 +91,9 @@ class Translator:
     side: list[z3.BoolRef] = field(default_factory=list)
     variables: dict[str, z3.ArithRef] = field(default_factory=dict)
     fresh: dict[str, z3.ArithRef] = field(default_factory=dict)
+    # Assumptions of symbols taken from ``env``: not imposed (the caller's hypotheses define the
+    # bound term), but listed so that the caller can check that they follow.
+    bound: list[tuple[str, z3.BoolRef]] = field(default_factory=list)
     _memo: dict[sympy.Basic, z3.ExprRef] = field(default_factory=dict)
 
     # -- public -----------------------------------------------------------------------------
@@ -123,7 +128,12 @@ class Translator:
 
     def _symbol(self, sym: sympy.Symbol) -> z3.ArithRef:
         if sym.name in self.env:
-            return self.env[sym.name]
+            term = self.env[sym.name]
+            for condition in symbol_conditions(sym, term):
+                entry = (f"{sym.name.split('@')[0]} := {term}", condition)
+                if not any(c.eq(condition) for _, c in self.bound):
+                    self.bound.append(entry)
+            return term
         if sym.name not in self.variables:
             var = z3.Real(self.prefix + sym.name, self.ctx)
             self.variables[sym.name] = var

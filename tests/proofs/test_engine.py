@@ -154,3 +154,19 @@ def test_parallel_workers_agree_with_the_in_process_run(profile):
     assert [(r.status, r.ok) for r in parallel] == [(r.status, r.ok) for r in serial]
     assert all(r.ok for r in parallel)
     assert parallel[1].counterexample == serial[1].counterexample
+
+
+def test_a_bound_value_must_meet_the_symbol_assumptions(profile):
+    from navproof.proofs import stop_envelope
+
+    bb = reg._Builder(profile)
+    dt = bb.param("dt", "step_s")
+    a = bb.param("a", "brake_budget_mps2")
+    speed = bb.var("free_speed")  # may be negative, but the symbol ``speed`` is nonnegative
+    distance = bb.term(stop_envelope.STOP_DISTANCE, speed=speed, dt=dt, a=a)
+    ob = bb.obligation(id="T3", claim="T3", title="t", expected=PROVED, conclusion=distance >= 0)
+    result = engine.check_obligation(ob)
+    assert result.status == engine.ERROR and not result.ok
+    assert "speed := free_speed" in result.message
+    ob.premise.append(speed >= 0)
+    assert engine.check_obligation(ob).status == PROVED

@@ -159,3 +159,11 @@ def test_every_derived_formula_translates_to_its_exact_value(formula):
     expected = tr.term(exact)
     assert _solve(*tr.side, *fixed, term != expected) == z3.unsat
     assert _solve(*tr.side, *fixed) == z3.sat
+
+
+def test_assumptions_of_environment_bound_symbols_are_listed_not_imposed():
+    w = z3.Real("w")
+    tr = Translator(env={"p": w})
+    tr.term(p + 1)
+    assert tr.side == []
+    assert [str(c) for _, c in tr.bound] == ["w > 0"]
