@@ -70,6 +70,14 @@ def check_invariants(db: Path) -> dict:
         if a["dispatched_epoch"] is None:
             assert a["state"] == "void"
 
+    # every recovery read the decision committed just before it, and voided what was open
+    for prev, cur in zip(decisions, decisions[1:], strict=False):
+        if cur["kind"] == "recover":
+            detail = json.loads(cur["detail"])
+            assert detail["last_decision"]["id"] == prev["id"]
+            assert detail["deadline_tick"] == 30
+            assert cur["run_epoch"] > prev["run_epoch"]
+
     # no displacement accepted twice, none accepted with stale tags
     accepted = [d for d in displacements if d["accepted"]]
     steps = [d["step_index"] for d in accepted]
