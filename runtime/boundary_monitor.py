@@ -34,7 +34,7 @@ from navproof.sweep import sweep_margin_m, sweep_min_distance_m
 def _raise_first(claim: str, message: str, margin: np.ndarray, owed: np.ndarray,
                  data: dict[str, np.ndarray], label: np.ndarray) -> None:
     """Raise for the first owed entry with margin < -EPS (margin (N,) or (N, K))."""
-    m = margin if margin.ndim == 1 else np.min(margin, axis=1)
+    m = margin if margin.ndim == 1 else np.min(margin, axis=1, initial=np.inf)
     bad = owed & (m < -EPS)
     if not bad.any():
         return

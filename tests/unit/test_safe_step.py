@@ -291,3 +291,16 @@ def test_monitor_catches_an_envelope_breach_as_s3():
         check_committed_step(inp, forge(res, [0.15, 0.0]))
     assert err.value.claim_id == "S3"
     assert err.value.margin == pytest.approx(0.1 - 0.15 * 1.1)
+
+
+@pytest.mark.parametrize("n, k", [(3, 0), (0, 2), (0, 0)])
+def test_no_edges_or_no_agents(n, k):
+    edges = b.EdgeSet.build(np.zeros((n, k, 2)), np.zeros((n, k)))
+    inp = ss.StepInput(np.zeros((n, 2)), np.zeros((n, 2)), np.ones((n, 2)), DT,
+                       b.Support.translating(np.zeros((n, 2))), edges, np.full(n, 2.0),
+                       np.full(n, 1.0), np.full(n, 0.3))
+    res = ss.solve_safe_step(inp, assertions=True)
+    assert res.velocity_mps.shape == (n, 2)
+    # free agents reach the preferred direction at the V2 radius a dt = 0.1 m/s
+    assert np.allclose(np.linalg.norm(res.velocity_mps, axis=1), 0.1)
+    assert np.all(res.label == ss.SAFE)
