@@ -242,6 +242,24 @@ def _before_dispatch_hook() -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+def check_attempt_budget(*, attempt_no: int, max_attempts: int, tick: int, deadline_tick: int,
+                         assert_mode: bool | None = None) -> None:
+    """Raise ObligationViolation (H5) in assertion mode when an access attempt would be
+    registered beyond the attempt budget [count] or at or after the deadline [ticks]."""
+    if not assertions_enabled(assert_mode):
+        return
+    if attempt_no > max_attempts:
+        raise ObligationViolation(
+            "H5", "access attempt beyond the per-handoff budget", observed=attempt_no,
+            limit=max_attempts, margin=float(max_attempts - attempt_no),
+        )
+    if tick >= deadline_tick:
+        raise ObligationViolation(
+            "H5", "access attempt at or after the handoff deadline", observed=tick,
+            limit=deadline_tick - 1, margin=float(deadline_tick - 1 - tick),
+        )
+
+
 def _vec(value: Any) -> list[float]:
     return [float(v) for v in np.asarray(value, dtype=float)]
 
@@ -497,6 +515,9 @@ class HandoffController:
         it (identity, endpoints, pieces) and only then dispatch it (Claim: H5, H6, H7)."""
         row = self.row
         attempt_no = row.attempts_used + 1
+        check_attempt_budget(attempt_no=attempt_no, max_attempts=row.max_attempts,
+                             tick=self._tick, deadline_tick=row.deadline_tick,
+                             assert_mode=self.assert_mode)
         start = fb.position
         distance_m = -self._signed_edge_distance_m(fb)
         end = start + distance_m * self.target.normal
@@ -899,4 +920,5 @@ __all__ = [
     "StepReport",
     "TEST_HOOK_ENV",
     "Versions",
+    "check_attempt_budget",
 ]

@@ -453,3 +453,21 @@ def test_simulate_command_writes_the_json_timeline(tmp_path, capsys):
     assert simulate_command.main(["no-such-scenario"]) == 3
     assert simulate_command.main(["pq-handoff", "--resume"]) == 3
     assert simulate_command.main(["pq-handoff", "--crash-at", "nan"]) == 3
+
+
+def test_attempt_budget_assertion_mirrors_h5():
+    """H5: assertion mode rejects a fourth curve or a curve at the deadline."""
+    from navproof.errors import ObligationViolation
+    from navproof.handoff.controller import check_attempt_budget
+
+    check_attempt_budget(attempt_no=3, max_attempts=3, tick=29, deadline_tick=30,
+                         assert_mode=True)
+    with pytest.raises(ObligationViolation) as info:
+        check_attempt_budget(attempt_no=4, max_attempts=3, tick=5, deadline_tick=30,
+                             assert_mode=True)
+    assert info.value.claim_id == "H5" and info.value.margin == -1.0
+    with pytest.raises(ObligationViolation):
+        check_attempt_budget(attempt_no=2, max_attempts=3, tick=30, deadline_tick=30,
+                             assert_mode=True)
+    check_attempt_budget(attempt_no=4, max_attempts=3, tick=30, deadline_tick=30,
+                         assert_mode=False)
