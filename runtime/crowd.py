@@ -412,14 +412,16 @@ class Crowd:
             valid[local, slot] = av
         return point, direction, valid, num_hard
 
-    def _neighbors(self) -> tuple[AgentGrid | None, np.ndarray]:
-        """Agent grid and obstacle neighbours (by increasing distance) of the snapshot."""
+    def _grid(self) -> AgentGrid | None:
+        """Agent grid of the snapshot (obstacles processed first if they changed)."""
         if not self.obstacles.processed:
             self.obstacles.process()
-        obst_range = self.time_horizon_obst * self.max_speed + self.radius
-        obst_idx, _ = self.obstacles.neighbors(self.position, obst_range * obst_range)
-        grid = build_grid(self.position, self.neighbor_dist, self.max_neighbors)
-        return grid, obst_idx
+        return build_grid(self.position, self.neighbor_dist, self.max_neighbors)
+
+    def _obstacle_neighbors(self, rows: np.ndarray) -> np.ndarray:
+        """Obstacle edges near agent ``rows``, by increasing distance, -1 padded."""
+        obst_range = (self.time_horizon_obst[rows] * self.max_speed[rows] + self.radius[rows])
+        return self.obstacles.neighbors(self.position[rows], obst_range * obst_range)[0]
 
     def _chunks(self, grid: AgentGrid | None) -> list[tuple[np.ndarray, np.ndarray]]:
         """Agent rows in grid order split into pieces, with their agent neighbours."""
@@ -446,22 +448,25 @@ class Crowd:
         Returns ``(point (N, K, 2), direction (N, K, 2), valid (N, K), num_hard (N,))``.
         Claim: O3, O5, O6.
         """
-        grid, obst_idx = self._neighbors()
+        grid = self._grid()
+        rows = np.arange(self.num_agents)
+        obst_idx = self._obstacle_neighbors(rows)
         nb_idx = np.full((self.num_agents, int(self.max_neighbors.max(initial=0))), -1,
                          dtype=np.int64)
         if grid is not None:
             nb_idx[grid.members] = query_grid(grid, 0, grid.members.size)[0]
         self.agent_neighbor_idx = nb_idx
         self.obstacle_neighbor_idx = obst_idx
-        return self._lines_for(np.arange(self.num_agents), nb_idx, obst_idx)
+        return self._lines_for(rows, nb_idx, obst_idx)
 
-    def _solve_chunk(self, grid: AgentGrid | None, obst_idx: np.ndarray, rows: np.ndarray,
-                     nb: Any) -> tuple[np.ndarray, np.ndarray, Any, Any]:
+    def _solve_chunk(self, grid: AgentGrid | None, rows: np.ndarray, nb: Any
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any, Any]:
         if grid is not None:
             nb = query_grid(grid, nb[0], nb[1])[0]
-        lines = self._lines_for(rows, nb, obst_idx[rows])
+        obst_idx = self._obstacle_neighbors(rows)
+        lines = self._lines_for(rows, nb, obst_idx)
         result = solve_closest(self.pref_velocity[rows], self.max_speed[rows], *lines)
-        return rows, nb, lines, result
+        return rows, nb, obst_idx, lines, result
 
     def compute_new_velocities(self) -> StepDiagnostics:
         """Solve every agent's ORCA problem from the current snapshot; nothing moves.
@@ -472,16 +477,16 @@ class Crowd:
         Claim: O1, O2, O4 (and O3, O5, O6 through the lines).
         """
         n = self.num_agents
-        grid, obst_idx = self._neighbors()
+        grid = self._grid()
         chunks = self._chunks(grid)
         if len(chunks) == 1 or self.workers == 1:
-            outputs = [self._solve_chunk(grid, obst_idx, *c) for c in chunks]
+            outputs = [self._solve_chunk(grid, *c) for c in chunks]
         else:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=self.workers)
-            outputs = list(self._pool.map(lambda c: self._solve_chunk(grid, obst_idx, *c),
-                                          chunks))
-        width = max(out[2][2].shape[1] for out in outputs)
+            outputs = list(self._pool.map(lambda c: self._solve_chunk(grid, *c), chunks))
+        width = max(out[3][2].shape[1] for out in outputs)
+        obst_width = max(out[2].shape[1] for out in outputs)
         k = int(self.max_neighbors.max(initial=0))
         point = np.zeros((n, width, 2))
         direction = np.zeros((n, width, 2))
@@ -491,7 +496,8 @@ class Crowd:
         feasible = np.ones(n, dtype=bool)
         fail_line = np.full(n, -1, dtype=np.int64)
         nb_idx = np.full((n, k), -1, dtype=np.int64)
-        for rows, nb, (p, d, v, h), result in outputs:
+        obst_idx = np.full((n, obst_width), -1, dtype=np.int64)
+        for rows, nb, ob, (p, d, v, h), result in outputs:
             w = v.shape[1]
             point[rows, :w] = p
             direction[rows, :w] = d
@@ -501,6 +507,7 @@ class Crowd:
             feasible[rows] = result.feasible
             fail_line[rows] = result.fail_line
             nb_idx[rows] = nb
+            obst_idx[rows, :ob.shape[1]] = ob
         self.agent_neighbor_idx = nb_idx
         self.obstacle_neighbor_idx = obst_idx
         diag = build_diagnostics(self.global_time, self.pref_velocity, velocity, self.max_speed,

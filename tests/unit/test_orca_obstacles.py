@@ -63,3 +63,36 @@ def test_invalid_polygons_rejected(vertices, field) -> None:
 def test_check_valid_polygon_returns_float_array() -> None:
     arr = check_valid_polygon([(0, 0), (1, 2)])
     assert arr.dtype == np.float64 and arr.shape == (2, 2)
+
+
+def _brute_obstacle_neighbors(obs: ObstacleSet, pos: np.ndarray, range_sq: np.ndarray):
+    found = []
+    for i, p in enumerate(pos):
+        row = []
+        for v in range(obs.point.shape[0]):
+            a, b = obs.point[v], obs.point[obs.next[v]]
+            left = (a[0] - p[0]) * (b[1] - a[1]) - (a[1] - p[1]) * (b[0] - a[0])
+            t = np.clip(np.dot(p - a, b - a) / np.dot(b - a, b - a), 0.0, 1.0)
+            d = float(np.sum((p - (a + t * (b - a))) ** 2))
+            if left < 0.0 and d < range_sq[i]:
+                row.append((d, v))
+        found.append([v for _, v in sorted(row)])
+    return found
+
+
+def test_obstacle_query_matches_brute_force_for_any_chunking() -> None:
+    rng = np.random.default_rng(4)
+    obs = ObstacleSet()
+    for _ in range(25):
+        c = rng.uniform(-40, 40, 2)
+        k = int(rng.integers(2, 6))
+        angle = np.sort(rng.uniform(0, 2 * np.pi, k))
+        obs.add(c + rng.uniform(1, 4) * np.stack([np.cos(angle), np.sin(angle)], axis=1))
+    obs.process()
+    pos = rng.uniform(-45, 45, (300, 2))
+    range_sq = rng.uniform(1, 100, 300)
+    expect = _brute_obstacle_neighbors(obs, pos, range_sq)
+    for chunk in (7, 64, 4096):
+        idx, _ = obs.neighbors(pos, range_sq, chunk=chunk)
+        got = [[int(v) for v in row if v >= 0] for row in idx]
+        assert got == expect
