@@ -764,6 +764,10 @@ class HandoffController:
             which = "target" if not snap.target_valid else "support"
             self._cancel(fb, f"{which} no longer valid")
             return
+        if fb.support_id not in (None, self.target.support_id):
+            self._cancel(fb, f"support changed from {self.target.support_id} to "
+                             f"{fb.support_id}")
+            return
         if row.attempts_used >= row.max_attempts:
             self._cancel(fb, f"attempts exhausted ({row.attempts_used}/{row.max_attempts})")
             return

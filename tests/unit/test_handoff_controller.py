@@ -471,3 +471,48 @@ def test_attempt_budget_assertion_mirrors_h5():
                              assert_mode=True)
     check_attempt_budget(attempt_no=4, max_attempts=3, tick=30, deadline_tick=30,
                          assert_mode=False)
+
+
+class TargetGone(PQWorld):
+    """The handoff target becomes invalid at 0.3 s, while the body brakes after the interruption."""
+
+    def snapshot(self) -> Snapshot:
+        return dataclasses.replace(super().snapshot(), target_valid=self.time_s < 0.3 - 1e-9)
+
+
+def test_invalid_target_cancels_after_the_stop(tmp_path):
+    """H6: target invalid: stop first, then cancel, release and fail; no new attempt."""
+    record, world, ctrl, params = start(tmp_path, world_cls=TargetGone)
+    drive(ctrl, world, params, limit_tick=40)
+    cancel = [d for d in record.decisions(ACTION_ID) if d.kind == "cancel"][0]
+    assert cancel.detail["reason"] == "target no longer valid"
+    assert cancel.time_s == pytest.approx(0.4)
+    assert [a.attempt_no for a in record.attempts(ACTION_ID)] == [1]
+    assert ctrl.phase is Phase.FAILURE
+    assert world.position_xy_m[0] == pytest.approx(-0.05)
+    record.close()
+
+
+class OntoPlatform(PQWorld):
+    """From 0.1 s the foot reports a different support (it stepped onto a platform)."""
+
+    def feedback(self) -> Feedback:
+        fb = super().feedback()
+        return dataclasses.replace(fb, support_id="platform") if self.time_s >= 0.1 - 1e-9 \
+            else fb
+
+
+def test_support_change_before_the_stop_voids_the_guarantee_and_cancels(tmp_path):
+    """H8, H6: a support change voids the guarantee; after the stop the handoff is cancelled."""
+    record, world, ctrl, params = start(tmp_path, world_cls=OntoPlatform)
+    drive(ctrl, world, params, limit_tick=40)
+    kinds = [d.kind for d in record.decisions(ACTION_ID)]
+    void = [d for d in record.decisions(ACTION_ID) if d.kind == "guarantee-void"][0]
+    assert void.detail["causes"] == ["support changed"]
+    assert void.detail["support"] == "platform"
+    assert kinds.count("guarantee-void") == 1
+    cancel = [d for d in record.decisions(ACTION_ID) if d.kind == "cancel"][0]
+    assert cancel.detail["reason"] == "support changed from ground to platform"
+    assert ctrl.phase is Phase.FAILURE
+    assert world.position_xy_m[0] == pytest.approx(-0.085 + 0.005)  # braked from 0.1 m/s
+    record.close()
