@@ -309,10 +309,12 @@ def check_obligation(ob: Obligation, timeout_s: float = DEFAULT_TIMEOUT_S) -> Re
 def _error_result(obligation_id: str, message: str, seconds: float) -> Result:
     claim = registry.claim_of(obligation_id)
     expected = registry.expected_of(obligation_id)
+    builder = registry.BUILDERS.get(obligation_id)
+    doc = (builder.__doc__ or "").strip() if builder is not None else ""
     return Result(
         id=obligation_id,
         claim=claim,
-        title="",
+        title=doc.splitlines()[0] if doc else "",
         method="z3",
         expected=expected,
         status=ERROR,
@@ -352,10 +354,6 @@ def _worker(profile: Profile, timeout_s: float, conn) -> None:
 def _unknown(obligation_id: str, message: str, seconds: float) -> Result:
     result = _error_result(obligation_id, message, seconds)
     result.status = UNKNOWN
-    try:
-        result.title = registry.BUILDERS[obligation_id].__doc__.split(":", 1)[0] or ""
-    except (AttributeError, KeyError):
-        pass
     return result
 
 

@@ -1071,6 +1071,22 @@ def _s1_identities() -> list[tuple[str, bool]]:
         ),
         ("d(distance)/d|c| = dt + |c|/a", _zero(slope_ - (dt + c / a))),
         ("d(distance)/d|c| > 0 (monotone)", bool((dt + c / a).is_positive)),
+        (
+            "the time integral of the braking speed profile is the distance",
+            _zero(
+                sympy.integrate(c, (_tau, 0, dt))
+                + sympy.integrate(c - a * (_tau - dt), (_tau, dt, dt + c / a))
+                - dist
+            ),
+        ),
+        (
+            "the braking trajectory moves along c at the braking speed (never back)",
+            _zero(sympy.diff(_brake_piece, sym.t) * c - (c - a * (sym.t - dt))),
+        ),
+        (
+            "the braking trajectory ends at the stop distance",
+            _zero(_brake_piece.subs(sym.t, dt + c / a) * c - dist),
+        ),
     ]
 
 
