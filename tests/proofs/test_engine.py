@@ -170,3 +170,12 @@ def test_a_bound_value_must_meet_the_symbol_assumptions(profile):
     assert "speed := free_speed" in result.message
     ob.premise.append(speed >= 0)
     assert engine.check_obligation(ob).status == PROVED
+
+
+def test_a_worker_past_its_budget_is_killed_and_reported_unknown(monkeypatch, profile):
+    # No grace at all: the worker is killed at the first poll after its budget.
+    monkeypatch.setattr(engine, "_KILL_GRACE_S", -0.5)
+    (result,) = engine.run_obligations(["S5"], profile, jobs=2, timeout_s=0.5)
+    assert result.status == engine.UNKNOWN and not result.ok
+    assert "killed" in result.message
+    assert result.title.startswith("S5")
