@@ -2,11 +2,16 @@
 
 For each z3 obligation (see ``navproof.proofs.obligations``):
 
-1. non-vacuity: hypotheses AND premise must be satisfiable; the model is kept as the witness.
-   UNSAT gives status ``vacuous``: a contradictory hypothesis set never passes as a proof.
-2. proof: hypotheses AND premise AND NOT conclusion. UNSAT gives ``proved``; SAT gives
-   ``refuted`` with the model as the counterexample.
-3. ``unknown`` from z3, a timeout, or a worker that had to be killed gives ``unknown``, never a
+1. non-vacuity: hypotheses AND premise must be satisfiable; the model is kept as the witness
+   (preferably one that also meets the obligation's ``witness_prefer``, the case the claim is
+   about). UNSAT gives status ``vacuous``: a contradictory hypothesis set never passes as a proof.
+2. bindings: every value bound to a sympy symbol must meet the symbol's assumptions (sympy may
+   have simplified with them); otherwise status ``error``.
+3. proof: hypotheses AND premise AND NOT conclusion. UNSAT gives ``proved``; SAT gives
+   ``refuted`` with the model as the counterexample. An obligation with lemma ``steps`` is first
+   proved through them (each step from a subset of the facts, which only weakens what is
+   assumed); if the chain does not close, the plain negation above decides.
+4. ``unknown`` from z3, a timeout, or a worker that had to be killed gives ``unknown``, never a
    pass.
 
 Every counterexample is replayed numerically through the generated runtime module
@@ -25,7 +30,7 @@ import multiprocessing
 import multiprocessing.connection
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from fractions import Fraction
 
 import z3
@@ -106,8 +111,14 @@ class Result:
     models: dict[str, z3.ModelRef] = field(default_factory=dict, repr=False, compare=False)
 
     def to_json(self) -> dict[str, object]:
-        data = asdict(self)
-        data.pop("models")
+        data: dict[str, object] = {}
+        for f in fields(self):
+            if f.name == "models":
+                continue
+            value = getattr(self, f.name)
+            if isinstance(value, dict) and f.name in ("witness", "counterexample"):
+                value = {name: asdict(v) for name, v in value.items()}
+            data[f.name] = value
         return data
 
 
