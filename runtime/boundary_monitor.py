@@ -23,6 +23,7 @@ from navproof.safe_step import (
     FLAG_CARRY_EXCEEDS_CANCEL,
     LABEL_NAMES,
     SAFE,
+    SWEEP_EXACT_BAND_M,
     SafeStepResult,
     StepInput,
 )
@@ -72,7 +73,7 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
     if nb is not None and nb.valid.shape[1]:
         comb = inp.radius_m[:, None] + nb.radius_m
         dmin, t_min = sweep_min_distance_m(x0, u, v0, v1, dt, nb.position_m, nb.velocity_mps,
-                                           nb.valid, exact_within_m=comb + 1.0)
+                                           nb.valid, exact_within_m=comb + SWEEP_EXACT_BAND_M)
         start = np.linalg.norm(x0[:, None, :] - nb.position_m, axis=-1)
         sweep = np.where(nb.valid, sweep_margin_m(dmin, start, comb), np.inf)
         _raise_first("W1", "committed curve comes within the combined radius", sweep, safe,

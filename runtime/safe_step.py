@@ -86,6 +86,9 @@ VERIFY_CANDIDATES = 4
 """Feasible candidates verified per row and round, nearest first."""
 CHUNK_ROWS = 512
 """Agents per chunk of the candidate enumeration (bounds the temporary arrays)."""
+SWEEP_EXACT_BAND_M = 1.0
+"""Pairs whose certified lower distance bound is within this band (m) of the combined radius
+get the exact minimum; farther pairs keep the certified bound (W1 is decided either way)."""
 PARALLEL_DET = 1e-12
 """Determinant of two unit normals below which two boundaries count as parallel."""
 
@@ -232,7 +235,7 @@ class Margins:
     ``edge_curve_m`` (N, K) whole-step curve margin (B2/B5/B6); ``envelope_m`` (N, K) the S3
     envelope s - dot(n, c)(dt + Cmax/(2a)); ``end_stop_m`` (N, K) margin left after braking from
     the step end (S1); ``necessary_mps`` (N, K) S2 bound minus dot(n, c); ``sweep_m`` (N, J)
-    W1 (exact within 1 m of contact, a certified lower bound beyond); ``reach_mps`` (N,) V2;
+    W1 (exact within SWEEP_EXACT_BAND_M of contact, certified bound beyond); ``reach_mps`` V2;
     ``speed_mps`` (N,) V1; ``orca_mps`` (N, L) ORCA lines (m/s).
     """
 
@@ -488,7 +491,8 @@ def _verify(inp: StepInput, prep: _Prepared, rows: np.ndarray, v1: np.ndarray,
         nb = inp.neighbors.take(rows)
         comb = inp.radius_m[rows, None] + nb.radius_m
         dmin, _ = sweep_min_distance_m(x0, prep.u[rows], v0, v1, dt, nb.position_m,
-                                       nb.velocity_mps, nb.valid, exact_within_m=comb + 1.0)
+                                       nb.velocity_mps, nb.valid,
+                                       exact_within_m=comb + SWEEP_EXACT_BAND_M)
         start = np.linalg.norm(x0[:, None, :] - nb.position_m, axis=-1)
         ok &= sweep_passes(np.where(nb.valid, sweep_margin_m(dmin, start, comb), np.inf))
     return ok, np.where(edges.valid, exact, np.inf), t_min
@@ -580,7 +584,7 @@ def _margins(inp: StepInput, prep: _Prepared, v1: np.ndarray) -> Margins:
     if nb.valid.shape[1]:
         comb = inp.radius_m[:, None] + nb.radius_m
         dmin, _ = sweep_min_distance_m(x0, prep.u, v0, v1, dt, nb.position_m, nb.velocity_mps,
-                                       nb.valid, exact_within_m=comb + 1.0)
+                                       nb.valid, exact_within_m=comb + SWEEP_EXACT_BAND_M)
         start = np.linalg.norm(x0[:, None, :] - nb.position_m, axis=-1)
         sweep = np.where(nb.valid, sweep_margin_m(dmin, start, comb), np.inf)
     else:
