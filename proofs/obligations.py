@@ -1171,6 +1171,7 @@ def _identity(id_: str, title: str, checks: Callable[[], list[tuple[str, bool]]]
         )
 
     build.__doc__ = f"{id_}: sympy identities ({title}); proved only if each simplifies to 0."
+    build.__name__ = build.__qualname__ = id_.lower()
     return build
 
 
@@ -1228,6 +1229,14 @@ def obligations_for(claim_ids: list[str] | None = None) -> list[str]:
         return list(OBLIGATION_IDS)
     wanted = set(claim_ids)
     return [oid for oid in OBLIGATION_IDS if claim_of(oid) in wanted or oid in wanted]
+
+
+def proof_locations(claim_id: str) -> list[str]:
+    """Where a claim is discharged: ``module.function`` of each of its obligation builders."""
+    return [
+        f"{BUILDERS[oid].__module__}.{BUILDERS[oid].__name__}"
+        for oid in obligations_for([claim_id])
+    ]
 
 
 def build(obligation_id: str, profile: Profile) -> Obligation:

@@ -186,3 +186,12 @@ def test_claim_selection():
     assert reg.obligations_for(["B5"]) == ["B5/endpoints", "B5/extremum"]
     assert reg.obligations_for(["A5", "B1"]) == ["B1", "A5"]
     assert reg.claim_of("B5/extremum") == "B5"
+
+
+def test_proof_locations_name_the_builders():
+    assert reg.proof_locations("B5") == [
+        "navproof.proofs.obligations.b5_endpoints",
+        "navproof.proofs.obligations.b5_extremum",
+    ]
+    assert reg.proof_locations("S1") == ["navproof.proofs.obligations.s1"]
+    assert reg.proof_locations("O1") == []
