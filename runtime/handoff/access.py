@@ -22,7 +22,7 @@ def _scalar(value: object) -> float:
     return float(np.asarray(value, dtype=float))
 
 
-def check_valid_finite(field: str, value: float, *, minimum: float | None = None,
+def check_valid_scalar(field: str, value: float, *, minimum: float | None = None,
                        strictly_positive: bool = False) -> float:
     """Return ``value`` as float; InvalidInput naming the field when it is not finite, not
     positive when required, or below ``minimum``."""
@@ -58,9 +58,9 @@ class AccessCurve:
     @classmethod
     def plan(cls, length_m: float, *, vcap_mps: float, accel_mps2: float) -> AccessCurve:
         """The curve of the given length, cap and acceleration (Claim: A1, A2)."""
-        length_m = check_valid_finite("length_m", length_m, minimum=0.0)
-        vcap_mps = check_valid_finite("vcap_mps", vcap_mps, strictly_positive=True)
-        accel_mps2 = check_valid_finite("accel_mps2", accel_mps2, strictly_positive=True)
+        length_m = check_valid_scalar("length_m", length_m, minimum=0.0)
+        vcap_mps = check_valid_scalar("vcap_mps", vcap_mps, strictly_positive=True)
+        accel_mps2 = check_valid_scalar("accel_mps2", accel_mps2, strictly_positive=True)
         args = {"d": length_m, "vcap": vcap_mps, "accel": accel_mps2}
         return cls(
             length_m=length_m,
@@ -82,7 +82,7 @@ class AccessCurve:
         return self.total_time_s - self.accel_time_s
 
     def _time(self, t_s: float) -> float:
-        t_s = check_valid_finite("t_s", t_s, minimum=-EPS)
+        t_s = check_valid_scalar("t_s", t_s, minimum=-EPS)
         return min(max(t_s, 0.0), self.total_time_s)
 
     def position_m(self, t_s: float) -> float:
@@ -104,7 +104,7 @@ class AccessCurve:
     def stop_point_m(self, t_s: float, *, reaction_s: float = 0.0) -> float:
         """Stop point along the curve when interrupted at ``t_s`` [m]: immediate brake with
         ``reaction_s = 0`` (Claim: A4), or holding the speed one reaction step first (Claim: A5)."""
-        reaction_s = check_valid_finite("reaction_s", reaction_s, minimum=0.0)
+        reaction_s = check_valid_scalar("reaction_s", reaction_s, minimum=0.0)
         return _scalar(
             formulas.interrupted_stop_point(t=self._time(t_s), dt=reaction_s, **self._args)
         )
@@ -129,9 +129,9 @@ class AccessCurve:
 def braking_distance_m(*, speed_mps: float, accel_mps2: float, reaction_s: float = 0.0) -> float:
     """Distance to rest from ``speed_mps`` holding it ``reaction_s`` then braking at
     ``accel_mps2`` [m] (Claim: S1, A5)."""
-    speed_mps = check_valid_finite("speed_mps", speed_mps, minimum=0.0)
-    accel_mps2 = check_valid_finite("accel_mps2", accel_mps2, strictly_positive=True)
-    reaction_s = check_valid_finite("reaction_s", reaction_s, minimum=0.0)
+    speed_mps = check_valid_scalar("speed_mps", speed_mps, minimum=0.0)
+    accel_mps2 = check_valid_scalar("accel_mps2", accel_mps2, strictly_positive=True)
+    reaction_s = check_valid_scalar("reaction_s", reaction_s, minimum=0.0)
     return _scalar(formulas.stop_distance(speed=speed_mps, dt=reaction_s, a=accel_mps2))
 
 
@@ -154,8 +154,8 @@ class BrakeCurve:
 
     @classmethod
     def plan(cls, speed0_mps: float, *, accel_mps2: float) -> BrakeCurve:
-        speed0_mps = check_valid_finite("speed0_mps", speed0_mps, minimum=0.0)
-        accel_mps2 = check_valid_finite("accel_mps2", accel_mps2, strictly_positive=True)
+        speed0_mps = check_valid_scalar("speed0_mps", speed0_mps, minimum=0.0)
+        accel_mps2 = check_valid_scalar("accel_mps2", accel_mps2, strictly_positive=True)
         if speed0_mps <= EPS:
             return cls(0.0, accel_mps2, 0.0, 0.0, 0.0, 0.0)
         distance_m = braking_distance_m(speed_mps=speed0_mps, accel_mps2=accel_mps2)
@@ -175,7 +175,7 @@ class BrakeCurve:
         )
 
     def _time(self, tau_s: float) -> float:
-        tau_s = check_valid_finite("tau_s", tau_s, minimum=-EPS)
+        tau_s = check_valid_scalar("tau_s", tau_s, minimum=-EPS)
         return min(max(tau_s, 0.0), self.duration_s)
 
     def speed_mps(self, tau_s: float) -> float:
@@ -217,7 +217,7 @@ def stop_guarantee(
     *, remaining_m: float, speed_mps: float, accel_mps2: float, reaction_s: float = 0.0
 ) -> StopGuarantee:
     """Remaining distance to the edge against the reaction-and-brake distance [m] (Claim: A5)."""
-    remaining_m = check_valid_finite("remaining_m", remaining_m)
+    remaining_m = check_valid_scalar("remaining_m", remaining_m)
     distance_m = braking_distance_m(
         speed_mps=speed_mps, accel_mps2=accel_mps2, reaction_s=reaction_s
     )
