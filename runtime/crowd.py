@@ -19,7 +19,7 @@ import numpy as np
 
 from .errors import InvalidInput, assertions_enabled
 from .lp import line_violation, solve_closest
-from .neighbors import AgentGrid, build_grid, query_grid
+from .neighbors import AgentGrid, build_grid, local_density, query_grid, query_slots
 from .obstacles import ObstacleSet
 from .orca import agent_lines, obstacle_lines
 
@@ -28,6 +28,13 @@ PARALLEL_MIN_AGENTS = 4096
 
 PIECE_ROWS = 8192
 """Largest piece of the grid order solved at once: keeps the working arrays in cache."""
+
+FINE_GRID_MIN_AGENTS = 2048
+"""Crowds at least this large try the finer density-sized grid first."""
+FINE_GRID_SAFETY = 1.6
+"""Expected agents within the fine cell side, as a multiple of max_neighbors."""
+FINE_GRID_MAX_FRACTION = 0.85
+"""The fine grid is used only when its cells are at most this fraction of the range."""
 
 ACTIVE_TOL_MPS = 1e-7
 """A line is active (binding) when the chosen velocity is within this distance of it, m/s."""
@@ -412,11 +419,26 @@ class Crowd:
             valid[local, slot] = av
         return point, direction, valid, num_hard
 
-    def _grid(self) -> AgentGrid | None:
-        """Agent grid of the snapshot (obstacles processed first if they changed)."""
+    def _grid(self) -> tuple[AgentGrid | None, AgentGrid | None]:
+        """Agent grids of the snapshot: cells of the full range, and finer cells where dense.
+
+        In a dense crowd the nearest ``max_neighbors`` agents sit well inside the neighbour
+        distance; a grid with cells just large enough to hold them (from the median local
+        density) answers most agents exactly at a fraction of the cost, and the others are
+        asked again on the full-range grid.
+        """
         if not self.obstacles.processed:
             self.obstacles.process()
-        return build_grid(self.position, self.neighbor_dist, self.max_neighbors)
+        coarse = build_grid(self.position, self.neighbor_dist, self.max_neighbors)
+        if coarse is None or coarse.members.size < FINE_GRID_MIN_AGENTS:
+            return coarse, None
+        density = local_density(coarse)
+        fine_cell = np.sqrt(FINE_GRID_SAFETY * coarse.k / (np.pi * density))
+        if not fine_cell < FINE_GRID_MAX_FRACTION * coarse.cell:
+            return coarse, None
+        fine = build_grid(self.position, self.neighbor_dist, self.max_neighbors,
+                          cell_m=fine_cell)
+        return coarse, fine
 
     def _obstacle_neighbors(self, rows: np.ndarray) -> np.ndarray:
         """Obstacle edges near agent ``rows``, by increasing distance, -1 padded."""
@@ -448,7 +470,7 @@ class Crowd:
         Returns ``(point (N, K, 2), direction (N, K, 2), valid (N, K), num_hard (N,))``.
         Claim: O3, O5, O6.
         """
-        grid = self._grid()
+        grid, _ = self._grid()
         rows = np.arange(self.num_agents)
         obst_idx = self._obstacle_neighbors(rows)
         nb_idx = np.full((self.num_agents, int(self.max_neighbors.max(initial=0))), -1,
@@ -459,10 +481,16 @@ class Crowd:
         self.obstacle_neighbor_idx = obst_idx
         return self._lines_for(rows, nb_idx, obst_idx)
 
-    def _solve_chunk(self, grid: AgentGrid | None, rows: np.ndarray, nb: Any
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any, Any]:
-        if grid is not None:
-            nb = query_grid(grid, nb[0], nb[1])[0]
+    def _solve_chunk(self, grids: tuple[AgentGrid | None, AgentGrid | None], rows: np.ndarray,
+                     nb: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any, Any]:
+        coarse, fine = grids
+        if fine is not None:
+            nb, _, certified = query_slots(fine, fine.slot_of[rows])
+            redo = np.flatnonzero(~certified)
+            if redo.size:
+                nb[redo] = query_slots(coarse, coarse.slot_of[rows[redo]])[0]
+        elif coarse is not None:
+            nb = query_grid(coarse, nb[0], nb[1])[0]
         obst_idx = self._obstacle_neighbors(rows)
         lines = self._lines_for(rows, nb, obst_idx)
         result = solve_closest(self.pref_velocity[rows], self.max_speed[rows], *lines)
@@ -477,14 +505,14 @@ class Crowd:
         Claim: O1, O2, O4 (and O3, O5, O6 through the lines).
         """
         n = self.num_agents
-        grid = self._grid()
-        chunks = self._chunks(grid)
+        grids = self._grid()
+        chunks = self._chunks(grids[0])
         if len(chunks) == 1 or self.workers == 1:
-            outputs = [self._solve_chunk(grid, *c) for c in chunks]
+            outputs = [self._solve_chunk(grids, *c) for c in chunks]
         else:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=self.workers)
-            outputs = list(self._pool.map(lambda c: self._solve_chunk(grid, *c), chunks))
+            outputs = list(self._pool.map(lambda c: self._solve_chunk(grids, *c), chunks))
         width = max(out[3][2].shape[1] for out in outputs)
         obst_width = max(out[2].shape[1] for out in outputs)
         k = int(self.max_neighbors.max(initial=0))

@@ -31,11 +31,19 @@ class AgentGrid:
     width: int                 # key stride between grid columns
     sub: int                   # cells per range
     k: int                     # largest max_neighbors
+    cell: float                # cell side (m)
+    slot_of: np.ndarray        # sorted slot of each agent row (-1: not in the grid)
 
 
 def build_grid(position: np.ndarray, range_m: np.ndarray, max_neighbors: np.ndarray, *,
-               active: np.ndarray | None = None, cells_per_range: int = 1) -> AgentGrid | None:
-    """Sort the active agents by grid cell; None when nobody can have a neighbour."""
+               active: np.ndarray | None = None, cells_per_range: int = 1,
+               cell_m: float | None = None) -> AgentGrid | None:
+    """Sort the active agents by grid cell; None when nobody can have a neighbour.
+
+    The cell side is ``max(range) / cells_per_range`` unless ``cell_m`` (m) is given; with
+    ``cell_m`` below the range, :func:`query_slots` flags the agents whose answer it cannot
+    certify from that cell size alone.
+    """
     n = position.shape[0]
     k = int(max_neighbors.max()) if n else 0
     if active is None:
@@ -44,7 +52,7 @@ def build_grid(position: np.ndarray, range_m: np.ndarray, max_neighbors: np.ndar
         return None
     members = np.flatnonzero(active)
     sub = int(cells_per_range)
-    cell = float(np.max(range_m[members])) / sub
+    cell = float(np.max(range_m[members])) / sub if cell_m is None else float(cell_m)
     if not cell > 0.0:
         return None
     ij = np.floor(position[members] * (1.0 / cell)).astype(np.int64)
@@ -54,9 +62,18 @@ def build_grid(position: np.ndarray, range_m: np.ndarray, max_neighbors: np.ndar
     key = (ij[:, 0] + sub) * width + (ij[:, 1] + sub)
     order = np.argsort(key, kind="stable")
     sorted_member = members[order]
+    slot_of = np.full(n, -1, dtype=np.int64)
+    slot_of[sorted_member] = np.arange(sorted_member.size)
     return AgentGrid(members=sorted_member, sorted_key=key[order], spos=position[sorted_member],
                      range_sq=(range_m * range_m)[sorted_member],
-                     max_neighbors=max_neighbors[sorted_member], width=width, sub=sub, k=k)
+                     max_neighbors=max_neighbors[sorted_member], width=width, sub=sub, k=k,
+                     cell=cell, slot_of=slot_of)
+
+
+def local_density(grid: AgentGrid) -> float:
+    """Median over agents of the agent count of their own cell per unit area (1/m^2)."""
+    _, inverse, counts = np.unique(grid.sorted_key, return_inverse=True, return_counts=True)
+    return float(np.median(counts[inverse])) / (grid.cell * grid.cell)
 
 
 def query_grid(grid: AgentGrid, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
@@ -64,10 +81,24 @@ def query_grid(grid: AgentGrid, lo: int, hi: int) -> tuple[np.ndarray, np.ndarra
 
     Sorted by distance, padded with -1 / inf. Claim: O2 (the constraint set RVO2 builds).
     """
+    nb_idx, nb_d, _ = query_slots(grid, np.arange(lo, hi))
+    return nb_idx, nb_d
+
+
+def query_slots(grid: AgentGrid, slots: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Neighbours of the agents at sorted ``slots``: (agent rows, squared distances, certified).
+
+    The block of cells read around an agent covers the disc of radius ``cell`` (and more), so
+    the answer is certified exact when the agent's range is at most the cell side, or when at
+    least ``max_neighbors`` agents lie closer than the cell side (everything unread is
+    farther). Uncertified rows must be asked again on a grid with cells as large as the range.
+    Claim: O2.
+    """
     m = grid.members.size
-    keys = grid.sorted_key[lo:hi]
-    own = np.arange(lo, hi)
-    sx, sy = grid.spos[lo:hi, 0, None], grid.spos[lo:hi, 1, None]
+    keys = grid.sorted_key[slots]
+    own = slots
+    sx, sy = grid.spos[slots, 0, None], grid.spos[slots, 1, None]
     # the cells (ix + dx, iy - sub .. iy + sub) are consecutive keys: one contiguous strip
     starts, counts = [], []
     for dx in range(-grid.sub, grid.sub + 1):
@@ -77,13 +108,13 @@ def query_grid(grid: AgentGrid, lo: int, hi: int) -> tuple[np.ndarray, np.ndarra
         counts.append(b - a)
     cap = max(int(c.max()) for c in counts)
     strips = len(starts)
-    rows = hi - lo
+    rows = slots.size
     lane = np.arange(cap)
     pad = np.full(cap, np.inf)
     # candidate slots are contiguous: gather them as sliding windows over the sorted positions
     win_x = np.lib.stride_tricks.sliding_window_view(np.concatenate([grid.spos[:, 0], pad]), cap)
     win_y = np.lib.stride_tricks.sliding_window_view(np.concatenate([grid.spos[:, 1], pad]), cap)
-    range_sq = grid.range_sq[lo:hi, None]
+    range_sq = grid.range_sq[slots, None]
     dist_sq = np.empty((rows, strips * cap))
     for j, (a, cnt) in enumerate(zip(starts, counts, strict=True)):
         block = dist_sq[:, j * cap:(j + 1) * cap]
@@ -112,12 +143,16 @@ def query_grid(grid: AgentGrid, lo: int, hi: int) -> tuple[np.ndarray, np.ndarra
     start_table = np.stack(starts)
     slot = start_table[strip, np.arange(rows)[:, None]] + lane_of
     out_i = grid.members[np.minimum(slot, m - 1)]
-    keep = np.isfinite(out_d) & (np.arange(kk)[None, :] < grid.max_neighbors[lo:hi, None])
+    max_n = grid.max_neighbors[slots]
+    keep = np.isfinite(out_d) & (np.arange(kk)[None, :] < max_n[:, None])
+    cell_sq = grid.cell * grid.cell
+    near = np.count_nonzero(out_d < cell_sq, axis=1)
+    certified = (grid.range_sq[slots] <= cell_sq) | (near >= max_n)
     nb_idx = np.full((rows, grid.k), -1, dtype=np.int64)
     nb_d = np.full((rows, grid.k), np.inf)
     nb_idx[:, :kk] = np.where(keep, out_i, -1)
     nb_d[:, :kk] = np.where(keep, out_d, np.inf)
-    return nb_idx, nb_d
+    return nb_idx, nb_d, certified
 
 
 def agent_neighbors(position: np.ndarray, range_m: np.ndarray, max_neighbors: np.ndarray,
