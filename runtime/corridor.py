@@ -16,6 +16,7 @@ time. Positions only ever follow the committed curve: nothing is pushed through 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,10 +35,10 @@ from navproof.boundary import (
     per_agent,
     polygon_halfplanes,
     take_edges,
-    take_support,
 )
 from navproof.errors import EPS, InvalidInput
 from navproof.safe_step import Neighbors, SafeStepResult, StepInput, solve_safe_step
+from navproof.snapshot import scatter_rows, take_input_rows
 
 BISECTION_STEPS = 60
 
@@ -237,58 +238,66 @@ def step_with_portal(inp: StepInput, *, region_id: np.ndarray, portal_normal: np
     into the next region switches to ``next_edges`` (whose further portals are walls or
     portals as the caller marks them; no second crossing is taken), and every constraint is
     rebuilt for ``dt - t_p`` from the point reached, with the curve's velocity there as the
-    actual velocity and neighbours advanced by ``t_p``. Agents that reach the portal without
-    moving into the next region continue in their region with the portal as a wall.
+    actual velocity and neighbours advanced by ``t_p``. Agents that would reach the portal's
+    line without moving into the next region, or outside the shared portal segment (the point
+    reached is not inside the next region), are solved again for the whole step with the portal
+    as a wall: nothing passes a wall that shares the portal's line.
     """
     n = inp.count
     dt = per_agent(check_valid_step(inp.dt_s), n)
     first = solve_safe_step(inp, assertions=assertions)
-    x0, v0, v1 = inp.position_m, inp.velocity_mps, first.velocity_mps
+    x0, v0 = inp.position_m, inp.velocity_mps
     u = inp.support.carry_mps(x0)
     pn = check_valid_finite("portal_normal", np.where(portal_valid[:, None], portal_normal, 0.0))
     lengths = np.hypot(pn[:, 0], pn[:, 1])
     if np.any(portal_valid & (np.abs(lengths - 1.0) > 1e-6)):
         raise InvalidInput("portal_normal", pn.tolist(), "must be unit vectors")
-    s = np.asarray(portal_offset_m, float) - np.einsum("nj,nj->n", pn, x0)
+    portal_b = np.asarray(portal_offset_m, float)
+    s = portal_b - np.einsum("nj,nj->n", pn, x0)
+    v1 = first.velocity_mps
     t_p = portal_crossing_time_s(s, dt, np.zeros(n), np.einsum("nj,nj->n", pn, u),
                                  np.einsum("nj,nj->n", pn, v0), np.einsum("nj,nj->n", pn, v1))
     t_p = np.where(portal_valid, t_p, dt)
-    split = portal_valid & (t_p < dt)
-    velocity = v1.copy()
-    position = x0 + curve_displacement_m(u, v0, v1, dt, dt)
+    rows = np.flatnonzero(portal_valid & (t_p < dt))
+    tp = t_p[rows]
+    v_at = v0[rows] + (v1[rows] - v0[rows]) * (tp / dt[rows])[:, None]
+    x_at = x0[rows] + curve_displacement_m(u[rows], v0[rows], v1[rows], dt[rows], tp)
+    margin_at = portal_b[rows] - np.einsum("nj,nj->n", pn[rows], x_at)
+    switch = may_switch_region(np.where(np.abs(margin_at) <= EPS, 0.0, margin_at), pn[rows],
+                               u[rows] + v_at)
+    # the point reached must lie on the shared portal segment, i.e. inside the next region
+    sub_edges = take_edges(next_edges, rows)
+    inside = np.all(~sub_edges.valid | (sub_edges.initial_margin_m(x_at) >= -EPS), axis=1)
+    enter = switch & inside
+    blocked = rows[~enter]
+    if blocked.size:
+        # crossing elsewhere would pass a wall on the portal's line: solve again, portal as wall
+        walled = take_input_rows(inp, blocked)
+        walled = dataclasses.replace(walled, edges=_with_wall(walled.edges, pn[blocked],
+                                                              portal_b[blocked]))
+        first = scatter_rows(first, blocked, solve_safe_step(walled, assertions=assertions))
+        t_p[blocked] = dt[blocked]
+    velocity = first.velocity_mps.copy()
+    position = x0 + curve_displacement_m(u, v0, velocity, dt, dt)
     regions = np.asarray(region_id).copy()
-    rows = np.flatnonzero(split)
+    rows, tp, v_at, x_at = rows[enter], tp[enter], v_at[enter], x_at[enter]
     second = None
     if rows.size:
-        tp = t_p[rows]
-        v_at = v0[rows] + (v1[rows] - v0[rows]) * (tp / dt[rows])[:, None]
-        x_at = x0[rows] + curve_displacement_m(u[rows], v0[rows], v1[rows], dt[rows], tp)
-        margin_at = portal_offset_m[rows] - np.einsum("nj,nj->n", pn[rows], x_at)
-        switch = may_switch_region(np.where(np.abs(margin_at) <= EPS, 0.0, margin_at), pn[rows],
-                                   u[rows] + v_at)
-        # the curve stops exactly on the portal; sub-step 2 starts from there
+        # the curve stops exactly on the portal; sub-step 2 starts from there, in the next region
         remaining = dt[rows] - tp
-        nb = inp.neighbors.take(rows) if inp.neighbors is not None else None
+        base = take_input_rows(inp, rows)
+        nb = base.neighbors
         if nb is not None:
             nb = Neighbors(nb.position_m + nb.velocity_mps * tp[:, None, None], nb.velocity_mps,
                            nb.radius_m, nb.valid)
-        sub_edges = take_edges(next_edges, rows)
-        stay_edges = _with_wall(take_edges(inp.edges, rows), pn[rows],
-                                np.asarray(portal_offset_m, float)[rows])
-        edges = _choose_edges(switch, sub_edges, stay_edges)
-        orca_rows = inp.orca_valid.shape[0] == n
-        second_inp = StepInput(
-            x_at, v_at, inp.preferred_mps[rows], remaining,
-            take_support(inp.support, rows), edges, inp.vh_mps[rows], inp.accel_mps2[rows],
-            inp.radius_m[rows], inp.orca_point[rows] if orca_rows else inp.orca_point,
-            inp.orca_direction[rows] if orca_rows else inp.orca_direction,
-            inp.orca_valid[rows] if orca_rows else inp.orca_valid, nb,
-            None if inp.orca_num_hard is None else np.asarray(inp.orca_num_hard)[rows])
+        second_inp = dataclasses.replace(base, position_m=x_at, velocity_mps=v_at,
+                                         dt_s=remaining, edges=take_edges(next_edges, rows),
+                                         neighbors=nb)
         second = solve_safe_step(second_inp, assertions=assertions)
         velocity[rows] = second.velocity_mps
         position[rows] = x_at + curve_displacement_m(u[rows], v_at, second.velocity_mps,
                                                      remaining, remaining)
-        regions[rows] = np.where(switch, np.asarray(next_region_id)[rows], regions[rows])
+        regions[rows] = np.asarray(next_region_id)[rows]
     return PortalStep(velocity, position, regions, t_p, first, second, rows)
 
 
@@ -307,42 +316,6 @@ def _with_wall(edges: EdgeSet, normal: np.ndarray, offset_m: np.ndarray) -> Edge
                           np.concatenate([m.omega_radps, np.zeros((r, 1))], axis=1),
                           np.concatenate([m.version, np.zeros((r, 1), np.int64)], axis=1)),
                    np.concatenate([kind, np.full((r, 1), EDGE_WALL)], axis=1))
-
-
-def _choose_edges(switch: np.ndarray, after: EdgeSet, before: EdgeSet) -> EdgeSet:
-    """Per row, the next region's edges where the agent switches, else the current ones."""
-    width = max(after.valid.shape[1], before.valid.shape[1])
-
-    def pad(e: EdgeSet) -> EdgeSet:
-        extra = width - e.valid.shape[1]
-        if extra == 0:
-            return e
-        r = e.valid.shape[0]
-
-        def widen(a: np.ndarray, fill: float | int) -> np.ndarray:
-            shape = (r, extra) + a.shape[2:]
-            return np.concatenate([a, np.full(shape, fill, dtype=a.dtype)], axis=1)
-
-        m = e.motion
-        kind = e.kind if e.kind is not None else np.full(e.valid.shape, EDGE_WALL)
-        return EdgeSet(widen(e.normal, 0.0), widen(e.offset_m, 0.0), widen(e.valid, False),
-                       widen(e.edge_id, -1), widen(e.owner, -1),
-                       Motion(widen(m.pivot_m, 0.0), widen(m.velocity_mps, 0.0),
-                              widen(m.omega_radps, 0.0), widen(m.version, 0)),
-                       widen(kind, EDGE_WALL))
-
-    a, b = pad(after), pad(before)
-    sw = switch[:, None]
-    kinds_a = a.kind if a.kind is not None else np.full(a.valid.shape, EDGE_WALL)
-    kinds_b = b.kind if b.kind is not None else np.full(b.valid.shape, EDGE_WALL)
-    return EdgeSet(np.where(sw[..., None], a.normal, b.normal),
-                   np.where(sw, a.offset_m, b.offset_m), np.where(sw, a.valid, b.valid),
-                   np.where(sw, a.edge_id, b.edge_id), np.where(sw, a.owner, b.owner),
-                   Motion(np.where(sw[..., None], a.motion.pivot_m, b.motion.pivot_m),
-                          np.where(sw[..., None], a.motion.velocity_mps, b.motion.velocity_mps),
-                          np.where(sw, a.motion.omega_radps, b.motion.omega_radps),
-                          np.where(sw, a.motion.version, b.motion.version)),
-                   np.where(sw, kinds_a, kinds_b))
 
 
 __all__ = [

@@ -81,10 +81,10 @@ def take_input_rows(inp: StepInput, rows: np.ndarray) -> StepInput:
                      None if inp.orca_num_hard is None else np.asarray(inp.orca_num_hard)[rows])
 
 
-def _scatter(full: Any, rows: np.ndarray, part: Any) -> Any:
+def scatter_rows(full: Any, rows: np.ndarray, part: Any) -> Any:
     """Copy of ``full`` with the agents ``rows`` replaced by ``part`` (arrays or dataclasses)."""
     if dataclasses.is_dataclass(full):
-        return type(full)(**{f.name: _scatter(getattr(full, f.name), rows,
+        return type(full)(**{f.name: scatter_rows(getattr(full, f.name), rows,
                                               getattr(part, f.name))
                              for f in dataclasses.fields(full)})
     out = np.array(full, copy=True)
@@ -116,4 +116,4 @@ def commit_step(snapshot: PredictionSnapshot, inp: StepInput, result: SafeStepRe
         velocity_mps=check_valid_finite("actual.velocity_mps", actual.velocity_mps)[rows],
         support=take_support(actual.support, rows), edges=take_edges(actual.edges, rows))
     rebuilt = solve_safe_step(rebuilt_input, assertions=assertions)
-    return _scatter(result, rows, rebuilt), mismatch
+    return scatter_rows(result, rows, rebuilt), mismatch

@@ -116,3 +116,60 @@ def test_rotating_edges_certified_margin_is_a_lower_bound(seed, omega, speed):
     dense = -b.local_frame_excess_m(edges, support, x0, v0, v1, DT,
                                     np.linspace(0.0, DT, 2001)).max(axis=0)
     assert np.all(bound <= dense + 1e-12)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), a_mps2=st.floats(0.5, 20.0))
+@example(seed=0, a_mps2=1.0)
+@example(seed=5, a_mps2=20.0)
+def test_portal_sub_steps_compose_coverage(seed, a_mps2):
+    from navproof import corridor as cor
+
+    rng = np.random.default_rng(seed)
+    flat = np.zeros(2)
+    here = cor.Region.build(1, np.array([[-2, -1], [0, -1], [0, 1], [-2, 1]], float), flat)
+    there = cor.Region.build(2, np.array([[0, -0.6], [3, -0.6], [3, 0.6], [0, 0.6]], float),
+                             flat)
+    patch = b.make_patch(7, np.array([[-3, -2], [4, -2], [4, 2], [-3, 2]], float), flat)
+    cur = cor.region_edges([here] * N, [patch] * N, portal_mask=[np.array([0, 1, 0, 0])] * N)
+    current = b.EdgeSet(cur.normal, cur.offset_m, cur.valid & cur.wall, cur.edge_id, cur.owner,
+                        cur.motion, cur.kind)
+    nxt = cor.region_edges([there] * N, [patch] * N)
+    x0 = np.stack([rng.uniform(-0.3, -0.01, N), rng.uniform(-0.5, 0.5, N)], axis=1)
+    v0 = np.stack([rng.uniform(0.0, 1.5, N), rng.uniform(-0.5, 0.5, N)], axis=1)
+    pref = np.stack([rng.uniform(0.5, 2.0, N), rng.uniform(-1.0, 1.0, N)], axis=1)
+    inp = ss.StepInput(x0, v0, pref, DT, b.Support.translating(np.zeros((N, 2))), current,
+                       np.full(N, 2.0), np.full(N, a_mps2), np.full(N, 0.3))
+    out = cor.step_with_portal(inp, region_id=np.ones(N, int),
+                               portal_normal=np.tile([1.0, 0.0], (N, 1)),
+                               portal_offset_m=np.zeros(N), portal_valid=np.ones(N, bool),
+                               next_region_id=np.full(N, 2), next_edges=nxt, assertions=True)
+    first_ok = out.first.label <= ss.DYNAMIC_AVOIDANCE_FAILED
+    t_p = out.split_time_s
+    # piece 1 on [0, t_p] inside the current region's walls
+    frac = np.linspace(0.0, 1.0, 801)
+    t1 = frac[:, None] * t_p[None]
+    v1 = out.first.velocity_mps
+    x1 = x0[None] + v0[None] * t1[..., None] + (v1 - v0)[None] * (t1 ** 2 / (2 * DT))[..., None]
+    m1 = current.offset_m[None] - np.einsum("nkj,tnj->tnk", current.normal, x1)
+    m1 = np.where(current.valid[None], m1, np.inf)
+    assert np.all(m1[:, first_ok] >= -TOL)
+    # piece 2 on [t_p, dt] inside the next region (rows that switched)
+    rows = out.second_rows
+    if rows.size:
+        switched = out.region_id[rows] == 2
+        ok2 = (out.second.label <= ss.DYNAMIC_AVOIDANCE_FAILED) & switched & first_ok[rows]
+        tp = t_p[rows]
+        start = x0[rows] + v0[rows] * tp[:, None] + (v1[rows] - v0[rows]) * (
+            tp ** 2 / (2 * DT))[:, None]
+        vs = v0[rows] + (v1[rows] - v0[rows]) * (tp / DT)[:, None]
+        rem = DT - tp
+        t2 = frac[:, None] * rem[None]
+        v2 = out.second.velocity_mps
+        x2 = start[None] + vs[None] * t2[..., None] + (v2 - vs)[None] * (
+            t2 ** 2 / (2 * rem))[..., None]
+        ne = b.take_edges(nxt, rows)
+        m2 = ne.offset_m[None] - np.einsum("nkj,tnj->tnk", ne.normal, x2)
+        m2 = np.where(ne.valid[None], m2, np.inf)
+        assert np.all(m2[:, ok2] >= -TOL)
+        assert np.allclose(out.position_m[rows][switched], x2[-1][switched])

@@ -130,3 +130,28 @@ def test_c3_positions_follow_the_curve_and_never_cross_a_wall():
     assert out.position_m[0, 0] == pytest.approx(-0.9 + DT * (-0.1 + v1) / 2.0)
     assert out.position_m[0, 0] >= -1.0
     assert out.region_id.tolist() == [1]
+
+
+def test_c3_crossing_the_portal_line_outside_the_shared_segment_is_a_wall():
+    # the next region is only 1.2 m wide (|y| <= 0.6): at y = 0.8 the line X = 0 is a wall
+    n = 2
+    here = cor.Region.build(1, square(-1, 0), FLAT)
+    narrow = cor.Region.build(2, square(0, 6, -0.6, 0.6), FLAT)
+    big = b.make_patch(7, square(-2, 8, -2, 2), FLAT)
+    cur = cor.region_edges([here] * n, [big] * n, portal_mask=[np.array([0, 1, 0, 0])] * n)
+    current = b.EdgeSet(cur.normal, cur.offset_m, cur.valid & cur.wall, cur.edge_id, cur.owner,
+                        cur.motion, cur.kind)
+    nxt = cor.region_edges([narrow] * n, [big] * n)
+    inp = ss.StepInput(np.array([[-0.05, 0.8], [-0.05, 0.0]]), np.array([[1.0, 0.0]] * n),
+                       np.array([[1.0, 0.0]] * n), DT, b.Support.translating(np.zeros((n, 2))),
+                       current, np.full(n, 2.0), np.full(n, 20.0), np.full(n, 0.3))
+    out = cor.step_with_portal(inp, region_id=np.ones(n, int),
+                               portal_normal=np.array([[1.0, 0.0]] * n),
+                               portal_offset_m=np.zeros(n), portal_valid=np.ones(n, bool),
+                               next_region_id=np.full(n, 2), next_edges=nxt, assertions=True)
+    assert out.second_rows.tolist() == [1]
+    assert out.region_id.tolist() == [1, 2]
+    assert out.split_time_s[0] == DT
+    assert out.position_m[0, 0] <= 0.0
+    assert out.first.margins.edge_curve_m[0].min() >= 0.0
+    assert out.position_m[1, 0] > 0.0
