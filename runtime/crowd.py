@@ -569,8 +569,9 @@ def build_diagnostics(snapshot_time_s: float, preferred: np.ndarray, selected: n
     if point.shape[1]:
         rows = np.flatnonzero(fail_line >= 0)
         conflicting[rows, fail_line[rows]] = True
-        zero_viol = line_violation(np.zeros((n, 2)), point, direction, valid)
-        zero_ok = np.all(zero_viol <= ACTIVE_TOL_MPS, axis=1)
+        # violation of v = 0 is det(direction, point)
+        zero_viol = direction[..., 0] * point[..., 1] - direction[..., 1] * point[..., 0]
+        zero_ok = np.all((zero_viol <= ACTIVE_TOL_MPS) | ~valid, axis=1)
         max_violation = np.maximum(np.max(viol, axis=1), 0.0)
     else:
         zero_ok = np.ones(n, dtype=bool)

@@ -42,12 +42,15 @@ def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
     if rows is None:
         rows = np.arange(neighbor_idx.shape[0])
     m, k = neighbor_idx.shape
-    point = np.zeros((m, k, 2))
-    direction = np.zeros((m, k, 2))
     # work on the valid (agent, neighbour) pairs only, each case on its own subset
-    pair_row, pair_col = np.nonzero(valid)
-    me = rows[pair_row]
-    other = neighbor_idx[pair_row, pair_col]
+    full = bool(valid.all())
+    if full:
+        me = np.repeat(rows, k)
+        other = neighbor_idx.ravel()
+    else:
+        pair_row, pair_col = np.nonzero(valid)
+        me = rows[pair_row]
+        other = neighbor_idx[pair_row, pair_col]
     own_vx, own_vy = velocity[me, 0], velocity[me, 1]
     rpx = position[other, 0] - position[me, 0]
     rpy = position[other, 1] - position[me, 1]
@@ -105,6 +108,14 @@ def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
         grow = comb_r[sel] * inv_dt - cw_len
         ux[sel], uy[sel] = grow * cux, grow * cuy
 
+    if full:
+        # every slot holds a neighbour: the pair order is the row-major slot order
+        point = np.stack([own_vx + responsibility * ux, own_vy + responsibility * uy],
+                         axis=-1).reshape(m, k, 2)
+        direction = np.stack([dx, dy], axis=-1).reshape(m, k, 2)
+        return point, direction, valid
+    point = np.zeros((m, k, 2))
+    direction = np.zeros((m, k, 2))
     point[pair_row, pair_col, 0] = own_vx + responsibility * ux
     point[pair_row, pair_col, 1] = own_vy + responsibility * uy
     direction[pair_row, pair_col, 0] = dx
