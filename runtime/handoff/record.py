@@ -157,26 +157,10 @@ class ActionSpec:
 
 
 @dataclass(frozen=True)
-class ActionRow:
-    """The stored state of one action (a snapshot of its ``actions`` row)."""
+class ActionRow(ActionSpec):
+    """The stored state of one action: its registration plus what the decisions changed."""
 
-    action_id: str
     created_epoch: int
-    p_patch: str
-    p_version: int
-    q_patch: str
-    q_version: int
-    edge_id: str
-    edge_version: int
-    support_id: str
-    support_version: int
-    nav_version: int
-    edge_normal_x: float
-    edge_normal_y: float
-    edge_offset_m: float
-    first_approach_tick: int
-    deadline_tick: int
-    max_attempts: int
     attempts_used: int
     current_attempt: int
     current_epoch: int
@@ -389,8 +373,9 @@ class HandoffRecord:
                 "action_id", action_id, f"is not in the record {self.path} "
                 f"(known: {self.action_ids()})",
             )
-        names = [c[0] for c in cur.description]
-        return ActionRow(**dict(zip(names, row, strict=True)))
+        values = dict(zip([c[0] for c in cur.description], row, strict=True))
+        values["edge_normal_xy"] = (values.pop("edge_normal_x"), values.pop("edge_normal_y"))
+        return ActionRow(**values)
 
     def attempts(self, action_id: str) -> list[AttemptRow]:
         cur = self._conn.execute(
