@@ -9,7 +9,13 @@ Each z3 obligation has
 - the expected outcome: PROVED (hypotheses and premise imply the conclusion) or REFUTED (a
   counterexample must exist: the naive statement is false);
 - a numeric replay of a counterexample through the generated runtime module
-  ``navproof._generated.formulas``.
+  ``navproof._generated.formulas``;
+- optionally, lemma ``steps`` (each proved from a subset of the facts, then assumed) that lead
+  nlsat through the non-linear ones (S2, S3, S5), and a preferred witness case.
+
+R2 is a profile-consistency obligation: with every edge fixed the stop target |u| must fit under
+the relative cap V/k for every value of the ranges; it fails when a profile's support speed range
+outgrows the cap (which ``navproof audit`` reports).
 
 The kind="sympy" claims (S1, A1, A3) are identity checks: each is a list of sympy expressions
 that must simplify to exactly zero.
