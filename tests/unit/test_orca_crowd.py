@@ -191,3 +191,18 @@ def test_dense_crowd_fine_grid_gives_the_full_range_neighbours() -> None:
     crowd.compute_new_velocities()
     expect, _ = agent_neighbors(pos, crowd.neighbor_dist, crowd.max_neighbors)
     np.testing.assert_array_equal(crowd.agent_neighbor_idx, expect)
+
+
+def test_empty_crowd_and_agents_without_neighbours_step() -> None:
+    crowd = Crowd(0.25, assertions=True)
+    assert crowd.step().selected.shape == (0, 2)
+    crowd.add_agents([(0.0, 0.0), (1.0, 0.0)], max_neighbors=0,
+                     pref_velocity=[(1.0, 0.0), (-1.0, 0.0)])
+    crowd.step()
+    # no agent neighbours: each keeps its preferred velocity even though they approach
+    assert crowd.velocity.tolist() == [[1.0, 0.0], [-1.0, 0.0]]
+    crowd.add_obstacle([(3.0, -1.0), (4.0, -1.0), (4.0, 1.0), (3.0, 1.0)])
+    assert crowd.step().num_hard.tolist() == [1, 1]
+    crowd.remove_agent(0)
+    crowd.remove_agent(0)
+    assert crowd.step().selected.shape == (0, 2)
