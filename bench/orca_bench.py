@@ -59,13 +59,15 @@ def set_preferred(crowd: Crowd, goals: np.ndarray) -> None:
     crowd.set_pref_velocities(vec * scale[:, None])
 
 
-def time_steps(scenario: str, n: int, assertions: bool, steps: int) -> tuple[float, float]:
-    """Median and fastest seconds per step over ``steps`` steps after one warm-up step.
+def time_steps(scenario: str, n: int, assertions: bool, steps: int, warmup: int = 1
+               ) -> tuple[float, float]:
+    """Median and fastest seconds per step over ``steps`` steps after ``warmup`` steps.
 
     The fastest is the least disturbed by other load on the machine."""
     crowd, goals = build(scenario, n, assertions)
-    set_preferred(crowd, goals)
-    crowd.step()
+    for _ in range(warmup):
+        set_preferred(crowd, goals)
+        crowd.step()
     times = []
     for _ in range(steps):
         set_preferred(crowd, goals)
@@ -79,17 +81,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 20000, 100000])
     parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--warmup", type=int, default=1,
+                        help="steps before timing (large values measure the congested crowd)")
+    parser.add_argument("--scenarios", nargs="+", default=["circle", "disc"],
+                        choices=["circle", "disc"])
     parser.add_argument("--json", default="orca_bench.json", help="where to write the JSON")
     args = parser.parse_args(argv)
     rows = []
     print(f"{'scenario':<8} {'N':>7} {'ms/step':>9} {'(best)':>8} {'ms/step+assert':>15} "
           f"{'(best)':>8} {'overhead':>9} {'agent-steps/s':>14} {'us/agent':>9}")
-    for scenario in ("circle", "disc"):
+    for scenario in args.scenarios:
         for n in args.sizes:
             steps = max(2, min(args.steps, int(2e5 // n)))
-            off, off_best = time_steps(scenario, n, False, steps)
-            on, on_best = time_steps(scenario, n, True, steps)
-            row = {"scenario": scenario, "n": n, "steps": steps, "ms_per_step": off * 1e3,
+            off, off_best = time_steps(scenario, n, False, steps, args.warmup)
+            on, on_best = time_steps(scenario, n, True, steps, args.warmup)
+            row = {"scenario": scenario, "n": n, "steps": steps, "warmup": args.warmup,
+                   "ms_per_step": off * 1e3,
                    "ms_per_step_best": off_best * 1e3, "ms_per_step_assert": on * 1e3,
                    "ms_per_step_assert_best": on_best * 1e3,
                    "assert_overhead": on_best / off_best - 1.0,
