@@ -605,7 +605,9 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None) -> SafeSt
     Order: exact closest verified velocity to the preferred one (label SAFE) -> F1 (ORCA lines
     relaxed, braking velocity closest to vStop in the corridor half-planes and the reachable
     disk; "dynamic avoidance failed") -> F2 (strongest reachable braking towards vStop, truncated
-    at the first sweep contact; "no stop guarantee") -> F3 ("solve failed", velocity kept).
+    at the first sweep contact; "no stop guarantee") -> F3 when no reference velocity exists,
+    so there is no stop target ("solve failed"; still the strongest reachable braking towards
+    relative rest, truncated the same way).
     An unreachable stop target (R2) or a missing reference never yields SAFE. In assertion mode
     the committed step is re-checked by :mod:`navproof.boundary_monitor`.
     Claim: B1-B6, S3, R1, R2, V1, V2, W1, F1, F2, F3.
@@ -630,29 +632,26 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None) -> SafeSt
         label[rest[f1]] = DYNAMIC_AVOIDANCE_FAILED
         rest = rest[~f1]
     if rest.size:
-        # F2: strongest reachable braking towards vStop, truncated by the sweep
+        # F2: strongest reachable braking towards vStop, truncated by the sweep; without a
+        # reference there is no stop target: F3, braking towards relative rest
         v0 = inp.velocity_mps[rest]
         toward = prep.ref.v_stop_mps[rest] - v0
         length = np.linalg.norm(toward, axis=1)
         reach = inp.accel_mps2[rest] * dt[rest]
         scale = np.where(length > reach, reach / np.where(length > 0.0, length, 1.0), 1.0)
         v_brake = v0 + toward * scale[:, None]
-        finite = np.all(np.isfinite(v_brake), axis=1)
         nb = inp.neighbors
         if nb is not None and nb.valid.shape[1]:
             sub = nb.take(rest)
             t_stop = first_contact_time_s(inp.position_m[rest], prep.u[rest], v0, v_brake,
-                                          dt[rest],
-                                          sub.position_m, sub.velocity_mps, sub.valid,
+                                          dt[rest], sub.position_m, sub.velocity_mps, sub.valid,
                                           inp.radius_m[rest, None] + sub.radius_m)
         else:
             t_stop = dt[rest].copy()
-        ok = rest[finite]
-        velocity[ok] = v_brake[finite]
-        label[ok] = NO_STOP_GUARANTEE
-        commit[ok] = t_stop[finite]
-        flags[ok[t_stop[finite] < dt[ok]]] |= FLAG_TRUNCATED
-        commit[rest[~finite]] = 0.0
+        velocity[rest] = v_brake
+        label[rest] = np.where(prep.ref.exists[rest], NO_STOP_GUARANTEE, SOLVE_FAILED)
+        commit[rest] = t_stop
+        flags[rest[t_stop < dt[rest]]] |= FLAG_TRUNCATED
     no_ref = ~prep.ref.exists
     unreachable = prep.ref.exists & ~prep.ref.reachable
     flags[no_ref] |= FLAG_NO_REFERENCE

@@ -304,3 +304,14 @@ def test_no_edges_or_no_agents(n, k):
     # free agents reach the preferred direction at the V2 radius a dt = 0.1 m/s
     assert np.allclose(np.linalg.norm(res.velocity_mps, axis=1), 0.1)
     assert np.all(res.label == ss.SAFE)
+
+
+def test_f3_without_any_reference_the_solve_failed_and_says_so():
+    # the left wall sweeps right at 2 m/s towards a fixed right wall: no r keeps both edges
+    inp = step([0.0, 0.0], [0.0, 0.0], [0.5, 0.0], normals=((-1.0, 0.0), (1.0, 0.0)),
+               offsets=(0.1, 0.1), edge_velocity=((2.0, 0.0), (0.0, 0.0)))
+    res = ss.solve_safe_step(inp, assertions=True)
+    assert not res.reference.exists[0]
+    assert res.flags[0] & ss.FLAG_NO_REFERENCE
+    assert res.label_names() == ["solve failed"]
+    assert res.velocity_mps[0].tolist() == pytest.approx([0.0, 0.0])
