@@ -315,3 +315,23 @@ def test_f3_without_any_reference_the_solve_failed_and_says_so():
     assert res.flags[0] & ss.FLAG_NO_REFERENCE
     assert res.label_names() == ["solve failed"]
     assert res.velocity_mps[0].tolist() == pytest.approx([0.0, 0.0])
+
+
+def test_rotating_platform_with_its_own_edge_and_a_fixed_world_wall():
+    n = 3
+    x0 = np.array([[0.5, 0.2], [1.0, 0.0], [0.2, 0.9]])
+    support = b.Support(b.Motion.rotating(np.zeros((n, 2)), np.full(n, 0.5)))
+    # edge 0 rides on the platform (same rigid motion), edge 1 is a fixed world wall y <= 1
+    motion = b.Motion(np.zeros((n, 2, 2)), np.zeros((n, 2, 2)), np.array([[0.5, 0.0]] * n),
+                      np.zeros((n, 2), np.int64))
+    edges = b.EdgeSet.build(np.array([[[1.0, 0.0], [0.0, 1.0]]] * n), np.array([[1.2, 1.0]] * n),
+                            motion=motion)
+    inp = ss.StepInput(x0, np.zeros((n, 2)), np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), DT,
+                       support, edges, np.full(n, 2.0), np.full(n, 2.0), np.full(n, 0.3))
+    res = ss.solve_safe_step(inp, assertions=True)
+    assert np.all(res.label == ss.SAFE)
+    assert np.all(res.margins.edge_curve_m >= 0.0)
+    # the certified B6 bound is below a dense evaluation of the true local-frame margin
+    dense = -b.local_frame_excess_m(edges, support, x0, np.zeros((n, 2)), res.velocity_mps, DT,
+                                    np.linspace(0.0, DT, 2001)).max(axis=0)
+    assert np.all(res.margins.edge_curve_m <= dense + 1e-12)
