@@ -10,6 +10,10 @@ step. Constraints, all in ``v1``:
   the stop-from-step-end half-plane, and cutting planes at interior extrema found by B5;
 - the horizontal speed disk ``|v1| <= Vh`` (V1) and the reachable disk ``|v1 - v0| <= a dt`` (V2).
 
+Rotating supports and edges enter the half-planes through their velocities at the body's start
+position (a linearisation that only proposes candidates); their candidates are accepted only by
+the certified local-frame bound of B6 over the whole step.
+
 The closest point to the preferred velocity of a convex set in the plane lies at the preferred
 velocity itself, on one constraint boundary (a projection) or where two boundaries meet; all
 such points are enumerated (line-line, line-circle, circle-circle), kept when feasible and sorted
