@@ -93,6 +93,8 @@ CHUNK_ROWS = 512
 SWEEP_EXACT_BAND_M = 1.0
 """Pairs whose certified lower distance bound is within this band (m) of the combined radius
 get the exact minimum; farther pairs keep the certified bound (W1 is decided either way)."""
+IMPOSSIBLE_OFFSET_MPS = -1.0e6
+"""Offset (m/s) standing in for a half-plane no velocity satisfies (a -inf or NaN bound)."""
 PARALLEL_DET = 1e-12
 """Determinant of two unit normals below which two boundaries count as parallel."""
 
@@ -439,7 +441,7 @@ def _halfplane_sanitise(offset: np.ndarray, valid: np.ndarray) -> tuple[np.ndarr
     """Drop half-planes that never bind (+inf) and make impossible ones (-inf, NaN) finite."""
     valid = valid & ~(offset == np.inf)
     impossible = np.isnan(offset) | (offset == -np.inf)
-    return np.where(impossible, -1.0e6, offset), valid
+    return np.where(impossible, IMPOSSIBLE_OFFSET_MPS, offset), valid
 
 
 def _prepare(inp: StepInput) -> _Prepared:
