@@ -1,7 +1,8 @@
 """``navproof claims``: the catalogue with, per claim, where it is proved, enforced and tested.
 
-"Where" is found by reading the source: a module counts for a claim when it cites the claim's ID
-(docstrings cite the claim they implement). Tests are listed only from a source checkout.
+``obligations`` are the z3/sympy obligation builders that discharge the claim in ``navproof prove``.
+The file lists are found by reading the source: a module counts for a claim when it cites the
+claim's ID (docstrings cite the claim they implement). Tests are listed only from a checkout.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from navproof.specs import SpecError, load_claims
 
 _FOLDERS = ("proved", "enforced", "tested")
+_ROLES = ("obligations", *_FOLDERS)
 
 
 def _source_folders() -> dict[str, Path | None]:
@@ -50,6 +52,8 @@ def _modules_citing(
 
 def claim_locations() -> list[dict[str, object]]:
     """One record per claim: its catalogue fields and the files that prove, enforce and test it."""
+    from navproof.proofs.obligations import proof_locations
+
     claims = load_claims()
     ids = list(claims)
     folders = _source_folders()
@@ -69,6 +73,7 @@ def claim_locations() -> list[dict[str, object]]:
                 "kind": claim.kind,
                 "refutable": claim.refutable,
                 "seed": claim.seed,
+                "obligations": proof_locations(cid),
                 **{role: where[role][cid] for role in _FOLDERS},
             }
         )
@@ -88,9 +93,9 @@ def run(args: argparse.Namespace) -> int:
     for rec in records:
         flag = " (refutable)" if rec["refutable"] else ""
         print(f"{rec['id']:<4} {rec['kind']:<8} {rec['title']}{flag}")
-        for role in _FOLDERS:
+        for role in _ROLES:
             files = rec[role]
-            print(f"     {role:<9} {', '.join(files) if files else '-'}")
+            print(f"     {role:<11} {', '.join(files) if files else '-'}")
     if args.json:
         Path(args.json).write_text(json.dumps(records, indent=2, ensure_ascii=False) + "\n")
     return 0
