@@ -253,24 +253,6 @@ def _fnorm(values: Values, p: str) -> float:
 
 _tau = sympy.Symbol("tau", nonnegative=True)
 
-# S3: displacement per unit of c at time t after the step start for the reaction-then-brake
-# trajectory: hold c for dt, then decelerate at a along c until rest (at dt + |c|/a).
-_brake_piece = sym.dt + sympy.integrate(1 - sym.a * _tau / sym.speed, (_tau, 0, sym.t - sym.dt))
-STOP_TRAJECTORY_FACTOR = sympy.Piecewise(
-    (sym.t, sym.t <= sym.dt),
-    (_brake_piece, sym.t <= sym.dt + sym.speed / sym.a),
-    (stop_envelope.STOP_DISPLACEMENT_FACTOR, True),
-)
-# The braking piece joins the rest position continuously (the trajectory ends where S1 says).
-assert (
-    sympy.simplify(
-        _brake_piece.subs(sym.t, sym.dt + sym.speed / sym.a)
-        - stop_envelope.STOP_DISPLACEMENT_FACTOR
-    )
-    == 0
-)
-
-
 # --------------------------------------------------------------------------------------------
 # B — boundaries on moving supports
 
@@ -659,7 +641,7 @@ def s3(profile: Profile) -> Obligation:
             n_dot_v=_dot(n, _sub(r, u)),
         ),
     )
-    factor = bb.term(STOP_TRAJECTORY_FACTOR, t=t, dt=dt, a=a, speed=speed)
+    factor = bb.term(stop_envelope.STOP_TRAJECTORY_FACTOR, t=t, dt=dt, a=a, speed=speed)
     factor_end = bb.term(stop_envelope.STOP_DISPLACEMENT_FACTOR, speed=speed, dt=dt, a=a)
     factor_cap = bb.term(stop_envelope.STOP_DISPLACEMENT_FACTOR, speed=cmax, dt=dt, a=a)
     margin = reference_margin - n_c * factor
@@ -676,13 +658,7 @@ def s3(profile: Profile) -> Obligation:
         cm = f.envelope_speed_cap(vh=vh, carry=math.hypot(x["u_x"] - x["r_x"], x["u_y"] - x["r_y"]))
         lb = f.linear_envelope_bound(s=x["s"], dt=x["dt"], a=x["a"], cmax=cm)
         tt = x["t"]
-        if tt <= x["dt"]:
-            fac = tt
-        elif tt <= x["dt"] + spd / x["a"]:
-            tb = tt - x["dt"]
-            fac = x["dt"] + tb - x["a"] * tb * tb / (2 * spd)
-        else:
-            fac = f.stop_displacement_factor(speed=spd, dt=x["dt"], a=x["a"])
+        fac = f.stop_trajectory_factor(t=tt, dt=x["dt"], a=x["a"], speed=spd)
         ref = f.constant_velocity_margin(
             s=x["s"], t=tt, n_dot_e=_fdot(x, "n", "e"), n_dot_u=_fdot(x, "n", "r"), n_dot_v=0.0
         )
@@ -1087,11 +1063,13 @@ def _s1_identities() -> list[tuple[str, bool]]:
         ),
         (
             "the braking trajectory moves along c at the braking speed (never back)",
-            _zero(sympy.diff(_brake_piece, sym.t) * c - (c - a * (sym.t - dt))),
+            _zero(
+                sympy.diff(stop_envelope.BRAKING_PHASE_FACTOR, sym.t) * c - (c - a * (sym.t - dt))
+            ),
         ),
         (
             "the braking trajectory ends at the stop distance",
-            _zero(_brake_piece.subs(sym.t, dt + c / a) * c - dist),
+            _zero(stop_envelope.BRAKING_PHASE_FACTOR.subs(sym.t, dt + c / a) * c - dist),
         ),
     ]
 

@@ -11,7 +11,7 @@ import sympy
 from sympy import diff, integrate, simplify, solve
 
 from navproof.proofs.formula import Formula
-from navproof.proofs.symbols import a, carry, cmax, dt, n_dot_c, s, speed, vh
+from navproof.proofs.symbols import a, carry, cmax, dt, n_dot_c, s, speed, t, vh
 
 tau = sympy.Symbol("tau", nonnegative=True)
 
@@ -29,6 +29,17 @@ assert STOP_DISTANCE_SLOPE.is_positive
 _roots = solve(sympy.Eq(STOP_DISTANCE, s), speed)
 (NECESSARY_NORMAL_BOUND,) = [r for r in _roots if r.is_nonnegative is not False]
 NECESSARY_NORMAL_BOUND = simplify(NECESSARY_NORMAL_BOUND)
+
+# S1/S3 along the way: displacement per unit of c at time t after the step start, for the hold of
+# c over dt followed by the brake at a along c until rest (at dt + |c|/a).
+BRAKING_PHASE_FACTOR = dt + integrate(1 - a * tau / speed, (tau, 0, t - dt))
+STOP_TRAJECTORY_FACTOR = sympy.Piecewise(
+    (t, t <= dt),
+    (BRAKING_PHASE_FACTOR, t <= dt + speed / a),
+    (STOP_DISPLACEMENT_FACTOR, True),
+)
+# The braking piece joins the rest position continuously (the trajectory ends where S1 says).
+assert simplify(BRAKING_PHASE_FACTOR.subs(t, dt + speed / a) - STOP_DISPLACEMENT_FACTOR) == 0
 
 # S4: |u + v - r| <= |v| + |u - r| <= Vh + |u - r| (triangle inequality).
 ENVELOPE_SPEED_CAP = vh + carry
@@ -61,6 +72,14 @@ FORMULAS = (
         ("S1", "S3"),
         "Normal displacement dot(n, c) (dt + |c|/(2a)) of the whole reaction-and-brake stop",
         "m",
+    ),
+    Formula(
+        "stop_trajectory_factor",
+        STOP_TRAJECTORY_FACTOR,
+        (t, dt, a, speed),
+        ("S1", "S3"),
+        "Displacement per unit of c at time t of the hold-then-brake stop trajectory",
+        "s",
     ),
     Formula(
         "necessary_normal_bound",

@@ -1,7 +1,7 @@
 # DO NOT EDIT: generated from the sympy derivations in navproof.proofs.
 # Regenerate with `navproof generate` (or `make generate`); a test and
 # `navproof prove` fail when this file differs from a fresh generation.
-# expressions-sha256: bba36d45a6685d794ac36cedadf62ff0ca10fe993884361f93ecad0e29b4a0ab
+# expressions-sha256: a16a231f0aecbeaecfe8fdf52671fc4d42846553635f0d4f712aca753c22fff3
 """Closed-form navigation formulas generated from the proofs (vectorised, numpy)."""
 
 import numpy
@@ -15,6 +15,7 @@ __all__ = [
     "stop_distance",
     "stop_displacement_factor",
     "normal_stop_displacement",
+    "stop_trajectory_factor",
     "necessary_normal_bound",
     "envelope_speed_cap",
     "linear_envelope_bound",
@@ -93,6 +94,14 @@ def normal_stop_displacement(*, n_dot_c, speed, dt, a):
     Claim: S1, S3. Derived in navproof.proofs as ``n_dot_c*(dt + speed/(2*a))``.
     """
     return n_dot_c*(dt + (1/2)*speed/a)
+
+
+def stop_trajectory_factor(*, t, dt, a, speed):
+    """Displacement per unit of c at time t of the hold-then-brake stop trajectory [s].
+
+    Claim: S1, S3. Derived in navproof.proofs as ``Piecewise((t, dt >= t), (-a*(-dt + t)**2/(2*speed) + t, t <= dt + speed/a), (dt + speed/(2*a), True))``.
+    """
+    return numpy.select([numpy.greater_equal(dt, t),numpy.less_equal(t, dt + speed/a),True], [t,-1/2*a*(-dt + t)**2/speed + t,dt + (1/2)*speed/a], default=numpy.nan)
 
 
 def necessary_normal_bound(*, s, dt, a):
