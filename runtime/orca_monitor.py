@@ -53,7 +53,7 @@ def _fail(claim: str, message: str, diag: StepDiagnostics, i: int, observed: flo
 
 def kkt_residual(preferred: np.ndarray, selected: np.ndarray, max_speed: np.ndarray,
                  line_point: np.ndarray, line_dir: np.ndarray, valid: np.ndarray,
-                 *, active_tol: np.ndarray) -> np.ndarray:
+                 *, active_tol: np.ndarray, violation: np.ndarray | None = None) -> np.ndarray:
     """Distance (m/s) of ``p - v`` from the cone of active constraint normals, per agent.
 
     Zero means ``v`` satisfies the stationarity condition of the closest-point problem for some
@@ -61,34 +61,41 @@ def kkt_residual(preferred: np.ndarray, selected: np.ndarray, max_speed: np.ndar
     two extreme vectors (when it fits in a half-plane) or the whole plane, so membership is an
     angle test: ``r`` is inside when some normal lies at angle 0, or the smallest positive and
     the largest negative angle differ by at most pi. Outside, the distance is that to the
-    nearest boundary ray. Claim: O2.
+    nearest boundary ray. ``violation`` (N, K) may pass the line violations of ``selected``
+    when already computed. Claim: O2.
     """
+    n = selected.shape[0]
     rx = preferred[:, 0] - selected[:, 0]
     ry = preferred[:, 1] - selected[:, 1]
     r_len = np.hypot(rx, ry)
-    viol = line_violation(selected, line_point, line_dir, valid)
-    line_active = valid & (viol >= -active_tol[:, None])
+    viol = (line_violation(selected, line_point, line_dir, valid) if violation is None
+            else violation)
+    # active constraints as a flat list (agent row, outward normal): lines, then the disk
+    line_row, line_col = np.nonzero(valid & (viol >= -active_tol[:, None]))
     speed = np.hypot(selected[:, 0], selected[:, 1])
     disk_active = speed >= max_speed - active_tol
-    nx = np.concatenate([line_dir[..., 1], selected[:, 0:1]], axis=1)
-    ny = np.concatenate([-line_dir[..., 0], selected[:, 1:2]], axis=1)
-    act = np.concatenate([line_active, disk_active[:, None]], axis=1)
+    disk_row = np.flatnonzero(disk_active)
+    row = np.concatenate([line_row, disk_row])
+    nx = np.concatenate([line_dir[line_row, line_col, 1], selected[disk_row, 0]])
+    ny = np.concatenate([-line_dir[line_row, line_col, 0], selected[disk_row, 1]])
     n_len = np.hypot(nx, ny)
     usable = n_len >= np.finfo(np.float64).tiny
-    act &= usable
-    inv_n = 1.0 / np.where(usable, n_len, 1.0)
-    ux, uy = nx * inv_n, ny * inv_n
-    cross = det2(rx[:, None], ry[:, None], ux, uy)
-    dot = rx[:, None] * ux + ry[:, None] * uy
+    row, nx, ny, n_len = row[usable], nx[usable], ny[usable], n_len[usable]
+    ux, uy = nx / n_len, ny / n_len
+    erx, ery = rx[row], ry[row]
+    cross = det2(erx, ery, ux, uy)
+    dot = erx * ux + ery * uy
     angle = np.arctan2(cross, dot)
     ang_tol = 1e-9
-    on_ray = np.any(act & (np.abs(angle) <= ang_tol), axis=1)
-    pos = np.min(np.where(act & (angle > 0.0), angle, np.inf), axis=1)
-    neg = np.max(np.where(act & (angle < 0.0), angle, -np.inf), axis=1)
+    on_ray = np.zeros(n, dtype=bool)
+    on_ray[row[np.abs(angle) <= ang_tol]] = True
+    pos = np.full(n, np.inf)
+    np.minimum.at(pos, row, np.where(angle > 0.0, angle, np.inf))
+    neg = np.full(n, -np.inf)
+    np.maximum.at(neg, row, np.where(angle < 0.0, angle, -np.inf))
     in_wedge = np.isfinite(pos) & np.isfinite(neg) & (pos - neg <= np.pi + ang_tol)
-    ray_dist = np.where(dot > 0.0, np.abs(cross), r_len[:, None])
-    nearest = np.min(np.where(act, ray_dist, np.inf), axis=1)
-    nearest = np.where(np.isfinite(nearest), nearest, r_len)
+    nearest = r_len.copy()
+    np.minimum.at(nearest, row, np.where(dot > 0.0, np.abs(cross), r_len[row]))
     # a zero-radius disk is the single point 0: its normal cone is the whole plane
     point_disk = disk_active & (max_speed <= active_tol)
     return np.where((r_len == 0.0) | on_ray | in_wedge | point_disk, 0.0, nearest)
@@ -157,8 +164,8 @@ def check_solve(diag: StepDiagnostics) -> None:
 
     feas = diag.feasible
     # recomputed from the selected velocity, not taken from the diagnostics being checked
-    worst = np.max(line_violation(sel, diag.line_point, diag.line_dir, diag.valid), axis=1,
-                   initial=-np.inf)
+    viol = line_violation(sel, diag.line_point, diag.line_dir, diag.valid)
+    worst = np.max(viol, axis=1, initial=-np.inf)
     bad = feas & (worst > FEAS_TOL * scale)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -169,7 +176,8 @@ def check_solve(diag: StepDiagnostics) -> None:
     if rows.size:
         tol = FEAS_TOL * scale[rows]
         res = kkt_residual(pref[rows], sel[rows], radius[rows], diag.line_point[rows],
-                           diag.line_dir[rows], diag.valid[rows], active_tol=tol)
+                           diag.line_dir[rows], diag.valid[rows], active_tol=tol,
+                           violation=viol[rows])
         limit = KKT_TOL * (1.0 + radius[rows] + pref_speed[rows])
         bad = res > limit
         if bad.any():
