@@ -10,7 +10,18 @@ import sympy
 from sympy import diff, integrate, simplify, solve
 
 from navproof.proofs.formula import Formula
-from navproof.proofs.symbols import dt, n_dot_e, n_dot_u, n_dot_v, n_dot_v0, n_dot_v1, s, t
+from navproof.proofs.symbols import (
+    dt,
+    n_dot_e,
+    n_dot_u,
+    n_dot_v,
+    n_dot_v0,
+    n_dot_v1,
+    s,
+    t,
+    v0,
+    v1,
+)
 
 tau = sympy.Symbol("tau", nonnegative=True)
 
@@ -22,8 +33,9 @@ CONSTANT_VELOCITY_MARGIN = s + t * n_dot_e - t * (n_dot_u + n_dot_v)
 STEP_HALFPLANE_OFFSET = simplify(_b1_root)
 
 # B4: the relative velocity ramps linearly from v0 to v1 over the step; integrate it exactly.
-_relative_velocity = n_dot_v0 + (n_dot_v1 - n_dot_v0) * tau / dt
-_normal_position = n_dot_u * t + integrate(_relative_velocity, (tau, 0, t))
+# Per component (any direction): the displacement relative to the support.
+ACCEL_STEP_DISPLACEMENT = integrate(v0 + (v1 - v0) * tau / dt, (tau, 0, t))
+_normal_position = n_dot_u * t + ACCEL_STEP_DISPLACEMENT.subs({v0: n_dot_v0, v1: n_dot_v1})
 ACCEL_MARGIN = sympy.expand(s + t * n_dot_e - _normal_position)
 
 # Step-end condition as a bound on dot(n, v1): a half-plane in v1.
@@ -63,6 +75,14 @@ FORMULAS = (
         ("B4",),
         "Upper bound on dot(n, v1) for the step end of a linearly accelerating step",
         "m/s",
+    ),
+    Formula(
+        "accel_step_displacement",
+        ACCEL_STEP_DISPLACEMENT,
+        (t, dt, v0, v1),
+        ("B4", "B6", "W1"),
+        "Displacement relative to the support at time t of a step ramping from v0 to v1 (per axis)",
+        "m",
     ),
     Formula(
         "accel_margin",

@@ -19,6 +19,8 @@ n_dot_e = Symbol("n_dot_e", real=True)  # edge translation velocity along n, m/s
 n_dot_v = Symbol("n_dot_v", real=True)  # relative (solve) velocity along n, m/s
 n_dot_v0 = Symbol("n_dot_v0", real=True)  # relative velocity at the step start, m/s
 n_dot_v1 = Symbol("n_dot_v1", real=True)  # relative velocity at the step end, m/s
+v0 = Symbol("v0", real=True)  # one component of the relative velocity at the step start, m/s
+v1 = Symbol("v1", real=True)  # one component of the relative velocity at the step end, m/s
 
 # Stop envelope (S1–S5)
 a = Symbol("a", positive=True)  # guaranteed horizontal braking budget, m/s^2

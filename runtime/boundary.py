@@ -404,8 +404,8 @@ def local_frame_excess_m(edges: EdgeSet, support: Support, x0_m: np.ndarray,
     cs = support.motion.pivot_m[:, None, :]
     ws = support.motion.velocity_mps[:, None, :]
     os_ = support.motion.omega_radps[:, None]
-    y = (x0_m[None, :, None, :] + v0_mps[None, :, None, :] * t[..., None]
-         + (v1_mps - v0_mps)[None, :, None, :] * (t[..., None] ** 2 / (2.0 * dt_a)))
+    y = x0_m[None, :, None, :] + formulas.accel_step_displacement(
+        t=t[..., None], dt=dt_a, v0=v0_mps[None, :, None, :], v1=v1_mps[None, :, None, :])
     # support frame -> world: x = cs + ws t + R(os t)(y - cs)
     rx, ry = _rotate(y[..., 0] - cs[..., 0], y[..., 1] - cs[..., 1], os_ * t)
     xw_x = cs[..., 0] + ws[..., 0] * t + rx

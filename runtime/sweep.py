@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from navproof._generated import formulas
 from navproof.boundary import check_valid_step
 from navproof.errors import EPS
 
@@ -62,6 +63,25 @@ def _cubic_roots_in_unit(c3: np.ndarray, c2: np.ndarray, c1: np.ndarray, c0: np.
     return np.where(bracket, 0.5 * (lo + hi), np.nan)
 
 
+def _relative_curve_coefficients(u_mps: np.ndarray, v0_mps: np.ndarray, v1_mps: np.ndarray,
+                                 dt_c: np.ndarray | float, other_velocity_mps: np.ndarray,
+                                 shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Coefficients B, A (m) of the relative curve d(tau) - d0 = B tau + A tau^2, tau = t / dt.
+
+    The body's displacement is the generated B4 curve; a quadratic is fixed exactly by its values
+    at tau = 1/2 and 1 (with 0 at tau = 0): B = 4 p(1/2) - p(1), A = 2 p(1) - 4 p(1/2).
+    Claim: W1.
+    """
+    v0 = v0_mps[:, None, :]
+    v1 = v1_mps[:, None, :]
+    carry = (u_mps[:, None, :] - other_velocity_mps) * dt_c
+    half = formulas.accel_step_displacement(t=0.5 * dt_c, dt=dt_c, v0=v0, v1=v1) + 0.5 * carry
+    full = formulas.accel_step_displacement(t=dt_c, dt=dt_c, v0=v0, v1=v1) + carry
+    b = np.broadcast_to(4.0 * half - full, shape)
+    a = np.broadcast_to(2.0 * full - 4.0 * half, shape)
+    return b, a
+
+
 def _pair_minimum(d0: np.ndarray, b: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Exact minimum of |d0 + b tau + a tau^2| over tau in [0, 1] and its tau, pairs (P, 2)."""
     aa = np.einsum("...j,...j->...", a, a)
@@ -99,8 +119,7 @@ def sweep_min_distance_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
     dt = check_valid_step(dt_s)
     d0 = x0_m[:, None, :] - other_position_m
     dt_c = dt if np.ndim(dt) == 0 else np.asarray(dt)[:, None, None]
-    b = ((u_mps + v0_mps)[:, None, :] - other_velocity_mps) * dt_c
-    a = np.broadcast_to(((v1_mps - v0_mps)[:, None, :] * 0.5 * dt_c), d0.shape)
+    b, a = _relative_curve_coefficients(u_mps, v0_mps, v1_mps, dt_c, other_velocity_mps, d0.shape)
     lower = (np.hypot(d0[..., 0], d0[..., 1]) - np.hypot(b[..., 0], b[..., 1])
              - np.hypot(a[..., 0], a[..., 1]))
     need = valid if exact_within_m is None else valid & (lower < exact_within_m)
@@ -148,8 +167,7 @@ def first_contact_time_s(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
     start = np.hypot(d0[..., 0], d0[..., 1])
     limit = np.where(start < combined_radius_m, start, combined_radius_m)
     dt_c = dt if np.ndim(dt) == 0 else np.asarray(dt)[:, None, None]
-    b = ((u_mps + v0_mps)[:, None, :] - other_velocity_mps) * dt_c
-    a = np.broadcast_to(((v1_mps - v0_mps)[:, None, :] * 0.5 * dt_c), d0.shape)
+    b, a = _relative_curve_coefficients(u_mps, v0_mps, v1_mps, dt_c, other_velocity_mps, d0.shape)
     aa = np.einsum("...j,...j->...", a, a)
     ab = np.einsum("...j,...j->...", a, b)
     bb = np.einsum("...j,...j->...", b, b)

@@ -1,7 +1,7 @@
 # DO NOT EDIT: generated from the sympy derivations in navproof.proofs.
 # Regenerate with `navproof generate` (or `make generate`); a test and
 # `navproof prove` fail when this file differs from a fresh generation.
-# expressions-sha256: a16a231f0aecbeaecfe8fdf52671fc4d42846553635f0d4f712aca753c22fff3
+# expressions-sha256: 83f824413ffe468a9266f6cf7d2cf4eb89fa4d44b41f320e90b084a24190c3d6
 """Closed-form navigation formulas generated from the proofs (vectorised, numpy)."""
 
 import numpy
@@ -10,6 +10,7 @@ __all__ = [
     "step_halfplane_offset",
     "constant_velocity_margin",
     "accel_step_v1_bound",
+    "accel_step_displacement",
     "accel_margin",
     "accel_extremum_time",
     "stop_distance",
@@ -54,6 +55,14 @@ def accel_step_v1_bound(*, s, dt, n_dot_e, n_dot_u, n_dot_v0):
     Claim: B4. Derived in navproof.proofs as ``2*n_dot_e - 2*n_dot_u - n_dot_v0 + 2*s/dt``.
     """
     return 2*n_dot_e - 2*n_dot_u - n_dot_v0 + 2*s/dt
+
+
+def accel_step_displacement(*, t, dt, v0, v1):
+    """Displacement relative to the support at time t of a step ramping from v0 to v1 (per axis) [m].
+
+    Claim: B4, B6, W1. Derived in navproof.proofs as ``t*v0 + t**2*(-v0 + v1)/(2*dt)``.
+    """
+    return t*v0 + (1/2)*t**2*(-v0 + v1)/dt
 
 
 def accel_margin(*, s, t, dt, n_dot_e, n_dot_u, n_dot_v0, n_dot_v1):

@@ -133,6 +133,8 @@ _POINT = {
     "n_dot_v": sympy.Rational(2, 5),
     "n_dot_v0": sympy.Rational(1, 2),
     "n_dot_v1": sympy.Rational(-3, 5),
+    "v0": sympy.Rational(1, 3),
+    "v1": sympy.Rational(-7, 4),
     "a": sympy.Integer(2),
     "speed": sympy.Rational(3, 2),
     "n_dot_c": sympy.Rational(1, 4),
