@@ -207,13 +207,9 @@ def solve_closest(preferred: np.ndarray, radius: np.ndarray, line_point: np.ndar
     preferred = np.asarray(preferred, dtype=np.float64)
     radius = np.asarray(radius, dtype=np.float64)
     n = preferred.shape[0]
-    k = valid.shape[1] if valid.ndim == 2 else 0
+    k = valid.shape[1]
     if num_hard is None:
         num_hard = np.zeros(n, dtype=np.int64)
-    if k == 0:
-        velocity, fail = _lp2(np.zeros((n, 0, 2)), np.zeros((n, 0, 2)), np.zeros((n, 0), bool),
-                              radius, preferred.copy(), False)
-        return ClosestResult(velocity, np.ones(n, bool), np.full(n, -1), np.zeros(n))
     velocity, fail = _lp2(line_point, line_dir, valid, radius, preferred.copy(), False)
     infeasible = fail < k
     violation = np.zeros(n)
