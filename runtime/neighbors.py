@@ -33,6 +33,7 @@ class AgentGrid:
     k: int                     # largest max_neighbors
     cell: float                # cell side (m)
     slot_of: np.ndarray        # sorted slot of each agent row (-1: not in the grid)
+    first: np.ndarray | None   # first sorted slot of every key, when the key space is small
 
 
 def build_grid(position: np.ndarray, range_m: np.ndarray, max_neighbors: np.ndarray, *,
@@ -64,10 +65,15 @@ def build_grid(position: np.ndarray, range_m: np.ndarray, max_neighbors: np.ndar
     sorted_member = members[order]
     slot_of = np.full(n, -1, dtype=np.int64)
     slot_of[sorted_member] = np.arange(sorted_member.size)
-    return AgentGrid(members=sorted_member, sorted_key=key[order], spos=position[sorted_member],
+    sorted_key = key[order]
+    # a direct table of strip bounds replaces binary searches when the grid is compact
+    key_space = int(sorted_key[-1]) + sub * width + sub + 2
+    first = (np.searchsorted(sorted_key, np.arange(key_space), side="left")
+             if key_space <= 8 * sorted_member.size + 1024 else None)
+    return AgentGrid(members=sorted_member, sorted_key=sorted_key, spos=position[sorted_member],
                      range_sq=(range_m * range_m)[sorted_member],
                      max_neighbors=max_neighbors[sorted_member], width=width, sub=sub, k=k,
-                     cell=cell, slot_of=slot_of)
+                     cell=cell, slot_of=slot_of, first=first)
 
 
 def local_density(grid: AgentGrid) -> float:
@@ -102,8 +108,13 @@ def query_slots(grid: AgentGrid, slots: np.ndarray
     # the cells (ix + dx, iy - sub .. iy + sub) are consecutive keys: one contiguous strip
     starts, counts = [], []
     for dx in range(-grid.sub, grid.sub + 1):
-        a = np.searchsorted(grid.sorted_key, keys + dx * grid.width - grid.sub, side="left")
-        b = np.searchsorted(grid.sorted_key, keys + dx * grid.width + grid.sub, side="right")
+        if grid.first is not None:
+            a = grid.first[keys + (dx * grid.width - grid.sub)]
+            b = grid.first[keys + (dx * grid.width + grid.sub + 1)]
+        else:
+            a = np.searchsorted(grid.sorted_key, keys + dx * grid.width - grid.sub, side="left")
+            b = np.searchsorted(grid.sorted_key, keys + dx * grid.width + grid.sub,
+                                side="right")
         starts.append(a)
         counts.append(b - a)
     cap = max(int(c.max()) for c in counts)

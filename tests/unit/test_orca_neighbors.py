@@ -20,18 +20,27 @@ def _brute(pos, rng_m, maxn):
     return out
 
 
+@pytest.mark.parametrize("cells_per_range", [1, 2, 3])
 @pytest.mark.parametrize("seed", range(5))
-def test_grid_matches_brute_force(seed: int) -> None:
+def test_grid_matches_brute_force(seed: int, cells_per_range: int) -> None:
     rng = np.random.default_rng(seed)
     n = 400
     pos = rng.uniform(-50, 50, (n, 2))
     rng_m = rng.uniform(2.0, 12.0, n)
     maxn = rng.integers(0, 12, n)
-    idx, dist_sq = agent_neighbors(pos, rng_m, maxn)
+    idx, dist_sq = agent_neighbors(pos, rng_m, maxn, cells_per_range=cells_per_range)
     expect = _brute(pos, rng_m, maxn)
     np.testing.assert_array_equal(idx, expect)
     ok = idx >= 0
     assert np.all(np.diff(np.where(ok, dist_sq, 1e300), axis=1) >= 0)
+
+
+def test_sparse_world_uses_binary_search_and_agrees() -> None:
+    # agents spread over a huge area: the direct strip table would be too large
+    rng = np.random.default_rng(11)
+    pos = np.concatenate([rng.uniform(0, 20, (50, 2)), rng.uniform(1e5, 1e5 + 20, (50, 2))])
+    idx, _ = agent_neighbors(pos, np.full(100, 5.0), np.full(100, 4))
+    np.testing.assert_array_equal(idx, _brute(pos, np.full(100, 5.0), np.full(100, 4)))
 
 
 def test_range_is_strict() -> None:
