@@ -289,11 +289,14 @@ def run_pq_handoff(
     if resume and db_path is None:
         raise InvalidInput("db", None, "--resume needs --db FILE")
     params = params or HandoffParams.from_profile()
+    args = (resume, crash_at_s, crash_stage, pace_s, params, out, push_at_s, push_velocity_xy_mps)
+    if db_path is not None:
+        db = Path(db_path)
+        return _run(db, db.with_name(db.name + ".world.json"), *args, keep_record=True)
+    # No record kept: a private folder that is removed afterwards.
     with tempfile.TemporaryDirectory(prefix="navproof-pq-") as tmp:
-        db = Path(db_path) if db_path is not None else Path(tmp) / "pq-handoff.db"
-        world_path = db.with_name(db.name + ".world.json")
-        return _run(db, world_path, resume, crash_at_s, crash_stage, pace_s, params, out,
-                    push_at_s, push_velocity_xy_mps, keep_record=db_path is not None)
+        db = Path(tmp) / "pq-handoff.db"
+        return _run(db, db.with_name(db.name + ".world.json"), *args, keep_record=False)
 
 
 def _run(db: Path, world_path: Path, resume: bool, crash_at_s: float | None, crash_stage: str,
