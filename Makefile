@@ -32,8 +32,10 @@ check: $(STAMP)
 	$(BIN)/python -m pytest
 	$(BIN)/navproof prove
 
+## Benchmarks (numbers only; never run by the tests).
 bench: $(STAMP)
-	$(BIN)/python bench/run.py
+	$(BIN)/python bench/orca_bench.py --json orca_bench.json
+	$(BIN)/python bench/safe_step_bench.py --json safe_step_bench.json
 
 clean:
 	rm -rf $(VENV) build *.egg-info
