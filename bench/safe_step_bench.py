@@ -19,30 +19,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
 
 import numpy as np
 
 from navproof import boundary as b
 from navproof import safe_step as ss
-from navproof.crowd import AgentDefaults, Crowd
+from navproof.crowd import Crowd
 from navproof.lp import solve_closest
 from navproof.specs.profile import load_profile
 
-DEFAULTS = AgentDefaults(neighbor_dist=15.0, max_neighbors=10, time_horizon=10.0,
-                         time_horizon_obst=10.0, radius=1.5, max_speed=2.0)
-
-
-def disc_positions(n: int, spacing: float = 5.0) -> np.ndarray:
-    """The N points of a square lattice (spacing m) nearest the origin."""
-    half = int(math.ceil(math.sqrt(n / math.pi))) + 2
-    g = np.arange(-half, half + 1) * spacing
-    xx, yy = np.meshgrid(g, g)
-    pts = np.stack([xx.ravel(), yy.ravel()], axis=1)
-    order = np.lexsort((pts[:, 1], pts[:, 0], np.einsum("ij,ij->i", pts, pts)))
-    return pts[order[:n]]
-
+# The scenario of the ORCA benchmark beside this file (scripts run with their folder on the path).
+from orca_bench import DEFAULTS, disc_positions  # noqa: E402  isort: skip
 
 def build(n: int, dt_s: float, seed: int = 0) -> tuple[ss.StepInput, tuple, Crowd]:
     """The step input of N agents (with their ORCA lines), the raw lines and the crowd."""
