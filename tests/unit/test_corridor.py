@@ -36,6 +36,7 @@ def test_c1_no_merge_for_concave_union_other_gradient_or_illegal_order():
 
 
 def test_c1_c2_region_intersects_patch_without_second_erosion():
+    """C1, C2: corridor ∩ patch piece, with the already-eroded region used as it is."""
     region = cor.Region.build(5, square(-1, 0), FLAT)
     patch = b.make_patch(9, square(-2, 0, -0.5, 0.5), FLAT)
     edges = cor.region_edges([region], [patch], portal_mask=[np.array([0, 1, 0, 0], bool)])

@@ -77,6 +77,8 @@ def test_b5_cutting_planes_find_the_curve_that_stays_inside():
 
 
 def test_f2_braking_is_truncated_at_the_first_sweep_contact():
+    """F2: with no braking solution, the strongest reachable braking is cut at the sweep contact
+    and never labelled safe."""
     # the B5 situation (no braking solution) with a neighbour 0.64 m ahead, combined radius 0.6
     nb = ss.Neighbors(np.array([[[0.59, 0.0]]]), np.zeros((1, 1, 2)), np.array([[0.3]]),
                       np.ones((1, 1), bool))
