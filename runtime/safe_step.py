@@ -604,7 +604,8 @@ def _margins(inp: StepInput, prep: _Prepared, v1: np.ndarray) -> Margins:
                    speed_margin_mps(v1, inp.vh_mps), orca)
 
 
-def solve_safe_step(inp: StepInput, *, assertions: bool | None = None) -> SafeStepResult:
+def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
+                    profile: Any = None) -> SafeStepResult:
     """Safe end velocities (m/s, relative to the support) of N agents for one step, with labels,
     flags, commit times, reference and signed margins.
 
@@ -615,10 +616,16 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None) -> SafeSt
     so there is no stop target ("solve failed"; still the strongest reachable braking towards
     relative rest, truncated the same way).
     An unreachable stop target (R2) or a missing reference never yields SAFE. In assertion mode
-    the committed step is re-checked by :mod:`navproof.boundary_monitor`.
+    the committed step is re-checked by :mod:`navproof.boundary_monitor`. With a ``profile``
+    (a :class:`navproof.specs.Profile`), a step outside the ranges its proofs cover is refused
+    (:func:`navproof.ranges.check_step_in_profile`).
     Claim: B1-B6, S3, R1, R2, V1, V2, W1, F1, F2, F3.
     """
     inp = check_valid_step_input(inp)
+    if profile is not None:
+        from navproof.ranges import check_step_in_profile
+
+        check_step_in_profile(inp, profile)
     n = inp.count
     dt = inp.dt_s
     prep = _prepare(inp)

@@ -1,0 +1,59 @@
+"""The profile's parameter ranges as run-time input checks of a step.
+
+The proofs hold for every value inside a profile's ranges; a step whose step length, braking
+budget, horizontal cap, support or edge speed lies outside them is outside what ``navproof
+prove`` covered. ``check_step_in_profile`` refuses such a step with the parameter, the agent, the
+value and the range, and changes nothing. Claim: B1, S3, S4, V1 (the hypotheses of their proofs).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from navproof.errors import InvalidInput
+
+
+def _check_range(profile: Any, field: str, parameter: str, values: np.ndarray,
+                 lo: float, hi: float, unit: str) -> None:
+    values = np.asarray(values, dtype=np.float64).reshape(-1)
+    # A relative slack of 1e-12 lets a value that rounds onto a bound through; nothing else.
+    slack = 1e-12 * max(abs(lo), abs(hi), 1.0)
+    outside = np.flatnonzero((values < lo - slack) | (values > hi + slack))
+    if outside.size:
+        first = int(outside[0])
+        raise InvalidInput(
+            f"{field}[{first}]", float(values[first]),
+            f"outside the range [{lo:g}, {hi:g}] {unit} of {parameter} in profile "
+            f"'{profile.name}' ({outside.size} value(s) outside; the proofs do not cover it)",
+        )
+
+
+def _bounds(profile: Any, name: str) -> tuple[float, float, str]:
+    p = profile[name]
+    return float(p.min), float(p.max), p.unit
+
+
+def check_step_in_profile(inp: Any, profile: Any) -> None:
+    """Raise InvalidInput when a step input leaves ``profile``'s ranges (see module doc).
+
+    Checks the step length (``step_s``), the braking budget (``brake_budget_mps2``), the
+    horizontal cap against V/k over the ranges of V and k (``surface_speed_cap_mps``,
+    ``slope_factor``), the support speed |u| and every valid edge's translation speed |e|.
+    """
+    lo, hi, unit = _bounds(profile, "step_s")
+    _check_range(profile, "dt_s", "step_s", inp.dt_s, lo, hi, unit)
+    lo, hi, unit = _bounds(profile, "brake_budget_mps2")
+    _check_range(profile, "accel_mps2", "brake_budget_mps2", inp.accel_mps2, lo, hi, unit)
+    v_lo, v_hi, unit = _bounds(profile, "surface_speed_cap_mps")
+    k_lo, k_hi, _ = _bounds(profile, "slope_factor")
+    _check_range(profile, "vh_mps", "surface_speed_cap_mps / slope_factor", inp.vh_mps,
+                 v_lo / k_hi, v_hi / k_lo, unit)
+    lo, hi, unit = _bounds(profile, "support_speed_mps")
+    support_speed = np.linalg.norm(inp.support.carry_mps(inp.position_m), axis=-1)
+    _check_range(profile, "support.velocity_mps", "support_speed_mps", support_speed, lo, hi,
+                 unit)
+    lo, hi, unit = _bounds(profile, "edge_speed_mps")
+    edge_speed = np.linalg.norm(inp.edges.motion.velocity_mps, axis=-1)[inp.edges.valid]
+    _check_range(profile, "edges.velocity_mps", "edge_speed_mps", edge_speed, lo, hi, unit)

@@ -1,0 +1,49 @@
+"""A step outside the profile's ranges is refused when a profile is given (the proofs' hypotheses
+become run-time input checks; claims B1, S3, S4, V1)."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from navproof import boundary as b
+from navproof import safe_step as ss
+from navproof.errors import InvalidInput
+from navproof.specs import load_profile
+
+PROFILE = load_profile()
+
+
+def _input(*, dt=0.1, a=1.0, vh=2.0, u=(0.0, 0.0), e=(0.0, 0.0)):
+    edges = b.EdgeSet.build(np.array([[[1.0, 0.0]]]), np.array([[0.0]]),
+                            edge_velocity_mps=np.array([[e]], float))
+    return ss.StepInput(np.array([[-1.0, 0.0]]), np.zeros((1, 2)), np.array([[0.5, 0.0]]), dt,
+                        b.Support.translating(np.array([u], float)), edges, np.array([vh]),
+                        np.array([a]), np.array([0.3]))
+
+
+def test_a_step_inside_the_ranges_is_solved():
+    res = ss.solve_safe_step(_input(), profile=PROFILE, assertions=True)
+    assert res.label_names() == ["safe"]
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "parameter"),
+    [
+        (dict(dt=0.25), "dt_s", "step_s"),
+        (dict(a=0.1), "accel_mps2", "brake_budget_mps2"),
+        (dict(vh=9.0), "vh_mps", "surface_speed_cap_mps / slope_factor"),
+        (dict(u=(1.0, 0.0)), "support.velocity_mps", "support_speed_mps"),
+        (dict(e=(0.0, 0.5)), "edges.velocity_mps", "edge_speed_mps"),
+    ],
+)
+def test_a_step_outside_a_range_names_the_parameter_and_changes_nothing(change, field, parameter):
+    inp = _input(**change)
+    before = dataclasses.replace(inp)
+    with pytest.raises(InvalidInput) as info:
+        ss.solve_safe_step(inp, profile=PROFILE)
+    message = str(info.value)
+    assert field in message and parameter in message and "profile 'default'" in message
+    np.testing.assert_array_equal(inp.position_m, before.position_m)
+    # Without a profile the seed's own examples (a 1 m/s conveyor) still run.
+    ss.solve_safe_step(inp)
