@@ -12,6 +12,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from navproof.specs import SpecError, load_claims
 
@@ -24,12 +25,18 @@ def _source_folders() -> dict[str, Path | None]:
     import navproof
     import navproof.proofs
 
-    runtime = Path(navproof.__file__).resolve().parent
+    runtime = _runtime_folder()
     proofs = Path(navproof.proofs.__file__).resolve().parent
     checkout = runtime.parent
     tests = checkout / "tests"
     has_tests = tests.is_dir() and (checkout / "pyproject.toml").is_file()
     return {"proved": proofs, "enforced": runtime, "tested": tests if has_tests else None}
+
+
+def _runtime_folder() -> Path:
+    import navproof
+
+    return Path(navproof.__file__).resolve().parent
 
 
 def _modules_citing(
@@ -50,7 +57,7 @@ def _modules_citing(
     return found
 
 
-def claim_locations() -> list[dict[str, object]]:
+def claim_locations() -> list[dict[str, Any]]:
     """One record per claim: its catalogue fields and the files that prove, enforce and test it."""
     from navproof.proofs.obligations import proof_locations
 
@@ -58,8 +65,9 @@ def claim_locations() -> list[dict[str, object]]:
     ids = list(claims)
     folders = _source_folders()
     # An installed wheel nests proofs/ and specs/ inside the runtime folder; count them once.
-    nested = {f for f in folders.values() if f is not None and f != folders["enforced"]}
-    nested.add(folders["enforced"] / "specs")
+    runtime = _runtime_folder()
+    nested = {f for f in folders.values() if f is not None and f != runtime}
+    nested.add(runtime / "specs")
     where = {
         role: _modules_citing(folder, ids, nested if role == "enforced" else set())
         for role, folder in folders.items()

@@ -32,6 +32,8 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, fields
 from fractions import Fraction
+from multiprocessing.connection import Connection
+from typing import cast
 
 import z3
 
@@ -399,10 +401,10 @@ def run_obligations(
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["navproof.proofs.engine"])
     pending = list(ids)
-    idle: list[tuple[object, multiprocessing.process.BaseProcess]] = []
-    busy: dict[object, tuple[str, multiprocessing.process.BaseProcess, float]] = {}
+    idle: list[tuple[Connection, multiprocessing.process.BaseProcess]] = []
+    busy: dict[Connection, tuple[str, multiprocessing.process.BaseProcess, float]] = {}
 
-    def start_worker() -> tuple[object, multiprocessing.process.BaseProcess]:
+    def start_worker() -> tuple[Connection, multiprocessing.process.BaseProcess]:
         parent, child = ctx.Pipe()
         process = ctx.Process(target=_worker, args=(profile, timeout_s, child), daemon=True)
         process.start()
@@ -418,10 +420,11 @@ def run_obligations(
                 oid = pending.pop(0)
                 conn.send(oid)
                 busy[conn] = (oid, process, time.monotonic())
-            for conn in multiprocessing.connection.wait(list(busy), timeout=0.1):
+            for ready in multiprocessing.connection.wait(list(busy), timeout=0.1):
+                conn = cast(Connection, ready)
                 oid, process, started = busy.pop(conn)
                 try:
-                    result = conn.recv()
+                    result = cast(Result, conn.recv())
                 except EOFError:
                     result = _unknown(
                         oid,

@@ -76,8 +76,9 @@ def load_scenario(data: dict[str, Any]) -> Any:
     defaults_raw = data.get("defaults", {})
     if not isinstance(defaults_raw, dict) or set(defaults_raw) - known:
         raise InvalidInput("defaults", defaults_raw, f"keys must be among {sorted(known)}")
-    defaults = AgentDefaults(**{k: (tuple(v) if k == "velocity" else v)
-                                for k, v in defaults_raw.items()})
+    fields: dict[str, Any] = {k: (tuple(v) if k == "velocity" else v)
+                              for k, v in defaults_raw.items()}
+    defaults = AgentDefaults(**fields)
     crowd = Crowd(data.get("time_step", 0.25), defaults=defaults)
     agents = data.get("agents", [])
     if not isinstance(agents, list):

@@ -84,7 +84,8 @@ def take_input_rows(inp: StepInput, rows: np.ndarray) -> StepInput:
 def scatter_rows(full: Any, rows: np.ndarray, part: Any) -> Any:
     """Copy of ``full`` with the agents ``rows`` replaced by ``part`` (arrays or dataclasses)."""
     if dataclasses.is_dataclass(full):
-        return type(full)(**{f.name: scatter_rows(getattr(full, f.name), rows,
+        rebuild: Any = type(full)
+        return rebuild(**{f.name: scatter_rows(getattr(full, f.name), rows,
                                               getattr(part, f.name))
                              for f in dataclasses.fields(full)})
     out = np.array(full, copy=True)

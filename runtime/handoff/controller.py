@@ -93,8 +93,10 @@ class HandoffParams:
         reaction_s = float(overrides.get("reaction_s", 0.0))
         if not (math.isfinite(reaction_s) and reaction_s >= 0):
             raise InvalidInput("reaction_s", reaction_s, "must be finite and >= 0")
-        return cls(**{k: (v if isinstance(v, int) else float(v)) for k, v in values.items()},
-                   reaction_s=reaction_s)
+        typed: dict[str, Any] = {
+            k: (v if isinstance(v, int) else float(v)) for k, v in values.items()
+        }
+        return cls(**typed, reaction_s=reaction_s)
 
 
 @dataclass(frozen=True)
@@ -262,6 +264,11 @@ def check_attempt_budget(*, attempt_no: int, max_attempts: int, tick: int, deadl
 
 def _vec(value: Any) -> list[float]:
     return [float(v) for v in np.asarray(value, dtype=float)]
+
+
+def _xy(value: Any) -> tuple[float, float]:
+    x, y = _vec(value)
+    return x, y
 
 
 class HandoffController:
@@ -446,7 +453,7 @@ class HandoffController:
 
     def _event(self, kind: str, fb: Feedback | None, message: str) -> None:
         fb = fb if fb is not None and fb.valid else self._last_fb
-        pos = (math.nan, math.nan) if fb is None else tuple(_vec(fb.position))
+        pos = (math.nan, math.nan) if fb is None else _xy(fb.position)
         speed = math.nan if fb is None else fb.speed_mps
         self.events.append(HandoffEvent(
             time_s=math.nan if fb is None else float(fb.time_s), tick=self._tick,
@@ -880,7 +887,7 @@ class HandoffController:
         if self.assert_mode and self._last_fb is not None and self._last_fb.valid:
             self._check_commanded_stays_in_p(self._last_fb.position, disp)
         tags = MotionTags(self.epoch, row.action_id, row.current_attempt, self._motion_kind)
-        return MotionCommand(tags, step_index, t0_s, t1_s, tuple(_vec(disp)), tuple(_vec(vel)))
+        return MotionCommand(tags, step_index, t0_s, t1_s, _xy(disp), _xy(vel))
 
     def _check_commanded_stays_in_p(self, start_xy: np.ndarray, disp_xy: np.ndarray) -> None:
         """Assertion mode: a commanded curve or brake step that starts in P never ends beyond

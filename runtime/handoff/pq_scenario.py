@@ -347,7 +347,7 @@ def _run(db: Path, world_path: Path, resume: bool, crash_at_s: float | None, cra
         def stepped(cmd: MotionCommand) -> None:
             printer.row(time_s=world.time_s, tick=round(world.time_s / params.tick_s),
                         phase=ctrl.row.phase, x_m=world.position_xy_m[0],
-                        speed_mps=float(np.hypot(*world.velocity_xy_mps)), kind="step",
+                        speed_mps=float(np.linalg.norm(world.velocity_xy_mps)), kind="step",
                         note=f"step {cmd.step_index}: "
                              + {"none": "hold"}.get(cmd.tags.motion, cmd.tags.motion)
                              + (f" (attempt {cmd.tags.attempt_no})" if cmd.tags.attempt_no

@@ -328,6 +328,7 @@ class HandoffRecord:
             cur = conn.execute(
                 "INSERT INTO runs (pid, purpose) VALUES (?, ?)", (os.getpid(), purpose)
             )
+            assert cur.lastrowid is not None  # an INSERT always sets it
             return int(cur.lastrowid)
 
     def latest_epoch(self) -> int:
