@@ -6,13 +6,42 @@ obstacle partition (with edge splits) and its range queries, RVOSimulator::addOb
 doStep. Differences: float64 instead of float32, and the agent kd-tree is replaced by a scan of
 all agents through the same insertAgentNeighbor (the tree only prunes; the shrinking range and
 the insertion order by distance are kept). Deliberately slow and simple; used only by tests.
+
+:func:`float32_port` gives a second copy of this module whose every scalar is a numpy float32,
+so each operation rounds to single precision as the C++ library's does (``Vector2 / s`` is a
+multiplication by ``1 / s`` there and here). It tells a float32 rounding effect of the library
+from a difference of rules: from the same float32 input it reproduces the library bit for bit.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import math
+import types
 
 RVO_EPSILON = 0.00001
+SCALAR = float
+"""Type of every scalar: float here, numpy.float32 in :func:`float32_port`."""
+sqrt = math.sqrt
+INF = math.inf
+
+
+def float32_port() -> types.ModuleType:
+    """A fresh copy of this module computing in IEEE float32 like the C++ library.
+
+    Needs numpy >= 2, whose Python-float literals do not widen float32 operands.
+    """
+    import numpy as np
+
+    spec = importlib.util.spec_from_file_location(f"{__name__}_float32", __file__)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.SCALAR = np.float32
+    module.RVO_EPSILON = np.float32(RVO_EPSILON)
+    module.sqrt = lambda x: np.sqrt(np.float32(x))
+    module.INF = np.float32(np.inf)
+    return module
 
 
 class V:
@@ -21,8 +50,8 @@ class V:
     __slots__ = ("x", "y")
 
     def __init__(self, x: float = 0.0, y: float = 0.0) -> None:
-        self.x = float(x)
-        self.y = float(y)
+        self.x = SCALAR(x)
+        self.y = SCALAR(y)
 
     def __add__(self, o: V) -> V:
         return V(self.x + o.x, self.y + o.y)
@@ -42,7 +71,8 @@ class V:
         return V(self.x * s, self.y * s)
 
     def __truediv__(self, s: float) -> V:
-        return V(self.x / s, self.y / s)
+        inv = 1.0 / s
+        return V(self.x * inv, self.y * inv)
 
 
 def abs_sq(v: V) -> float:
@@ -50,7 +80,7 @@ def abs_sq(v: V) -> float:
 
 
 def absv(v: V) -> float:
-    return math.sqrt(v * v)
+    return sqrt(v * v)
 
 
 def det(a: V, b: V) -> float:
@@ -108,7 +138,7 @@ def linear_program1(lines, line_no, radius, opt_velocity, direction_opt):
     discriminant = sqr(dot_product) + sqr(radius) - abs_sq(lines[line_no].point)
     if discriminant < 0.0:
         return False, None
-    sqrt_discriminant = math.sqrt(discriminant)
+    sqrt_discriminant = sqrt(discriminant)
     t_left = -dot_product - sqrt_discriminant
     t_right = -dot_product + sqrt_discriminant
     for i in range(line_no):
@@ -280,7 +310,7 @@ class Agent:
                 if not obstacle1.is_convex:
                     continue
                 obstacle2 = obstacle1
-                leg1 = math.sqrt(dist_sq1 - radius_sq)
+                leg1 = sqrt(dist_sq1 - radius_sq)
                 rp = relative_position1
                 left_leg = V(rp.x * leg1 - rp.y * r, rp.x * r + rp.y * leg1) / dist_sq1
                 right_leg = V(rp.x * leg1 + rp.y * r, -rp.x * r + rp.y * leg1) / dist_sq1
@@ -288,19 +318,19 @@ class Agent:
                 if not obstacle2.is_convex:
                     continue
                 obstacle1 = obstacle2
-                leg2 = math.sqrt(dist_sq2 - radius_sq)
+                leg2 = sqrt(dist_sq2 - radius_sq)
                 rp = relative_position2
                 left_leg = V(rp.x * leg2 - rp.y * r, rp.x * r + rp.y * leg2) / dist_sq2
                 right_leg = V(rp.x * leg2 + rp.y * r, -rp.x * r + rp.y * leg2) / dist_sq2
             else:
                 if obstacle1.is_convex:
-                    leg1 = math.sqrt(dist_sq1 - radius_sq)
+                    leg1 = sqrt(dist_sq1 - radius_sq)
                     rp = relative_position1
                     left_leg = V(rp.x * leg1 - rp.y * r, rp.x * r + rp.y * leg1) / dist_sq1
                 else:
                     left_leg = -obstacle1.unit_dir
                 if obstacle2.is_convex:
-                    leg2 = math.sqrt(dist_sq2 - radius_sq)
+                    leg2 = sqrt(dist_sq2 - radius_sq)
                     rp = relative_position2
                     right_leg = V(rp.x * leg2 + rp.y * r, -rp.x * r + rp.y * leg2) / dist_sq2
                 else:
@@ -331,7 +361,7 @@ class Agent:
                 direction = V(unit_w.y, -unit_w.x)
                 lines.append(Line(right_cutoff + r * inv_time_horizon_obst * unit_w, direction))
                 continue
-            inf = math.inf
+            inf = INF
             dist_sq_cutoff = inf if (t < 0.0 or t > 1.0 or same) else abs_sq(
                 self.velocity - (left_cutoff + t * cutoff_vec))
             dist_sq_left = inf if t_left < 0.0 else abs_sq(
@@ -371,12 +401,12 @@ class Agent:
                 w_length_sq = abs_sq(w)
                 dot_product1 = w * relative_position
                 if dot_product1 < 0.0 and sqr(dot_product1) > combined_radius_sq * w_length_sq:
-                    w_length = math.sqrt(w_length_sq)
+                    w_length = sqrt(w_length_sq)
                     unit_w = w / w_length
                     direction = V(unit_w.y, -unit_w.x)
                     u = (combined_radius * inv_time_horizon - w_length) * unit_w
                 else:
-                    leg = math.sqrt(dist_sq - combined_radius_sq)
+                    leg = sqrt(dist_sq - combined_radius_sq)
                     rp = relative_position
                     if det(relative_position, w) > 0.0:
                         direction = V(rp.x * leg - rp.y * combined_radius,
@@ -410,7 +440,7 @@ class Simulator:
     """RVOSimulator with the agent parameters given per agent."""
 
     def __init__(self, time_step: float) -> None:
-        self.time_step = time_step
+        self.time_step = SCALAR(time_step)
         self.agents: list[Agent] = []
         self.obstacles: list[Obstacle] = []
         self.obstacle_tree: TreeNode | None = None
@@ -420,12 +450,12 @@ class Simulator:
                   radius, max_speed, velocity=(0.0, 0.0), pref_velocity=(0.0, 0.0)) -> int:
         agent = Agent(self)
         agent.position = V(*position)
-        agent.neighbor_dist = neighbor_dist
+        agent.neighbor_dist = SCALAR(neighbor_dist)
         agent.max_neighbors = max_neighbors
-        agent.time_horizon = time_horizon
-        agent.time_horizon_obst = time_horizon_obst
-        agent.radius = radius
-        agent.max_speed = max_speed
+        agent.time_horizon = SCALAR(time_horizon)
+        agent.time_horizon_obst = SCALAR(time_horizon_obst)
+        agent.radius = SCALAR(radius)
+        agent.max_speed = SCALAR(max_speed)
         agent.velocity = V(*velocity)
         agent.pref_velocity = V(*pref_velocity)
         agent.id = len(self.agents)
