@@ -369,6 +369,115 @@ def _closest_candidates(preferred: np.ndarray, hp_normal: np.ndarray, hp_offset:
     return np.take_along_axis(cand, order[..., None], 1), np.take_along_axis(dist, order, 1)
 
 
+def closest_point(preferred: np.ndarray, hp_normal: np.ndarray, hp_offset: np.ndarray,
+                  hp_valid: np.ndarray, disk_centre: np.ndarray, disk_radius: np.ndarray,
+                  disk_valid: np.ndarray, *, tol: float = 0.5 * EPS
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Exact closest point (m/s, (M, 2)) to ``preferred`` in the intersection of at most two
+    disks (M, D <= 2) and the half-planes ``dot(n, v) <= offset`` (M, K) with unit normals, and
+    whether it was found (M,). Claim: O2 (combined), V1, V2.
+
+    Incremental, like RVO2's linear programs: the closest point of the disks first, then the
+    half-planes in slot order; where the point so far violates half-plane i, the new optimum
+    lies on line i (strictly convex objective, convex set), the closest point of the interval
+    the disks and the half-planes j < i leave on it. A row is reported not found when that
+    interval or the disks' intersection is empty; :func:`closest_candidates` decides those rows.
+    The loop runs over the slot index only, never over rows.
+    """
+    if disk_valid.shape[1] > 2:
+        raise ValueError("closest_point takes at most two disks")
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return _closest_point(preferred, hp_normal, hp_offset, hp_valid, disk_centre,
+                              disk_radius, disk_valid, tol)
+
+
+def _project_on_disk(p: np.ndarray, centre: np.ndarray, radius: np.ndarray) -> np.ndarray:
+    """Closest point of the disk (centre (M, 2), radius (M,)) to p (M, 2)."""
+    w = p - centre
+    wl = np.hypot(w[:, 0], w[:, 1])
+    outside = wl > radius
+    scale = np.where(outside, radius / np.where(outside, wl, 1.0), 1.0)
+    return centre + w * scale[:, None]
+
+
+def _in_disk(v: np.ndarray, centre: np.ndarray, radius: np.ndarray, valid: np.ndarray,
+             tol: float) -> np.ndarray:
+    return ~valid | (np.hypot(v[:, 0] - centre[:, 0], v[:, 1] - centre[:, 1]) <= radius + tol)
+
+
+def _closest_point(preferred: np.ndarray, hp_normal: np.ndarray, hp_offset: np.ndarray,
+                   hp_valid: np.ndarray, disk_centre: np.ndarray, disk_radius: np.ndarray,
+                   disk_valid: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
+    m, k = hp_valid.shape
+    pad = 2 - disk_valid.shape[1]
+    centre = np.concatenate([disk_centre, np.zeros((m, pad, 2))], axis=1)
+    radius = np.concatenate([disk_radius, np.ones((m, pad))], axis=1)
+    dvalid = np.concatenate([disk_valid, np.zeros((m, pad), bool)], axis=1)
+    ca, cb, ra, rb, va, vb = centre[:, 0], centre[:, 1], radius[:, 0], radius[:, 1], \
+        dvalid[:, 0], dvalid[:, 1]
+    # closest point of the disks: projection on one disk inside the other, else a crossing
+    on_a = np.where(va[:, None], _project_on_disk(preferred, ca, ra), preferred)
+    on_b = np.where(vb[:, None], _project_on_disk(preferred, cb, rb), preferred)
+    a_ok = _in_disk(on_a, cb, rb, vb, tol)
+    b_ok = _in_disk(on_b, ca, ra, va, tol)
+    delta = cb - ca
+    dd = np.hypot(delta[:, 0], delta[:, 1])
+    dsafe = np.where(dd > 0.0, dd, 1.0)
+    along = (ra * ra - rb * rb + dd * dd) / (2.0 * dsafe)
+    h = np.sqrt(np.maximum(ra * ra - along * along, 0.0))
+    ex = delta / dsafe[:, None]
+    base = ca + along[:, None] * ex
+    perp = np.stack([-ex[:, 1], ex[:, 0]], axis=1) * h[:, None]
+    first, second = base + perp, base - perp
+    nearer = (np.hypot(*(first - preferred).T) <= np.hypot(*(second - preferred).T))
+    cross = np.where(nearer[:, None], first, second)
+    cross_ok = va & vb & (dd > 0.0) & (dd <= ra + rb) & (dd >= np.abs(ra - rb))
+    result = np.where(a_ok[:, None], on_a, np.where(b_ok[:, None], on_b, cross))
+    found = a_ok | b_ok | cross_ok
+    n, c = hp_normal, hp_offset
+    for i in range(k):
+        viol = n[:, i, 0] * result[:, 0] + n[:, i, 1] * result[:, 1] - c[:, i]
+        rows = np.flatnonzero(found & hp_valid[:, i] & (viol > tol))
+        if rows.size == 0:
+            continue
+        # line i: v = c_i n_i + t d_i with d_i the unit direction along it
+        nx, ny, ci = n[rows, i, 0], n[rows, i, 1], c[rows, i]
+        qx, qy = ci * nx, ci * ny
+        dx, dy = -ny, nx
+        t_lo = np.full(rows.size, -np.inf)
+        t_hi = np.full(rows.size, np.inf)
+        ok = np.ones(rows.size, bool)
+        for disk in range(2):
+            wx = qx - centre[rows, disk, 0]
+            wy = qy - centre[rows, disk, 1]
+            b = dx * wx + dy * wy
+            disc = b * b - (wx * wx + wy * wy) + radius[rows, disk] ** 2
+            half = np.sqrt(np.maximum(disc, 0.0))
+            use = dvalid[rows, disk]
+            ok &= ~use | (disc >= 0.0)
+            t_lo = np.where(use, np.maximum(t_lo, -b - half), t_lo)
+            t_hi = np.where(use, np.minimum(t_hi, -b + half), t_hi)
+        if i:
+            nj, cj, vj = n[rows, :i], c[rows, :i], hp_valid[rows, :i]
+            # dot(n_j, v) <= c_j along the line: t dot(n_j, d_i) <= c_j - dot(n_j, q_i)
+            slope = nj[..., 0] * dx[:, None] + nj[..., 1] * dy[:, None]
+            room = cj - nj[..., 0] * qx[:, None] - nj[..., 1] * qy[:, None]
+            parallel = np.abs(slope) <= PARALLEL_DET
+            # a parallel line j leaves all of line i or none of it
+            ok &= ~np.any(vj & parallel & (room < -tol), axis=1)
+            bound = room / np.where(parallel, 1.0, slope)
+            t_hi = np.minimum(t_hi, np.min(np.where(vj & ~parallel & (slope > 0.0), bound,
+                                                    np.inf), axis=1))
+            t_lo = np.maximum(t_lo, np.max(np.where(vj & ~parallel & (slope < 0.0), bound,
+                                                    -np.inf), axis=1))
+        ok &= t_lo <= t_hi
+        t = dx * (preferred[rows, 0] - qx) + dy * (preferred[rows, 1] - qy)
+        t = np.minimum(np.maximum(t, t_lo), t_hi)
+        result[rows] = np.stack([qx + t * dx, qy + t * dy], axis=1)
+        found[rows[~ok]] = False
+    return result, found
+
+
 def _drop_redundant(hp_normal: np.ndarray, hp_offset: np.ndarray, hp_valid: np.ndarray,
                     disk_centre: np.ndarray, disk_radius: np.ndarray, disk_valid: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -534,29 +643,43 @@ def _solve_rounds(inp: StepInput, prep: _Prepared, rows: np.ndarray, preferred: 
             break
         cut_off, cut_valid = _halfplane_sanitise(cuts[active] - EPS,
                                                  np.isfinite(cuts[active]))
-        cand, dist = _best_candidates(
-            preferred[active], np.concatenate([hn[active], n_edge[active]], axis=1),
-            np.concatenate([ho[active], cut_off], axis=1),
-            np.concatenate([hv[active], cut_valid], axis=1), disk_c[active], disk_r[active],
-            disk_v[active], VERIFY_CANDIDATES)
+        a_normal = np.concatenate([hn[active], n_edge[active]], axis=1)
+        a_offset = np.concatenate([ho[active], cut_off], axis=1)
+        a_valid = np.concatenate([hv[active], cut_valid], axis=1)
+        nearest, solved = closest_point(preferred[active], a_normal, a_offset, a_valid,
+                                        disk_c[active], disk_r[active], disk_v[active])
         done = np.zeros(active.size, bool)
-        first_exact = None
-        first_t = None
-        for j in range(VERIFY_CANDIDATES):
-            trying = ~done & np.isfinite(dist[:, j])
-            if not trying.any():
-                continue
-            idx = np.flatnonzero(trying)
-            ok, exact, t_min = _verify(inp, prep, rows[active[idx]], cand[idx, j], check_sweep)
-            if j == 0:
-                first_exact = np.full((active.size, k), np.inf)
-                first_t = np.zeros((active.size, k))
-                first_exact[idx], first_t[idx] = exact, t_min
-            result[active[idx[ok]]] = cand[idx[ok], j]
+        first_exact = np.full((active.size, k), np.inf)
+        first_t = np.zeros((active.size, k))
+        idx = np.flatnonzero(solved)
+        if idx.size:
+            ok, first_exact[idx], first_t[idx] = _verify(inp, prep, rows[active[idx]],
+                                                         nearest[idx], check_sweep)
+            result[active[idx[ok]]] = nearest[idx[ok]]
             found[active[idx[ok]]] = True
             done[idx[ok]] = True
-        if first_exact is None:
-            break
+        # rows the incremental solve leaves open (no point found, or its point fails the
+        # verification): the enumeration's nearest feasible candidates, in order
+        retry = np.flatnonzero(~done)
+        if retry.size:
+            cand, dist = _best_candidates(preferred[active[retry]], a_normal[retry],
+                                          a_offset[retry], a_valid[retry],
+                                          disk_c[active[retry]], disk_r[active[retry]],
+                                          disk_v[active[retry]], VERIFY_CANDIDATES)
+            for j in range(VERIFY_CANDIDATES):
+                # the nearest candidate of a solved row is the point verified above
+                trying = ~done[retry] & np.isfinite(dist[:, j]) & ((j > 0) | ~solved[retry])
+                if not trying.any():
+                    continue
+                sub = np.flatnonzero(trying)
+                at = retry[sub]
+                ok, exact, t_min = _verify(inp, prep, rows[active[at]], cand[sub, j],
+                                           check_sweep)
+                if j == 0:
+                    first_exact[at], first_t[at] = exact, t_min
+                result[active[at[ok]]] = cand[sub[ok], j]
+                found[active[at[ok]]] = True
+                done[at[ok]] = True
         # B5 cutting planes at the interior minimum of the nearest candidate's curve
         dt_active = dt[active][:, None]
         interior = ((first_exact < 0.0) & (first_t > 0.0) & (first_t < dt_active)
