@@ -48,7 +48,6 @@ ILL_CONDITIONED = TOL / 10
 """Float32 rounding (of the input or in the linear program) moving an agent further (m/s)."""
 JITTER_SAMPLES = 16
 MAX_EXCUSED_FRACTION = 0.01
-NUMPY_2 = int(np.__version__.split(".")[0]) >= 2
 
 OBSTACLES = [
     [(-3.0, -3.0), (3.0, -3.0), (3.0, 3.0), (-3.0, 3.0)],
@@ -250,7 +249,6 @@ def _excused(name):
     return dev, spreads
 
 
-@pytest.mark.skipif(not NUMPY_2, reason="the float32 port needs numpy >= 2 scalar promotion")
 @pytest.mark.parametrize("name", list(STATES))
 def test_the_port_in_float32_reproduces_the_library_bit_for_bit(name):
     state, obstacles, kw, _, _, real_vel, real_pos = _run(name)
