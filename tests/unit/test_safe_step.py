@@ -148,8 +148,9 @@ def test_closest_candidates_is_the_exact_optimum():
     pref = rng.normal(size=(m, 2)) * 2
     centre = np.stack([np.zeros((m, 2)), rng.normal(size=(m, 2)) * 0.5], axis=1)
     radius = np.stack([np.full(m, 1.5), rng.uniform(0.2, 1.0, m)], axis=1)
-    cand, dist = ss.closest_candidates(pref, normal, offset, np.ones((m, k), bool), centre,
-                                       radius, np.ones((m, 2), bool))
+    args = (pref, normal, offset, np.ones((m, k), bool), centre, radius, np.ones((m, 2), bool))
+    cand, dist = ss.closest_candidates(*args)
+    nearest, found = ss.closest_point(*args)
     g = np.linspace(-2, 2, 401)
     grid = np.stack(np.meshgrid(g, g), axis=-1).reshape(-1, 2)
     for i in range(0, m, 10):
@@ -162,10 +163,13 @@ def test_closest_candidates_is_the_exact_optimum():
         best = np.linalg.norm(grid[feas] - pref[i], axis=1).min()
         assert np.isfinite(dist[i, 0])
         assert dist[i, 0] <= best + 1e-9
+        # the incremental solver finds the same point
+        assert found[i]
+        assert np.linalg.norm(nearest[i] - cand[i, 0]) <= 1e-9
         # the optimum itself is feasible: no feasible point is closer, it is one of them
-        v = cand[i, 0]
-        assert np.all(normal[i] @ v <= offset[i] + 1e-9)
-        assert np.all(np.linalg.norm(v - centre[i], axis=1) <= radius[i] + 1e-9)
+        for v in (cand[i, 0], nearest[i]):
+            assert np.all(normal[i] @ v <= offset[i] + 1e-9)
+            assert np.all(np.linalg.norm(v - centre[i], axis=1) <= radius[i] + 1e-9)
 
 
 def test_with_orca_lines_from_the_orca_runtime():
