@@ -464,14 +464,18 @@ def rigid_curve_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndarra
 
 
 def curve_min_margin_m(edges: EdgeSet, support: Support, x0_m: np.ndarray, v0_mps: np.ndarray,
-                       v1_mps: np.ndarray, dt_s: float) -> np.ndarray:
+                       v1_mps: np.ndarray, dt_s: float, *, exact_m: np.ndarray | None = None
+                       ) -> np.ndarray:
     """Lower bound (m, (N, K)) of the edge margin over the whole step of the accelerating curve.
 
     Exact (endpoints + interior extremum) for translating edges on translating supports and for
     edges sharing the support's rigid motion; certified interval bound otherwise. Invalid edges
-    give +inf. Claim: B2, B5, B6.
+    give +inf. ``exact_m`` is the translating minimum of
+    :func:`translating_curve_margins_from_state` when the caller has it already.
+    Claim: B2, B5, B6.
     """
-    exact, _ = translating_curve_margins_from_state(edges, support, x0_m, v0_mps, v1_mps, dt_s)
+    exact = exact_m if exact_m is not None else translating_curve_margins_from_state(
+        edges, support, x0_m, v0_mps, v1_mps, dt_s)[0]
     rotating = (edges.motion.omega_radps != 0.0) | (support.motion.omega_radps[:, None] != 0.0)
     rigid_same = _same_motion(edges, support) & rotating
     need_bound = rotating & ~rigid_same & edges.valid
@@ -515,11 +519,19 @@ def end_margin_m(edges: EdgeSet, support: Support, x0_m: np.ndarray, v0_mps: np.
 
     Claim: B4."""
     n = edges.normal
-    return formulas.accel_margin(
-        s=edges.initial_margin_m(x0_m), t=per_edge(dt_s), dt=per_edge(dt_s),
-        n_dot_e=np.einsum("nkj,nkj->nk", n, edges.edge_velocity_mps(x0_m)),
-        n_dot_u=np.einsum("nkj,nj->nk", n, support.carry_mps(x0_m)),
-        n_dot_v0=np.einsum("nkj,nj->nk", n, v0_mps), n_dot_v1=np.einsum("nkj,nj->nk", n, v1_mps))
+    return accel_end_margin_m(
+        edges.initial_margin_m(x0_m), per_edge(dt_s),
+        np.einsum("nkj,nkj->nk", n, edges.edge_velocity_mps(x0_m)),
+        np.einsum("nkj,nj->nk", n, support.carry_mps(x0_m)),
+        np.einsum("nkj,nj->nk", n, v0_mps), np.einsum("nkj,nj->nk", n, v1_mps))
+
+
+def accel_end_margin_m(s_m: np.ndarray, dt_s: float, n_dot_e: np.ndarray, n_dot_u: np.ndarray,
+                       n_dot_v0: np.ndarray, n_dot_v1: np.ndarray) -> np.ndarray:
+    """Edge margin (m) at the end of the accelerating step from the initial margin and the
+    normal components of the velocities (the same as :func:`end_margin_m`). Claim: B4."""
+    return formulas.accel_margin(s=s_m, t=dt_s, dt=dt_s, n_dot_e=n_dot_e, n_dot_u=n_dot_u,
+                                 n_dot_v0=n_dot_v0, n_dot_v1=n_dot_v1)
 
 
 def _take_motion(m: Motion, rows: np.ndarray) -> Motion:

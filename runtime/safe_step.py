@@ -35,18 +35,18 @@ import numpy as np
 from navproof.boundary import (
     EdgeSet,
     Support,
+    accel_end_margin_m,
     accel_halfplane_offset_mps,
     accel_margin_at_time_offset_mps,
     check_valid_finite,
     check_valid_positive,
     check_valid_step,
     curve_min_margin_m,
-    end_margin_m,
     per_agent,
     per_edge,
     take_edges,
     take_support,
-    translating_curve_margins_from_state,
+    translating_curve_margins_m,
 )
 from navproof.errors import EPS, InvalidInput, assertions_enabled
 from navproof.reference import Reference, reference_velocity
@@ -583,38 +583,97 @@ def _prepare(inp: StepInput) -> _Prepared:
                      oc, inp.orca_valid)
 
 
+@dataclass(frozen=True)
+class _Checked:
+    """Margins of candidates ``v1`` (R rows): certified whole-step curve bound (R, K), exact
+    translating minimum and its time (R, K), step-end margin (R, K), and W1 sweep margin (R, J)
+    (None when not checked)."""
+
+    curve_m: np.ndarray
+    exact_m: np.ndarray
+    t_min_s: np.ndarray
+    end_m: np.ndarray
+    sweep_m: np.ndarray | None
+
+
+@dataclass(frozen=True)
+class _Known:
+    """Margins of each agent's committed velocity as far as its verification computed them:
+    curve bound and step-end margin (N, K), W1 sweep margin (N, J); ``has_curve`` and
+    ``has_sweep`` (N,) mark the rows filled (the rest is computed by :func:`_margins`)."""
+
+    curve_m: np.ndarray
+    end_m: np.ndarray
+    sweep_m: np.ndarray
+    has_curve: np.ndarray
+    has_sweep: np.ndarray
+
+    @staticmethod
+    def empty(n: int, k: int, j: int) -> _Known:
+        return _Known(np.zeros((n, k)), np.zeros((n, k)), np.zeros((n, j)), np.zeros(n, bool),
+                      np.zeros(n, bool))
+
+    def store(self, agents: np.ndarray, checked: _Checked, picked: np.ndarray) -> None:
+        """Keep the margins of rows ``picked`` of ``checked`` for ``agents``."""
+        self.curve_m[agents] = checked.curve_m[picked]
+        self.end_m[agents] = checked.end_m[picked]
+        self.has_curve[agents] = True
+        if checked.sweep_m is not None:
+            self.sweep_m[agents] = checked.sweep_m[picked]
+            self.has_sweep[agents] = True
+
+
+def _curve_margins(inp: StepInput, prep: _Prepared, rows: np.ndarray, v1: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Curve bound, exact translating minimum, its time and the step-end margin of candidates
+    ``v1`` (R, 2) of agents ``rows``, from the normal components prepared once per step.
+    Claim: B4, B5, B6."""
+    dt = inp.dt_s[rows]
+    dt_e = dt[:, None]
+    edges = take_edges(inp.edges, rows)
+    s, nde, ndu, ndv0 = prep.s[rows], prep.n_dot_e[rows], prep.n_dot_u[rows], prep.n_dot_v0[rows]
+    ndv1 = np.einsum("nkj,nj->nk", edges.normal, v1)
+    exact, t_min = translating_curve_margins_m(s, dt_e, nde, ndu, ndv0, ndv1)
+    curve = curve_min_margin_m(edges, take_support(inp.support, rows), inp.position_m[rows],
+                               inp.velocity_mps[rows], v1, dt, exact_m=exact)
+    end = accel_end_margin_m(s, dt_e, nde, ndu, ndv0, ndv1)
+    return curve, np.where(edges.valid, exact, np.inf), t_min, end
+
+
+def _sweep_margins(inp: StepInput, prep: _Prepared, rows: np.ndarray, v1: np.ndarray
+                   ) -> np.ndarray:
+    """W1 margins (m, (R, J)) of candidates ``v1`` (R, 2) of agents ``rows`` (exact within
+    SWEEP_EXACT_BAND_M of contact, certified bound beyond; +inf for empty slots). Claim: W1."""
+    nb = inp.neighbors.take(rows)
+    x0 = inp.position_m[rows]
+    comb = inp.radius_m[rows, None] + nb.radius_m
+    dmin, _ = sweep_min_distance_m(x0, prep.u[rows], inp.velocity_mps[rows], v1,
+                                   inp.dt_s[rows], nb.position_m, nb.velocity_mps, nb.valid,
+                                   exact_within_m=comb + SWEEP_EXACT_BAND_M)
+    start = np.linalg.norm(x0[:, None, :] - nb.position_m, axis=-1)
+    return np.where(nb.valid, sweep_margin_m(dmin, start, comb), np.inf)
+
+
 def _verify(inp: StepInput, prep: _Prepared, rows: np.ndarray, v1: np.ndarray,
-            check_sweep: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            check_sweep: bool) -> tuple[np.ndarray, _Checked]:
     """Whole-curve verification of candidates ``v1`` (R, 2) of agents ``rows`` (R,).
 
-    Returns (passes (R,), exact curve margins (R, K) on translating motion, their times (R, K)).
-    Claim: B5, B6, S1 (stop from the step end), W1.
+    Returns (passes (R,), the margins checked). Claim: B5, B6, S1 (stop from the step end), W1.
     """
-    dt = inp.dt_s[rows]
-    edges = take_edges(inp.edges, rows)
-    support = take_support(inp.support, rows)
-    x0, v0 = inp.position_m[rows], inp.velocity_mps[rows]
-    curve = curve_min_margin_m(edges, support, x0, v0, v1, dt)
-    exact, t_min = translating_curve_margins_from_state(edges, support, x0, v0, v1, dt)
+    curve, exact, t_min, end = _curve_margins(inp, prep, rows, v1)
     ok = np.all(curve >= -EPS, axis=1)
-    ref_rows = prep.ref.exists[rows]
     c1 = prep.u[rows] + v1 - prep.ref.r_mps[rows]
-    end = end_margin_m(edges, support, x0, v0, v1, dt)
-    stop = end_stop_margin_m(end, edges.normal, c1, inp.accel_mps2[rows])
-    ok &= ~ref_rows | np.all(~edges.wall | (stop >= -EPS), axis=1)
-    if check_sweep and inp.neighbors is not None and inp.neighbors.valid.shape[1]:
-        nb = inp.neighbors.take(rows)
-        comb = inp.radius_m[rows, None] + nb.radius_m
-        dmin, _ = sweep_min_distance_m(x0, prep.u[rows], v0, v1, dt, nb.position_m,
-                                       nb.velocity_mps, nb.valid,
-                                       exact_within_m=comb + SWEEP_EXACT_BAND_M)
-        start = np.linalg.norm(x0[:, None, :] - nb.position_m, axis=-1)
-        ok &= sweep_passes(np.where(nb.valid, sweep_margin_m(dmin, start, comb), np.inf))
-    return ok, np.where(edges.valid, exact, np.inf), t_min
+    stop = end_stop_margin_m(end, inp.edges.normal[rows], c1, inp.accel_mps2[rows])
+    ok &= ~prep.ref.exists[rows] | np.all(~inp.edges.wall[rows] | (stop >= -EPS), axis=1)
+    sweep = None
+    if check_sweep and inp.neighbors.valid.shape[1]:
+        sweep = _sweep_margins(inp, prep, rows, v1)
+        ok &= sweep_passes(sweep)
+    return ok, _Checked(curve, exact, t_min, end, sweep)
 
 
 def _solve_rounds(inp: StepInput, prep: _Prepared, rows: np.ndarray, preferred: np.ndarray,
-                  use_orca: bool, use_speed_disk: bool, check_sweep: bool
+                  use_orca: bool, use_speed_disk: bool, check_sweep: bool, known: _Known
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Closest verified velocity for agents ``rows``: enumerate, verify nearest first, add B5
     cutting planes where the curve dips out mid-step, repeat. Returns (found (R,), v1 (R, 2))."""
@@ -653,11 +712,12 @@ def _solve_rounds(inp: StepInput, prep: _Prepared, rows: np.ndarray, preferred: 
         first_t = np.zeros((active.size, k))
         idx = np.flatnonzero(solved)
         if idx.size:
-            ok, first_exact[idx], first_t[idx] = _verify(inp, prep, rows[active[idx]],
-                                                         nearest[idx], check_sweep)
+            ok, checked = _verify(inp, prep, rows[active[idx]], nearest[idx], check_sweep)
+            first_exact[idx], first_t[idx] = checked.exact_m, checked.t_min_s
             result[active[idx[ok]]] = nearest[idx[ok]]
             found[active[idx[ok]]] = True
             done[idx[ok]] = True
+            known.store(rows[active[idx[ok]]], checked, ok)
         # rows the incremental solve leaves open (no point found, or its point fails the
         # verification): the enumeration's nearest feasible candidates, in order
         retry = np.flatnonzero(~done)
@@ -673,13 +733,13 @@ def _solve_rounds(inp: StepInput, prep: _Prepared, rows: np.ndarray, preferred: 
                     continue
                 sub = np.flatnonzero(trying)
                 at = retry[sub]
-                ok, exact, t_min = _verify(inp, prep, rows[active[at]], cand[sub, j],
-                                           check_sweep)
+                ok, checked = _verify(inp, prep, rows[active[at]], cand[sub, j], check_sweep)
                 if j == 0:
-                    first_exact[at], first_t[at] = exact, t_min
+                    first_exact[at], first_t[at] = checked.exact_m, checked.t_min_s
                 result[active[at[ok]]] = cand[sub[ok], j]
                 found[active[at[ok]]] = True
                 done[at[ok]] = True
+                known.store(rows[active[at[ok]]], checked, ok)
         # B5 cutting planes at the interior minimum of the nearest candidate's curve
         dt_active = dt[active][:, None]
         interior = ((first_exact < 0.0) & (first_t > 0.0) & (first_t < dt_active)
@@ -697,33 +757,28 @@ def _solve_rounds(inp: StepInput, prep: _Prepared, rows: np.ndarray, preferred: 
     return found, result
 
 
-def _margins(inp: StepInput, prep: _Prepared, v1: np.ndarray) -> Margins:
-    """Signed margins of the committed velocities (every agent). Claim: B5, B6, S1-S3, V1, V2,
-    W1, O2."""
+def _margins(inp: StepInput, prep: _Prepared, v1: np.ndarray, known: _Known) -> Margins:
+    """Signed margins of the committed velocities (every agent), reusing those its verification
+    computed. Claim: B5, B6, S1-S3, V1, V2, W1, O2."""
     dt = inp.dt_s
-    edges, x0, v0 = inp.edges, inp.position_m, inp.velocity_mps
-    n = edges.normal
-    curve = curve_min_margin_m(edges, inp.support, x0, v0, v1, dt)
+    n = inp.edges.normal
+    curve, end, sweep = known.curve_m, known.end_m, known.sweep_m
+    rest = np.flatnonzero(~known.has_curve)
+    if rest.size:
+        curve[rest], _, _, end[rest] = _curve_margins(inp, prep, rest, v1[rest])
+    rest = np.flatnonzero(~known.has_sweep)
+    if rest.size and sweep.shape[1]:
+        sweep[rest] = _sweep_margins(inp, prep, rest, v1[rest])
     c1 = prep.u + v1 - prep.ref.r_mps
     env = envelope_margin_m(n, prep.s, c1, dt, inp.accel_mps2, prep.cmax)
-    end = end_margin_m(edges, inp.support, x0, v0, v1, dt)
     stop = end_stop_margin_m(end, n, c1, inp.accel_mps2)
     nec = necessary_bound_mps(prep.s, dt, inp.accel_mps2) - np.einsum("nkj,nj->nk", n, c1)
-    nb = inp.neighbors if inp.neighbors is not None else Neighbors.none(inp.count)
-    if nb.valid.shape[1]:
-        comb = inp.radius_m[:, None] + nb.radius_m
-        dmin, _ = sweep_min_distance_m(x0, prep.u, v0, v1, dt, nb.position_m, nb.velocity_mps,
-                                       nb.valid, exact_within_m=comb + SWEEP_EXACT_BAND_M)
-        start = np.linalg.norm(x0[:, None, :] - nb.position_m, axis=-1)
-        sweep = np.where(nb.valid, sweep_margin_m(dmin, start, comb), np.inf)
-    else:
-        sweep = np.zeros((inp.count, 0))
     orca = np.where(prep.orca_valid, prep.orca_offset - np.einsum("nkj,nj->nk",
                                                                   prep.orca_normal, v1), np.inf)
-    no_stop = ~edges.wall
+    no_stop = ~inp.edges.wall
     return Margins(curve, np.where(no_stop, np.inf, env), np.where(no_stop, np.inf, stop),
                    np.where(no_stop, np.inf, nec), sweep,
-                   reach_margin_mps(v1, v0, inp.accel_mps2 * dt),
+                   reach_margin_mps(v1, inp.velocity_mps, inp.accel_mps2 * dt),
                    speed_margin_mps(v1, inp.vh_mps), orca)
 
 
@@ -757,13 +812,15 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
     flags = np.zeros(n, dtype=np.uint8)
     commit = dt.copy()
     every = np.arange(n)
-    found, v1 = _solve_rounds(inp, prep, every, inp.preferred_mps, True, True, True)
+    known = _Known.empty(n, inp.edges.valid.shape[1], inp.neighbors.valid.shape[1])
+    found, v1 = _solve_rounds(inp, prep, every, inp.preferred_mps, True, True, True, known)
     velocity[found] = v1[found]
     label[found] = SAFE
     rest = np.flatnonzero(~found)
     if rest.size:
         # F1: relax only the dynamic-neighbour lines, aim at the stop target
-        f1, v1 = _solve_rounds(inp, prep, rest, prep.ref.v_stop_mps[rest], False, False, False)
+        f1, v1 = _solve_rounds(inp, prep, rest, prep.ref.v_stop_mps[rest], False, False, False,
+                               known)
         velocity[rest[f1]] = v1[f1]
         label[rest[f1]] = DYNAMIC_AVOIDANCE_FAILED
         rest = rest[~f1]
@@ -794,7 +851,7 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
     flags[unreachable] |= FLAG_CARRY_EXCEEDS_CANCEL
     label[(label == SAFE) & (no_ref | unreachable)] = NO_STOP_GUARANTEE
     result = SafeStepResult(velocity, label, flags, commit, prep.ref, prep.cmax,
-                            _margins(inp, prep, velocity))
+                            _margins(inp, prep, velocity, known))
     if assertions_enabled(assertions):
         from navproof.boundary_monitor import check_committed_step
 
