@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from navproof.boundary import EdgeSet, Support, check_valid_finite
+from navproof.boundary import EdgeSet, Support, check_valid_finite, dot2
 from navproof.errors import EPS
 from navproof.lp import solve_closest
 
@@ -65,14 +65,14 @@ def reference_velocity(edges: EdgeSet, support: Support, x0_m: np.ndarray,
     n_sorted = np.take_along_axis(n, order[..., None], axis=1)
     valid = np.take_along_axis(walls, order, axis=1)
     # in w = r - u: dot(n, w) <= dot(n, e - u)
-    offset = np.einsum("nkj,nkj->nk", n, e - u[:, None, :])
+    offset = dot2(n, e - u[:, None, :])
     offset = np.take_along_axis(offset, order, axis=1)
     point, direction = halfplanes_to_lines(n_sorted, offset)
     count = valid.shape[1]
     res = solve_closest(np.zeros_like(u), np.full(u.shape[0], REFERENCE_SEARCH_RADIUS_MPS),
                         point, direction, valid, np.full(u.shape[0], count, dtype=np.int64))
     w = res.velocity
-    viol = np.einsum("nkj,nj->nk", n_sorted, w) - offset
+    viol = dot2(n_sorted, w[:, None, :]) - offset
     exists = res.feasible & np.all(~valid | (viol <= EPS), axis=1)
     r = np.where(exists[:, None], u + w, u)
     v_stop = r - u
@@ -84,5 +84,5 @@ def holding_margin_rate_mps(edges: EdgeSet, x0_m: np.ndarray, r_mps: np.ndarray)
     """Rate (m/s, (N, K)) at which each edge margin changes while holding at r: dot(n, e - r).
     Non-negative everywhere means holding never decreases a margin. Claim: R3."""
     e = edges.edge_velocity_mps(x0_m)
-    rate = np.einsum("nkj,nkj->nk", edges.normal, e - r_mps[:, None, :])
+    rate = dot2(edges.normal, e - r_mps[:, None, :])
     return np.where(edges.wall, rate, np.inf)

@@ -42,6 +42,7 @@ from navproof.boundary import (
     check_valid_positive,
     check_valid_step,
     curve_min_margin_m,
+    dot2,
     per_agent,
     per_edge,
     take_edges,
@@ -560,9 +561,9 @@ def _prepare(inp: StepInput) -> _Prepared:
     n = edges.normal
     u = inp.support.carry_mps(x0)
     e = edges.edge_velocity_mps(x0)
-    n_dot_e = np.einsum("nkj,nkj->nk", n, e)
-    n_dot_u = np.einsum("nkj,nj->nk", n, u)
-    n_dot_v0 = np.einsum("nkj,nj->nk", n, v0)
+    n_dot_e = dot2(n, e)
+    n_dot_u = dot2(n, u[:, None, :])
+    n_dot_v0 = dot2(n, v0[:, None, :])
     s = edges.initial_margin_m(x0)
     ref = reference_velocity(edges, inp.support, x0, inp.vh_mps)
     cmax = envelope_speed_cap_mps(inp.vh_mps, u, ref.r_mps)
@@ -578,7 +579,7 @@ def _prepare(inp: StepInput) -> _Prepared:
     # ORCA lines: det(d, p - w) <= 0 on the world velocity w = u + v1
     d, p = inp.orca_direction, inp.orca_point
     on = np.stack([d[..., 1], -d[..., 0]], axis=-1)
-    oc = np.einsum("nkj,nkj->nk", on, p) - np.einsum("nkj,nj->nk", on, u)
+    oc = dot2(on, p) - dot2(on, u[:, None, :])
     return _Prepared(u, n_dot_e, n_dot_u, n_dot_v0, s, ref, cmax, normals, offsets, valid, on,
                      oc, inp.orca_valid)
 
@@ -632,7 +633,7 @@ def _curve_margins(inp: StepInput, prep: _Prepared, rows: np.ndarray, v1: np.nda
     dt_e = dt[:, None]
     edges = take_edges(inp.edges, rows)
     s, nde, ndu, ndv0 = prep.s[rows], prep.n_dot_e[rows], prep.n_dot_u[rows], prep.n_dot_v0[rows]
-    ndv1 = np.einsum("nkj,nj->nk", edges.normal, v1)
+    ndv1 = dot2(edges.normal, v1[:, None, :])
     exact, t_min = translating_curve_margins_m(s, dt_e, nde, ndu, ndv0, ndv1)
     curve = curve_min_margin_m(edges, take_support(inp.support, rows), inp.position_m[rows],
                                inp.velocity_mps[rows], v1, dt, exact_m=exact)
@@ -772,9 +773,9 @@ def _margins(inp: StepInput, prep: _Prepared, v1: np.ndarray, known: _Known) -> 
     c1 = prep.u + v1 - prep.ref.r_mps
     env = envelope_margin_m(n, prep.s, c1, dt, inp.accel_mps2, prep.cmax)
     stop = end_stop_margin_m(end, n, c1, inp.accel_mps2)
-    nec = necessary_bound_mps(prep.s, dt, inp.accel_mps2) - np.einsum("nkj,nj->nk", n, c1)
-    orca = np.where(prep.orca_valid, prep.orca_offset - np.einsum("nkj,nj->nk",
-                                                                  prep.orca_normal, v1), np.inf)
+    nec = necessary_bound_mps(prep.s, dt, inp.accel_mps2) - dot2(n, c1[:, None, :])
+    orca = np.where(prep.orca_valid, prep.orca_offset - dot2(prep.orca_normal, v1[:, None, :]),
+                    np.inf)
     no_stop = ~inp.edges.wall
     return Margins(curve, np.where(no_stop, np.inf, env), np.where(no_stop, np.inf, stop),
                    np.where(no_stop, np.inf, nec), sweep,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.boundary import affine_root, check_valid_finite, per_edge
+from navproof.boundary import affine_root, check_valid_finite, dot2, per_edge
 from navproof.errors import EPS, InvalidInput
 
 
@@ -55,7 +55,7 @@ def normal_stop_displacement_m(normal: np.ndarray, c_mps: np.ndarray, dt_s: floa
     a = check_valid_budget("a_mps2", a_mps2)
     c = check_valid_finite("c_mps", c_mps)
     return formulas.normal_stop_displacement(
-        n_dot_c=np.einsum("nkj,nj->nk", normal, c), speed=np.linalg.norm(c, axis=-1)[:, None],
+        n_dot_c=dot2(normal, c[:, None, :]), speed=np.linalg.norm(c, axis=-1)[:, None],
         dt=per_edge(dt_s), a=a[:, None])
 
 
@@ -87,7 +87,7 @@ def stop_halfplane_offset_mps(normal: np.ndarray, s_m: np.ndarray, dt_s: float,
     """Offset q (m/s, (N, K)) of the S3 stop half-plane written in the solve variable:
     dot(n, v) <= linear envelope + dot(n, r - u). Claim: S3."""
     lin = linear_envelope_mps(s_m, dt_s, a_mps2, cmax_mps)
-    return lin + np.einsum("nkj,nj->nk", normal, np.asarray(r_mps) - np.asarray(u_mps))
+    return lin + dot2(normal, (np.asarray(r_mps) - np.asarray(u_mps))[:, None, :])
 
 
 def end_stop_offset_mps(normal: np.ndarray, s_m: np.ndarray, dt_s: float, a_mps2: np.ndarray,
@@ -101,9 +101,9 @@ def end_stop_offset_mps(normal: np.ndarray, s_m: np.ndarray, dt_s: float, a_mps2
     along n travels further than the constant-velocity hold assumed by S3. Claim: S1, S3, B4.
     """
     a = check_valid_budget("a_mps2", a_mps2)
-    n_dot_u = np.einsum("nkj,nj->nk", normal, u_mps)
-    n_dot_r = np.einsum("nkj,nj->nk", normal, r_mps)
-    n_dot_v0 = np.einsum("nkj,nj->nk", normal, v0_mps)
+    n_dot_u = dot2(normal, u_mps[:, None, :])
+    n_dot_r = dot2(normal, r_mps[:, None, :])
+    n_dot_v0 = dot2(normal, v0_mps[:, None, :])
 
     def excess(q: float) -> np.ndarray:
         end = formulas.accel_margin(s=s_m, t=per_edge(dt_s), dt=per_edge(dt_s), n_dot_e=n_dot_e,
@@ -123,7 +123,7 @@ def end_stop_margin_m(end_margin_m: np.ndarray, normal: np.ndarray, c1_mps: np.n
     relative to r: end margin minus max(0, dot(n, c1) |c1| / (2a)). Claim: S1, S3."""
     a = check_valid_budget("a_mps2", a_mps2)
     brake = formulas.normal_stop_displacement(
-        n_dot_c=np.einsum("nkj,nj->nk", normal, c1_mps),
+        n_dot_c=dot2(normal, c1_mps[:, None, :]),
         speed=np.linalg.norm(c1_mps, axis=-1)[:, None], dt=0.0, a=a[:, None])
     return end_margin_m - np.maximum(brake, 0.0)
 
@@ -134,7 +134,7 @@ def envelope_margin_m(normal: np.ndarray, s_m: np.ndarray, c_mps: np.ndarray, dt
     shared linear envelope holds. Claim: S3."""
     a = check_valid_budget("a_mps2", a_mps2)
     disp = formulas.normal_stop_displacement(
-        n_dot_c=np.einsum("nkj,nj->nk", normal, c_mps),
+        n_dot_c=dot2(normal, c_mps[:, None, :]),
         speed=np.asarray(cmax_mps, dtype=np.float64)[:, None], dt=per_edge(dt_s), a=a[:, None])
     return s_m - disp
 
@@ -143,7 +143,7 @@ def hold_is_safe(normal: np.ndarray, r_mps: np.ndarray, e_mps: np.ndarray,
                  valid: np.ndarray) -> np.ndarray:
     """(N,) True where holding at the reference r never decreases any edge margin:
     dot(n, r - e) <= 0 for every valid edge (the hold rule of S6 and R3). Claim: R3, S6."""
-    drift = np.einsum("nkj,nkj->nk", normal, r_mps[:, None, :] - e_mps)
+    drift = dot2(normal, r_mps[:, None, :] - e_mps)
     return np.all(~valid | (drift <= EPS), axis=1)
 
 

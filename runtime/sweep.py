@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.boundary import check_valid_step
+from navproof.boundary import check_valid_step, dot2
 from navproof.errors import EPS
 
 BISECTION_STEPS = 60
@@ -84,11 +84,11 @@ def _relative_curve_coefficients(u_mps: np.ndarray, v0_mps: np.ndarray, v1_mps: 
 
 def _pair_minimum(d0: np.ndarray, b: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Exact minimum of |d0 + b tau + a tau^2| over tau in [0, 1] and its tau, pairs (P, 2)."""
-    aa = np.einsum("...j,...j->...", a, a)
-    ab = np.einsum("...j,...j->...", a, b)
-    bb = np.einsum("...j,...j->...", b, b)
-    ad = np.einsum("...j,...j->...", a, d0)
-    bd = np.einsum("...j,...j->...", b, d0)
+    aa = dot2(a, a)
+    ab = dot2(a, b)
+    bb = dot2(b, b)
+    ad = dot2(a, d0)
+    bd = dot2(b, d0)
     # derivative of |d|^2 / 2 in tau: 2 aa tau^3 + 3 ab tau^2 + (bb + 2 ad) tau + bd
     roots = _cubic_roots_in_unit(2.0 * aa, 3.0 * ab, bb + 2.0 * ad, bd)
     taus = np.concatenate([np.zeros(d0.shape[:-1] + (1,)), np.ones(d0.shape[:-1] + (1,)),
@@ -168,17 +168,17 @@ def first_contact_time_s(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
     limit = np.where(start < combined_radius_m, start, combined_radius_m)
     dt_c = dt if np.ndim(dt) == 0 else np.asarray(dt)[:, None, None]
     b, a = _relative_curve_coefficients(u_mps, v0_mps, v1_mps, dt_c, other_velocity_mps, d0.shape)
-    aa = np.einsum("...j,...j->...", a, a)
-    ab = np.einsum("...j,...j->...", a, b)
-    bb = np.einsum("...j,...j->...", b, b)
-    ad = np.einsum("...j,...j->...", a, d0)
-    bd = np.einsum("...j,...j->...", b, d0)
+    aa = dot2(a, a)
+    ab = dot2(a, b)
+    bb = dot2(b, b)
+    ad = dot2(a, d0)
+    bd = dot2(b, d0)
     crit = np.sort(np.nan_to_num(_cubic_roots_in_unit(2.0 * aa, 3.0 * ab, bb + 2.0 * ad, bd),
                                  nan=1.0), axis=-1)
 
     def gap(tau: np.ndarray) -> np.ndarray:
         p = d0 + b * tau[..., None] + a * (tau ** 2)[..., None]
-        return np.einsum("...j,...j->...", p, p) - limit ** 2
+        return dot2(p, p) - limit ** 2
 
     # squared-distance tolerance: EPS of distance at the scale of the limit
     tol_sq = EPS * (2.0 * limit + EPS)
