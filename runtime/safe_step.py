@@ -624,7 +624,7 @@ class _Known:
             self.has_sweep[agents] = True
 
 
-def _curve_margins(inp: StepInput, prep: _Prepared, rows: np.ndarray, v1: np.ndarray
+def _curve_margins(inp: StepInput, prep: _Prepared, rows: np.ndarray | slice, v1: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Curve bound, exact translating minimum, its time and the step-end margin of candidates
     ``v1`` (R, 2) of agents ``rows``, from the normal components prepared once per step.
@@ -641,8 +641,8 @@ def _curve_margins(inp: StepInput, prep: _Prepared, rows: np.ndarray, v1: np.nda
     return curve, np.where(edges.valid, exact, np.inf), t_min, end
 
 
-def _sweep_margins(inp: StepInput, prep: _Prepared, rows: np.ndarray, v1: np.ndarray
-                   ) -> np.ndarray:
+def _sweep_margins(inp: StepInput, prep: _Prepared, rows: np.ndarray | slice,
+                   v1: np.ndarray) -> np.ndarray:
     """W1 margins (m, (R, J)) of candidates ``v1`` (R, 2) of agents ``rows`` (exact within
     SWEEP_EXACT_BAND_M of contact, certified bound beyond; +inf for empty slots). Claim: W1."""
     nb = inp.neighbors.take(rows)
@@ -655,12 +655,21 @@ def _sweep_margins(inp: StepInput, prep: _Prepared, rows: np.ndarray, v1: np.nda
     return np.where(nb.valid, sweep_margin_m(dmin, start, comb), np.inf)
 
 
+def _as_index(rows: np.ndarray, n: int) -> np.ndarray | slice:
+    """``rows`` as an index into per-agent arrays: a slice (views instead of copies) when it is
+    every one of the ``n`` agents in order."""
+    if rows.size == n and (n == 0 or (rows[0] == 0 and np.all(np.diff(rows) == 1))):
+        return slice(None)
+    return rows
+
+
 def _verify(inp: StepInput, prep: _Prepared, rows: np.ndarray, v1: np.ndarray,
             check_sweep: bool) -> tuple[np.ndarray, _Checked]:
     """Whole-curve verification of candidates ``v1`` (R, 2) of agents ``rows`` (R,).
 
     Returns (passes (R,), the margins checked). Claim: B5, B6, S1 (stop from the step end), W1.
     """
+    rows = _as_index(rows, inp.count)
     curve, exact, t_min, end = _curve_margins(inp, prep, rows, v1)
     ok = np.all(curve >= -EPS, axis=1)
     c1 = prep.u[rows] + v1 - prep.ref.r_mps[rows]
@@ -684,30 +693,31 @@ def _solve_rounds(inp: StepInput, prep: _Prepared, rows: np.ndarray, preferred: 
     found = np.zeros(r, bool)
     result = np.zeros((r, 2))
     cuts = np.full((r, k), np.inf)
-    hn, ho, hv = prep.hard_normal[rows], prep.hard_offset[rows], prep.hard_valid[rows]
     orca_valid = prep.orca_valid[rows]
     if not use_orca:
         # F1 relaxes the dynamic-neighbour lines only; static-obstacle lines stay
         slot = np.arange(orca_valid.shape[1])[None, :]
         orca_valid = orca_valid & (slot < inp.orca_num_hard[rows, None])
-    hn = np.concatenate([hn, prep.orca_normal[rows]], axis=1)
-    ho = np.concatenate([ho, prep.orca_offset[rows]], axis=1)
-    hv = np.concatenate([hv, orca_valid], axis=1)
+    # every half-plane in one array: edge rows, ORCA lines, then one cut slot per edge
+    normal = np.concatenate([prep.hard_normal[rows], prep.orca_normal[rows],
+                             inp.edges.normal[rows]], axis=1)
+    offset = np.concatenate([prep.hard_offset[rows], prep.orca_offset[rows], cuts], axis=1)
+    valid = np.concatenate([prep.hard_valid[rows], orca_valid, np.zeros((r, k), bool)], axis=1)
+    first_cut = valid.shape[1] - k
     disk_c = np.stack([np.zeros((r, 2)), inp.velocity_mps[rows]], axis=1)
     disk_r = np.stack([inp.vh_mps[rows], inp.accel_mps2[rows] * dt], axis=1)
     disk_v = np.stack([np.full(r, use_speed_disk), np.ones(r, bool)], axis=1)
-    n_edge = inp.edges.normal[rows]
     active = np.arange(r)
     for _ in range(CUT_ROUNDS + 1):
         if active.size == 0:
             break
-        cut_off, cut_valid = _halfplane_sanitise(cuts[active] - EPS,
-                                                 np.isfinite(cuts[active]))
-        a_normal = np.concatenate([hn[active], n_edge[active]], axis=1)
-        a_offset = np.concatenate([ho[active], cut_off], axis=1)
-        a_valid = np.concatenate([hv[active], cut_valid], axis=1)
-        nearest, solved = closest_point(preferred[active], a_normal, a_offset, a_valid,
-                                        disk_c[active], disk_r[active], disk_v[active])
+        offset[:, first_cut:], valid[:, first_cut:] = _halfplane_sanitise(cuts - EPS,
+                                                                          np.isfinite(cuts))
+        # the first round takes every row: views, no copies
+        sel = active if active.size < r else slice(None)
+        a_normal, a_offset, a_valid = normal[sel], offset[sel], valid[sel]
+        nearest, solved = closest_point(preferred[sel], a_normal, a_offset, a_valid,
+                                        disk_c[sel], disk_r[sel], disk_v[sel])
         done = np.zeros(active.size, bool)
         first_exact = np.full((active.size, k), np.inf)
         first_t = np.zeros((active.size, k))
