@@ -15,11 +15,14 @@ position (a linearisation that only proposes candidates); their candidates are a
 the certified local-frame bound of B6 over the whole step.
 
 The closest point to the preferred velocity of a convex set in the plane lies at the preferred
-velocity itself, on one constraint boundary (a projection) or where two boundaries meet; all
-such points are enumerated (line-line, line-circle, circle-circle), kept when feasible and sorted
-by distance, so the first feasible one is the exact optimum. Candidates are then verified in that
-order against the whole continuous curve (B5/B6 against every edge, the stop from the step end)
-and the exact neighbour sweep (W1); the first that passes is committed with label ``SAFE``.
+velocity itself, on one constraint boundary (a projection) or where two boundaries meet. The
+exact optimum comes from an incremental solve in the manner of RVO2's linear programs (the two
+disks first, then one half-plane at a time, each a 1-D problem on its line). It is verified
+against the whole continuous curve (B5/B6 against every edge, the stop from the step end) and
+the exact neighbour sweep (W1); the first candidate that passes is committed with label
+``SAFE``. Where the optimum fails, or the incremental solve finds nothing, all candidate points
+are enumerated (line-line, line-circle, circle-circle), kept when feasible and sorted by
+distance, and the next ones are verified in that order.
 Otherwise the fallback order applies: F1 (dynamic-neighbour lines relaxed, braking velocity
 closest to vStop; "dynamic avoidance failed"), F2 (strongest reachable braking truncated by the
 sweep; "no stop guarantee"), F3 ("solve failed").
@@ -685,8 +688,10 @@ def _verify(inp: StepInput, prep: _Prepared, rows: np.ndarray, v1: np.ndarray,
 def _solve_rounds(inp: StepInput, prep: _Prepared, rows: np.ndarray, preferred: np.ndarray,
                   use_orca: bool, use_speed_disk: bool, check_sweep: bool, known: _Known
                   ) -> tuple[np.ndarray, np.ndarray]:
-    """Closest verified velocity for agents ``rows``: enumerate, verify nearest first, add B5
-    cutting planes where the curve dips out mid-step, repeat. Returns (found (R,), v1 (R, 2))."""
+    """Closest verified velocity for agents ``rows``: the exact optimum, then (where it fails or
+    is not found) the enumerated candidates nearest first; add B5 cutting planes where the
+    nearest candidate's curve dips out mid-step, repeat. The margins of accepted candidates go
+    to ``known``. Returns (found (R,), v1 (R, 2))."""
     dt = inp.dt_s[rows]
     k = inp.edges.valid.shape[1]
     r = rows.size
