@@ -2,14 +2,16 @@
 
 Pure numpy. Agents are bucketed into square cells whose side is the largest query range divided
 by ``cells_per_range``, and sorted by cell (O(N log N)). The cells covering an agent's range
-form a few strips that are contiguous in the sorted order, so candidates are read as sliding
-windows; the work is O(N * c) for c agents per block of cells, and the k nearest are picked by
-a partial sort per row. Queries can be made for any contiguous range of the sorted order, which
-keeps neighbouring agents together in memory and lets chunks run in parallel threads.
+form a few strips that are contiguous in the sorted order, so each agent's candidates form one
+row of a compact matrix of sorted slots; the work is O(N * c) for c agents per block of cells.
+One sort per row finds the distance bounding the k nearest, the rows' chosen candidates are
+packed in slot order and sorted stably by distance. Queries can be made for any contiguous range
+of the sorted order, which keeps neighbouring agents together in memory and lets chunks run in
+parallel threads.
 
 The result follows RVO2's KdTree semantics: at most ``max_neighbors`` agents, each with squared
-distance strictly below ``range_m ** 2``, ordered by distance (exact ties: lower grid slot
-first, where RVO2 keeps its tree traversal order).
+distance strictly below ``range_m ** 2``, ordered by distance (exact ties, also at the k-th
+place: lower grid slot first, where RVO2 keeps its tree traversal order).
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ class AgentGrid:
 
     members: np.ndarray        # agent row of each sorted slot
     sorted_key: np.ndarray     # cell key of each sorted slot
-    spos: np.ndarray           # positions in sorted order (M, 2)
+    xpad: np.ndarray           # x of each sorted slot, then +inf at slot M (M + 1,)
+    ypad: np.ndarray           # y of each sorted slot, then +inf at slot M (M + 1,)
+    members_pad: np.ndarray    # members, then -1 at slot M (M + 1,)
     range_sq: np.ndarray       # squared query range of each sorted slot (m^2)
     max_neighbors: np.ndarray  # per sorted slot
     width: int                 # key stride between grid columns
@@ -70,7 +74,13 @@ def build_grid(position: np.ndarray, range_m: np.ndarray, max_neighbors: np.ndar
     key_space = int(sorted_key[-1]) + sub * width + sub + 2
     first = (np.searchsorted(sorted_key, np.arange(key_space), side="left")
              if key_space <= 8 * sorted_member.size + 1024 else None)
-    return AgentGrid(members=sorted_member, sorted_key=sorted_key, spos=position[sorted_member],
+    xpad = np.empty(sorted_member.size + 1)
+    ypad = np.empty(sorted_member.size + 1)
+    np.take(position[:, 0], sorted_member, out=xpad[:-1])
+    np.take(position[:, 1], sorted_member, out=ypad[:-1])
+    xpad[-1] = ypad[-1] = np.inf
+    return AgentGrid(members=sorted_member, sorted_key=sorted_key, xpad=xpad, ypad=ypad,
+                     members_pad=np.append(sorted_member, -1),
                      range_sq=(range_m * range_m)[sorted_member],
                      max_neighbors=max_neighbors[sorted_member], width=width, sub=sub, k=k,
                      cell=cell, slot_of=slot_of, first=first)
@@ -99,70 +109,84 @@ def query_slots(grid: AgentGrid, slots: np.ndarray
     the answer is certified exact when the agent's range is at most the cell side, or when at
     least ``max_neighbors`` agents lie closer than the cell side (everything unread is
     farther). Uncertified rows must be asked again on a grid with cells as large as the range.
+
+    Candidates form a compact matrix of sorted slots (one row per agent, strips side by side in
+    slot order, short strips padded with a slot at infinity). One sort of each row's squared
+    distances picks the nearest; the range is applied to the picked ones (everything beyond it
+    sorts after everything inside). Rows with equal distances among the picked ones are sorted
+    again stably, so exact ties always go to the lower slot.
     Claim: O2.
     """
     m = grid.members.size
-    keys = grid.sorted_key[slots]
-    own = slots
-    sx, sy = grid.spos[slots, 0, None], grid.spos[slots, 1, None]
-    # the cells (ix + dx, iy - sub .. iy + sub) are consecutive keys: one contiguous strip
-    starts, counts = [], []
-    for dx in range(-grid.sub, grid.sub + 1):
-        if grid.first is not None:
-            a = grid.first[keys + (dx * grid.width - grid.sub)]
-            b = grid.first[keys + (dx * grid.width + grid.sub + 1)]
-        else:
-            a = np.searchsorted(grid.sorted_key, keys + dx * grid.width - grid.sub, side="left")
-            b = np.searchsorted(grid.sorted_key, keys + dx * grid.width + grid.sub,
-                                side="right")
-        starts.append(a)
-        counts.append(b - a)
-    cap = max(int(c.max()) for c in counts)
-    strips = len(starts)
     rows = slots.size
+    keys = grid.sorted_key[slots]
+    sub, width = grid.sub, grid.width
+    # the cells (ix + dx, iy - sub .. iy + sub) are consecutive keys: one contiguous strip
+    lo_key = keys[:, None] + (np.arange(-sub, sub + 1) * width - sub)[None, :]
+    hi_key = lo_key + (2 * sub + 1)
+    if grid.first is not None:
+        starts, ends = grid.first[lo_key], grid.first[hi_key]
+    else:
+        starts = np.searchsorted(grid.sorted_key, lo_key, side="left")
+        ends = np.searchsorted(grid.sorted_key, hi_key, side="left")
+    counts = ends - starts
+    cap = int(counts.max()) if rows else 0
+    strips = starts.shape[1]
+    cols = strips * cap
+    # candidate slots: lane j of a strip is start + j while j < count, else slot M (at infinity)
     lane = np.arange(cap)
-    pad = np.full(cap, np.inf)
-    # candidate slots are contiguous: gather them as sliding windows over the sorted positions
-    win_x = np.lib.stride_tricks.sliding_window_view(np.concatenate([grid.spos[:, 0], pad]), cap)
-    win_y = np.lib.stride_tricks.sliding_window_view(np.concatenate([grid.spos[:, 1], pad]), cap)
-    range_sq = grid.range_sq[slots, None]
-    dist_sq = np.empty((rows, strips * cap))
-    for j, (a, cnt) in enumerate(zip(starts, counts, strict=True)):
-        block = dist_sq[:, j * cap:(j + 1) * cap]
-        dy = win_y[a] - sy
-        np.subtract(win_x[a], sx, out=block)
-        np.multiply(block, block, out=block)
-        np.multiply(dy, dy, out=dy)
-        np.add(block, dy, out=block)
-        np.copyto(block, np.inf, where=(lane[None, :] >= cnt[:, None]) | (block >= range_sq))
+    table = np.where(lane[None, :] < np.arange(cap + 1)[:, None], lane[None, :], m + 1)
+    cand = table[counts]
+    cand += starts[:, :, None]
+    np.minimum(cand, m, out=cand)
+    cand = cand.reshape(rows, cols)
+    dist_sq = np.take(grid.xpad, cand)
+    dist_sq -= grid.xpad[slots, None]
+    dist_sq *= dist_sq
+    dy = np.take(grid.ypad, cand)
+    dy -= grid.ypad[slots, None]
+    dy *= dy
+    dist_sq += dy
     # an agent is its own candidate once, in the middle strip
     mid = strips // 2
-    dist_sq[np.arange(rows), mid * cap + (own - starts[mid])] = np.inf
-    kk = min(grid.k, dist_sq.shape[1])
-    row_base = (np.arange(rows) * dist_sq.shape[1])[:, None]
-    if kk < dist_sq.shape[1]:
-        col = np.argpartition(dist_sq, kk - 1, axis=1)[:, :kk]
-        part_d = dist_sq.ravel()[row_base + col]
-    else:
-        col = np.broadcast_to(np.arange(kk), (rows, kk))
-        part_d = dist_sq
-    sel = np.argsort(part_d, axis=1, kind="stable")
-    flat_sel = (np.arange(rows) * kk)[:, None] + sel
-    out_d = part_d.ravel()[flat_sel]
-    col = col.ravel()[flat_sel]
-    strip, lane_of = np.divmod(col, cap)
-    start_table = np.stack(starts)
-    slot = start_table[strip, np.arange(rows)[:, None]] + lane_of
-    out_i = grid.members[np.minimum(slot, m - 1)]
+    dist_sq[np.arange(rows), mid * cap + (slots - starts[:, mid])] = np.inf
+    range_sq = grid.range_sq[slots]
     max_n = grid.max_neighbors[slots]
-    keep = np.isfinite(out_d) & (np.arange(kk)[None, :] < max_n[:, None])
+    kk = min(grid.k, cols)
+    take_n = np.minimum(max_n, kk)
+    # the take_n-th smallest distance bounds each row's answer, or (strictly) the range does
+    has = take_n > 0
+    nth = np.sort(dist_sq, axis=1)[np.arange(rows), np.maximum(take_n - 1, 0)]
+    nth = np.where(has, nth, -np.inf)
+    bound = np.where(nth < range_sq, nth, np.nextafter(range_sq, -np.inf))
+    flat = np.flatnonzero(dist_sq <= bound[:, None])
+    # the chosen entries of each row, in slot order, packed into a small matrix
+    row_of = flat // cols
+    per_row = np.bincount(row_of, minlength=rows)
+    wide = int(per_row.max()) if flat.size else 0
+    dst = row_of * wide + (np.arange(flat.size) - np.repeat(np.cumsum(per_row) - per_row, per_row))
+    packed_d = np.full(rows * wide, np.inf)
+    packed_d[dst] = dist_sq.ravel()[flat]
+    packed_slot = np.full(rows * wide, m)
+    packed_slot[dst] = cand.ravel()[flat]
+    # a stable sort by distance leaves exact ties to the lower slot; equal distances at the
+    # bound beyond take_n (the higher slots) fall off the end
+    w = min(kk, wide)
+    by_dist = np.argsort(packed_d.reshape(rows, wide), axis=1, kind="stable")[:, :w]
+    by_dist += (np.arange(rows) * wide)[:, None]
+    out_d = packed_d[by_dist]
+    out_slot = packed_slot[by_dist]
+    beyond = np.arange(w)[None, :] >= take_n[:, None]
+    out_d[beyond] = np.inf
+    out_slot[beyond] = m
     cell_sq = grid.cell * grid.cell
-    near = np.count_nonzero(out_d < cell_sq, axis=1)
-    certified = (grid.range_sq[slots] <= cell_sq) | (near >= max_n)
+    # certified: the range is within the cell, or max_n agents lie closer than the cell side
+    certified = ((range_sq <= cell_sq) | (max_n <= 0)
+                 | ((max_n <= kk) & (nth < range_sq) & (nth < cell_sq)))
     nb_idx = np.full((rows, grid.k), -1, dtype=np.int64)
     nb_d = np.full((rows, grid.k), np.inf)
-    nb_idx[:, :kk] = np.where(keep, out_i, -1)
-    nb_d[:, :kk] = np.where(keep, out_d, np.inf)
+    nb_idx[:, :w] = grid.members_pad[out_slot]
+    nb_d[:, :w] = out_d
     return nb_idx, nb_d, certified
 
 

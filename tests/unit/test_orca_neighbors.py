@@ -82,3 +82,21 @@ def test_cost_grows_near_linearly() -> None:
     small, large = run(2500), run(40000)
     # 16x the agents: allow 16 * log-factor * timing noise, far below quadratic (256x)
     assert large / small < 60
+
+
+def test_exact_ties_go_to_the_lower_grid_slot() -> None:
+    # a square lattice has four neighbours at each of 5, 7.07 and 10 m: the 10th place is a
+    # four-way tie, decided (like the order within every tie) by the grid slot
+    from navproof.neighbors import build_grid
+
+    g = np.arange(-6, 7) * 5.0
+    pos = np.stack(np.meshgrid(g, g), axis=-1).reshape(-1, 2)
+    rng_m = np.full(len(pos), 15.0)
+    maxn = np.where(np.arange(len(pos)) % 7 == 0, 3, 10)
+    idx, _ = agent_neighbors(pos, rng_m, maxn)
+    slot = build_grid(pos, rng_m, maxn).slot_of
+    for i in range(len(pos)):
+        d = np.sum((pos - pos[i]) ** 2, axis=1)
+        cand = [j for j in np.lexsort((slot, d)) if j != i and d[j] < 225.0][: maxn[i]]
+        assert idx[i, : len(cand)].tolist() == cand
+        assert np.all(idx[i, len(cand):] == -1)
