@@ -74,12 +74,17 @@ def _relative_curve_coefficients(u_mps: np.ndarray, v0_mps: np.ndarray, v1_mps: 
     """
     v0 = v0_mps[:, None, :]
     v1 = v1_mps[:, None, :]
-    carry = (u_mps[:, None, :] - other_velocity_mps) * dt_c
+    carry = u_mps[:, None, :] - other_velocity_mps
+    carry *= dt_c
+    # in place where possible (these are the largest temporaries of the step): same operations
     half = formulas.accel_step_displacement(t=0.5 * dt_c, dt=dt_c, v0=v0, v1=v1) + 0.5 * carry
-    full = formulas.accel_step_displacement(t=dt_c, dt=dt_c, v0=v0, v1=v1) + carry
-    b = np.broadcast_to(4.0 * half - full, shape)
-    a = np.broadcast_to(2.0 * full - 4.0 * half, shape)
-    return b, a
+    full = carry
+    full += formulas.accel_step_displacement(t=dt_c, dt=dt_c, v0=v0, v1=v1)
+    half *= 4.0
+    b = half - full
+    full *= 2.0
+    full -= half
+    return np.broadcast_to(b, shape), np.broadcast_to(full, shape)
 
 
 def _pair_minimum(d0: np.ndarray, b: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
