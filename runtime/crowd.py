@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -145,6 +146,9 @@ class StepDiagnostics:
     lines the selected velocity lies on; ``conflicting``: lines violated by the degraded choice
     (only when not feasible); ``max_violation``: largest line violation of the selected velocity
     (m/s, rounding-level when feasible); ``label``: "feasible" or "degraded: min-max violation".
+    ``constraint_count``, ``active``, ``conflicting``, ``zero_velocity_feasible`` and
+    ``max_violation`` are derived from the fields on first read (a step that nobody inspects
+    does not pay for them) and kept.
     """
 
     snapshot_time_s: float
@@ -155,13 +159,53 @@ class StepDiagnostics:
     line_dir: np.ndarray
     valid: np.ndarray
     num_hard: np.ndarray
-    constraint_count: np.ndarray
     feasible: np.ndarray
     fail_line: np.ndarray
-    active: np.ndarray
-    conflicting: np.ndarray
-    zero_velocity_feasible: np.ndarray
-    max_violation: np.ndarray
+
+    @cached_property
+    def _violation(self) -> np.ndarray:
+        """Signed violation (m/s) of every line by the selected velocity, -inf where no line."""
+        return line_violation(self.selected, self.line_point, self.line_dir, self.valid)
+
+    @cached_property
+    def constraint_count(self) -> np.ndarray:
+        """Number of lines of each agent (obstacle lines included)."""
+        return self.valid.sum(axis=1)
+
+    @cached_property
+    def _tol(self) -> np.ndarray:
+        return ACTIVE_TOL_MPS * (1.0 + self.max_speed[:, None])
+
+    @cached_property
+    def active(self) -> np.ndarray:
+        """Lines the selected velocity lies on (within ``ACTIVE_TOL_MPS`` per m/s of speed)."""
+        return self.valid & (np.abs(self._violation) <= self._tol)
+
+    @cached_property
+    def conflicting(self) -> np.ndarray:
+        """Lines violated by the degraded choice, and the line where the exact solve stopped."""
+        conflicting = (~self.feasible)[:, None] & self.valid & (self._violation > self._tol)
+        if self.line_point.shape[1]:
+            rows = np.flatnonzero(self.fail_line >= 0)
+            conflicting[rows, self.fail_line[rows]] = True
+        return conflicting
+
+    @cached_property
+    def zero_velocity_feasible(self) -> np.ndarray:
+        """Whether standing still satisfies every line of the agent."""
+        if not self.line_point.shape[1]:
+            return np.ones(self.selected.shape[0], dtype=bool)
+        # violation of v = 0 is det(direction, point)
+        point, direction = self.line_point, self.line_dir
+        zero_viol = direction[..., 0] * point[..., 1] - direction[..., 1] * point[..., 0]
+        return np.all((zero_viol <= ACTIVE_TOL_MPS) | ~self.valid, axis=1)
+
+    @cached_property
+    def max_violation(self) -> np.ndarray:
+        """Largest line violation of the selected velocity (m/s), at least 0."""
+        if not self.line_point.shape[1]:
+            return np.zeros(self.selected.shape[0])
+        return np.maximum(np.max(self._violation, axis=1), 0.0)
 
     def record(self, agent: int) -> AgentRecord:
         """Readable record of one agent (see :class:`AgentRecord`)."""
@@ -560,22 +604,7 @@ def build_diagnostics(snapshot_time_s: float, preferred: np.ndarray, selected: n
                       max_speed: np.ndarray, point: np.ndarray, direction: np.ndarray,
                       valid: np.ndarray, num_hard: np.ndarray, feasible: np.ndarray,
                       fail_line: np.ndarray) -> StepDiagnostics:
-    """Diagnostics arrays of one solve (see :class:`StepDiagnostics`). Claim: O4."""
-    n = selected.shape[0]
-    viol = line_violation(selected, point, direction, valid)
-    tol = ACTIVE_TOL_MPS * (1.0 + max_speed[:, None])
-    active = valid & (np.abs(viol) <= tol)
-    conflicting = (~feasible)[:, None] & valid & (viol > tol)
-    if point.shape[1]:
-        rows = np.flatnonzero(fail_line >= 0)
-        conflicting[rows, fail_line[rows]] = True
-        # violation of v = 0 is det(direction, point)
-        zero_viol = direction[..., 0] * point[..., 1] - direction[..., 1] * point[..., 0]
-        zero_ok = np.all((zero_viol <= ACTIVE_TOL_MPS) | ~valid, axis=1)
-        max_violation = np.maximum(np.max(viol, axis=1), 0.0)
-    else:
-        zero_ok = np.ones(n, dtype=bool)
-        max_violation = np.zeros(n)
+    """Diagnostics of one solve (see :class:`StepDiagnostics`). Claim: O4."""
     return StepDiagnostics(
         snapshot_time_s=float(snapshot_time_s),
         preferred=preferred.copy(),
@@ -585,11 +614,6 @@ def build_diagnostics(snapshot_time_s: float, preferred: np.ndarray, selected: n
         line_dir=direction,
         valid=valid,
         num_hard=num_hard,
-        constraint_count=valid.sum(axis=1),
         feasible=feasible,
         fail_line=fail_line,
-        active=active,
-        conflicting=conflicting,
-        zero_velocity_feasible=zero_ok,
-        max_violation=max_violation,
     )
