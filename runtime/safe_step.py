@@ -442,31 +442,37 @@ def _closest_point(preferred: np.ndarray, hp_normal: np.ndarray, hp_offset: np.n
     centre = np.concatenate([disk_centre, np.zeros((m, pad, 2))], axis=1)
     radius = np.concatenate([disk_radius, np.ones((m, pad))], axis=1)
     dvalid = np.concatenate([disk_valid, np.zeros((m, pad), bool)], axis=1)
-    ca, cb, ra, rb, va, vb = centre[:, 0], centre[:, 1], radius[:, 0], radius[:, 1], \
-        dvalid[:, 0], dvalid[:, 1]
-    # closest point of the disks: projection on one disk inside the other, else a crossing
-    on_a = np.where(va[:, None], _project_on_disk(preferred, ca, ra), preferred)
-    on_b = np.where(vb[:, None], _project_on_disk(preferred, cb, rb), preferred)
-    a_ok = _in_disk(on_a, cb, rb, vb, tol)
-    b_ok = _in_disk(on_b, ca, ra, va, tol)
-    delta = cb - ca
-    dd = np.hypot(delta[:, 0], delta[:, 1])
-    dsafe = np.where(dd > 0.0, dd, 1.0)
-    along = (ra * ra - rb * rb + dd * dd) / (2.0 * dsafe)
-    h = np.sqrt(np.maximum(ra * ra - along * along, 0.0))
-    ex = delta / dsafe[:, None]
-    base = ca + along[:, None] * ex
-    perp = np.stack([-ex[:, 1], ex[:, 0]], axis=1) * h[:, None]
-    first, second = base + perp, base - perp
-    nearer = (np.hypot(*(first - preferred).T) <= np.hypot(*(second - preferred).T))
-    cross = np.where(nearer[:, None], first, second)
-    cross_ok = va & vb & (dd > 0.0) & (dd <= ra + rb) & (dd >= np.abs(ra - rb))
-    result = np.where(a_ok[:, None], on_a, np.where(b_ok[:, None], on_b, cross))
-    found = a_ok | b_ok | cross_ok
+    # closest point of the disks: the projection on disk a when inside disk b, else the
+    # projection on b when inside a, else the nearer crossing of the two circles
+    result = np.where(dvalid[:, 0, None], _project_on_disk(preferred, centre[:, 0], radius[:, 0]),
+                      preferred)
+    found = _in_disk(result, centre[:, 1], radius[:, 1], dvalid[:, 1], tol)
+    rest = np.flatnonzero(~found)
+    if rest.size:
+        ca, cb, ra, rb = centre[rest, 0], centre[rest, 1], radius[rest, 0], radius[rest, 1]
+        va, vb, p = dvalid[rest, 0], dvalid[rest, 1], preferred[rest]
+        on_b = np.where(vb[:, None], _project_on_disk(p, cb, rb), p)
+        b_ok = _in_disk(on_b, ca, ra, va, tol)
+        delta = cb - ca
+        dd = np.hypot(delta[:, 0], delta[:, 1])
+        dsafe = np.where(dd > 0.0, dd, 1.0)
+        along = (ra * ra - rb * rb + dd * dd) / (2.0 * dsafe)
+        h = np.sqrt(np.maximum(ra * ra - along * along, 0.0))
+        ex = delta / dsafe[:, None]
+        base = ca + along[:, None] * ex
+        perp = np.stack([-ex[:, 1], ex[:, 0]], axis=1) * h[:, None]
+        first, second = base + perp, base - perp
+        nearer = (np.hypot(*(first - p).T) <= np.hypot(*(second - p).T))
+        cross = np.where(nearer[:, None], first, second)
+        cross_ok = va & vb & (dd > 0.0) & (dd <= ra + rb) & (dd >= np.abs(ra - rb))
+        result[rest] = np.where(b_ok[:, None], on_b, cross)
+        found[rest] = b_ok | cross_ok
     n, c = hp_normal, hp_offset
+    # violated half-planes of every row at once; refreshed only for the rows that move
+    pending = found[:, None] & hp_valid & (
+        n[..., 0] * result[:, 0, None] + n[..., 1] * result[:, 1, None] - c > tol)
     for i in range(k):
-        viol = n[:, i, 0] * result[:, 0] + n[:, i, 1] * result[:, 1] - c[:, i]
-        rows = np.flatnonzero(found & hp_valid[:, i] & (viol > tol))
+        rows = np.flatnonzero(pending[:, i])
         if rows.size == 0:
             continue
         # line i: v = c_i n_i + t d_i with d_i the unit direction along it
@@ -502,8 +508,13 @@ def _closest_point(preferred: np.ndarray, hp_normal: np.ndarray, hp_offset: np.n
         ok &= t_lo <= t_hi
         t = dx * (preferred[rows, 0] - qx) + dy * (preferred[rows, 1] - qy)
         t = np.minimum(np.maximum(t, t_lo), t_hi)
-        result[rows] = np.stack([qx + t * dx, qy + t * dy], axis=1)
+        moved = np.stack([qx + t * dx, qy + t * dy], axis=1)
+        result[rows] = moved
         found[rows[~ok]] = False
+        later = n[rows, i + 1:]
+        pending[rows, i + 1:] = ok[:, None] & hp_valid[rows, i + 1:] & (
+            later[..., 0] * moved[:, 0, None] + later[..., 1] * moved[:, 1, None]
+            - c[rows, i + 1:] > tol)
     return result, found
 
 
