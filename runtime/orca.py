@@ -51,15 +51,23 @@ def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
         pair_row, pair_col = np.nonzero(valid)
         me = rows[pair_row]
         other = neighbor_idx[pair_row, pair_col]
-    own_vx, own_vy = velocity[me, 0], velocity[me, 1]
-    rpx = position[other, 0] - position[me, 0]
-    rpy = position[other, 1] - position[me, 1]
-    rvx = own_vx - velocity[other, 0]
-    rvy = own_vy - velocity[other, 1]
+
+    def own(values: np.ndarray) -> np.ndarray:
+        # the agent's own value on each of its pairs
+        return np.repeat(values[rows], k) if full else values[me]
+
+    def theirs(values: np.ndarray) -> np.ndarray:
+        return np.take(values, other)
+
+    own_vx, own_vy = own(velocity[:, 0]), own(velocity[:, 1])
+    rpx = theirs(np.ascontiguousarray(position[:, 0])) - own(position[:, 0])
+    rpy = theirs(np.ascontiguousarray(position[:, 1])) - own(position[:, 1])
+    rvx = own_vx - theirs(np.ascontiguousarray(velocity[:, 0]))
+    rvy = own_vy - theirs(np.ascontiguousarray(velocity[:, 1]))
     dist_sq = rpx * rpx + rpy * rpy
-    comb_r = radius[me] + radius[other]
+    comb_r = own(radius) + theirs(radius)
     comb_r_sq = comb_r * comb_r
-    inv_th = 1.0 / time_horizon[me]
+    inv_th = own(1.0 / time_horizon)
     inv_dt = 1.0 / time_step
     no_collision = dist_sq > comb_r_sq
     # no collision: w is the vector from the cut-off centre to the relative velocity
@@ -69,19 +77,28 @@ def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
     dot1 = wx * rpx + wy * rpy
     on_cutoff = no_collision & (dot1 < 0.0) & (dot1 * dot1 > comb_r_sq * w_len_sq)
     on_leg = no_collision & ~on_cutoff
-    dx = np.empty_like(rpx)
-    dy = np.empty_like(rpx)
-    ux = np.empty_like(rpx)
-    uy = np.empty_like(rpx)
 
     # project on the cut-off circle (w is never zero here: dot1 < 0)
     sel = np.flatnonzero(on_cutoff)
-    if sel.size:
-        w_len = np.sqrt(w_len_sq[sel])
-        unit_x, unit_y = wx[sel] / w_len, wy[sel] / w_len
-        dx[sel], dy[sel] = unit_y, -unit_x
-        grow = comb_r[sel] * inv_th[sel] - w_len
-        ux[sel], uy[sel] = grow * unit_x, grow * unit_y
+    if 2 * sel.size >= on_cutoff.size:
+        # most pairs: evaluate on all of them, the other cases overwrite their own below
+        with np.errstate(divide="ignore", invalid="ignore"):
+            w_len = np.sqrt(w_len_sq)
+            unit_x, unit_y = wx / w_len, wy / w_len
+            grow = comb_r * inv_th - w_len
+            ux, uy = grow * unit_x, grow * unit_y
+            dx, dy = unit_y, -unit_x
+    else:
+        dx = np.empty_like(rpx)
+        dy = np.empty_like(rpx)
+        ux = np.empty_like(rpx)
+        uy = np.empty_like(rpx)
+        if sel.size:
+            w_len = np.sqrt(w_len_sq[sel])
+            unit_x, unit_y = wx[sel] / w_len, wy[sel] / w_len
+            dx[sel], dy[sel] = unit_y, -unit_x
+            grow = comb_r[sel] * inv_th[sel] - w_len
+            ux[sel], uy[sel] = grow * unit_x, grow * unit_y
 
     # project on the left or the right leg (sign +1 left, -1 right)
     sel = np.flatnonzero(on_leg)
@@ -110,9 +127,16 @@ def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
 
     if full:
         # every slot holds a neighbour: the pair order is the row-major slot order
-        point = np.stack([own_vx + responsibility * ux, own_vy + responsibility * uy],
-                         axis=-1).reshape(m, k, 2)
-        direction = np.stack([dx, dy], axis=-1).reshape(m, k, 2)
+        point = np.empty((m, k, 2))
+        flat = point.reshape(m * k, 2)
+        np.multiply(ux, responsibility, out=flat[:, 0])
+        flat[:, 0] += own_vx
+        np.multiply(uy, responsibility, out=flat[:, 1])
+        flat[:, 1] += own_vy
+        direction = np.empty((m, k, 2))
+        flat = direction.reshape(m * k, 2)
+        flat[:, 0] = dx
+        flat[:, 1] = dy
         return point, direction, valid
     point = np.zeros((m, k, 2))
     direction = np.zeros((m, k, 2))
