@@ -382,12 +382,13 @@ def translating_curve_margins_m(s_m: np.ndarray, dt_s: float, n_dot_e: np.ndarra
     t_star = accel_extremum_time_s(dt_s, n_dot_e, n_dot_u, n_dot_v0, n_dot_v1)
     m0 = np.broadcast_to(s_m, np.broadcast(s_m, n_dot_v1).shape)
     m_end = margin(dt_s)
-    m_star = np.where(np.isnan(t_star), np.inf, margin(np.nan_to_num(t_star)))
-    stack = np.stack([m0, m_end, m_star])
-    which = np.argmin(stack, axis=0)
-    times = np.stack([np.zeros_like(m_end), np.broadcast_to(dt_s, m_end.shape),
-                      np.nan_to_num(t_star)])
-    return np.min(stack, axis=0), np.take_along_axis(times, which[None], 0)[0]
+    t_in = np.nan_to_num(t_star)
+    m_star = np.where(np.isnan(t_star), np.inf, margin(t_in))
+    # the least of the three, the first of equals (as argmin over (start, end, t*))
+    start_least = (m0 <= m_end) & (m0 <= m_star)
+    end_least = ~start_least & (m_end <= m_star)
+    least = np.minimum(np.minimum(m0, m_end), m_star)
+    return least, np.where(start_least, 0.0, np.where(end_least, dt_s, t_in))
 
 
 def _rotate(x: np.ndarray, y: np.ndarray, angle: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -430,9 +431,11 @@ def local_frame_excess_m(edges: EdgeSet, support: Support, x0_m: np.ndarray,
 def _same_motion(edges: EdgeSet, support: Support) -> np.ndarray:
     """True where an edge moves with exactly the support's rigid motion (N, K)."""
     me, ms = edges.motion, support.motion
+    we, ws = me.velocity_mps, ms.velocity_mps[:, None, :]
+    ce, cs = me.pivot_m, ms.pivot_m[:, None, :]
     return ((me.omega_radps == ms.omega_radps[:, None])
-            & np.all(me.velocity_mps == ms.velocity_mps[:, None, :], axis=-1)
-            & (np.all(me.pivot_m == ms.pivot_m[:, None, :], axis=-1)
+            & (we[..., 0] == ws[..., 0]) & (we[..., 1] == ws[..., 1])
+            & (((ce[..., 0] == cs[..., 0]) & (ce[..., 1] == cs[..., 1]))
                | (me.omega_radps == 0.0)))
 
 
@@ -483,6 +486,8 @@ def curve_min_margin_m(edges: EdgeSet, support: Support, x0_m: np.ndarray, v0_mp
     exact = exact_m if exact_m is not None else translating_curve_margins_from_state(
         edges, support, x0_m, v0_mps, v1_mps, dt_s)[0]
     rotating = (edges.motion.omega_radps != 0.0) | (support.motion.omega_radps[:, None] != 0.0)
+    if not rotating.any():
+        return np.where(edges.valid, exact, np.inf)
     rigid_same = _same_motion(edges, support) & rotating
     need_bound = rotating & ~rigid_same & edges.valid
     out = exact
