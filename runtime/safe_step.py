@@ -759,14 +759,19 @@ def _solve_rounds(inp: StepInput, prep: _Prepared, rows: np.ndarray, preferred: 
         done = np.zeros(active.size, bool)
         first_exact = np.full((active.size, k), np.inf)
         first_t = np.zeros((active.size, k))
-        idx = np.flatnonzero(solved)
-        if idx.size:
-            ok, checked = _verify(inp, prep, rows[active[idx]], nearest[idx], check_sweep)
-            first_exact[idx], first_t[idx] = checked.exact_m, checked.t_min_s
-            result[active[idx[ok]]] = nearest[idx[ok]]
-            found[active[idx[ok]]] = True
-            done[idx[ok]] = True
-            known.store(rows[active[idx[ok]]], checked, ok)
+        if solved.any():
+            # every row of the round is verified (whole arrays are views, not row copies); a
+            # row without an optimum stands in with its start velocity and its verdict is void
+            cand0 = np.where(solved[:, None], nearest, inp.velocity_mps[rows[active]])
+            ok, checked = _verify(inp, prep, rows[active], cand0, check_sweep)
+            ok &= solved
+            first_exact = np.where(solved[:, None], checked.exact_m, np.inf)
+            first_t = np.where(solved[:, None], checked.t_min_s, 0.0)
+            idx = np.flatnonzero(ok)
+            result[active[idx]] = nearest[idx]
+            found[active[idx]] = True
+            done[idx] = True
+            known.store(rows[active[idx]], checked, idx)
         # rows the incremental solve leaves open (no point found, or its point fails the
         # verification): the enumeration's nearest feasible candidates, in order
         retry = np.flatnonzero(~done)
