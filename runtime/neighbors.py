@@ -16,9 +16,26 @@ place: lower grid slot first, where RVO2 keeps its tree traversal order).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
+
+_SCRATCH = threading.local()
+
+
+def _scratch(name: str, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    """A work array of ``shape`` kept per thread between queries (contents undefined).
+
+    The candidate matrices are megabytes; fresh ones each query cost page faults when the
+    allocator hands the memory back to the system in between.
+    """
+    size = int(np.prod(shape))
+    buf = getattr(_SCRATCH, name, None)
+    if buf is None or buf.size < size or buf.dtype != dtype:
+        buf = np.empty(size, dtype)
+        setattr(_SCRATCH, name, buf)
+    return buf[:size].reshape(shape)
 
 
 @dataclass(frozen=True)
@@ -136,14 +153,15 @@ def query_slots(grid: AgentGrid, slots: np.ndarray
     # candidate slots: lane j of a strip is start + j while j < count, else slot M (at infinity)
     lane = np.arange(cap)
     table = np.where(lane[None, :] < np.arange(cap + 1)[:, None], lane[None, :], m + 1)
-    cand = table[counts]
+    cand = _scratch("cand", (rows, strips, cap), np.int64)
+    np.take(table, counts, axis=0, out=cand)
     cand += starts[:, :, None]
     np.minimum(cand, m, out=cand)
     cand = cand.reshape(rows, cols)
-    dist_sq = np.take(grid.xpad, cand)
+    dist_sq = np.take(grid.xpad, cand, out=_scratch("dist_sq", (rows, cols), np.float64))
     dist_sq -= grid.xpad[slots, None]
     dist_sq *= dist_sq
-    dy = np.take(grid.ypad, cand)
+    dy = np.take(grid.ypad, cand, out=_scratch("dy", (rows, cols), np.float64))
     dy -= grid.ypad[slots, None]
     dy *= dy
     dist_sq += dy
@@ -156,7 +174,10 @@ def query_slots(grid: AgentGrid, slots: np.ndarray
     take_n = np.minimum(max_n, kk)
     # the take_n-th smallest distance bounds each row's answer, or (strictly) the range does
     has = take_n > 0
-    nth = np.sort(dist_sq, axis=1)[np.arange(rows), np.maximum(take_n - 1, 0)]
+    ordered = dy
+    np.copyto(ordered, dist_sq)
+    ordered.sort(axis=1)
+    nth = ordered[np.arange(rows), np.maximum(take_n - 1, 0)]
     nth = np.where(has, nth, -np.inf)
     bound = np.where(nth < range_sq, nth, np.nextafter(range_sq, -np.inf))
     flat = np.flatnonzero(dist_sq <= bound[:, None])
