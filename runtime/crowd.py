@@ -11,6 +11,7 @@ Every input is validated before anything changes; a rejected call leaves the sta
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -20,7 +21,7 @@ import numpy as np
 
 from .errors import InvalidInput, assertions_enabled
 from .lp import line_violation, solve_closest
-from .neighbors import AgentGrid, build_grid, local_density, query_grid, query_slots
+from .neighbors import AgentGrid, build_grid, query_grid, query_slots, range_cell_density
 from .obstacles import ObstacleSet
 from .orca import agent_lines, obstacle_lines
 
@@ -244,6 +245,26 @@ class StepDiagnostics:
         )
 
 
+class _StepGrids:
+    """Agent grids of one snapshot: the fine grid (or None), the full-range grid on demand."""
+
+    def __init__(self, crowd: Crowd) -> None:
+        self._crowd = crowd
+        self._lock = threading.Lock()
+        self._coarse: AgentGrid | None = None
+        self._built = False
+        self.fine = crowd._fine_grid()
+
+    def coarse(self) -> AgentGrid | None:
+        """The grid of cells as large as the largest neighbour distance (built once)."""
+        with self._lock:
+            if not self._built:
+                c = self._crowd
+                self._coarse = build_grid(c.position, c.neighbor_dist, c.max_neighbors)
+                self._built = True
+        return self._coarse
+
+
 _FLOAT_FIELDS = ("radius", "max_speed", "neighbor_dist", "time_horizon", "time_horizon_obst")
 
 
@@ -463,50 +484,49 @@ class Crowd:
             valid[local, slot] = av
         return point, direction, valid, num_hard
 
+    def _fine_grid(self) -> AgentGrid | None:
+        """The grid of finer cells for a dense crowd, or None (see :meth:`_grid`)."""
+        if not self.obstacles.processed:
+            self.obstacles.process()
+        if self.num_agents < FINE_GRID_MIN_AGENTS:
+            return None
+        found = range_cell_density(self.position, self.neighbor_dist, self.max_neighbors)
+        if found is None:
+            return None
+        cell, density = found
+        k = int(self.max_neighbors.max())
+        fine_cell = np.sqrt(FINE_GRID_SAFETY * k / (np.pi * density))
+        if not fine_cell < FINE_GRID_MAX_FRACTION * cell:
+            return None
+        return build_grid(self.position, self.neighbor_dist, self.max_neighbors,
+                          cell_m=fine_cell)
+
     def _grid(self) -> tuple[AgentGrid | None, AgentGrid | None]:
         """Agent grids of the snapshot: cells of the full range, and finer cells where dense.
 
         In a dense crowd the nearest ``max_neighbors`` agents sit well inside the neighbour
         distance; a grid with cells just large enough to hold them (from the median local
         density) answers most agents exactly at a fraction of the cost, and the others are
-        asked again on the full-range grid.
+        asked again on the full-range grid (built in a step only when some agent needs it).
         """
-        if not self.obstacles.processed:
-            self.obstacles.process()
-        coarse = build_grid(self.position, self.neighbor_dist, self.max_neighbors)
-        if coarse is None or coarse.members.size < FINE_GRID_MIN_AGENTS:
-            return coarse, None
-        density = local_density(coarse)
-        fine_cell = np.sqrt(FINE_GRID_SAFETY * coarse.k / (np.pi * density))
-        if not fine_cell < FINE_GRID_MAX_FRACTION * coarse.cell:
-            return coarse, None
-        fine = build_grid(self.position, self.neighbor_dist, self.max_neighbors,
-                          cell_m=fine_cell)
-        return coarse, fine
+        fine = self._fine_grid()
+        return build_grid(self.position, self.neighbor_dist, self.max_neighbors), fine
 
-    def _obstacle_neighbors(self, rows: np.ndarray) -> np.ndarray:
-        """Obstacle edges near agent ``rows``, by increasing distance, -1 padded."""
+    def _obstacle_neighbors(self, rows: np.ndarray, grid: AgentGrid | None = None
+                            ) -> np.ndarray:
+        """Obstacle edges near agent ``rows``, by increasing distance, -1 padded.
+
+        With obstacles and a ``grid``, the agents are taken in grid order (spatially compact
+        pieces meet fewer edges); the answer is per agent and does not depend on the order.
+        """
+        if grid is not None and self.obstacles.point.shape[0] and rows.size > 1:
+            order = np.argsort(grid.slot_of[rows], kind="stable")
+            found = self._obstacle_neighbors(rows[order])
+            out = np.empty_like(found)
+            out[order] = found
+            return out
         obst_range = (self.time_horizon_obst[rows] * self.max_speed[rows] + self.radius[rows])
         return self.obstacles.neighbors(self.position[rows], obst_range * obst_range)[0]
-
-    def _chunks(self, grid: AgentGrid | None) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Agent rows in grid order split into pieces, with their agent neighbours."""
-        n = self.num_agents
-        order = grid.members if grid is not None else np.arange(n)
-        parts = max(1, -(-n // PIECE_ROWS))
-        if n >= PARALLEL_MIN_AGENTS:
-            parts = max(parts, self.workers)
-        bounds = np.linspace(0, n, parts + 1).astype(int)
-        out = []
-        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
-            rows = order[lo:hi]
-            if grid is None:
-                k = int(self.max_neighbors.max()) if n else 0
-                nb = np.full((hi - lo, k), -1, dtype=np.int64)
-            else:
-                nb = (lo, hi)  # queried inside the worker
-            out.append((rows, nb))
-        return out
 
     def compute_lines(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """All agents' constraint lines from the current snapshot: obstacle lines first.
@@ -525,61 +545,76 @@ class Crowd:
         self.obstacle_neighbor_idx = obst_idx
         return self._lines_for(rows, nb_idx, obst_idx)
 
-    def _solve_chunk(self, grids: tuple[AgentGrid | None, AgentGrid | None], rows: np.ndarray,
-                     nb: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any, Any]:
-        coarse, fine = grids
+    def _solve_chunk(self, grids: _StepGrids, rows: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, Any, Any]:
+        fine = grids.fine
         if fine is not None:
             nb, _, certified = query_slots(fine, fine.slot_of[rows])
             redo = np.flatnonzero(~certified)
             if redo.size:
+                coarse = grids.coarse()
                 nb[redo] = query_slots(coarse, coarse.slot_of[rows[redo]])[0]
-        elif coarse is not None:
-            nb = query_grid(coarse, nb[0], nb[1])[0]
-        obst_idx = self._obstacle_neighbors(rows)
+        else:
+            coarse = grids.coarse()
+            if coarse is None:
+                k = int(self.max_neighbors.max()) if self.num_agents else 0
+                nb = np.full((rows.size, k), -1, dtype=np.int64)
+            else:
+                nb = query_slots(coarse, coarse.slot_of[rows])[0]
+        obst_idx = self._obstacle_neighbors(rows, fine if fine is not None else grids.coarse())
         lines = self._lines_for(rows, nb, obst_idx)
         result = solve_closest(self.pref_velocity[rows], self.max_speed[rows], *lines)
-        return rows, nb, obst_idx, lines, result
+        return nb, obst_idx, lines, result
 
     def compute_new_velocities(self) -> StepDiagnostics:
         """Solve every agent's ORCA problem from the current snapshot; nothing moves.
 
-        Large crowds are cut into contiguous pieces of the grid order (cache-sized, optionally
-        solved in worker threads); every piece reads the same snapshot, so the answer does not
-        depend on the split.
+        Large crowds are cut into contiguous pieces of agent rows (cache-sized, optionally
+        solved in worker threads), whose results are plain slices of the crowd's arrays; every
+        piece reads the same snapshot, so the answer does not depend on the split.
         Claim: O1, O2, O4 (and O3, O5, O6 through the lines).
         """
         n = self.num_agents
-        grids = self._grid()
-        chunks = self._chunks(grids[0])
-        if len(chunks) == 1 or self.workers == 1:
-            outputs = [self._solve_chunk(grids, *c) for c in chunks]
+        grids = _StepGrids(self)
+        parts = max(1, -(-n // PIECE_ROWS))
+        if n >= PARALLEL_MIN_AGENTS:
+            parts = max(parts, self.workers)
+        bounds = np.linspace(0, n, parts + 1).astype(int)
+        pieces = [np.arange(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
+        if len(pieces) == 1 or self.workers == 1:
+            outputs = [self._solve_chunk(grids, rows) for rows in pieces]
         else:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=self.workers)
-            outputs = list(self._pool.map(lambda c: self._solve_chunk(grids, *c), chunks))
-        width = max(out[3][2].shape[1] for out in outputs)
-        obst_width = max(out[2].shape[1] for out in outputs)
-        k = int(self.max_neighbors.max(initial=0))
-        point = np.zeros((n, width, 2))
-        direction = np.zeros((n, width, 2))
-        valid = np.zeros((n, width), dtype=bool)
-        num_hard = np.zeros(n, dtype=np.int64)
-        velocity = np.zeros((n, 2))
-        feasible = np.ones(n, dtype=bool)
-        fail_line = np.full(n, -1, dtype=np.int64)
-        nb_idx = np.full((n, k), -1, dtype=np.int64)
-        obst_idx = np.full((n, obst_width), -1, dtype=np.int64)
-        for rows, nb, ob, (p, d, v, h), result in outputs:
-            w = v.shape[1]
-            point[rows, :w] = p
-            direction[rows, :w] = d
-            valid[rows, :w] = v
-            num_hard[rows] = h
-            velocity[rows] = result.velocity
-            feasible[rows] = result.feasible
-            fail_line[rows] = result.fail_line
-            nb_idx[rows] = nb
-            obst_idx[rows, :ob.shape[1]] = ob
+            outputs = list(self._pool.map(lambda rows: self._solve_chunk(grids, rows), pieces))
+        if len(outputs) == 1:
+            nb_idx, obst_idx, (point, direction, valid, num_hard), result = outputs[0]
+            velocity, feasible, fail_line = result.velocity, result.feasible, result.fail_line
+        else:
+            width = max(out[2][2].shape[1] for out in outputs)
+            obst_width = max(out[1].shape[1] for out in outputs)
+            k = int(self.max_neighbors.max(initial=0))
+            point = np.zeros((n, width, 2))
+            direction = np.zeros((n, width, 2))
+            valid = np.zeros((n, width), dtype=bool)
+            num_hard = np.zeros(n, dtype=np.int64)
+            velocity = np.zeros((n, 2))
+            feasible = np.ones(n, dtype=bool)
+            fail_line = np.full(n, -1, dtype=np.int64)
+            nb_idx = np.full((n, k), -1, dtype=np.int64)
+            obst_idx = np.full((n, obst_width), -1, dtype=np.int64)
+            for lo, hi, (nb, ob, (p, d, v, h), result) in zip(bounds[:-1], bounds[1:], outputs,
+                                                                strict=True):
+                w = v.shape[1]
+                point[lo:hi, :w] = p
+                direction[lo:hi, :w] = d
+                valid[lo:hi, :w] = v
+                num_hard[lo:hi] = h
+                velocity[lo:hi] = result.velocity
+                feasible[lo:hi] = result.feasible
+                fail_line[lo:hi] = result.fail_line
+                nb_idx[lo:hi] = nb
+                obst_idx[lo:hi, :ob.shape[1]] = ob
         self.agent_neighbor_idx = nb_idx
         self.obstacle_neighbor_idx = obst_idx
         diag = build_diagnostics(self.global_time, self.pref_velocity, velocity, self.max_speed,

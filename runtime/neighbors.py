@@ -109,6 +109,31 @@ def local_density(grid: AgentGrid) -> float:
     return float(np.median(counts[inverse])) / (grid.cell * grid.cell)
 
 
+def range_cell_density(position: np.ndarray, range_m: np.ndarray, max_neighbors: np.ndarray
+                       ) -> tuple[float, float] | None:
+    """``(cell side m, density 1/m^2)`` of :func:`local_density` on the full-range grid.
+
+    The same cells and counts as ``local_density(build_grid(position, range_m,
+    max_neighbors))``, counted without sorting; None where that grid would be None.
+    """
+    n = position.shape[0]
+    if n == 0 or int(max_neighbors.max()) == 0:
+        return None
+    cell = float(np.max(range_m))
+    if not cell > 0.0:
+        return None
+    ij = np.floor(position * (1.0 / cell)).astype(np.int64)
+    ij -= ij.min(axis=0)
+    width = int(ij[:, 1].max()) + 3
+    key = (ij[:, 0] + 1) * width + (ij[:, 1] + 1)
+    if int(key.max()) <= 8 * n + 1024:
+        per_agent = np.bincount(key)[key]
+    else:
+        _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+        per_agent = counts[inverse]
+    return cell, float(np.median(per_agent)) / (cell * cell)
+
+
 def query_grid(grid: AgentGrid, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
     """Neighbours (agent rows, squared distances m^2) of sorted slots ``lo:hi``, shape (hi-lo, k).
 
