@@ -536,8 +536,9 @@ def end_margin_m(edges: EdgeSet, support: Support, x0_m: np.ndarray, v0_mps: np.
         dot2(n, v0_mps[:, None, :]), dot2(n, v1_mps[:, None, :]))
 
 
-def accel_end_margin_m(s_m: np.ndarray, dt_s: float, n_dot_e: np.ndarray, n_dot_u: np.ndarray,
-                       n_dot_v0: np.ndarray, n_dot_v1: np.ndarray) -> np.ndarray:
+def accel_end_margin_m(s_m: np.ndarray, dt_s: float | np.ndarray, n_dot_e: np.ndarray,
+                       n_dot_u: np.ndarray, n_dot_v0: np.ndarray, n_dot_v1: np.ndarray
+                       ) -> np.ndarray:
     """Edge margin (m) at the end of the accelerating step from the initial margin and the
     normal components of the velocities (the same as :func:`end_margin_m`). Claim: B4."""
     return formulas.accel_margin(s=s_m, t=dt_s, dt=dt_s, n_dot_e=n_dot_e, n_dot_u=n_dot_u,

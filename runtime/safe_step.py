@@ -132,7 +132,7 @@ class Neighbors:
                          np.where(valid[..., None], np.asarray(velocity_mps, float)[safe], 0.0),
                          np.asarray(radius_m, float)[safe], valid)
 
-    def take(self, rows: np.ndarray) -> Neighbors:
+    def take(self, rows: np.ndarray | slice) -> Neighbors:
         return Neighbors(self.position_m[rows], self.velocity_mps[rows], self.radius_m[rows],
                          self.valid[rows])
 
@@ -677,11 +677,11 @@ def _curve_margins(inp: StepInput, prep: _Prepared, rows: np.ndarray | slice, v1
     return curve, np.where(edges.valid, exact, np.inf), t_min, end
 
 
-def _sweep_margins(inp: StepInput, prep: _Prepared, rows: np.ndarray | slice,
-                   v1: np.ndarray) -> np.ndarray:
+def _sweep_margins(inp: StepInput, prep: _Prepared, neighbors: Neighbors,
+                   rows: np.ndarray | slice, v1: np.ndarray) -> np.ndarray:
     """W1 margins (m, (R, J)) of candidates ``v1`` (R, 2) of agents ``rows`` (exact within
     SWEEP_EXACT_BAND_M of contact, certified bound beyond; +inf for empty slots). Claim: W1."""
-    nb = inp.neighbors.take(rows)
+    nb = neighbors.take(rows)
     x0 = inp.position_m[rows]
     comb = inp.radius_m[rows, None] + nb.radius_m
     dmin, _ = sweep_min_distance_m(x0, prep.u[rows], inp.velocity_mps[rows], v1,
@@ -705,15 +705,16 @@ def _verify(inp: StepInput, prep: _Prepared, rows: np.ndarray, v1: np.ndarray,
 
     Returns (passes (R,), the margins checked). Claim: B5, B6, S1 (stop from the step end), W1.
     """
-    rows = _as_index(rows, inp.count)
-    curve, exact, t_min, end = _curve_margins(inp, prep, rows, v1)
+    at = _as_index(rows, inp.count)
+    curve, exact, t_min, end = _curve_margins(inp, prep, at, v1)
     ok = np.all(curve >= -EPS, axis=1)
-    c1 = prep.u[rows] + v1 - prep.ref.r_mps[rows]
-    stop = end_stop_margin_m(end, inp.edges.normal[rows], c1, inp.accel_mps2[rows])
-    ok &= ~prep.ref.exists[rows] | np.all(~inp.edges.wall[rows] | (stop >= -EPS), axis=1)
+    c1 = prep.u[at] + v1 - prep.ref.r_mps[at]
+    stop = end_stop_margin_m(end, inp.edges.normal[at], c1, inp.accel_mps2[at])
+    ok &= ~prep.ref.exists[at] | np.all(~inp.edges.wall[at] | (stop >= -EPS), axis=1)
     sweep = None
-    if check_sweep and inp.neighbors.valid.shape[1]:
-        sweep = _sweep_margins(inp, prep, rows, v1)
+    nb = inp.neighbors
+    if check_sweep and nb is not None and nb.valid.shape[1]:
+        sweep = _sweep_margins(inp, prep, nb, at, v1)
         ok &= sweep_passes(sweep)
     return ok, _Checked(curve, exact, t_min, end, sweep)
 
@@ -821,8 +822,8 @@ def _margins(inp: StepInput, prep: _Prepared, v1: np.ndarray, known: _Known) -> 
     if rest.size:
         curve[rest], _, _, end[rest] = _curve_margins(inp, prep, rest, v1[rest])
     rest = np.flatnonzero(~known.has_sweep)
-    if rest.size and sweep.shape[1]:
-        sweep[rest] = _sweep_margins(inp, prep, rest, v1[rest])
+    if rest.size and inp.neighbors is not None and sweep.shape[1]:
+        sweep[rest] = _sweep_margins(inp, prep, inp.neighbors, rest, v1[rest])
     c1 = prep.u + v1 - prep.ref.r_mps
     env = envelope_margin_m(n, prep.s, c1, dt, inp.accel_mps2, prep.cmax)
     stop = end_stop_margin_m(end, n, c1, inp.accel_mps2)
@@ -866,7 +867,8 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
     flags = np.zeros(n, dtype=np.uint8)
     commit = dt.copy()
     every = np.arange(n)
-    known = _Known.empty(n, inp.edges.valid.shape[1], inp.neighbors.valid.shape[1])
+    nb_count = 0 if inp.neighbors is None else inp.neighbors.valid.shape[1]
+    known = _Known.empty(n, inp.edges.valid.shape[1], nb_count)
     found, v1 = _solve_rounds(inp, prep, every, inp.preferred_mps, True, True, True, known)
     velocity[found] = v1[found]
     label[found] = SAFE
