@@ -41,16 +41,26 @@ def line_violation(velocity: np.ndarray, line_point: np.ndarray, line_dir: np.nd
     return np.where(valid, viol, -np.inf)
 
 
-def _lp1(lp: np.ndarray, ld: np.ndarray, lv: np.ndarray, i: int, radius: np.ndarray,
+def _planes(lp: np.ndarray, ld: np.ndarray, lv: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Line components as contiguous (K, M) planes: line index first, one row per line."""
+    return (np.ascontiguousarray(lp[..., 0].T), np.ascontiguousarray(lp[..., 1].T),
+            np.ascontiguousarray(ld[..., 0].T), np.ascontiguousarray(ld[..., 1].T),
+            np.ascontiguousarray(lv.T))
+
+
+def _lp1(planes: tuple[np.ndarray, ...], i: int, rows: np.ndarray, radius: np.ndarray,
          opt: np.ndarray, direction_opt: bool) -> tuple[np.ndarray, np.ndarray]:
     """Optimum on line ``i`` inside the disk and the valid lines ``j < i`` (RVO2 linearProgram1).
 
-    ``lp, ld, lv`` hold at least ``i + 1`` lines per row. Returns ``(ok, result)``; ``ok`` is
-    False where the disk and the earlier lines leave nothing of line ``i``.
+    ``planes`` are the (K, M) line planes of :func:`_planes`; the program is solved for the
+    columns ``rows`` (``radius`` and ``opt`` given for those rows). Returns ``(ok, result)``;
+    ``ok`` is False where the disk and the earlier lines leave nothing of line ``i``.
     Claim: O2.
     """
-    px, py = lp[:, i, 0], lp[:, i, 1]
-    dx, dy = ld[:, i, 0], ld[:, i, 1]
+    pxs, pys, dxs, dys, lvs = planes
+    px, py = pxs[i, rows], pys[i, rows]
+    dx, dy = dxs[i, rows], dys[i, rows]
     dot = px * dx + py * dy
     disc = dot * dot + radius * radius - (px * px + py * py)
     ok = disc >= 0.0
@@ -58,21 +68,21 @@ def _lp1(lp: np.ndarray, ld: np.ndarray, lv: np.ndarray, i: int, radius: np.ndar
     t_left = -dot - sqrt_disc
     t_right = -dot + sqrt_disc
     if i > 0:
-        pjx, pjy = lp[:, :i, 0], lp[:, :i, 1]
-        djx, djy = ld[:, :i, 0], ld[:, :i, 1]
-        vj = lv[:, :i]
-        denominator = det2(dx[:, None], dy[:, None], djx, djy)
-        numerator = det2(djx, djy, px[:, None] - pjx, py[:, None] - pjy)
+        pjx, pjy = np.take(pxs[:i], rows, axis=1), np.take(pys[:i], rows, axis=1)
+        djx, djy = np.take(dxs[:i], rows, axis=1), np.take(dys[:i], rows, axis=1)
+        vj = np.take(lvs[:i], rows, axis=1)
+        denominator = det2(dx, dy, djx, djy)
+        numerator = det2(djx, djy, px - pjx, py - pjy)
         parallel = np.abs(denominator) <= RVO_EPSILON
         # (almost) parallel lines: line i lies wholly outside line j
-        ok &= ~np.any(vj & parallel & (numerator < 0.0), axis=1)
+        ok &= ~np.any(vj & parallel & (numerator < 0.0), axis=0)
         crossing = vj & ~parallel
         t = numerator / np.where(crossing, denominator, 1.0)
         # line j bounds line i on the right (denominator >= 0) or on the left
         t_right = np.minimum(t_right, np.min(np.where(crossing & (denominator >= 0.0), t, np.inf),
-                                             axis=1))
+                                             axis=0))
         t_left = np.maximum(t_left, np.max(np.where(crossing & (denominator < 0.0), t, -np.inf),
-                                           axis=1))
+                                           axis=0))
         ok &= t_left <= t_right
     if direction_opt:
         take_right = opt[:, 0] * dx + opt[:, 1] * dy > 0.0
@@ -102,17 +112,17 @@ def _lp2(lp: np.ndarray, ld: np.ndarray, lv: np.ndarray, radius: np.ndarray, opt
         result = np.where(outside[:, None], opt * (inv_len * radius)[:, None], opt)
     fail = np.full(m, k, dtype=np.int64)
     active = np.ones(m, dtype=bool)
+    planes = _planes(lp, ld, lv)
+    pxs, pys, dxs, dys, lvs = planes
     for i in range(k):
-        cand = active & lv[:, i]
+        cand = active & lvs[i]
         if not cand.any():
             continue
-        viol = det2(ld[:, i, 0], ld[:, i, 1], lp[:, i, 0] - result[:, 0],
-                    lp[:, i, 1] - result[:, 1])
+        viol = det2(dxs[i], dys[i], pxs[i] - result[:, 0], pys[i] - result[:, 1])
         rows = np.flatnonzero(cand & (viol > 0.0))
         if rows.size == 0:
             continue
-        ok, res = _lp1(lp[rows, : i + 1], ld[rows, : i + 1], lv[rows, : i + 1], i, radius[rows],
-                       opt[rows], direction_opt)
+        ok, res = _lp1(planes, i, rows, radius[rows], opt[rows], direction_opt)
         result[rows[ok]] = res[ok]
         bad = rows[~ok]
         fail[bad] = i
