@@ -171,6 +171,13 @@ class StepInput:
         return int(self.position_m.shape[0])
 
 
+def _check_valid_finite_where(field: str, value: np.ndarray, valid: np.ndarray) -> None:
+    """InvalidInput naming the first non-finite entry of ``value`` (..., 2) in a valid slot."""
+    # all finite (the usual case): nothing to name, no masked copy
+    if not np.isfinite(value).all():
+        check_valid_finite(field, np.where(valid[..., None], value, 0.0))
+
+
 def check_valid_step_input(inp: StepInput) -> StepInput:
     """Validate every field (InvalidInput naming field and value; nothing is changed) and
     return the input with default ORCA and neighbour arrays filled in. Claim: S6 (no division by
@@ -197,18 +204,16 @@ def check_valid_step_input(inp: StepInput) -> StepInput:
             raise InvalidInput("orca_valid", orca_valid.shape, f"must have {n} rows")
         orca_point, orca_direction = np.zeros((n, 0, 2)), np.zeros((n, 0, 2))
         orca_valid = np.zeros((n, 0), bool)
-    check_valid_finite("orca_point", np.where(orca_valid[..., None], orca_point, 0.0))
-    check_valid_finite("orca_direction", np.where(orca_valid[..., None], orca_direction, 0.0))
+    _check_valid_finite_where("orca_point", orca_point, orca_valid)
+    _check_valid_finite_where("orca_direction", orca_direction, orca_valid)
     num_hard = np.zeros(n, np.int64) if inp.orca_num_hard is None else np.broadcast_to(
         np.asarray(inp.orca_num_hard, np.int64), (n,)).copy()
     if np.any((num_hard < 0) | (num_hard > orca_valid.shape[1])):
         raise InvalidInput("orca_num_hard", num_hard.tolist(),
                            f"must lie in [0, {orca_valid.shape[1]}]")
     neighbors = inp.neighbors if inp.neighbors is not None else Neighbors.none(n)
-    check_valid_finite("neighbors.position_m",
-                       np.where(neighbors.valid[..., None], neighbors.position_m, 0.0))
-    check_valid_finite("neighbors.velocity_mps",
-                       np.where(neighbors.valid[..., None], neighbors.velocity_mps, 0.0))
+    _check_valid_finite_where("neighbors.position_m", neighbors.position_m, neighbors.valid)
+    _check_valid_finite_where("neighbors.velocity_mps", neighbors.velocity_mps, neighbors.valid)
     return StepInput(x0, np.asarray(inp.velocity_mps, float), np.asarray(inp.preferred_mps, float),
                      per_agent(dt, n), inp.support, inp.edges,
                      np.broadcast_to(np.asarray(inp.vh_mps, float), (n,)).copy(),
