@@ -545,26 +545,28 @@ class Crowd:
         self.obstacle_neighbor_idx = obst_idx
         return self._lines_for(rows, nb_idx, obst_idx)
 
-    def _solve_chunk(self, grids: _StepGrids, rows: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray, Any, Any]:
+    def _neighbor_piece(self, grids: _StepGrids, lo: int, hi: int
+                        ) -> tuple[np.ndarray, np.ndarray]:
+        """Agent neighbours of the grid slots ``lo:hi``: (agent rows, neighbour rows)."""
         fine = grids.fine
-        if fine is not None:
-            nb, _, certified = query_slots(fine, fine.slot_of[rows])
-            redo = np.flatnonzero(~certified)
-            if redo.size:
-                coarse = grids.coarse()
-                nb[redo] = query_slots(coarse, coarse.slot_of[rows[redo]])[0]
-        else:
+        grid = fine if fine is not None else grids.coarse()
+        assert grid is not None
+        slots = np.arange(lo, hi)
+        nb, _, certified = query_slots(grid, slots)
+        redo = np.flatnonzero(~certified)
+        if fine is not None and redo.size:
             coarse = grids.coarse()
-            if coarse is None:
-                k = int(self.max_neighbors.max()) if self.num_agents else 0
-                nb = np.full((rows.size, k), -1, dtype=np.int64)
-            else:
-                nb = query_slots(coarse, coarse.slot_of[rows])[0]
+            assert coarse is not None
+            nb[redo] = query_slots(coarse, coarse.slot_of[grid.members[lo + redo]])[0]
+        return grid.members[lo:hi], nb
+
+    def _solve_chunk(self, grids: _StepGrids, rows: np.ndarray, nb: np.ndarray
+                     ) -> tuple[np.ndarray, Any, Any]:
+        fine = grids.fine
         obst_idx = self._obstacle_neighbors(rows, fine if fine is not None else grids.coarse())
         lines = self._lines_for(rows, nb, obst_idx)
         result = solve_closest(self.pref_velocity[rows], self.max_speed[rows], *lines)
-        return nb, obst_idx, lines, result
+        return obst_idx, lines, result
 
     def compute_new_velocities(self) -> StepDiagnostics:
         """Solve every agent's ORCA problem from the current snapshot; nothing moves.
@@ -580,20 +582,33 @@ class Crowd:
         if n >= PARALLEL_MIN_AGENTS:
             parts = max(parts, self.workers)
         bounds = np.linspace(0, n, parts + 1).astype(int)
-        pieces = [np.arange(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
-        if len(pieces) == 1 or self.workers == 1:
-            outputs = [self._solve_chunk(grids, rows) for rows in pieces]
-        else:
+        spans = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+        pool = None
+        if len(spans) > 1 and self.workers > 1:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=self.workers)
-            outputs = list(self._pool.map(lambda rows: self._solve_chunk(grids, rows), pieces))
+            pool = self._pool
+
+        def run(task: Any, items: list[Any]) -> list[Any]:
+            if pool is not None:
+                return list(pool.map(task, items))
+            return [task(item) for item in items]
+
+        # neighbours: pieces of the grid order (neighbouring agents together in memory)
+        k = int(self.max_neighbors.max(initial=0))
+        nb_idx = np.full((n, k), -1, dtype=np.int64)
+        if grids.fine is not None or grids.coarse() is not None:
+            for members, nb in run(lambda span: self._neighbor_piece(grids, *span), spans):
+                nb_idx[members] = nb
+        # lines and programs: pieces of agent rows, so the results are slices
+        outputs = run(lambda span: self._solve_chunk(grids, np.arange(*span),
+                                                     nb_idx[span[0]:span[1]]), spans)
         if len(outputs) == 1:
-            nb_idx, obst_idx, (point, direction, valid, num_hard), result = outputs[0]
+            obst_idx, (point, direction, valid, num_hard), result = outputs[0]
             velocity, feasible, fail_line = result.velocity, result.feasible, result.fail_line
         else:
-            width = max(out[2][2].shape[1] for out in outputs)
-            obst_width = max(out[1].shape[1] for out in outputs)
-            k = int(self.max_neighbors.max(initial=0))
+            width = max(out[1][2].shape[1] for out in outputs)
+            obst_width = max(out[0].shape[1] for out in outputs)
             point = np.zeros((n, width, 2))
             direction = np.zeros((n, width, 2))
             valid = np.zeros((n, width), dtype=bool)
@@ -601,10 +616,8 @@ class Crowd:
             velocity = np.zeros((n, 2))
             feasible = np.ones(n, dtype=bool)
             fail_line = np.full(n, -1, dtype=np.int64)
-            nb_idx = np.full((n, k), -1, dtype=np.int64)
             obst_idx = np.full((n, obst_width), -1, dtype=np.int64)
-            for lo, hi, (nb, ob, (p, d, v, h), result) in zip(bounds[:-1], bounds[1:], outputs,
-                                                                strict=True):
+            for (lo, hi), (ob, (p, d, v, h), result) in zip(spans, outputs, strict=True):
                 w = v.shape[1]
                 point[lo:hi, :w] = p
                 direction[lo:hi, :w] = d
@@ -613,7 +626,6 @@ class Crowd:
                 velocity[lo:hi] = result.velocity
                 feasible[lo:hi] = result.feasible
                 fail_line[lo:hi] = result.fail_line
-                nb_idx[lo:hi] = nb
                 obst_idx[lo:hi, :ob.shape[1]] = ob
         self.agent_neighbor_idx = nb_idx
         self.obstacle_neighbor_idx = obst_idx

@@ -152,11 +152,11 @@ def query_slots(grid: AgentGrid, slots: np.ndarray
     least ``max_neighbors`` agents lie closer than the cell side (everything unread is
     farther). Uncertified rows must be asked again on a grid with cells as large as the range.
 
-    Candidates form a compact matrix of sorted slots (one row per agent, strips side by side in
-    slot order, short strips padded with a slot at infinity). One sort of each row's squared
-    distances picks the nearest; the range is applied to the picked ones (everything beyond it
-    sorts after everything inside). Rows with equal distances among the picked ones are sorted
-    again stably, so exact ties always go to the lower slot.
+    Candidates form a compact matrix of sorted slots (one row per agent: its strips one after
+    the other in slot order, padded with a slot at infinity). One sort of each row's squared
+    distances gives the bound of the answer (the ``max_neighbors``-th distance, or the range);
+    the candidates within it are packed in slot order and sorted stably by distance, so exact
+    ties, also at the bound, go to the lower slot.
     Claim: O2.
     """
     m = grid.members.size
@@ -172,17 +172,19 @@ def query_slots(grid: AgentGrid, slots: np.ndarray
         starts = np.searchsorted(grid.sorted_key, lo_key, side="left")
         ends = np.searchsorted(grid.sorted_key, hi_key, side="left")
     counts = ends - starts
-    cap = int(counts.max()) if rows else 0
     strips = starts.shape[1]
-    cols = strips * cap
-    # candidate slots: lane j of a strip is start + j while j < count, else slot M (at infinity)
-    lane = np.arange(cap)
-    table = np.where(lane[None, :] < np.arange(cap + 1)[:, None], lane[None, :], m + 1)
-    cand = _scratch("cand", (rows, strips, cap), np.int64)
-    np.take(table, counts, axis=0, out=cand)
-    cand += starts[:, :, None]
-    np.minimum(cand, m, out=cand)
-    cand = cand.reshape(rows, cols)
+    # each row holds its strips one after the other, then slot M (at infinity) up to the
+    # widest row: one ragged run of consecutive slots per strip
+    total = counts.sum(axis=1)
+    cols = int(total.max()) if rows else 0
+    seg = counts.ravel()
+    seg_first = np.cumsum(seg) - seg
+    ragged = np.arange(int(seg_first[-1] + seg[-1]) if rows else 0)
+    cand = _scratch("cand", (rows, cols), np.int64)
+    cand.fill(m)
+    row_first = seg_first[::strips]
+    cand.ravel()[ragged + np.repeat(np.arange(rows) * cols - row_first, total)] = (
+        ragged + np.repeat(starts.ravel() - seg_first, seg))
     dist_sq = np.take(grid.xpad, cand, out=_scratch("dist_sq", (rows, cols), np.float64))
     dist_sq -= grid.xpad[slots, None]
     dist_sq *= dist_sq
@@ -192,7 +194,8 @@ def query_slots(grid: AgentGrid, slots: np.ndarray
     dist_sq += dy
     # an agent is its own candidate once, in the middle strip
     mid = strips // 2
-    dist_sq[np.arange(rows), mid * cap + (slots - starts[:, mid])] = np.inf
+    own_col = seg_first[mid::strips] - row_first + (slots - starts[:, mid])
+    dist_sq[np.arange(rows), own_col] = np.inf
     range_sq = grid.range_sq[slots]
     max_n = grid.max_neighbors[slots]
     kk = min(grid.k, cols)
