@@ -37,8 +37,12 @@ def line_violation(velocity: np.ndarray, line_point: np.ndarray, line_dir: np.nd
     """
     px = line_point[..., 0] - velocity[:, None, 0]
     py = line_point[..., 1] - velocity[:, None, 1]
-    viol = det2(line_dir[..., 0], line_dir[..., 1], px, py)
-    return np.where(valid, viol, -np.inf)
+    # det2(direction, point - v), computed in place
+    py *= line_dir[..., 0]
+    px *= line_dir[..., 1]
+    py -= px
+    np.copyto(py, -np.inf, where=~valid)
+    return py
 
 
 def _planes(lp: np.ndarray, ld: np.ndarray, lv: np.ndarray

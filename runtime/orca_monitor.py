@@ -71,13 +71,15 @@ def kkt_residual(preferred: np.ndarray, selected: np.ndarray, max_speed: np.ndar
     viol = (line_violation(selected, line_point, line_dir, valid) if violation is None
             else violation)
     # active constraints as a flat list (agent row, outward normal): lines, then the disk
-    line_row, line_col = np.nonzero(valid & (viol >= -active_tol[:, None]))
+    line_at = np.flatnonzero(valid & (viol >= -active_tol[:, None]))
+    line_row = line_at // max(valid.shape[1], 1)
+    flat_dir = line_dir.reshape(-1, 2)
     speed = np.hypot(selected[:, 0], selected[:, 1])
     disk_active = speed >= max_speed - active_tol
     disk_row = np.flatnonzero(disk_active)
     row = np.concatenate([line_row, disk_row])
-    nx = np.concatenate([line_dir[line_row, line_col, 1], selected[disk_row, 0]])
-    ny = np.concatenate([-line_dir[line_row, line_col, 0], selected[disk_row, 1]])
+    nx = np.concatenate([flat_dir[line_at, 1], selected[disk_row, 0]])
+    ny = np.concatenate([-flat_dir[line_at, 0], selected[disk_row, 1]])
     n_len = np.hypot(nx, ny)
     usable = n_len >= np.finfo(np.float64).tiny
     row, nx, ny, n_len = row[usable], nx[usable], ny[usable], n_len[usable]
@@ -131,6 +133,15 @@ def infeasibility_margin(diag: StepDiagnostics, rows: np.ndarray) -> np.ndarray:
     return np.where(outside_parallel, -np.inf, margin)
 
 
+def _row_max(values: np.ndarray) -> np.ndarray:
+    """Largest entry of each row of ``values (N, K)``, ``-inf`` for K = 0 (column by column:
+    numpy reduces short rows slowly)."""
+    out = np.full(values.shape[0], -np.inf)
+    for j in range(values.shape[1]):
+        np.maximum(out, values[:, j], out=out)
+    return out
+
+
 def check_solve(diag: StepDiagnostics) -> None:
     """Raise ObligationViolation at the first agent whose solve breaks O1, O2 or O4.
 
@@ -165,7 +176,7 @@ def check_solve(diag: StepDiagnostics) -> None:
     feas = diag.feasible
     # recomputed from the selected velocity, not taken from the diagnostics being checked
     viol = line_violation(sel, diag.line_point, diag.line_dir, diag.valid)
-    worst = np.max(viol, axis=1, initial=-np.inf)
+    worst = _row_max(viol)
     bad = feas & (worst > FEAS_TOL * scale)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -174,10 +185,14 @@ def check_solve(diag: StepDiagnostics) -> None:
 
     rows = np.flatnonzero(feas & (gap > 0.0))
     if rows.size:
-        tol = FEAS_TOL * scale[rows]
-        res = kkt_residual(pref[rows], sel[rows], radius[rows], diag.line_point[rows],
-                           diag.line_dir[rows], diag.valid[rows], active_tol=tol,
-                           violation=viol[rows])
+        if 2 * rows.size >= sel.shape[0]:
+            # most agents: the certificate of every agent (each row on its own), then those rows
+            res = kkt_residual(pref, sel, radius, diag.line_point, diag.line_dir, diag.valid,
+                               active_tol=FEAS_TOL * scale, violation=viol)[rows]
+        else:
+            res = kkt_residual(pref[rows], sel[rows], radius[rows], diag.line_point[rows],
+                               diag.line_dir[rows], diag.valid[rows],
+                               active_tol=FEAS_TOL * scale[rows], violation=viol[rows])
         limit = KKT_TOL * (1.0 + radius[rows] + pref_speed[rows])
         bad = res > limit
         if bad.any():
