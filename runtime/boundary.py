@@ -52,7 +52,7 @@ def check_valid_finite(field: str, value: np.ndarray) -> np.ndarray:
     return arr
 
 
-def check_valid_step(dt_s: float | np.ndarray) -> float | np.ndarray:
+def check_valid_step(dt_s: float | np.ndarray | np.ndarray) -> float | np.ndarray:
     """Return the step length (s): a float, or a float64 array of per-agent lengths (N,) (the
     remaining time of a portal sub-step); raise InvalidInput unless finite and > 0."""
     if np.ndim(dt_s) == 0:
@@ -75,7 +75,7 @@ def dot2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1]
 
 
-def per_edge(dt_s: float | np.ndarray) -> float | np.ndarray:
+def per_edge(dt_s: float | np.ndarray | np.ndarray) -> float | np.ndarray:
     """A step length broadcastable against (N, K) arrays: scalars unchanged, (N,) -> (N, 1)."""
     return dt_s if np.ndim(dt_s) == 0 else np.asarray(dt_s)[:, None]
 
@@ -304,7 +304,7 @@ def make_patch(patch_id: int, vertices_m: np.ndarray, gradient: np.ndarray) -> P
 # half-planes in velocity space: dot(normal, v) <= offset
 # ---------------------------------------------------------------------------------------------
 
-def step_halfplane_offset_mps(s_m: np.ndarray, dt_s: float, n_dot_e: np.ndarray,
+def step_halfplane_offset_mps(s_m: np.ndarray, dt_s: float | np.ndarray, n_dot_e: np.ndarray,
                               n_dot_u: np.ndarray) -> np.ndarray:
     """Offset (m/s) of the constant-velocity step half-plane dot(n, v) <= s/dt + dot(n, e - u).
 
@@ -313,7 +313,7 @@ def step_halfplane_offset_mps(s_m: np.ndarray, dt_s: float, n_dot_e: np.ndarray,
     return formulas.step_halfplane_offset(s=s_m, dt=dt_s, n_dot_e=n_dot_e, n_dot_u=n_dot_u)
 
 
-def accel_halfplane_offset_mps(s_m: np.ndarray, dt_s: float, n_dot_e: np.ndarray,
+def accel_halfplane_offset_mps(s_m: np.ndarray, dt_s: float | np.ndarray, n_dot_e: np.ndarray,
                                n_dot_u: np.ndarray, n_dot_v0: np.ndarray) -> np.ndarray:
     """Offset (m/s) of the continuous-acceleration step-end half-plane in v1. Claim: B4."""
     return formulas.accel_step_v1_bound(s=s_m, dt=dt_s, n_dot_e=n_dot_e, n_dot_u=n_dot_u,
@@ -334,7 +334,7 @@ def affine_root(f_at_0: np.ndarray, f_at_1: np.ndarray) -> np.ndarray:
     return np.where(flat, np.where(f_at_0 >= 0.0, np.inf, -np.inf), root)
 
 
-def accel_margin_at_time_offset_mps(s_m: np.ndarray, t_s: np.ndarray, dt_s: float,
+def accel_margin_at_time_offset_mps(s_m: np.ndarray, t_s: np.ndarray, dt_s: float | np.ndarray,
                                     n_dot_e: np.ndarray, n_dot_u: np.ndarray,
                                     n_dot_v0: np.ndarray) -> np.ndarray:
     """Offset q (m/s) of the cut ``dot(n, v1) <= q`` that keeps the margin at time t >= 0.
@@ -354,7 +354,7 @@ def accel_margin_at_time_offset_mps(s_m: np.ndarray, t_s: np.ndarray, dt_s: floa
 # whole-step curve margins (B2, B5, B6)
 # ---------------------------------------------------------------------------------------------
 
-def accel_extremum_time_s(dt_s: float, n_dot_e: np.ndarray, n_dot_u: np.ndarray,
+def accel_extremum_time_s(dt_s: float | np.ndarray, n_dot_e: np.ndarray, n_dot_u: np.ndarray,
                           n_dot_v0: np.ndarray, n_dot_v1: np.ndarray) -> np.ndarray:
     """Interior extremum time t* (s) of the accelerating margin; NaN when v1 = v0 along n or
     when t* is not strictly inside the step. Claim: B5."""
@@ -367,7 +367,7 @@ def accel_extremum_time_s(dt_s: float, n_dot_e: np.ndarray, n_dot_u: np.ndarray,
     return np.where(inside, t_star, np.nan)
 
 
-def translating_curve_margins_m(s_m: np.ndarray, dt_s: float, n_dot_e: np.ndarray,
+def translating_curve_margins_m(s_m: np.ndarray, dt_s: float | np.ndarray, n_dot_e: np.ndarray,
                                 n_dot_u: np.ndarray, n_dot_v0: np.ndarray,
                                 n_dot_v1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Exact minimum margin (m) over [0, dt] of the accelerating curve against a translating
@@ -375,7 +375,7 @@ def translating_curve_margins_m(s_m: np.ndarray, dt_s: float, n_dot_e: np.ndarra
 
     Claim: B2 (v0 = v1), B5 (endpoints plus interior extremum cover the whole step).
     """
-    def margin(t: np.ndarray) -> np.ndarray:
+    def margin(t: float | np.ndarray) -> np.ndarray:
         return formulas.accel_margin(s=s_m, t=t, dt=dt_s, n_dot_e=n_dot_e, n_dot_u=n_dot_u,
                                      n_dot_v0=n_dot_v0, n_dot_v1=n_dot_v1)
 
@@ -397,7 +397,7 @@ def _rotate(x: np.ndarray, y: np.ndarray, angle: np.ndarray) -> tuple[np.ndarray
 
 
 def local_frame_excess_m(edges: EdgeSet, support: Support, x0_m: np.ndarray,
-                         v0_mps: np.ndarray, v1_mps: np.ndarray, dt_s: float,
+                         v0_mps: np.ndarray, v1_mps: np.ndarray, dt_s: float | np.ndarray,
                          t_s: np.ndarray) -> np.ndarray:
     """f(t) = dot(nLocal, M_edge(t)^-1 xWorld(t)) - bLocal (m) at times ``t_s`` ((T,) or (T, N)),
     shape (T, N, K); xWorld(t) = M_support(t) y(t) with y the relative curve. <= 0 is inside.
@@ -440,7 +440,7 @@ def _same_motion(edges: EdgeSet, support: Support) -> np.ndarray:
 
 
 def rigid_curve_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndarray,
-                               v0_mps: np.ndarray, v1_mps: np.ndarray, dt_s: float,
+                               v0_mps: np.ndarray, v1_mps: np.ndarray, dt_s: float | np.ndarray,
                                *, pieces: int = CERTIFIED_PIECES) -> np.ndarray:
     """Certified lower bound (m, (N, K)) of the local-frame margin -f(t) over the whole step.
 
@@ -473,8 +473,8 @@ def rigid_curve_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndarra
 
 
 def curve_min_margin_m(edges: EdgeSet, support: Support, x0_m: np.ndarray, v0_mps: np.ndarray,
-                       v1_mps: np.ndarray, dt_s: float, *, exact_m: np.ndarray | None = None
-                       ) -> np.ndarray:
+                       v1_mps: np.ndarray, dt_s: float | np.ndarray, *,
+                       exact_m: np.ndarray | None = None) -> np.ndarray:
     """Lower bound (m, (N, K)) of the edge margin over the whole step of the accelerating curve.
 
     Exact (endpoints + interior extremum) for translating edges on translating supports and for
@@ -504,14 +504,15 @@ def curve_min_margin_m(edges: EdgeSet, support: Support, x0_m: np.ndarray, v0_mp
         sub = _take_rows(edges, rows)
         sup = Support(_take_motion(support.motion, rows))
         bound = rigid_curve_margin_bound_m(sub, sup, x0_m[rows], v0_mps[rows], v1_mps[rows],
-                                           dt_s if np.ndim(dt_s) == 0 else dt_s[rows])
+                                           dt_s if np.ndim(dt_s) == 0 else np.asarray(dt_s)[rows])
         out = out.copy()
         out[rows] = np.where(need_bound[rows], bound, out[rows])
     return np.where(edges.valid, out, np.inf)
 
 
 def translating_curve_margins_from_state(edges: EdgeSet, support: Support, x0_m: np.ndarray,
-                                         v0_mps: np.ndarray, v1_mps: np.ndarray, dt_s: float
+                                         v0_mps: np.ndarray, v1_mps: np.ndarray,
+                                         dt_s: float | np.ndarray
                                          ) -> tuple[np.ndarray, np.ndarray]:
     """Exact whole-step minimum margin (m) and its time (s), (N, K), treating every motion as
     the translation at its start velocity (exact when nothing rotates). Claim: B5."""
@@ -525,7 +526,7 @@ def translating_curve_margins_from_state(edges: EdgeSet, support: Support, x0_m:
 
 
 def end_margin_m(edges: EdgeSet, support: Support, x0_m: np.ndarray, v0_mps: np.ndarray,
-                 v1_mps: np.ndarray, dt_s: float) -> np.ndarray:
+                 v1_mps: np.ndarray, dt_s: float | np.ndarray) -> np.ndarray:
     """Edge margin (m, (N, K)) at the end of the accelerating step (translation model).
 
     Claim: B4."""
@@ -536,7 +537,7 @@ def end_margin_m(edges: EdgeSet, support: Support, x0_m: np.ndarray, v0_mps: np.
         dot2(n, v0_mps[:, None, :]), dot2(n, v1_mps[:, None, :]))
 
 
-def accel_end_margin_m(s_m: np.ndarray, dt_s: float | np.ndarray, n_dot_e: np.ndarray,
+def accel_end_margin_m(s_m: np.ndarray, dt_s: float | np.ndarray | np.ndarray, n_dot_e: np.ndarray,
                        n_dot_u: np.ndarray, n_dot_v0: np.ndarray, n_dot_v1: np.ndarray
                        ) -> np.ndarray:
     """Edge margin (m) at the end of the accelerating step from the initial margin and the

@@ -154,7 +154,7 @@ class StepInput:
     position_m: np.ndarray
     velocity_mps: np.ndarray
     preferred_mps: np.ndarray
-    dt_s: float
+    dt_s: float | np.ndarray
     support: Support
     edges: EdgeSet
     vh_mps: np.ndarray
@@ -169,6 +169,14 @@ class StepInput:
     @property
     def count(self) -> int:
         return int(self.position_m.shape[0])
+
+    @property
+    def dt_per_agent_s(self) -> np.ndarray:
+        """Every agent's step length (s, (N,)); a validated input already holds this array."""
+        dt = self.dt_s
+        if isinstance(dt, np.ndarray) and dt.shape == (self.count,):
+            return dt
+        return per_agent(dt, self.count)
 
 
 def _check_valid_finite_where(field: str, value: np.ndarray, valid: np.ndarray) -> None:
@@ -670,7 +678,7 @@ def _curve_margins(inp: StepInput, prep: _Prepared, rows: np.ndarray | slice, v1
     """Curve bound, exact translating minimum, its time and the step-end margin of candidates
     ``v1`` (R, 2) of agents ``rows``, from the normal components prepared once per step.
     Claim: B4, B5, B6."""
-    dt = inp.dt_s[rows]
+    dt = inp.dt_per_agent_s[rows]
     dt_e = dt[:, None]
     edges = take_edges(inp.edges, rows)
     s, nde, ndu, ndv0 = prep.s[rows], prep.n_dot_e[rows], prep.n_dot_u[rows], prep.n_dot_v0[rows]
@@ -690,8 +698,8 @@ def _sweep_margins(inp: StepInput, prep: _Prepared, neighbors: Neighbors,
     x0 = inp.position_m[rows]
     comb = inp.radius_m[rows, None] + nb.radius_m
     dmin, _ = sweep_min_distance_m(x0, prep.u[rows], inp.velocity_mps[rows], v1,
-                                   inp.dt_s[rows], nb.position_m, nb.velocity_mps, nb.valid,
-                                   exact_within_m=comb + SWEEP_EXACT_BAND_M)
+                                   inp.dt_per_agent_s[rows], nb.position_m, nb.velocity_mps,
+                                   nb.valid, exact_within_m=comb + SWEEP_EXACT_BAND_M)
     start = np.linalg.norm(x0[:, None, :] - nb.position_m, axis=-1)
     return np.where(nb.valid, sweep_margin_m(dmin, start, comb), np.inf)
 
@@ -731,7 +739,7 @@ def _solve_rounds(inp: StepInput, prep: _Prepared, rows: np.ndarray, preferred: 
     is not found) the enumerated candidates nearest first; add B5 cutting planes where the
     nearest candidate's curve dips out mid-step, repeat. The margins of accepted candidates go
     to ``known``. Returns (found (R,), v1 (R, 2))."""
-    dt = inp.dt_s[rows]
+    dt = inp.dt_per_agent_s[rows]
     k = inp.edges.valid.shape[1]
     r = rows.size
     found = np.zeros(r, bool)
@@ -741,7 +749,9 @@ def _solve_rounds(inp: StepInput, prep: _Prepared, rows: np.ndarray, preferred: 
     if not use_orca:
         # F1 relaxes the dynamic-neighbour lines only; static-obstacle lines stay
         slot = np.arange(orca_valid.shape[1])[None, :]
-        orca_valid = orca_valid & (slot < inp.orca_num_hard[rows, None])
+        num_hard = inp.orca_num_hard
+        assert num_hard is not None  # filled in by check_valid_step_input
+        orca_valid = orca_valid & (slot < num_hard[rows, None])
     # every half-plane in one array: edge rows, ORCA lines, then one cut slot per edge
     normal = np.concatenate([prep.hard_normal[rows], prep.orca_normal[rows],
                              inp.edges.normal[rows]], axis=1)
@@ -865,7 +875,7 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
 
         check_step_in_profile(inp, profile)
     n = inp.count
-    dt = inp.dt_s
+    dt = inp.dt_per_agent_s
     prep = _prepare(inp)
     velocity = inp.velocity_mps.copy()
     label = np.full(n, SOLVE_FAILED, dtype=np.int8)
