@@ -153,7 +153,8 @@ def query_slots(grid: AgentGrid, slots: np.ndarray
     farther). Uncertified rows must be asked again on a grid with cells as large as the range.
 
     Candidates form a compact matrix of sorted slots (one row per agent: its strips one after
-    the other in slot order, padded with a slot at infinity). One sort of each row's squared
+    the other in slot order, padded with a slot at infinity), gathered once per cell for the
+    agents of that cell. One sort of each row's squared
     distances gives the bound of the answer (the ``max_neighbors``-th distance, or the range);
     the candidates within it are packed in slot order and sorted stably by distance, so exact
     ties, also at the bound, go to the lower slot.
@@ -163,8 +164,13 @@ def query_slots(grid: AgentGrid, slots: np.ndarray
     rows = slots.size
     keys = grid.sorted_key[slots]
     sub, width = grid.sub, grid.width
+    # agents of one cell share their candidates: consecutive slots of equal key form a run
+    head = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]])) if rows else (
+        np.zeros(0, dtype=np.int64))
+    runs = head.size
+    run_of = np.repeat(np.arange(runs), np.diff(np.append(head, rows)))
     # the cells (ix + dx, iy - sub .. iy + sub) are consecutive keys: one contiguous strip
-    lo_key = keys[:, None] + (np.arange(-sub, sub + 1) * width - sub)[None, :]
+    lo_key = keys[head, None] + (np.arange(-sub, sub + 1) * width - sub)[None, :]
     hi_key = lo_key + (2 * sub + 1)
     if grid.first is not None:
         starts, ends = grid.first[lo_key], grid.first[hi_key]
@@ -173,28 +179,30 @@ def query_slots(grid: AgentGrid, slots: np.ndarray
         ends = np.searchsorted(grid.sorted_key, hi_key, side="left")
     counts = ends - starts
     strips = starts.shape[1]
-    # each row holds its strips one after the other, then slot M (at infinity) up to the
-    # widest row: one ragged run of consecutive slots per strip
+    # each run's row holds its strips one after the other, then slot M (at infinity) up to
+    # the widest row: one ragged stretch of consecutive slots per strip
     total = counts.sum(axis=1)
     cols = int(total.max()) if rows else 0
     seg = counts.ravel()
     seg_first = np.cumsum(seg) - seg
     ragged = np.arange(int(seg_first[-1] + seg[-1]) if rows else 0)
-    cand = _scratch("cand", (rows, cols), np.int64)
-    cand.fill(m)
+    cand = np.full((runs, cols), m)
     row_first = seg_first[::strips]
-    cand.ravel()[ragged + np.repeat(np.arange(rows) * cols - row_first, total)] = (
+    cand.ravel()[ragged + np.repeat(np.arange(runs) * cols - row_first, total)] = (
         ragged + np.repeat(starts.ravel() - seg_first, seg))
-    dist_sq = np.take(grid.xpad, cand, out=_scratch("dist_sq", (rows, cols), np.float64))
+    # candidate positions per run, then one row per agent
+    dist_sq = np.take(np.take(grid.xpad, cand), run_of, axis=0,
+                      out=_scratch("dist_sq", (rows, cols), np.float64))
     dist_sq -= grid.xpad[slots, None]
     dist_sq *= dist_sq
-    dy = np.take(grid.ypad, cand, out=_scratch("dy", (rows, cols), np.float64))
+    dy = np.take(np.take(grid.ypad, cand), run_of, axis=0,
+                 out=_scratch("dy", (rows, cols), np.float64))
     dy -= grid.ypad[slots, None]
     dy *= dy
     dist_sq += dy
     # an agent is its own candidate once, in the middle strip
     mid = strips // 2
-    own_col = seg_first[mid::strips] - row_first + (slots - starts[:, mid])
+    own_col = (seg_first[mid::strips] - row_first)[run_of] + (slots - starts[run_of, mid])
     dist_sq[np.arange(rows), own_col] = np.inf
     range_sq = grid.range_sq[slots]
     max_n = grid.max_neighbors[slots]
@@ -217,7 +225,7 @@ def query_slots(grid: AgentGrid, slots: np.ndarray
     packed_d = np.full(rows * wide, np.inf)
     packed_d[dst] = dist_sq.ravel()[flat]
     packed_slot = np.full(rows * wide, m)
-    packed_slot[dst] = cand.ravel()[flat]
+    packed_slot[dst] = cand.ravel()[run_of[row_of] * cols + (flat - row_of * cols)]
     # a stable sort by distance leaves exact ties to the lower slot; equal distances at the
     # bound beyond take_n (the higher slots) fall off the end
     w = min(kk, wide)
