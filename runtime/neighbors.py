@@ -78,7 +78,7 @@ def build_grid(position: np.ndarray, range_m: np.ndarray, max_neighbors: np.ndar
     if not cell > 0.0:
         return None
     ij = np.floor(position[members] * (1.0 / cell)).astype(np.int64)
-    ij -= ij.min(axis=0)
+    ij -= np.array([ij[:, 0].min(), ij[:, 1].min()])
     # spare rows above and below each column so that iy +- sub never wraps into the next one
     width = int(ij[:, 1].max()) + 2 * sub + 1
     key = (ij[:, 0] + sub) * width + (ij[:, 1] + sub)
@@ -123,7 +123,7 @@ def range_cell_density(position: np.ndarray, range_m: np.ndarray, max_neighbors:
     if not cell > 0.0:
         return None
     ij = np.floor(position * (1.0 / cell)).astype(np.int64)
-    ij -= ij.min(axis=0)
+    ij -= np.array([ij[:, 0].min(), ij[:, 1].min()])
     width = int(ij[:, 1].max()) + 3
     key = (ij[:, 0] + 1) * width + (ij[:, 1] + 1)
     if int(key.max()) <= 8 * n + 1024:
