@@ -48,9 +48,9 @@ def line_violation(velocity: np.ndarray, line_point: np.ndarray, line_dir: np.nd
 def _planes(lp: np.ndarray, ld: np.ndarray, lv: np.ndarray
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Line components as contiguous (K, M) planes: line index first, one row per line."""
-    return (np.ascontiguousarray(lp[..., 0].T), np.ascontiguousarray(lp[..., 1].T),
-            np.ascontiguousarray(ld[..., 0].T), np.ascontiguousarray(ld[..., 1].T),
-            np.ascontiguousarray(lv.T))
+    point = np.ascontiguousarray(lp.transpose(2, 1, 0))
+    direction = np.ascontiguousarray(ld.transpose(2, 1, 0))
+    return point[0], point[1], direction[0], direction[1], np.ascontiguousarray(lv.T)
 
 
 def _lp1(planes: tuple[np.ndarray, ...], i: int, rows: np.ndarray, radius: np.ndarray,
@@ -127,6 +127,9 @@ def _lp2(lp: np.ndarray, ld: np.ndarray, lv: np.ndarray, radius: np.ndarray, opt
         if rows.size == 0:
             continue
         ok, res = _lp1(planes, i, rows, radius[rows], opt[rows], direction_opt)
+        if ok.all():
+            result[rows] = res
+            continue
         result[rows[ok]] = res[ok]
         bad = rows[~ok]
         fail[bad] = i
