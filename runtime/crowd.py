@@ -534,9 +534,11 @@ class Crowd:
         Returns ``(point (N, K, 2), direction (N, K, 2), valid (N, K), num_hard (N,))``.
         Claim: O3, O5, O6.
         """
-        grid, _ = self._grid()
+        if not self.obstacles.processed:
+            self.obstacles.process()
+        grid = build_grid(self.position, self.neighbor_dist, self.max_neighbors)
         rows = np.arange(self.num_agents)
-        obst_idx = self._obstacle_neighbors(rows)
+        obst_idx = self._obstacle_neighbors(rows, grid)
         nb_idx = np.full((self.num_agents, int(self.max_neighbors.max(initial=0))), -1,
                          dtype=np.int64)
         if grid is not None:
