@@ -519,7 +519,9 @@ class Crowd:
         With obstacles and a ``grid``, the agents are taken in grid order (spatially compact
         pieces meet fewer edges); the answer is per agent and does not depend on the order.
         """
-        if grid is not None and self.obstacles.point.shape[0] and rows.size > 1:
+        if self.obstacles.point.shape[0] == 0:
+            return np.full((rows.size, 0), -1, dtype=np.int64)
+        if grid is not None and rows.size > 1:
             order = np.argsort(grid.slot_of[rows], kind="stable")
             found = self._obstacle_neighbors(rows[order])
             out = np.empty_like(found)
