@@ -551,7 +551,11 @@ class Crowd:
 
     def _neighbor_piece(self, grids: _StepGrids, lo: int, hi: int
                         ) -> tuple[np.ndarray, np.ndarray]:
-        """Agent neighbours of the grid slots ``lo:hi``: (agent rows, neighbour rows)."""
+        """Agent neighbours of the grid slots ``lo:hi``: (agent rows, neighbour rows).
+
+        Answered on the fine grid where it can certify the answer, else on the full-range grid.
+        Claim: O2 (the neighbour set RVO2 builds).
+        """
         fine = grids.fine
         grid = fine if fine is not None else grids.coarse()
         assert grid is not None
