@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.navproof-installed
 
-.PHONY: prove test check lint generate bench clean
+.PHONY: prove test check generate bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,10 +24,11 @@ test: $(STAMP)
 generate: $(STAMP)
 	$(BIN)/navproof generate
 
-## Lint, tests, proofs and the freshness check in one go.
+## Lint, types, the freshness check, tests and proofs in one go.
 check: $(STAMP)
-	$(BIN)/python -m pip install -q ruff
+	$(BIN)/python -m pip install -q -e '.[dev]'
 	$(BIN)/python -m ruff check proofs runtime specs tests bench
+	$(BIN)/python -m mypy proofs specs runtime
 	$(BIN)/navproof generate --check
 	$(BIN)/python -m pytest
 	$(BIN)/navproof prove
