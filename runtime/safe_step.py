@@ -12,7 +12,11 @@ step. Constraints, all in ``v1``:
 
 Rotating supports and edges enter the half-planes through their velocities at the body's start
 position (a linearisation that only proposes candidates); their candidates are accepted only by
-the certified local-frame bound of B6 over the whole step.
+the certified local-frame bound of B6 over the whole step and, for every wall that does not
+share the support's rigid motion, by the certified bound of the whole stop after the step
+(reaction, brake to rest on the support, hold at rest on the support:
+:func:`navproof.boundary.rotating_stop_margin_bound_m`) instead of trusting the constant-velocity
+stop formulas of S1/S3. A scene where nothing rotates skips that work entirely.
 
 The closest point to the preferred velocity of a convex set in the plane lies at the preferred
 velocity itself, on one constraint boundary (a projection) or where two boundaries meet. The
@@ -48,6 +52,8 @@ from navproof.boundary import (
     dot2,
     per_agent,
     per_edge,
+    rotating_stop_margin_bound_m,
+    rotating_stop_pairs,
     take_edges,
     take_support,
     translating_curve_margins_m,
@@ -82,11 +88,19 @@ LABEL_NAMES = ("safe", "dynamic avoidance failed", "no stop guarantee", "solve f
 FLAG_CARRY_EXCEEDS_CANCEL = 1
 FLAG_NO_REFERENCE = 2
 FLAG_TRUNCATED = 4
+FLAG_ROTATING_STOP_UNCERTIFIED = 8
 FLAG_NAMES = {
     FLAG_CARRY_EXCEEDS_CANCEL: "support carry exceeds cancel capacity",
     FLAG_NO_REFERENCE: "no reference velocity keeps every edge",
     FLAG_TRUNCATED: "step truncated by the sweep",
+    FLAG_ROTATING_STOP_UNCERTIFIED: "stop or hold on a rotating support / next to a rotating "
+                                    "edge not certified",
 }
+"""FLAG_ROTATING_STOP_UNCERTIFIED: the committed velocity's stop after the step (reaction, brake
+to rest on the support, then the hold at rest on the support) could not be certified in some
+wall's local frame (B6); resting on a rotating support is not resting relative to a fixed or
+differently moving wall, so such an agent is never labelled safe (S3 and R3 assume constant
+velocities)."""
 
 CUT_ROUNDS = 8
 """Rounds of B5 cutting planes before a row goes to the fallback order."""
@@ -259,9 +273,11 @@ class Margins:
 
     ``edge_curve_m`` (N, K) whole-step curve margin (B2/B5/B6); ``envelope_m`` (N, K) the S3
     envelope s - dot(n, c)(dt + Cmax/(2a)); ``end_stop_m`` (N, K) margin left after braking from
-    the step end (S1); ``necessary_mps`` (N, K) S2 bound minus dot(n, c); ``sweep_m`` (N, J)
-    W1 (exact within SWEEP_EXACT_BAND_M of contact, certified bound beyond); ``reach_mps`` V2;
-    ``speed_mps`` (N,) V1; ``orca_mps`` (N, L) ORCA lines (m/s).
+    the step end (S1), for walls next to rotating motion (B6) the least of that and the certified
+    margin of the whole local-frame stop and hold; ``necessary_mps`` (N, K) S2 bound minus
+    dot(n, c); ``sweep_m`` (N, J) W1 (exact within SWEEP_EXACT_BAND_M of contact, certified
+    bound beyond); ``reach_mps`` V2; ``speed_mps`` (N,) V1; ``orca_mps`` (N, L) ORCA lines
+    (m/s).
     """
 
     edge_curve_m: np.ndarray
@@ -594,6 +610,8 @@ class _Prepared:
     orca_normal: np.ndarray
     orca_offset: np.ndarray
     orca_valid: np.ndarray
+    rot_stop: np.ndarray | None = None
+    """(N, K) walls whose stop is certified in the local frame (B6); None if nothing rotates."""
 
 
 def _halfplane_sanitise(offset: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -630,7 +648,7 @@ def _prepare(inp: StepInput) -> _Prepared:
     on = np.stack([d[..., 1], -d[..., 0]], axis=-1)
     oc = dot2(on, p) - dot2(on, u[:, None, :])
     return _Prepared(u, n_dot_e, n_dot_u, n_dot_v0, s, ref, cmax, normals, offsets, valid, on,
-                     oc, inp.orca_valid)
+                     oc, inp.orca_valid, rotating_stop_pairs(edges, inp.support))
 
 
 @dataclass(frozen=True)
@@ -712,6 +730,27 @@ def _as_index(rows: np.ndarray, n: int) -> np.ndarray | slice:
     return rows
 
 
+def _rotating_stop_margins(inp: StepInput, prep: _Prepared, rows: np.ndarray | slice,
+                           v1: np.ndarray) -> np.ndarray | None:
+    """Certified margin (m, (R, K)) of the whole stop after the step, then the hold at rest on
+    the support, for the walls of :func:`navproof.boundary.rotating_stop_pairs` (+inf for the
+    other edges); None when nothing rotates. Claim: B6, S1, S3, R3."""
+    if prep.rot_stop is None:
+        return None
+    need = prep.rot_stop[rows]
+    out = np.full(need.shape, np.inf)
+    sub = np.flatnonzero(need.any(axis=1))
+    if sub.size == 0:
+        return out
+    agents = np.arange(inp.count)[rows][sub]
+    stop, hold = rotating_stop_margin_bound_m(
+        take_edges(inp.edges, agents), take_support(inp.support, agents),
+        inp.position_m[agents], inp.velocity_mps[agents], v1[sub],
+        inp.dt_per_agent_s[agents], inp.accel_mps2[agents])
+    out[sub] = np.where(need[sub], np.minimum(stop, hold), np.inf)
+    return out
+
+
 def _verify(inp: StepInput, prep: _Prepared, rows: np.ndarray, v1: np.ndarray,
             check_sweep: bool) -> tuple[np.ndarray, _Checked]:
     """Whole-curve verification of candidates ``v1`` (R, 2) of agents ``rows`` (R,).
@@ -724,6 +763,11 @@ def _verify(inp: StepInput, prep: _Prepared, rows: np.ndarray, v1: np.ndarray,
     c1 = prep.u[at] + v1 - prep.ref.r_mps[at]
     stop = end_stop_margin_m(end, inp.edges.normal[at], c1, inp.accel_mps2[at])
     ok &= ~prep.ref.exists[at] | np.all(~inp.edges.wall[at] | (stop >= -EPS), axis=1)
+    rot = _rotating_stop_margins(inp, prep, at, v1)
+    if rot is not None:
+        # B6: the stop of a rotating pair is certified along its local-frame curve, never by
+        # the constant-velocity formulas alone
+        ok &= ~prep.ref.exists[at] | np.all(rot >= -EPS, axis=1)
     sweep = None
     nb = inp.neighbors
     if check_sweep and nb is not None and nb.valid.shape[1]:
@@ -842,6 +886,9 @@ def _margins(inp: StepInput, prep: _Prepared, v1: np.ndarray, known: _Known) -> 
     c1 = prep.u + v1 - prep.ref.r_mps
     env = envelope_margin_m(n, prep.s, c1, dt, inp.accel_mps2, prep.cmax)
     stop = end_stop_margin_m(end, n, c1, inp.accel_mps2)
+    rot = _rotating_stop_margins(inp, prep, slice(None), v1)
+    if rot is not None:
+        stop = np.minimum(stop, rot)
     nec = necessary_bound_mps(prep.s, dt, inp.accel_mps2) - dot2(n, c1[:, None, :])
     orca = np.where(prep.orca_valid, prep.orca_offset - dot2(prep.orca_normal, v1[:, None, :]),
                     np.inf)
@@ -921,8 +968,11 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
     flags[no_ref] |= FLAG_NO_REFERENCE
     flags[unreachable] |= FLAG_CARRY_EXCEEDS_CANCEL
     label[(label == SAFE) & (no_ref | unreachable)] = NO_STOP_GUARANTEE
-    result = SafeStepResult(velocity, label, flags, commit, prep.ref, prep.cmax,
-                            _margins(inp, prep, velocity, known))
+    margins = _margins(inp, prep, velocity, known)
+    if prep.rot_stop is not None:
+        uncertified = np.any(prep.rot_stop & (margins.end_stop_m < -EPS), axis=1)
+        flags[uncertified] |= FLAG_ROTATING_STOP_UNCERTIFIED
+    result = SafeStepResult(velocity, label, flags, commit, prep.ref, prep.cmax, margins)
     if assertions_enabled(assertions):
         from navproof.boundary_monitor import check_committed_step
 

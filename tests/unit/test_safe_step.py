@@ -335,8 +335,12 @@ def test_rotating_platform_with_its_own_edge_and_a_fixed_world_wall():
     inp = ss.StepInput(x0, np.zeros((n, 2)), np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), DT,
                        support, edges, np.full(n, 2.0), np.full(n, 2.0), np.full(n, 0.3))
     res = ss.solve_safe_step(inp, assertions=True)
-    assert np.all(res.label == ss.SAFE)
-    assert np.all(res.margins.edge_curve_m >= 0.0)
+    # agent 1 sits at radius 1 of a platform turning towards the wall y <= 1: at rest on the
+    # platform it is carried onto the wall, so its stop and hold cannot be certified (B6, R3)
+    assert res.label.tolist() == [ss.SAFE, ss.NO_STOP_GUARANTEE, ss.SAFE]
+    assert res.flags[1] & ss.FLAG_ROTATING_STOP_UNCERTIFIED
+    assert not np.any(res.flags[[0, 2]] & ss.FLAG_ROTATING_STOP_UNCERTIFIED)
+    assert np.all(res.margins.edge_curve_m[[0, 2]] >= 0.0)
     # the certified B6 bound is below a dense evaluation of the true local-frame margin
     dense = -b.local_frame_excess_m(edges, support, x0, np.zeros((n, 2)), res.velocity_mps, DT,
                                     np.linspace(0.0, DT, 2001)).max(axis=0)
