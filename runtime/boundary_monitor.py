@@ -2,8 +2,9 @@
 
 The committed velocities are re-evaluated from the step input with the same generated formulas
 the proofs discharge (independently of the margins the solver reported): whole-step coverage of
-every edge (B2/B5, B6 for rotating edges), the shared stop envelope (S3), the reachable disk (V2)
-and the neighbour sweep (W1). A violation raises :class:`ObligationViolation` with the claim
+every edge (B2/B5, B6 for rotating edges), the shared stop envelope (S3), the certified stop and
+hold in the local frame of every wall next to rotating motion (B6), the reachable disk (V2) and
+the neighbour sweep (W1). A violation raises :class:`ObligationViolation` with the claim
 ID, the agent, the signed margin (negative: how far outside) and the offending data.
 
 Which obligations bind depends on the label: ``safe`` steps owe all four; ``dynamic avoidance
@@ -15,7 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from navproof.boundary import curve_min_margin_m
+from navproof.boundary import (
+    curve_min_margin_m,
+    rotating_stop_margin_bound_m,
+    rotating_stop_pairs,
+)
 from navproof.errors import EPS, ObligationViolation
 from navproof.reference import reference_velocity
 from navproof.safe_step import (
@@ -48,7 +53,7 @@ def _raise_first(claim: str, message: str, margin: np.ndarray, owed: np.ndarray,
 
 def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
     """Re-check the committed step of every agent; raise ObligationViolation on the first
-    violated obligation. Claim: B2, B5, B6, S3, V2, W1, F2 (never labelled safe)."""
+    violated obligation. Claim: B2, B5, B6, S3, R3, V2, W1, F2 (never labelled safe)."""
     dt = inp.dt_s
     x0, v0, v1 = inp.position_m, inp.velocity_mps, result.velocity_mps
     label = result.label
@@ -66,6 +71,13 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
     env = np.where(inp.edges.wall, env, np.inf)
     _raise_first("S3", "committed velocity outside the shared stop envelope", env,
                  corridor & ref.exists, {**data, "envelope_margin_m": env}, label)
+    rot = rotating_stop_pairs(inp.edges, inp.support)
+    if rot is not None and rot.any():
+        stop, hold = rotating_stop_margin_bound_m(inp.edges, inp.support, x0, v0, v1, dt,
+                                                  inp.accel_mps2)
+        rot_m = np.where(rot, np.minimum(stop, hold), np.inf)
+        _raise_first("B6", "stop or hold next to rotating motion not certified", rot_m,
+                     corridor & ref.exists, {**data, "rotating_stop_margin_m": rot_m}, label)
     reach = reach_margin_mps(v1, v0, inp.accel_mps2 * dt)
     _raise_first("V2", "committed velocity outside the acceleration-reachable disk", reach,
                  np.ones_like(safe), {**data, "reach_margin_mps": reach}, label)

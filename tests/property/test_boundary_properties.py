@@ -173,3 +173,93 @@ def test_portal_sub_steps_compose_coverage(seed, a_mps2):
         m2 = np.where(ne.valid[None], m2, np.inf)
         assert np.all(m2[:, ok2] >= -TOL)
         assert np.allclose(out.position_m[rows][switched], x2[-1][switched])
+
+
+def _rot(angle, x, y):
+    c, s = np.cos(angle), np.sin(angle)
+    return c * x - s * y, s * x + c * y
+
+
+def _dense_stop_excess(edges, support, x0, v0, v1, a, tau):
+    """f (T, N, K) of the stop after the step at times DT + tau (T, N), written out here: hold v1
+    relative to the support for DT, brake at a to rest on it, then rest on it (S1, B6)."""
+    speed = np.hypot(v1[:, 0], v1[:, 1])
+    unit = np.where(speed > 0.0, speed, 1.0)
+    brake = speed / a
+    dist = np.where(tau <= DT, tau,
+                    np.where(tau <= DT + brake, tau - a * (tau - DT) ** 2 / (2.0 * unit),
+                             DT + brake / 2.0))
+    y = x0 + (v0 + v1) * DT / 2.0 + v1 * dist[..., None]            # (T, N, 2)
+    t = (DT + tau)[..., None]                                        # (T, N, 1)
+    ms, me = support.motion, edges.motion
+    cs, ws, os_ = ms.pivot_m[:, None, :], ms.velocity_mps[:, None, :], ms.omega_radps[:, None]
+    rx, ry = _rot(os_ * t, y[..., None, 0] - cs[..., 0], y[..., None, 1] - cs[..., 1])
+    wx, wy = cs[..., 0] + ws[..., 0] * t + rx, cs[..., 1] + ws[..., 1] * t + ry
+    ce, we = me.pivot_m, me.velocity_mps
+    lx, ly = _rot(-me.omega_radps * t, wx - ce[..., 0] - we[..., 0] * t,
+                  wy - ce[..., 1] - we[..., 1] * t)
+    n = edges.normal
+    return n[..., 0] * (lx + ce[..., 0]) + n[..., 1] * (ly + ce[..., 1]) - edges.offset_m
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), omega=st.floats(-3.0, 3.0), speed=st.floats(0.0, 2.0),
+       a_mps2=st.floats(0.5, 10.0), drift=st.booleans())
+@example(seed=0, omega=2.0, speed=0.0, a_mps2=1.0, drift=False)
+@example(seed=3, omega=0.0, speed=1.5, a_mps2=0.5, drift=True)
+def test_rotating_stop_certified_margin_is_a_lower_bound(seed, omega, speed, a_mps2, drift):
+    """B6/S1/R3: the certified stop bound and the hold bound (when finite) lie below the dense
+    margins of the true stop trajectory and of a long hold at rest on the support."""
+    rng = np.random.default_rng(seed)
+    ang = rng.uniform(0, 2 * np.pi, (N, K))
+    normal = np.stack([np.cos(ang), np.sin(ang)], axis=-1)
+    edge_w = rng.normal(size=(N, K, 2)) * 0.2 if drift else np.zeros((N, K, 2))
+    edges = b.EdgeSet.build(normal, rng.uniform(0.0, 3.0, (N, K)),
+                            motion=b.Motion.rotating(rng.normal(size=(N, K, 2)),
+                                                     rng.uniform(-1.0, 1.0, (N, K)) * omega,
+                                                     velocity_mps=edge_w))
+    support = b.Support(b.Motion.rotating(rng.normal(size=(N, 2)),
+                                          rng.uniform(-1.0, 1.0, N) * (3.0 - abs(omega))))
+    x0 = rng.normal(size=(N, 2))
+    v0, v1 = rng.normal(size=(N, 2)) * speed, rng.normal(size=(N, 2)) * speed
+    a = np.full(N, a_mps2)
+    stop, hold = b.rotating_stop_margin_bound_m(edges, support, x0, v0, v1, DT, a)
+    length = DT + np.hypot(v1[:, 0], v1[:, 1]) / a_mps2
+    tau = np.linspace(0.0, 1.0, 4001)[:, None] * length[None, :]
+    dense_stop = -_dense_stop_excess(edges, support, x0, v0, v1, a_mps2, tau).max(axis=0)
+    assert np.all(stop <= dense_stop + 1e-12)
+    tau_hold = length[None, :] + np.linspace(0.0, 60.0, 20001)[:, None]
+    dense_hold = -_dense_stop_excess(edges, support, x0, v0, v1, a_mps2, tau_hold).max(axis=0)
+    assert np.all(hold <= dense_hold + 1e-12)
+    if not drift:
+        assert np.all(np.isfinite(hold))
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), omega=st.floats(-1.5, 1.5), a_mps2=st.floats(0.5, 5.0))
+@example(seed=0, omega=1.0, a_mps2=1.0)
+def test_safe_agents_on_rotating_platforms_stop_and_hold_inside_every_wall(seed, omega, a_mps2):
+    """B6/S3/R3/F2: an agent labelled safe on a rotating platform beside fixed walls stays inside
+    over the dense true stop trajectory and a long hold at rest on the platform; the others carry
+    no safe label."""
+    rng = np.random.default_rng(seed)
+    ang = rng.uniform(0, 2 * np.pi, (N, K))
+    normal = np.stack([np.cos(ang), np.sin(ang)], axis=-1)
+    x0 = rng.uniform(-1.0, 1.0, (N, 2))
+    offset = np.einsum("nkj,nj->nk", normal, x0) + rng.uniform(0.05, 4.0, (N, K))
+    edges = b.EdgeSet.build(normal, offset)
+    support = b.Support(b.Motion.rotating(rng.uniform(-0.5, 0.5, (N, 2)), np.full(N, omega)))
+    v0 = rng.normal(size=(N, 2)) * 0.5
+    pref = rng.normal(size=(N, 2))
+    inp = ss.StepInput(x0, v0, pref, DT, support, edges, np.full(N, 2.0), np.full(N, a_mps2),
+                       np.full(N, 0.3))
+    res = ss.solve_safe_step(inp, assertions=True)
+    safe = res.label == ss.SAFE
+    v1 = res.velocity_mps
+    length = DT + np.hypot(v1[:, 0], v1[:, 1]) / a_mps2
+    tau = np.concatenate([np.linspace(0.0, 1.0, 2001)[:, None] * length[None, :],
+                          length[None, :] + np.linspace(0.0, 30.0, 6001)[:, None]])
+    f = _dense_stop_excess(edges, support, x0, v0, v1, a_mps2, tau).max(axis=0)
+    assert np.all(f[safe] <= TOL)
+    flagged = (res.flags & ss.FLAG_ROTATING_STOP_UNCERTIFIED) != 0
+    assert not np.any(flagged & safe)
