@@ -578,8 +578,11 @@ def rotating_stop_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndar
     frac_r = np.linspace(0.0, 1.0, STOP_REACTION_PIECES + 1)[:, None]
     frac_b = np.linspace(0.0, 1.0, STOP_BRAKE_PIECES + 1)[:, None]
     tau = np.concatenate([frac_r * dt[None, :], dt[None, :] + frac_b * brake[None, :]], axis=0)
-    phi = formulas.stop_trajectory_factor(t=tau, dt=dt[None, :], a=a[None, :],
-                                          speed=unit[None, :])
+    # the generated Piecewise evaluates every branch; a tiny |v1| overflows only in branches
+    # it does not select
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        phi = formulas.stop_trajectory_factor(t=tau, dt=dt[None, :], a=a[None, :],
+                                              speed=unit[None, :])
     y = y1[None, :, None, :] + v1_mps[None, :, None, :] * phi[..., None, None]
     f = _support_point_excess_m(edges, support, y, (dt[None, :] + tau)[:, :, None])
     nr = STOP_REACTION_PIECES + 1

@@ -186,9 +186,10 @@ def _dense_stop_excess(edges, support, x0, v0, v1, a, tau):
     speed = np.hypot(v1[:, 0], v1[:, 1])
     unit = np.where(speed > 0.0, speed, 1.0)
     brake = speed / a
-    dist = np.where(tau <= DT, tau,
-                    np.where(tau <= DT + brake, tau - a * (tau - DT) ** 2 / (2.0 * unit),
-                             DT + brake / 2.0))
+    with np.errstate(over="ignore"):    # a tiny |v1| overflows only in the unused branch
+        dist = np.where(tau <= DT, tau,
+                        np.where(tau <= DT + brake, tau - a * (tau - DT) ** 2 / (2.0 * unit),
+                                 DT + brake / 2.0))
     y = x0 + (v0 + v1) * DT / 2.0 + v1 * dist[..., None]            # (T, N, 2)
     t = (DT + tau)[..., None]                                        # (T, N, 1)
     ms, me = support.motion, edges.motion
