@@ -87,15 +87,22 @@ def _relative_curve_coefficients(u_mps: np.ndarray, v0_mps: np.ndarray, v1_mps: 
     return np.broadcast_to(b, shape), np.broadcast_to(full, shape)
 
 
-def _pair_minimum(d0: np.ndarray, b: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Exact minimum of |d0 + b tau + a tau^2| over tau in [0, 1] and its tau, pairs (P, 2)."""
+def _critical_times(d0: np.ndarray, b: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Step fractions (..., 3) in [0, 1] where |d0 + b tau + a tau^2|^2 is stationary (NaN pad).
+
+    The derivative of |d|^2 / 2 in tau is 2 aa tau^3 + 3 ab tau^2 + (bb + 2 ad) tau + bd.
+    """
     aa = dot2(a, a)
     ab = dot2(a, b)
     bb = dot2(b, b)
     ad = dot2(a, d0)
     bd = dot2(b, d0)
-    # derivative of |d|^2 / 2 in tau: 2 aa tau^3 + 3 ab tau^2 + (bb + 2 ad) tau + bd
-    roots = _cubic_roots_in_unit(2.0 * aa, 3.0 * ab, bb + 2.0 * ad, bd)
+    return _cubic_roots_in_unit(2.0 * aa, 3.0 * ab, bb + 2.0 * ad, bd)
+
+
+def _pair_minimum(d0: np.ndarray, b: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact minimum of |d0 + b tau + a tau^2| over tau in [0, 1] and its tau, pairs (P, 2)."""
+    roots = _critical_times(d0, b, a)
     taus = np.concatenate([np.zeros(d0.shape[:-1] + (1,)), np.ones(d0.shape[:-1] + (1,)),
                            roots], axis=-1)
     taus_f = np.nan_to_num(taus, nan=0.0)
@@ -173,13 +180,7 @@ def first_contact_time_s(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
     limit = np.where(start < combined_radius_m, start, combined_radius_m)
     dt_c = dt if np.ndim(dt) == 0 else np.asarray(dt)[:, None, None]
     b, a = _relative_curve_coefficients(u_mps, v0_mps, v1_mps, dt_c, other_velocity_mps, d0.shape)
-    aa = dot2(a, a)
-    ab = dot2(a, b)
-    bb = dot2(b, b)
-    ad = dot2(a, d0)
-    bd = dot2(b, d0)
-    crit = np.sort(np.nan_to_num(_cubic_roots_in_unit(2.0 * aa, 3.0 * ab, bb + 2.0 * ad, bd),
-                                 nan=1.0), axis=-1)
+    crit = np.sort(np.nan_to_num(_critical_times(d0, b, a), nan=1.0), axis=-1)
 
     def gap(tau: np.ndarray) -> np.ndarray:
         p = d0 + b * tau[..., None] + a * (tau ** 2)[..., None]
