@@ -22,6 +22,7 @@ import numpy as np
 
 from navproof._generated import formulas
 from navproof.errors import EPS, InvalidInput
+from navproof.validation import check_valid_finite
 
 MOTION_FIXED = 0
 MOTION_TRANSLATING = 1
@@ -42,17 +43,7 @@ CERTIFIED_PIECES = 8
 # input validation
 # ---------------------------------------------------------------------------------------------
 
-def check_valid_finite(field: str, value: np.ndarray) -> np.ndarray:
-    """Return ``value`` as float64; raise InvalidInput naming the first non-finite entry."""
-    arr = np.asarray(value, dtype=np.float64)
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise InvalidInput(f"{field}{list(idx)}", float(arr[idx]), "must be finite")
-    return arr
-
-
-def check_valid_step(dt_s: float | np.ndarray | np.ndarray) -> float | np.ndarray:
+def check_valid_step(dt_s: float | np.ndarray) -> float | np.ndarray:
     """Return the step length (s): a float, or a float64 array of per-agent lengths (N,) (the
     remaining time of a portal sub-step); raise InvalidInput unless finite and > 0."""
     if np.ndim(dt_s) == 0:
@@ -75,7 +66,7 @@ def dot2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1]
 
 
-def per_edge(dt_s: float | np.ndarray | np.ndarray) -> float | np.ndarray:
+def per_edge(dt_s: float | np.ndarray) -> float | np.ndarray:
     """A step length broadcastable against (N, K) arrays: scalars unchanged, (N,) -> (N, 1)."""
     return dt_s if np.ndim(dt_s) == 0 else np.asarray(dt_s)[:, None]
 
@@ -648,7 +639,7 @@ def end_margin_m(edges: EdgeSet, support: Support, x0_m: np.ndarray, v0_mps: np.
         dot2(n, v0_mps[:, None, :]), dot2(n, v1_mps[:, None, :]))
 
 
-def accel_end_margin_m(s_m: np.ndarray, dt_s: float | np.ndarray | np.ndarray, n_dot_e: np.ndarray,
+def accel_end_margin_m(s_m: np.ndarray, dt_s: float | np.ndarray, n_dot_e: np.ndarray,
                        n_dot_u: np.ndarray, n_dot_v0: np.ndarray, n_dot_v1: np.ndarray
                        ) -> np.ndarray:
     """Edge margin (m) at the end of the accelerating step from the initial margin and the

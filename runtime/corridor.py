@@ -30,7 +30,6 @@ from navproof.boundary import (
     Patch,
     accel_extremum_time_s,
     check_valid_convex,
-    check_valid_finite,
     check_valid_step,
     per_agent,
     polygon_halfplanes,
@@ -39,6 +38,7 @@ from navproof.boundary import (
 from navproof.errors import EPS, InvalidInput
 from navproof.safe_step import Neighbors, SafeStepResult, StepInput, solve_safe_step
 from navproof.snapshot import scatter_rows, take_input_rows
+from navproof.validation import check_valid_finite
 
 BISECTION_STEPS = 60
 

@@ -24,6 +24,7 @@ from .lp import line_violation, solve_closest
 from .neighbors import AgentGrid, build_grid, query_grid, query_slots, range_cell_density
 from .obstacles import ObstacleSet
 from .orca import agent_lines, obstacle_lines
+from .validation import check_valid_finite
 
 PARALLEL_MIN_AGENTS = 4096
 """Crowds at least this large are solved in worker threads, one contiguous grid piece each."""
@@ -53,22 +54,6 @@ class AgentDefaults:
     radius: float = 1.5
     max_speed: float = 2.0
     velocity: tuple[float, float] = (0.0, 0.0)
-
-
-def _check_finite(name: str, value: Any, *, shape: tuple[int, ...] | None = None) -> np.ndarray:
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInput(name, value, "must be numeric") from exc
-    if shape is not None and arr.shape != shape:
-        raise InvalidInput(name, value, f"must have shape {shape}")
-    if not np.all(np.isfinite(arr)):
-        if arr.ndim:
-            bad = np.argwhere(~np.isfinite(arr))[0]
-            raise InvalidInput(f"{name}[{', '.join(str(int(b)) for b in bad)}]",
-                               float(arr[tuple(bad)]), "must be finite (no NaN or inf)")
-        raise InvalidInput(name, float(arr), "must be finite (no NaN or inf)")
-    return arr
 
 
 def _check_bound(name: str, arr: np.ndarray, *, positive: bool) -> None:
@@ -282,7 +267,7 @@ class Crowd:
                  assertions: bool | None = None, responsibility: float = 0.5,
                  workers: int | None = None) -> None:
         self.time_step = self._valid_time_step(time_step)
-        resp = float(_check_finite("responsibility", responsibility))
+        resp = float(check_valid_finite("responsibility", responsibility))
         if not 0.0 < resp <= 1.0:
             raise InvalidInput("responsibility", resp, "must be in (0, 1]")
         self.responsibility = resp
@@ -309,7 +294,7 @@ class Crowd:
     # ----------------------------------------------------------------- validation helpers
     @staticmethod
     def _valid_time_step(time_step: float) -> float:
-        value = float(_check_finite("time_step", time_step))
+        value = float(check_valid_finite("time_step", time_step))
         _check_bound("time_step", np.asarray(value), positive=True)
         return value
 
@@ -342,21 +327,21 @@ class Crowd:
         Scalars broadcast. Returns the new agents' indices. Nothing is added if any value is
         invalid (non-finite, negative radius/speed/distance, non-positive horizon).
         """
-        pos = _check_finite("position", position)
+        pos = check_valid_finite("position", position)
         if pos.ndim != 2 or pos.shape[1] != 2:
             raise InvalidInput("position", position, "must have shape (M, 2)")
         m = pos.shape[0]
         d = self.defaults
 
         def vec(name: str, value: Any, default: tuple[float, float]) -> np.ndarray:
-            arr = _check_finite(name, default if value is None else value)
+            arr = check_valid_finite(name, default if value is None else value)
             try:
                 return np.broadcast_to(arr, (m, 2)).astype(np.float64)
             except ValueError as exc:
                 raise InvalidInput(name, value, f"must broadcast to shape ({m}, 2)") from exc
 
         def col(name: str, value: Any, default: float, positive: bool) -> np.ndarray:
-            arr = _check_finite(name, default if value is None else value)
+            arr = check_valid_finite(name, default if value is None else value)
             try:
                 arr = np.broadcast_to(arr, (m,)).astype(np.float64)
             except ValueError as exc:
@@ -371,7 +356,7 @@ class Crowd:
         ndist = col("neighbor_dist", neighbor_dist, d.neighbor_dist, False)
         th = col("time_horizon", time_horizon, d.time_horizon, True)
         tho = col("time_horizon_obst", time_horizon_obst, d.time_horizon_obst, True)
-        mn_raw = _check_finite("max_neighbors", d.max_neighbors if max_neighbors is None
+        mn_raw = check_valid_finite("max_neighbors", d.max_neighbors if max_neighbors is None
                                else max_neighbors)
         mn = np.broadcast_to(mn_raw, (m,))
         if np.any(mn != np.floor(mn)):
@@ -393,7 +378,7 @@ class Crowd:
 
     def add_agent(self, position: Any, **params: Any) -> int:
         """Add one agent at ``position (x, y)``; keyword parameters as :meth:`add_agents`."""
-        pos = _check_finite("position", position)
+        pos = check_valid_finite("position", position)
         if pos.shape != (2,):
             raise InvalidInput("position", position, "must be a pair (x, y)")
         wrapped = {k: (np.asarray(v)[None] if k in ("velocity", "pref_velocity") and v is not None
@@ -413,7 +398,7 @@ class Crowd:
         if name not in ("position", "velocity", "pref_velocity"):
             raise InvalidInput("name", name, "must be position, velocity or pref_velocity")
         i = self._check_index(agent)
-        arr = _check_finite(name, value)
+        arr = check_valid_finite(name, value)
         if arr.shape != (2,):
             raise InvalidInput(name, value, "must be a pair (x, y)")
         getattr(self, name)[i] = arr
@@ -423,7 +408,7 @@ class Crowd:
         if name not in _FLOAT_FIELDS + ("max_neighbors",):
             raise InvalidInput("name", name, f"must be one of {_FLOAT_FIELDS + ('max_neighbors',)}")
         i = self._check_index(agent)
-        arr = _check_finite(name, value)
+        arr = check_valid_finite(name, value)
         if arr.shape != ():
             raise InvalidInput(name, value, "must be a scalar")
         _check_bound(name, arr, positive=name in ("time_horizon", "time_horizon_obst"))
@@ -436,7 +421,7 @@ class Crowd:
 
     def set_pref_velocities(self, pref_velocity: Any) -> None:
         """Set every agent's preferred velocity at once, ``(N, 2)`` m/s."""
-        arr = _check_finite("pref_velocity", pref_velocity, shape=(self.num_agents, 2))
+        arr = check_valid_finite("pref_velocity", pref_velocity, shape=(self.num_agents, 2))
         self.pref_velocity = arr.copy()
 
     def set_time_step(self, time_step: float) -> None:

@@ -45,7 +45,6 @@ from navproof.boundary import (
     accel_end_margin_m,
     accel_halfplane_offset_mps,
     accel_margin_at_time_offset_mps,
-    check_valid_finite,
     check_valid_positive,
     check_valid_step,
     curve_min_margin_m,
@@ -76,6 +75,7 @@ from navproof.sweep import (
     sweep_min_distance_m,
     sweep_passes,
 )
+from navproof.validation import check_valid_finite
 
 # labels: one small int per agent
 SAFE = 0
