@@ -14,29 +14,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import navproof
 from navproof.specs import SpecError, load_claims
 
 _FOLDERS = ("proved", "enforced", "tested")
 _ROLES = ("obligations", *_FOLDERS)
+_RUNTIME = Path(navproof.__file__).resolve().parent
+_PROOFS = Path(__file__).resolve().parent
 
 
 def _source_folders() -> dict[str, Path | None]:
     """Where the proofs, the runtime and (in a source checkout only) the tests live."""
-    import navproof
-    import navproof.proofs
-
-    runtime = _runtime_folder()
-    proofs = Path(navproof.proofs.__file__).resolve().parent
-    checkout = runtime.parent
+    checkout = _RUNTIME.parent
     tests = checkout / "tests"
     has_tests = tests.is_dir() and (checkout / "pyproject.toml").is_file()
-    return {"proved": proofs, "enforced": runtime, "tested": tests if has_tests else None}
-
-
-def _runtime_folder() -> Path:
-    import navproof
-
-    return Path(navproof.__file__).resolve().parent
+    return {"proved": _PROOFS, "enforced": _RUNTIME, "tested": tests if has_tests else None}
 
 
 def _modules_citing(
@@ -65,9 +57,8 @@ def claim_locations() -> list[dict[str, Any]]:
     ids = list(claims)
     folders = _source_folders()
     # An installed wheel nests proofs/ and specs/ inside the runtime folder; count them once.
-    runtime = _runtime_folder()
-    nested = {f for f in folders.values() if f is not None and f != runtime}
-    nested.add(runtime / "specs")
+    nested = {f for f in folders.values() if f is not None and f != _RUNTIME}
+    nested.add(_RUNTIME / "specs")
     where = {
         role: _modules_citing(folder, ids, nested if role == "enforced" else set())
         for role, folder in folders.items()
