@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from navproof.crowd import AgentDefaults, Crowd
+from navproof.orca.crowd import AgentDefaults, Crowd
 
 DEFAULTS = AgentDefaults(neighbor_dist=15.0, max_neighbors=10, time_horizon=10.0,
                          time_horizon_obst=10.0, radius=1.5, max_speed=2.0)

@@ -4,7 +4,7 @@ Importing ``navproof`` loads numpy only; the proof chain (sympy, z3) lives in
 ``navproof.proofs`` and is imported on demand.
 """
 
-from navproof.errors import InvalidInput, ObligationViolation
+from navproof.core.errors import InvalidInput, ObligationViolation
 
 __version__ = "0.1.0"
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.errors import EPS, InvalidInput, ObligationViolation, assertions_enabled
+from navproof.core.errors import EPS, InvalidInput, ObligationViolation, assertions_enabled
 
 
 def _scalar(value: object) -> float:

@@ -14,7 +14,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from navproof.errors import EPS, InvalidInput, ObligationViolation, assertions_enabled
+from navproof.core.errors import EPS, InvalidInput, ObligationViolation, assertions_enabled
 
 
 class Phase(StrEnum):

@@ -27,7 +27,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from navproof.errors import EPS, InvalidInput
+from navproof.core.errors import EPS, InvalidInput
 from navproof.handoff.controller import (
     Feedback,
     HandoffController,

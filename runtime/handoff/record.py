@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from navproof.errors import InvalidInput
+from navproof.core.errors import InvalidInput
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x4E504858  # "NPHX": marks a navproof handoff record

@@ -29,7 +29,7 @@ STAGES = ("tick", "applied", "accepted")
 
 def simulate(db: Path, *args: str, env: dict[str, str] | None = None,
              via_cli: bool = False) -> subprocess.CompletedProcess[str]:
-    module = ["navproof.cli", "simulate"] if via_cli else ["navproof.simulate_command"]
+    module = ["navproof.cli", "simulate"] if via_cli else ["navproof.cli.simulate"]
     return subprocess.run(
         [sys.executable, "-m", *module, "pq-handoff", "--db", str(db), *args],
         capture_output=True, text=True, timeout=60, env={**os.environ, **(env or {})},
@@ -207,7 +207,7 @@ def test_resume_after_the_end_changes_nothing(tmp_path):
 def test_external_sigkill_at_a_random_moment(tmp_path, seed):
     db = tmp_path / "h.db"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "navproof.simulate_command", "pq-handoff", "--db", str(db),
+        [sys.executable, "-m", "navproof.cli.simulate", "pq-handoff", "--db", str(db),
          "--pace", "0.02"],
         stdout=subprocess.PIPE, text=True,
     )

@@ -5,8 +5,8 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from navproof import boundary as b
-from navproof import safe_step as ss
+from navproof.boundary import model as b
+from navproof.step import safe_step as ss
 
 DT = 0.1
 N, K = 24, 3
@@ -123,7 +123,7 @@ def test_rotating_edges_certified_margin_is_a_lower_bound(seed, omega, speed):
 @example(seed=0, a_mps2=1.0)
 @example(seed=5, a_mps2=20.0)
 def test_portal_sub_steps_compose_coverage(seed, a_mps2):
-    from navproof import corridor as cor
+    from navproof.step import corridor as cor
 
     rng = np.random.default_rng(seed)
     flat = np.zeros(2)

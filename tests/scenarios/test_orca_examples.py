@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from navproof.crowd import AgentDefaults, Crowd
+from navproof.orca.crowd import AgentDefaults, Crowd
 
 OVERLAP_TOL_M = 1e-6
 

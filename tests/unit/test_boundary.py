@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from navproof import boundary as b
+from navproof.boundary import model as b
 from navproof._generated import formulas
-from navproof.errors import InvalidInput
+from navproof.core.errors import InvalidInput
 
 DT = 0.1
 

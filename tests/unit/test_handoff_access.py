@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from navproof.errors import EPS, InvalidInput, ObligationViolation
+from navproof.core.errors import EPS, InvalidInput, ObligationViolation
 from navproof.handoff.access import (
     AccessCurve,
     BrakeCurve,

@@ -373,7 +373,7 @@ def test_assertion_mode_holds_on_the_seed_run(tmp_path):
 
 def test_begin_rejects_a_taken_action_and_bad_feedback(tmp_path):
     record, world, ctrl, params = start(tmp_path)
-    from navproof.errors import InvalidInput
+    from navproof.core.errors import InvalidInput
     from navproof.handoff.record import RecordError
 
     with pytest.raises(RecordError):
@@ -391,7 +391,7 @@ def test_params_come_from_the_profile_and_are_range_checked():
     params = HandoffParams.from_profile()
     assert params.max_access_attempts == DEFAULTS["max_access_attempts"]
     assert params.handoff_deadline_ticks == DEFAULTS["handoff_deadline_ticks"]
-    from navproof.errors import InvalidInput
+    from navproof.core.errors import InvalidInput
 
     with pytest.raises(InvalidInput):
         HandoffParams.from_profile(max_access_attempts=4)
@@ -438,7 +438,7 @@ def test_q_budget_is_recorded_for_the_next_solve_only(tmp_path):
 
 def test_simulate_command_writes_the_json_timeline(tmp_path, capsys):
     """H1: the simulate command prints and writes the phase timeline."""
-    from navproof import simulate_command
+    from navproof.cli import simulate as simulate_command
 
     out_json = tmp_path / "pq.json"
     code = simulate_command.main(["pq-handoff", "--db", str(tmp_path / "h.db"),
@@ -457,7 +457,7 @@ def test_simulate_command_writes_the_json_timeline(tmp_path, capsys):
 
 def test_attempt_budget_assertion_mirrors_h5():
     """H5: assertion mode rejects a fourth curve or a curve at the deadline."""
-    from navproof.errors import ObligationViolation
+    from navproof.core.errors import ObligationViolation
     from navproof.handoff.controller import check_attempt_budget
 
     check_attempt_budget(attempt_no=3, max_attempts=3, tick=29, deadline_tick=30,

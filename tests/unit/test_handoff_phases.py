@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from navproof.errors import InvalidInput, ObligationViolation
+from navproof.core.errors import InvalidInput, ObligationViolation
 from navproof.handoff.phases import (
     LEGAL_TRANSITIONS,
     MOVER_OWNED,

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from navproof.crowd import Crowd
+from navproof.orca.crowd import Crowd
 
 pyrvo = pytest.importorskip("pyrvo", reason="the pyrvo bindings of the C++ RVO2 library")
 

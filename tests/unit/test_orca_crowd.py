@@ -10,8 +10,8 @@ import copy
 import numpy as np
 import pytest
 
-from navproof.crowd import AgentDefaults, Crowd
-from navproof.errors import InvalidInput
+from navproof.orca.crowd import AgentDefaults, Crowd
+from navproof.core.errors import InvalidInput
 
 
 def _crowd() -> Crowd:
@@ -180,7 +180,7 @@ def test_threaded_pieces_give_the_same_step() -> None:
 
 
 def test_dense_crowd_fine_grid_gives_the_full_range_neighbours() -> None:
-    from navproof.neighbors import agent_neighbors
+    from navproof.orca.neighbors import agent_neighbors
 
     rng = np.random.default_rng(8)
     pos = rng.uniform(-60, 60, (3000, 2))

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from navproof.lp import line_violation, solve_closest
+from navproof.solver.lp import line_violation, solve_closest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
 import rvo2_reference as ref  # noqa: E402

@@ -7,9 +7,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from navproof.crowd import AgentDefaults, Crowd
-from navproof.errors import ObligationViolation
-from navproof.orca_monitor import check_solve, kkt_residual
+from navproof.orca.crowd import AgentDefaults, Crowd
+from navproof.core.errors import ObligationViolation
+from navproof.orca.monitor import check_solve, kkt_residual
 
 
 def _diag():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from navproof.neighbors import agent_neighbors
+from navproof.orca.neighbors import agent_neighbors
 
 
 def _brute(pos, rng_m, maxn):
@@ -87,7 +87,7 @@ def test_cost_grows_near_linearly() -> None:
 def test_exact_ties_go_to_the_lower_grid_slot() -> None:
     # a square lattice has four neighbours at each of 5, 7.07 and 10 m: the 10th place is a
     # four-way tie, decided (like the order within every tie) by the grid slot
-    from navproof.neighbors import build_grid
+    from navproof.orca.neighbors import build_grid
 
     g = np.arange(-6, 7) * 5.0
     pos = np.stack(np.meshgrid(g, g), axis=-1).reshape(-1, 2)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from navproof.errors import InvalidInput
-from navproof.obstacles import ObstacleSet, check_valid_polygon
+from navproof.core.errors import InvalidInput
+from navproof.orca.obstacles import ObstacleSet, check_valid_polygon
 
 
 def test_square_links_and_directions() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from navproof.crowd import Crowd
+from navproof.orca.crowd import Crowd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
 import rvo2_reference as ref  # noqa: E402

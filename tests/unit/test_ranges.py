@@ -6,9 +6,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from navproof import boundary as b
-from navproof import safe_step as ss
-from navproof.errors import InvalidInput
+from navproof.boundary import model as b
+from navproof.step import safe_step as ss
+from navproof.core.errors import InvalidInput
 from navproof.specs import load_profile
 
 PROFILE = load_profile()

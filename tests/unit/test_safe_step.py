@@ -4,10 +4,10 @@
 import numpy as np
 import pytest
 
-from navproof import boundary as b
-from navproof import safe_step as ss
-from navproof.boundary_monitor import check_committed_step
-from navproof.errors import InvalidInput, ObligationViolation
+from navproof.boundary import model as b
+from navproof.step import safe_step as ss
+from navproof.step.monitor import check_committed_step
+from navproof.core.errors import InvalidInput, ObligationViolation
 
 DT = 0.1
 
@@ -173,7 +173,7 @@ def test_closest_candidates_is_the_exact_optimum():
 
 
 def test_with_orca_lines_from_the_orca_runtime():
-    orca = pytest.importorskip("navproof.orca")
+    orca = pytest.importorskip("navproof.orca.lines")
     pos = np.array([[-1.0, 0.0], [1.0, 0.0]])
     vel = np.array([[1.0, 0.0], [-1.0, 0.0]])
     radius = np.array([0.3, 0.3])
@@ -242,7 +242,7 @@ def test_f1_keeps_static_obstacle_lines_and_relaxes_only_neighbour_lines():
 
 
 def test_step_input_from_the_orca_crowd():
-    crowd_mod = pytest.importorskip("navproof.crowd")
+    crowd_mod = pytest.importorskip("navproof.orca.crowd")
     crowd = crowd_mod.Crowd(DT)
     # two agents passing side by side: ORCA lines are built but do not bind
     crowd.add_agents(np.array([[-2.0, 0.5], [2.0, -0.5]]),

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from navproof import slope
-from navproof.errors import InvalidInput
+from navproof.boundary import slope
+from navproof.core.errors import InvalidInput
 
 
 def test_slope_factor_of_q_is_two_and_caps_halve():

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from navproof import boundary as b
-from navproof import safe_step as ss
-from navproof import snapshot as snap
-from navproof.errors import InvalidInput
+from navproof.boundary import model as b
+from navproof.step import safe_step as ss
+from navproof.step import snapshot as snap
+from navproof.core.errors import InvalidInput
 
 DT = 0.1
 

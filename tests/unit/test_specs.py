@@ -13,15 +13,15 @@ CATALOGUE = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "CL
 
 def test_every_catalogue_id_is_specified():
     claims = load_claims()
-    assert len(claims) == 47
+    assert len(claims) == 54
     if CATALOGUE.exists():
         ids = set(re.findall(r"^- \*\*([A-Z][0-9]+)\*\*", CATALOGUE.read_text(), re.M))
         assert ids == set(claims)
 
 
-def test_refutable_claims_are_b5_and_a5():
+def test_refutable_claims_are_b5_a5_and_t3():
     refutable = {cid for cid, c in load_claims().items() if c.refutable}
-    assert refutable == {"B5", "A5"}
+    assert refutable == {"B5", "A5", "T3"}
 
 
 def test_default_profile_is_exact_and_complete():

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from navproof import stop_envelope as se
+from navproof.boundary import stop_envelope as se
 from navproof._generated import formulas
-from navproof.errors import InvalidInput
+from navproof.core.errors import InvalidInput
 
 DT = 0.1
 X_NORMAL = np.array([[[1.0, 0.0]]])

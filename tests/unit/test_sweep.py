@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from navproof import sweep
+from navproof.step import sweep
 
 DT = 0.1
 

@@ -19,12 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InvalidInput, assertions_enabled
-from .lp import line_violation, solve_closest
-from .neighbors import AgentGrid, build_grid, query_grid, query_slots, range_cell_density
-from .obstacles import ObstacleSet
-from .orca import agent_lines, obstacle_lines
-from .validation import check_valid_finite
+from navproof.core.errors import InvalidInput, assertions_enabled
+from navproof.solver.lp import line_violation, solve_closest
+from navproof.orca.neighbors import AgentGrid, build_grid, query_grid, query_slots, range_cell_density
+from navproof.orca.obstacles import ObstacleSet
+from navproof.orca.lines import agent_lines, obstacle_lines
+from navproof.core.validation import check_valid_finite
 
 PARALLEL_MIN_AGENTS = 4096
 """Crowds at least this large are solved in worker threads, one contiguous grid piece each."""
@@ -625,7 +625,7 @@ class Crowd:
         diag = build_diagnostics(self.global_time, self.pref_velocity, velocity, self.max_speed,
                                  point, direction, valid, num_hard, feasible, fail_line)
         if self.assertions:
-            from .orca_monitor import check_solve
+            from navproof.orca.monitor import check_solve
 
             check_solve(diag)
         return diag

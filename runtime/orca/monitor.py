@@ -11,7 +11,7 @@
   stopped (the disk chord of that line, cut by the earlier lines, is empty), and an agent
   labelled feasible violates no line.
 
-A failure raises :class:`~navproof.errors.ObligationViolation` carrying the claim ID, the agent,
+A failure raises :class:`~navproof.core.errors.ObligationViolation` carrying the claim ID, the agent,
 the observed value, the limit and that agent's constraints.
 """
 
@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import ObligationViolation
-from .lp import RVO_EPSILON, det2, line_violation
+from navproof.core.errors import ObligationViolation
+from navproof.solver.lp import RVO_EPSILON, det2, line_violation
 
 if TYPE_CHECKING:
-    from .crowd import StepDiagnostics
+    from navproof.orca.crowd import StepDiagnostics
 
 FEAS_TOL = 1e-6
 """Allowed line violation or speed excess of a feasible answer, m/s per m/s of max speed."""

@@ -21,8 +21,8 @@ EXIT_BAD_INPUT = 3
 COMMANDS: dict[str, tuple[str, str]] = {
     "claims": ("navproof.proofs.claims_command", "list the claims: where proved, enforced, tested"),
     "generate": ("navproof.proofs.codegen", "regenerate (or --check) the runtime formulas"),
-    "simulate": ("navproof.simulate_command", "run a named scenario and print its timeline"),
-    "explain": ("navproof.explain_command", "show one agent's ORCA velocity space (text/JSON/SVG)"),
+    "simulate": ("navproof.cli.simulate", "run a named scenario and print its timeline"),
+    "explain": ("navproof.cli.explain", "show one agent's ORCA velocity space (text/JSON/SVG)"),
     "prove": ("navproof.proofs.prove_command", "prove the claims over a profile's ranges"),
     "audit": ("navproof.proofs.audit_command", "re-prove a candidate profile against a base"),
 }

@@ -57,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from navproof.errors import InvalidInput
+    from navproof.core.errors import InvalidInput
     from navproof.specs.errors import SpecError
 
     scenario = SCENARIOS.get(args.scenario)

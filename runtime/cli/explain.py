@@ -66,9 +66,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def load_scenario(data: dict[str, Any]) -> Any:
-    """A :class:`~navproof.crowd.Crowd` built from a scenario dictionary (validated)."""
-    from .crowd import AgentDefaults, Crowd
-    from .errors import InvalidInput
+    """A :class:`~navproof.orca.crowd.Crowd` built from a scenario dictionary (validated)."""
+    from navproof.orca.crowd import AgentDefaults, Crowd
+    from navproof.core.errors import InvalidInput
 
     if not isinstance(data, dict):
         raise InvalidInput("scenario", type(data).__name__, "must be a JSON object")
@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the agent's velocity space; 0 ok, 3 bad input (file, JSON, values, agent index)."""
     import sys
 
-    from .errors import InvalidInput, ObligationViolation
+    from navproof.core.errors import InvalidInput, ObligationViolation
 
     try:
         if args.scenario:

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.errors import EPS, InvalidInput
-from navproof.validation import check_valid_finite
+from navproof.core.errors import EPS, InvalidInput
+from navproof.core.validation import check_valid_finite
 
 MOTION_FIXED = 0
 MOTION_TRANSLATING = 1

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from navproof.errors import InvalidInput
+from navproof.core.errors import InvalidInput
 
 
 def _check_range(profile: Any, field: str, parameter: str, values: np.ndarray,

@@ -1,6 +1,6 @@
 """ORCA half-planes in velocity space (m/s) for a whole crowd, with RVO2's geometric cases.
 
-Lines follow the convention of :mod:`navproof.lp`: the permitted side is LEFT of the
+Lines follow the convention of :mod:`navproof.solver.lp`: the permitted side is LEFT of the
 direction. Obstacle lines are hard (full responsibility, Claim O5); agent lines take the
 ``responsibility`` share (1/2 by default) of the smallest change that leaves the truncated
 velocity obstacle (Claim O3), and already-overlapping agents use the cut-off circle of one time
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .lp import det2
-from .obstacles import ObstacleSet
+from navproof.solver.lp import det2
+from navproof.orca.obstacles import ObstacleSet
 
 
 def _safe_unit(x: np.ndarray, y: np.ndarray, fx: np.ndarray, fy: np.ndarray

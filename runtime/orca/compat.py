@@ -1,11 +1,11 @@
 """Drop-in replacement for the Python bindings of RVO2 (``rvo2.PyRVOSimulator``).
 
 Same class and method names, argument order and return shapes (tuples of floats), so a program
-switches by changing ``import rvo2`` to ``from navproof import compat as rvo2``. Underneath is
-the vectorised :class:`~navproof.crowd.Crowd` in float64 (RVO2 computes in float32, so results
+switches by changing ``import rvo2`` to ``from navproof.orca import compat as rvo2``. Underneath is
+the vectorised :class:`~navproof.orca.crowd.Crowd` in float64 (RVO2 computes in float32, so results
 agree to about 1e-4, not bit for bit). Invalid input raises ValueError/IndexError naming the
 field, the index, the value and the rule, where the bindings would crash or return garbage.
-Claim: O1-O6 (through :class:`~navproof.crowd.Crowd`).
+Claim: O1-O6 (through :class:`~navproof.orca.crowd.Crowd`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .crowd import AgentDefaults, Crowd
-from .errors import InvalidInput
+from navproof.orca.crowd import AgentDefaults, Crowd
+from navproof.core.errors import InvalidInput
 
 
 class RVOSimulator:
@@ -75,7 +75,7 @@ class RVOSimulator:
 
     def clearObstacle(self) -> None:  # noqa: N802
         """Remove every obstacle."""
-        from .obstacles import ObstacleSet
+        from navproof.orca.obstacles import ObstacleSet
 
         self._crowd.obstacles = ObstacleSet()
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from navproof.errors import InvalidInput
+from navproof.core.errors import InvalidInput
 
 
 def check_valid_finite(field: str, value: Any, *, shape: tuple[int, ...] | None = None

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from navproof.boundary import (
+from navproof.boundary.model import (
     curve_min_margin_m,
     rotating_stop_margin_bound_m,
     rotating_stop_pairs,
 )
-from navproof.errors import EPS, ObligationViolation
-from navproof.reference import reference_velocity
-from navproof.safe_step import (
+from navproof.core.errors import EPS, ObligationViolation
+from navproof.boundary.reference import reference_velocity
+from navproof.step.safe_step import (
     DYNAMIC_AVOIDANCE_FAILED,
     FLAG_CARRY_EXCEEDS_CANCEL,
     LABEL_NAMES,
@@ -32,9 +32,9 @@ from navproof.safe_step import (
     SafeStepResult,
     StepInput,
 )
-from navproof.slope import reach_margin_mps
-from navproof.stop_envelope import envelope_margin_m, envelope_speed_cap_mps
-from navproof.sweep import sweep_margin_m, sweep_min_distance_m
+from navproof.boundary.slope import reach_margin_mps
+from navproof.boundary.stop_envelope import envelope_margin_m, envelope_speed_cap_mps
+from navproof.step.sweep import sweep_margin_m, sweep_min_distance_m
 
 
 def _raise_first(claim: str, message: str, margin: np.ndarray, owed: np.ndarray,

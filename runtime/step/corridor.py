@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.boundary import (
+from navproof.boundary.model import (
     EDGE_PORTAL,
     EDGE_WALL,
     EdgeSet,
@@ -35,10 +35,10 @@ from navproof.boundary import (
     polygon_halfplanes,
     take_edges,
 )
-from navproof.errors import EPS, InvalidInput
-from navproof.safe_step import Neighbors, SafeStepResult, StepInput, solve_safe_step
-from navproof.snapshot import scatter_rows, take_input_rows
-from navproof.validation import check_valid_finite
+from navproof.core.errors import EPS, InvalidInput
+from navproof.step.safe_step import Neighbors, SafeStepResult, StepInput, solve_safe_step
+from navproof.step.snapshot import scatter_rows, take_input_rows
+from navproof.core.validation import check_valid_finite
 
 BISECTION_STEPS = 60
 

@@ -4,7 +4,7 @@ The solve variable is ``v1`` (m/s), the agent's velocity relative to its support
 the step; the body accelerates linearly from the actual end velocity ``v0`` of the previous
 step. Constraints, all in ``v1``:
 
-- ORCA half-planes (built by :mod:`navproof.orca` on world velocities, RVO2 line convention:
+- ORCA half-planes (built by :mod:`navproof.orca.lines` on world velocities, RVO2 line convention:
   allowed side left of the direction) shifted by the support carry: ``dot(n, u + v1) <= c``;
 - per edge: the continuous-acceleration step-end half-plane (B4), the shared stop envelope (S3),
   the stop-from-step-end half-plane, and cutting planes at interior extrema found by B5;
@@ -15,7 +15,7 @@ position (a linearisation that only proposes candidates); their candidates are a
 the certified local-frame bound of B6 over the whole step and, for every wall that does not
 share the support's rigid motion, by the certified bound of the whole stop after the step
 (reaction, brake to rest on the support, hold at rest on the support:
-:func:`navproof.boundary.rotating_stop_margin_bound_m`) instead of trusting the constant-velocity
+:func:`navproof.boundary.model.rotating_stop_margin_bound_m`) instead of trusting the constant-velocity
 stop formulas of S1/S3. A scene where nothing rotates skips that work entirely.
 
 The closest point to the preferred velocity of a convex set in the plane lies at the preferred
@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from navproof.boundary import (
+from navproof.boundary.model import (
     EdgeSet,
     Support,
     accel_end_margin_m,
@@ -57,10 +57,10 @@ from navproof.boundary import (
     take_support,
     translating_curve_margins_m,
 )
-from navproof.errors import EPS, InvalidInput, assertions_enabled
-from navproof.reference import Reference, reference_velocity
-from navproof.slope import reach_margin_mps, speed_margin_mps
-from navproof.stop_envelope import (
+from navproof.core.errors import EPS, InvalidInput, assertions_enabled
+from navproof.boundary.reference import Reference, reference_velocity
+from navproof.boundary.slope import reach_margin_mps, speed_margin_mps
+from navproof.boundary.stop_envelope import (
     check_valid_budget,
     end_stop_margin_m,
     end_stop_offset_mps,
@@ -69,13 +69,13 @@ from navproof.stop_envelope import (
     necessary_bound_mps,
     stop_halfplane_offset_mps,
 )
-from navproof.sweep import (
+from navproof.step.sweep import (
     first_contact_time_s,
     sweep_margin_m,
     sweep_min_distance_m,
     sweep_passes,
 )
-from navproof.validation import check_valid_finite
+from navproof.core.validation import check_valid_finite
 
 # labels: one small int per agent
 SAFE = 0
@@ -247,7 +247,7 @@ def check_valid_step_input(inp: StepInput) -> StepInput:
 
 def step_input_from_crowd(crowd: Any, *, support: Support, edges: EdgeSet,
                           vh_mps: np.ndarray, accel_mps2: np.ndarray) -> StepInput:
-    """Step input of every agent of a :class:`navproof.crowd.Crowd` from its current snapshot.
+    """Step input of every agent of a :class:`navproof.orca.crowd.Crowd` from its current snapshot.
 
     ORCA lines (obstacle lines first, kept hard by F1) come from ``crowd.compute_lines()`` on
     world velocities; the crowd's world velocities and preferred velocities are turned into
@@ -733,7 +733,7 @@ def _as_index(rows: np.ndarray, n: int) -> np.ndarray | slice:
 def _rotating_stop_margins(inp: StepInput, prep: _Prepared, rows: np.ndarray | slice,
                            v1: np.ndarray) -> np.ndarray | None:
     """Certified margin (m, (R, K)) of the whole stop after the step, then the hold at rest on
-    the support, for the walls of :func:`navproof.boundary.rotating_stop_pairs` (+inf for the
+    the support, for the walls of :func:`navproof.boundary.model.rotating_stop_pairs` (+inf for the
     other edges); None when nothing rotates. Claim: B6, S1, S3, R3."""
     if prep.rot_stop is None:
         return None
@@ -911,14 +911,14 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
     so there is no stop target ("solve failed"; still the strongest reachable braking towards
     relative rest, truncated the same way).
     An unreachable stop target (R2) or a missing reference never yields SAFE. In assertion mode
-    the committed step is re-checked by :mod:`navproof.boundary_monitor`. With a ``profile``
+    the committed step is re-checked by :mod:`navproof.step.monitor`. With a ``profile``
     (a :class:`navproof.specs.Profile`), a step outside the ranges its proofs cover is refused
-    (:func:`navproof.ranges.check_step_in_profile`).
+    (:func:`navproof.core.ranges.check_step_in_profile`).
     Claim: B1-B6, S3, R1, R2, V1, V2, W1, F1, F2, F3.
     """
     inp = check_valid_step_input(inp)
     if profile is not None:
-        from navproof.ranges import check_step_in_profile
+        from navproof.core.ranges import check_step_in_profile
 
         check_step_in_profile(inp, profile)
     n = inp.count
@@ -974,7 +974,7 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
         flags[uncertified] |= FLAG_ROTATING_STOP_UNCERTIFIED
     result = SafeStepResult(velocity, label, flags, commit, prep.ref, prep.cmax, margins)
     if assertions_enabled(assertions):
-        from navproof.boundary_monitor import check_committed_step
+        from navproof.step.monitor import check_committed_step
 
         check_committed_step(inp, result)
     return result

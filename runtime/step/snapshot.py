@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from navproof.boundary import EdgeSet, Support, take_edges, take_support
-from navproof.errors import InvalidInput
-from navproof.safe_step import SafeStepResult, StepInput, solve_safe_step
-from navproof.validation import check_valid_finite
+from navproof.boundary.model import EdgeSet, Support, take_edges, take_support
+from navproof.core.errors import InvalidInput
+from navproof.step.safe_step import SafeStepResult, StepInput, solve_safe_step
+from navproof.core.validation import check_valid_finite
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import InvalidInput
-from .lp import RVO_EPSILON
+from navproof.core.errors import InvalidInput
+from navproof.solver.lp import RVO_EPSILON
 
 
 def _left_of(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:

@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.boundary import affine_root, dot2, per_edge
-from navproof.errors import EPS, InvalidInput
-from navproof.validation import check_valid_finite
+from navproof.boundary.model import affine_root, dot2, per_edge
+from navproof.core.errors import EPS, InvalidInput
+from navproof.core.validation import check_valid_finite
 
 
 def check_valid_budget(field: str, a_mps2: np.ndarray) -> np.ndarray:
