@@ -19,12 +19,12 @@ EXIT_BAD_INPUT = 3
 
 # command name -> (module implementing it, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "claims": ("navproof.proofs.claims_command", "list the claims: where proved, enforced, tested"),
+    "claims": ("navproof.cli.claims", "list the claims: where proved, enforced, tested"),
     "generate": ("navproof.proofs.codegen", "regenerate (or --check) the runtime formulas"),
     "simulate": ("navproof.cli.simulate", "run a named scenario and print its timeline"),
     "explain": ("navproof.cli.explain", "show one agent's ORCA velocity space (text/JSON/SVG)"),
-    "prove": ("navproof.proofs.prove_command", "prove the claims over a profile's ranges"),
-    "audit": ("navproof.proofs.audit_command", "re-prove a candidate profile against a base"),
+    "prove": ("navproof.cli.prove", "prove the claims over a profile's ranges"),
+    "audit": ("navproof.cli.audit", "re-prove a candidate profile against a base"),
 }
 
 

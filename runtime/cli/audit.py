@@ -23,7 +23,7 @@ from pathlib import Path
 
 from navproof.proofs import report
 from navproof.proofs.engine import UNKNOWN, Result
-from navproof.proofs.prove_command import (
+from navproof.cli.prove import (
     BadInput,
     add_run_arguments,
     freshness,

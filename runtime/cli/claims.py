@@ -8,6 +8,7 @@ claim's ID (docstrings cite the claim they implement). Tests are listed only fro
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import re
 import sys
@@ -20,7 +21,8 @@ from navproof.specs import SpecError, load_claims
 _FOLDERS = ("proved", "enforced", "tested")
 _ROLES = ("obligations", *_FOLDERS)
 _RUNTIME = Path(navproof.__file__).resolve().parent
-_PROOFS = Path(__file__).resolve().parent
+_PROOFS = Path(next(iter(importlib.util.find_spec("navproof.proofs").submodule_search_locations))
+               ).resolve()
 
 
 def _source_folders() -> dict[str, Path | None]:
