@@ -1,7 +1,7 @@
 # DO NOT EDIT: generated from the sympy derivations in navproof.proofs.
 # Regenerate with `navproof generate` (or `make generate`); a test and
 # `navproof prove` fail when this file differs from a fresh generation.
-# expressions-sha256: 83f824413ffe468a9266f6cf7d2cf4eb89fa4d44b41f320e90b084a24190c3d6
+# expressions-sha256: c5656fdfc3ae65ad2310faed010062796bae0e6f14a59948bbf0e1545e27bc6e
 """Closed-form navigation formulas generated from the proofs (vectorised, numpy)."""
 
 import numpy
@@ -30,6 +30,13 @@ __all__ = [
     "access_position",
     "access_step_displacement",
     "interrupted_stop_point",
+    "orca_cutoff_offset",
+    "orca_cutoff_change_scale",
+    "orca_leg_direction_x",
+    "orca_leg_direction_y",
+    "orca_leg_change",
+    "orca_line_point",
+    "orca_pair_share",
 ]
 
 
@@ -215,3 +222,59 @@ def interrupted_stop_point(*, t, dt, d, vcap, accel):
     Claim: A4, A5. Derived in navproof.proofs as ``dt*Piecewise((Piecewise((accel*t, t <= sqrt(d)/sqrt(accel)), (accel*(-t + 2*sqrt(d)/sqrt(accel)), t <= 2*sqrt(d)/sqrt(accel)), (0, True)), d <= vcap**2/accel), (Piecewise((accel*t, t <= vcap/accel), (vcap, t <= d/vcap), (accel*(d/vcap - t + vcap/accel), t <= d/vcap + vcap/accel), (0, True)), True)) + Piecewise((Piecewise((accel*t**2/2, t <= sqrt(d)/sqrt(accel)), (2*sqrt(accel)*sqrt(d)*t - accel*t**2/2 - d, t <= 2*sqrt(d)/sqrt(accel)), (d, True)), d <= vcap**2/accel), (Piecewise((accel*t**2/2, t <= vcap/accel), (t*vcap - vcap**2/(2*accel), t <= d/vcap), (-accel*d**2/(2*vcap**2) + accel*d*t/vcap - accel*t**2/2 + t*vcap - vcap**2/(2*accel), t <= d/vcap + vcap/accel), (d, True)), True)) + Piecewise((Piecewise((accel**2*t**2, t <= sqrt(d)/sqrt(accel)), (accel**2*(-t + 2*sqrt(d)/sqrt(accel))**2, t <= 2*sqrt(d)/sqrt(accel)), (0, True)), d <= vcap**2/accel), (Piecewise((accel**2*t**2, t <= vcap/accel), (vcap**2, t <= d/vcap), (accel**2*(d/vcap - t + vcap/accel)**2, t <= d/vcap + vcap/accel), (0, True)), True))/(2*accel)``.
     """
     return dt*numpy.select([numpy.less_equal(d, vcap**2/accel),True], [numpy.select([numpy.less_equal(t, numpy.sqrt(d)/numpy.sqrt(accel)),numpy.less_equal(t, 2*numpy.sqrt(d)/numpy.sqrt(accel)),True], [accel*t,accel*(-t + 2*numpy.sqrt(d)/numpy.sqrt(accel)),0], default=numpy.nan),numpy.select([numpy.less_equal(t, vcap/accel),numpy.less_equal(t, d/vcap),numpy.less_equal(t, d/vcap + vcap/accel),True], [accel*t,vcap,accel*(d/vcap - t + vcap/accel),0], default=numpy.nan)], default=numpy.nan) + numpy.select([numpy.less_equal(d, vcap**2/accel),True], [numpy.select([numpy.less_equal(t, numpy.sqrt(d)/numpy.sqrt(accel)),numpy.less_equal(t, 2*numpy.sqrt(d)/numpy.sqrt(accel)),True], [(1/2)*accel*t**2,2*numpy.sqrt(accel)*numpy.sqrt(d)*t - 1/2*accel*t**2 - d,d], default=numpy.nan),numpy.select([numpy.less_equal(t, vcap/accel),numpy.less_equal(t, d/vcap),numpy.less_equal(t, d/vcap + vcap/accel),True], [(1/2)*accel*t**2,t*vcap - 1/2*vcap**2/accel,-1/2*accel*d**2/vcap**2 + accel*d*t/vcap - 1/2*accel*t**2 + t*vcap - 1/2*vcap**2/accel,d], default=numpy.nan)], default=numpy.nan) + (1/2)*numpy.select([numpy.less_equal(d, vcap**2/accel),True], [numpy.select([numpy.less_equal(t, numpy.sqrt(d)/numpy.sqrt(accel)),numpy.less_equal(t, 2*numpy.sqrt(d)/numpy.sqrt(accel)),True], [accel**2*t**2,accel**2*(-t + 2*numpy.sqrt(d)/numpy.sqrt(accel))**2,0], default=numpy.nan),numpy.select([numpy.less_equal(t, vcap/accel),numpy.less_equal(t, d/vcap),numpy.less_equal(t, d/vcap + vcap/accel),True], [accel**2*t**2,vcap**2,accel**2*(d/vcap - t + vcap/accel)**2,0], default=numpy.nan)], default=numpy.nan)/accel
+
+
+def orca_cutoff_offset(*, rel_v, rel_p, inv_tau):
+    """One component of w = v - p/tau, the relative velocity seen from the cut-off centre [m/s].
+
+    Claim: O3, O6. Derived in navproof.proofs as ``-inv_tau*rel_p + rel_v``.
+    """
+    return -inv_tau*rel_p + rel_v
+
+
+def orca_cutoff_change_scale(*, comb_r, inv_tau, w_len):
+    """Signed length of the smallest change u = scale * w/|w| onto the cut-off circle [m/s].
+
+    Claim: O3, O6. Derived in navproof.proofs as ``comb_r*inv_tau - w_len``.
+    """
+    return comb_r*inv_tau - w_len
+
+
+def orca_leg_direction_x(*, rel_px, rel_py, comb_r, leg_len, side, dist_sq):
+    """x of the unit leg direction (side +1 left, -1 right; disk on its right) [1].
+
+    Claim: O3. Derived in navproof.proofs as ``(-comb_r*rel_py + leg_len*rel_px*side)/dist_sq``.
+    """
+    return (-comb_r*rel_py + leg_len*rel_px*side)/dist_sq
+
+
+def orca_leg_direction_y(*, rel_px, rel_py, comb_r, leg_len, side, dist_sq):
+    """y of the unit leg direction (side +1 left, -1 right; disk on its right) [1].
+
+    Claim: O3. Derived in navproof.proofs as ``(comb_r*rel_px + leg_len*rel_py*side)/dist_sq``.
+    """
+    return (comb_r*rel_px + leg_len*rel_py*side)/dist_sq
+
+
+def orca_leg_change(*, v_dot_d, direction, rel_v):
+    """One component of the smallest change u = (v.d) d - v onto a leg [m/s].
+
+    Claim: O3. Derived in navproof.proofs as ``direction*v_dot_d - rel_v``.
+    """
+    return direction*v_dot_d - rel_v
+
+
+def orca_line_point(*, own_v, share, change):
+    """One component of the ORCA line point v_own + share * u [m/s].
+
+    Claim: O3, O7. Derived in navproof.proofs as ``change*share + own_v``.
+    """
+    return change*share + own_v
+
+
+def orca_pair_share(*, weight_own, weight_other):
+    """Share of a cooperative pair's correction from the two responsibility weights [1].
+
+    Claim: O7. Derived in navproof.proofs as ``weight_own/(weight_other + weight_own)``.
+    """
+    return weight_own/(weight_other + weight_own)

@@ -1,10 +1,12 @@
 """ORCA half-planes in velocity space (m/s) for a whole crowd, with RVO2's geometric cases.
 
 Lines follow the convention of :mod:`navproof.solver.lp`: the permitted side is LEFT of the
-direction. Obstacle lines are hard (full responsibility, Claim O5); agent lines take the
-``responsibility`` share (1/2 by default) of the smallest change that leaves the truncated
-velocity obstacle (Claim O3), and already-overlapping agents use the cut-off circle of one time
-step (Claim O6). Zero-length vectors that the reference library would divide by (it returns NaN
+direction. Obstacle lines are hard (full responsibility, Claim O5); agent lines take the pair's
+share (1/2 by default, per pair with responsibility weights, priorities and non-cooperative
+neighbours, Claim O7) of the smallest change that leaves the truncated velocity obstacle (Claim
+O3), and already-overlapping agents use the cut-off circle of one time step (Claim O6). The
+agent-line geometry is evaluated with the expressions derived in ``navproof.proofs.orca``
+(generated into :mod:`navproof._generated.formulas`), the ones the O3/O6/O7 proofs are about. Zero-length vectors that the reference library would divide by (it returns NaN
 there) get a deterministic direction instead, so no line is ever non-finite.
 """
 
@@ -12,6 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from navproof._generated.formulas import (
+    orca_cutoff_change_scale,
+    orca_cutoff_offset,
+    orca_leg_change,
+    orca_leg_direction_x,
+    orca_leg_direction_y,
+    orca_line_point,
+)
 from navproof.solver.lp import det2
 from navproof.orca.obstacles import ObstacleSet
 
@@ -28,7 +38,7 @@ def _safe_unit(x: np.ndarray, y: np.ndarray, fx: np.ndarray, fy: np.ndarray
 
 def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
                 time_horizon: np.ndarray, time_step: float, neighbor_idx: np.ndarray,
-                *, responsibility: float = 0.5, rows: np.ndarray | None = None
+                *, responsibility: float | np.ndarray = 0.5, rows: np.ndarray | None = None
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """ORCA lines (point, direction) of every agent against its neighbours, shapes (N, k, 2).
 
@@ -36,7 +46,8 @@ def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
     all N agents, M = N); returns ``(point, direction, valid)`` of shape (M, k, ...). Cases, as in
     RVO2's Agent::computeNewVelocity: no collision projected on the cut-off circle of
     ``time_horizon`` (s) or on a leg; already colliding projected on the cut-off circle of one
-    ``time_step`` (s). ``point = v + responsibility * u``. Claim: O3, O6.
+    ``time_step`` (s). ``point = v + share * u`` with ``responsibility`` the share of every pair
+    (a scalar) or of each slot (an (M, k) array, see :func:`pair_shares`). Claim: O3, O6, O7.
     """
     valid = neighbor_idx >= 0
     if rows is None:
@@ -71,8 +82,8 @@ def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
     inv_dt = 1.0 / time_step
     no_collision = dist_sq > comb_r_sq
     # no collision: w is the vector from the cut-off centre to the relative velocity
-    wx = rvx - inv_th * rpx
-    wy = rvy - inv_th * rpy
+    wx = orca_cutoff_offset(rel_v=rvx, rel_p=rpx, inv_tau=inv_th)
+    wy = orca_cutoff_offset(rel_v=rvy, rel_p=rpy, inv_tau=inv_th)
     w_len_sq = wx * wx + wy * wy
     dot1 = wx * rpx + wy * rpy
     on_cutoff = no_collision & (dot1 < 0.0) & (dot1 * dot1 > comb_r_sq * w_len_sq)
@@ -85,7 +96,7 @@ def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
         with np.errstate(divide="ignore", invalid="ignore"):
             w_len = np.sqrt(w_len_sq)
             unit_x, unit_y = wx / w_len, wy / w_len
-            grow = comb_r * inv_th - w_len
+            grow = orca_cutoff_change_scale(comb_r=comb_r, inv_tau=inv_th, w_len=w_len)
             ux, uy = grow * unit_x, grow * unit_y
             dx, dy = unit_y, -unit_x
     else:
@@ -97,42 +108,45 @@ def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
             w_len = np.sqrt(w_len_sq[sel])
             unit_x, unit_y = wx[sel] / w_len, wy[sel] / w_len
             dx[sel], dy[sel] = unit_y, -unit_x
-            grow = comb_r[sel] * inv_th[sel] - w_len
+            grow = orca_cutoff_change_scale(comb_r=comb_r[sel], inv_tau=inv_th[sel], w_len=w_len)
             ux[sel], uy[sel] = grow * unit_x, grow * unit_y
 
     # project on the left or the right leg (sign +1 left, -1 right)
     sel = np.flatnonzero(on_leg)
     if sel.size:
         sx, sy, cr, d_sq = rpx[sel], rpy[sel], comb_r[sel], dist_sq[sel]
-        leg = np.sqrt(d_sq - comb_r_sq[sel])
+        leg = np.sqrt(d_sq - comb_r_sq[sel])  # tangent length, positive: no collision
         side = np.where(det2(sx, sy, wx[sel], wy[sel]) > 0.0, 1.0, -1.0)
-        ldx = (side * sx * leg - sy * cr) / d_sq
-        ldy = (sx * cr + side * sy * leg) / d_sq
+        geometry = dict(rel_px=sx, rel_py=sy, comb_r=cr, leg_len=leg, side=side, dist_sq=d_sq)
+        ldx = orca_leg_direction_x(**geometry)
+        ldy = orca_leg_direction_y(**geometry)
         vx, vy = rvx[sel], rvy[sel]
         dot2 = vx * ldx + vy * ldy
         dx[sel], dy[sel] = ldx, ldy
-        ux[sel], uy[sel] = dot2 * ldx - vx, dot2 * ldy - vy
+        ux[sel] = orca_leg_change(v_dot_d=dot2, direction=ldx, rel_v=vx)
+        uy[sel] = orca_leg_change(v_dot_d=dot2, direction=ldy, rel_v=vy)
 
     # already colliding: cut-off circle of one time step; coincident agents with equal
     # velocities separate along +x / -x by index order so the pair still moves apart
     sel = np.flatnonzero(~no_collision)
     if sel.size:
-        cwx = rvx[sel] - inv_dt * rpx[sel]
-        cwy = rvy[sel] - inv_dt * rpy[sel]
+        cwx = orca_cutoff_offset(rel_v=rvx[sel], rel_p=rpx[sel], inv_tau=inv_dt)
+        cwy = orca_cutoff_offset(rel_v=rvy[sel], rel_p=rpy[sel], inv_tau=inv_dt)
         tie = np.where(me[sel] < other[sel], 1.0, -1.0)
         cux, cuy, cw_len = _safe_unit(cwx, cwy, tie, np.zeros_like(tie))
         dx[sel], dy[sel] = cuy, -cux
-        grow = comb_r[sel] * inv_dt - cw_len
+        grow = orca_cutoff_change_scale(comb_r=comb_r[sel], inv_tau=inv_dt, w_len=cw_len)
         ux[sel], uy[sel] = grow * cux, grow * cuy
 
+    share = (responsibility if np.ndim(responsibility) == 0
+             else np.asarray(responsibility).ravel() if full
+             else np.asarray(responsibility)[pair_row, pair_col])
     if full:
         # every slot holds a neighbour: the pair order is the row-major slot order
         point = np.empty((m, k, 2))
         flat = point.reshape(m * k, 2)
-        np.multiply(ux, responsibility, out=flat[:, 0])
-        flat[:, 0] += own_vx
-        np.multiply(uy, responsibility, out=flat[:, 1])
-        flat[:, 1] += own_vy
+        flat[:, 0] = orca_line_point(own_v=own_vx, share=share, change=ux)
+        flat[:, 1] = orca_line_point(own_v=own_vy, share=share, change=uy)
         direction = np.empty((m, k, 2))
         flat = direction.reshape(m * k, 2)
         flat[:, 0] = dx
@@ -140,8 +154,8 @@ def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
         return point, direction, valid
     point = np.zeros((m, k, 2))
     direction = np.zeros((m, k, 2))
-    point[pair_row, pair_col, 0] = own_vx + responsibility * ux
-    point[pair_row, pair_col, 1] = own_vy + responsibility * uy
+    point[pair_row, pair_col, 0] = orca_line_point(own_v=own_vx, share=share, change=ux)
+    point[pair_row, pair_col, 1] = orca_line_point(own_v=own_vy, share=share, change=uy)
     direction[pair_row, pair_col, 0] = dx
     direction[pair_row, pair_col, 1] = dy
     return point, direction, valid
