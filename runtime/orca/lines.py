@@ -22,8 +22,9 @@ from navproof._generated.formulas import (
     orca_leg_direction_y,
     orca_line_point,
 )
-from navproof.solver.lp import det2
+from navproof.core.tolerances import ORCA_COVERED_TOL_M
 from navproof.orca.obstacles import ObstacleSet
+from navproof.solver.lp import det2
 
 
 def _safe_unit(x: np.ndarray, y: np.ndarray, fx: np.ndarray, fy: np.ndarray
@@ -211,7 +212,8 @@ def obstacle_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarra
             c2 = det2(inv_tho[:, None] * rp2[:, None, 0] - lp[..., 0],
                       inv_tho[:, None] * rp2[:, None, 1] - lp[..., 1], ld[..., 0], ld[..., 1])
             margin = (inv_tho * r)[:, None]
-            covered = np.any(exist & (c1 - margin >= -1e-5) & (c2 - margin >= -1e-5), axis=1)
+            slack = -ORCA_COVERED_TOL_M
+            covered = np.any(exist & (c1 - margin >= slack) & (c2 - margin >= slack), axis=1)
 
         dist_sq1 = np.einsum("ij,ij->i", rp1, rp1)
         dist_sq2 = np.einsum("ij,ij->i", rp2, rp2)
