@@ -11,6 +11,7 @@ Every input is validated before anything changes; a rejected call leaves the sta
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from navproof.orca.neighbors import (
     range_cell_density,
 )
 from navproof.orca.obstacles import ObstacleSet
+from navproof.orca.responsibility import TIE_BREAKS, pair_shares, stall_count, turn_right
 from navproof.solver.lp import line_violation, solve_closest
 
 PARALLEL_MIN_AGENTS = 4096
@@ -88,6 +90,7 @@ class AgentRecord:
     zero_velocity_feasible: bool
     max_violation_mps: float
     lines: list[dict[str, Any]] = field(default_factory=list)
+    stalled_steps: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """Plain-JSON form of the record."""
@@ -106,6 +109,7 @@ class AgentRecord:
             "zero_velocity_feasible": self.zero_velocity_feasible,
             "max_violation_mps": self.max_violation_mps,
             "lines": self.lines,
+            "stalled_steps": self.stalled_steps,
         }
 
     def __str__(self) -> str:
@@ -120,6 +124,8 @@ class AgentRecord:
             f"  zero velocity feasible: {self.zero_velocity_feasible}"
             f"   largest violation {self.max_violation_mps:.3g} m/s",
         ]
+        if self.stalled_steps:
+            rows.append(f"  stalled {self.stalled_steps} steps (Claim O8)")
         for line in self.lines:
             rows.append(
                 f"  [{line['index']}] {line['kind']:<8} point ({line['point'][0]:+.4f}, "
@@ -151,6 +157,9 @@ class StepDiagnostics:
     num_hard: np.ndarray
     feasible: np.ndarray
     fail_line: np.ndarray
+    # consecutive steps each agent has made no progress towards its preferred velocity (O8),
+    # filled in by Crowd.step (None for a solve that did not move the crowd)
+    stalled_steps: np.ndarray | None = None
 
     @cached_property
     def _violation(self) -> np.ndarray:
@@ -231,6 +240,8 @@ class StepDiagnostics:
             zero_velocity_feasible=bool(self.zero_velocity_feasible[agent]),
             max_violation_mps=float(self.max_violation[agent]),
             lines=lines,
+            stalled_steps=(0 if self.stalled_steps is None
+                           else int(self.stalled_steps[agent])),
         )
 
 
@@ -254,27 +265,44 @@ class _StepGrids:
         return self._coarse
 
 
-_FLOAT_FIELDS = ("radius", "max_speed", "neighbor_dist", "time_horizon", "time_horizon_obst")
+_FLOAT_FIELDS = ("radius", "max_speed", "neighbor_dist", "time_horizon", "time_horizon_obst",
+                 "responsibility_weight", "priority")
 
 
 class Crowd:
     """ORCA simulator for many agents held in arrays. Claim: O1-O6.
 
     ``time_step`` (s) > 0; ``assertions`` turns on the run-time monitor (default: the
-    ``NAVPROOF_ASSERT`` environment variable); ``responsibility`` is each agent's share of an
-    agent-agent avoidance (1/2 is RVO2's reciprocal split); ``workers`` > 1 solves crowds of
+    ``NAVPROOF_ASSERT`` environment variable); ``responsibility`` is the share each of two equal
+    agents takes of their avoidance (1/2 is RVO2's reciprocal split; per agent, the
+    ``responsibility_weight``, ``priority`` and ``cooperative`` settings split each pair as in
+    :mod:`navproof.orca.responsibility`, Claim O7); ``tie_break`` is "none" (RVO2) or
+    "keep-right": an agent stalled for ``stall_steps`` steps turns its preferred velocity
+    clockwise by ``side_bias_rad`` (Claim O8); ``workers`` > 1 solves crowds of
     at least ``PARALLEL_MIN_AGENTS`` agents in that many threads (opt-in: the many short numpy
     calls contend for the interpreter lock, and on a loaded 2-core machine it was slower).
     """
 
     def __init__(self, time_step: float = 0.25, *, defaults: AgentDefaults | None = None,
                  assertions: bool | None = None, responsibility: float = 0.5,
+                 tie_break: str = "none", side_bias_rad: float = 0.5, stall_steps: int = 2,
                  workers: int | None = None) -> None:
         self.time_step = self._valid_time_step(time_step)
         resp = float(check_valid_finite("responsibility", responsibility))
         if not 0.0 < resp <= 1.0:
             raise InvalidInput("responsibility", resp, "must be in (0, 1]")
         self.responsibility = resp
+        if tie_break not in TIE_BREAKS:
+            raise InvalidInput("tie_break", tie_break, f"must be one of {TIE_BREAKS}")
+        self.tie_break = tie_break
+        bias = float(check_valid_finite("side_bias_rad", side_bias_rad))
+        if not 0.0 < bias < np.pi / 2:
+            raise InvalidInput("side_bias_rad", bias, "must be in (0, pi/2)")
+        self.side_bias_rad = bias
+        if isinstance(stall_steps, bool) or not isinstance(stall_steps, (int, np.integer)) \
+                or stall_steps < 1:
+            raise InvalidInput("stall_steps", stall_steps, "must be an integer >= 1")
+        self.stall_steps = int(stall_steps)
         self.defaults = defaults or AgentDefaults()
         self.assertions = assertions_enabled(assertions)
         self.workers = max(1, int(workers if workers is not None else 1))
@@ -290,6 +318,12 @@ class Crowd:
         self.time_horizon = np.zeros(0)
         self.time_horizon_obst = np.zeros(0)
         self.max_neighbors = np.zeros(0, dtype=np.int64)
+        # per-agent responsibility (O7) and progress (O8)
+        self.responsibility_weight = np.zeros(0)
+        self.priority = np.zeros(0)
+        self.cooperative = np.zeros(0, dtype=bool)
+        self.stalled_steps = np.zeros(0, dtype=np.int64)
+        self._preferred = np.zeros((0, 2))  # what the last solve used (see solve_preferred)
         self.diagnostics: StepDiagnostics | None = None
         # neighbours of the last snapshot, by distance, -1 padded (agent rows, obstacle vertices)
         self.agent_neighbor_idx = np.zeros((0, 0), dtype=np.int64)
@@ -325,11 +359,15 @@ class Crowd:
     def add_agents(self, position: Any, *, velocity: Any = None, pref_velocity: Any = None,
                    radius: Any = None, max_speed: Any = None, neighbor_dist: Any = None,
                    max_neighbors: Any = None, time_horizon: Any = None,
-                   time_horizon_obst: Any = None) -> np.ndarray:
+                   time_horizon_obst: Any = None, responsibility_weight: Any = None,
+                   priority: Any = None, cooperative: Any = None) -> np.ndarray:
         """Add agents at ``position (M, 2)``; missing parameters come from the defaults.
 
         Scalars broadcast. Returns the new agents' indices. Nothing is added if any value is
-        invalid (non-finite, negative radius/speed/distance, non-positive horizon).
+        invalid (non-finite, negative radius/speed/distance, non-positive horizon or
+        responsibility weight). ``responsibility_weight`` (> 0, default 1), ``priority`` (any
+        finite number, default 0) and ``cooperative`` (default True) set the pair shares
+        (Claim O7, :mod:`navproof.orca.responsibility`).
         """
         pos = check_valid_finite("position", position)
         if pos.ndim != 2 or pos.shape[1] != 2:
@@ -367,6 +405,16 @@ class Crowd:
             i = int(np.flatnonzero(mn != np.floor(mn))[0])
             raise InvalidInput(f"max_neighbors[{i}]", float(mn[i]), "must be an integer")
         _check_bound("max_neighbors", mn, positive=False)
+        weight = col("responsibility_weight", responsibility_weight, 1.0, True)
+        try:
+            prio = np.broadcast_to(check_valid_finite("priority", 0.0 if priority is None
+                                                      else priority), (m,)).astype(np.float64)
+        except ValueError as exc:
+            raise InvalidInput("priority", priority, f"must broadcast to shape ({m},)") from exc
+        coop_raw = np.asarray(True if cooperative is None else cooperative)
+        if coop_raw.dtype != bool:
+            raise InvalidInput("cooperative", cooperative, "must be True or False")
+        coop = np.broadcast_to(coop_raw, (m,))
         first = self.num_agents
         self.position = np.concatenate([self.position, pos])
         self.velocity = np.concatenate([self.velocity, vel])
@@ -377,6 +425,10 @@ class Crowd:
         self.time_horizon = np.concatenate([self.time_horizon, th])
         self.time_horizon_obst = np.concatenate([self.time_horizon_obst, tho])
         self.max_neighbors = np.concatenate([self.max_neighbors, mn.astype(np.int64)])
+        self.responsibility_weight = np.concatenate([self.responsibility_weight, weight])
+        self.priority = np.concatenate([self.priority, prio])
+        self.cooperative = np.concatenate([self.cooperative, coop])
+        self.stalled_steps = np.concatenate([self.stalled_steps, np.zeros(m, dtype=np.int64)])
         self._forget_snapshot()
         return np.arange(first, first + m)
 
@@ -393,7 +445,8 @@ class Crowd:
         """Remove one agent; the agents after it move down one index."""
         i = self._check_index(agent)
         for name in ("position", "velocity", "pref_velocity", "radius", "max_speed",
-                     "neighbor_dist", "time_horizon", "time_horizon_obst", "max_neighbors"):
+                     "neighbor_dist", "time_horizon", "time_horizon_obst", "max_neighbors",
+                     "responsibility_weight", "priority", "cooperative", "stalled_steps"):
             setattr(self, name, np.delete(getattr(self, name), i, axis=0))
         self._forget_snapshot()
 
@@ -415,13 +468,22 @@ class Crowd:
         arr = check_valid_finite(name, value)
         if arr.shape != ():
             raise InvalidInput(name, value, "must be a scalar")
-        _check_bound(name, arr, positive=name in ("time_horizon", "time_horizon_obst"))
+        if name != "priority":
+            _check_bound(name, arr, positive=name in ("time_horizon", "time_horizon_obst",
+                                                      "responsibility_weight"))
         if name == "max_neighbors":
             if float(arr) != int(arr):
                 raise InvalidInput(name, float(arr), "must be an integer")
             self.max_neighbors[i] = int(arr)
         else:
             getattr(self, name)[i] = float(arr)
+
+    def set_agent_cooperative(self, agent: int, cooperative: bool) -> None:
+        """Mark one agent cooperative (it avoids other agents) or not (Claim O7)."""
+        i = self._check_index(agent)
+        if not isinstance(cooperative, (bool, np.bool_)):
+            raise InvalidInput("cooperative", cooperative, "must be True or False")
+        self.cooperative[i] = bool(cooperative)
 
     def set_pref_velocities(self, pref_velocity: Any) -> None:
         """Set every agent's preferred velocity at once, ``(N, 2)`` m/s."""
@@ -451,8 +513,15 @@ class Crowd:
         pos, vel = self.position, self.velocity
         op, od, ov = obstacle_lines(pos[rows], vel[rows], self.radius[rows],
                                     self.time_horizon_obst[rows], self.obstacles, obst_idx)
+        share: float | np.ndarray = self.responsibility
+        if not self._uniform_shares():
+            # non-cooperative agents avoid no agent; the others split each pair (O7)
+            nb_idx = np.where(self.cooperative[rows][:, None], nb_idx, -1)
+            share = pair_shares(nb_idx, rows, weight=self.responsibility_weight,
+                                priority=self.priority, cooperative=self.cooperative,
+                                equal_share=self.responsibility)
         ap, ad, av = agent_lines(pos, vel, self.radius, self.time_horizon, self.time_step, nb_idx,
-                                 responsibility=self.responsibility, rows=rows)
+                                 responsibility=share, rows=rows)
         num_hard = ov.sum(axis=1).astype(np.int64)
         m, k = ov.shape[1], av.shape[1]
         if m == 0:
@@ -472,6 +541,21 @@ class Crowd:
             direction[local, slot] = ad
             valid[local, slot] = av
         return point, direction, valid, num_hard
+
+    def _uniform_shares(self) -> bool:
+        """Whether every pair splits by the crowd-wide share (RVO2's rule, no per-pair work)."""
+        w, p = self.responsibility_weight, self.priority
+        return bool(self.cooperative.all() and (w.size == 0 or (np.all(w == w[0])
+                                                                 and np.all(p == p[0]))))
+
+    def solve_preferred(self) -> np.ndarray:
+        """The preferred velocities the solve uses: with the keep-right tie-break, those of
+        agents stalled for ``stall_steps`` steps turned clockwise by ``side_bias_rad``. Claim:
+        O8."""
+        if self.tie_break == "none":
+            return self.pref_velocity
+        return turn_right(self.pref_velocity, self.stalled_steps >= self.stall_steps,
+                          self.side_bias_rad)
 
     def _fine_grid(self) -> AgentGrid | None:
         """The grid of finer cells for a dense crowd, or None (see :meth:`_grid`)."""
@@ -562,7 +646,7 @@ class Crowd:
         fine = grids.fine
         obst_idx = self._obstacle_neighbors(rows, fine if fine is not None else grids.coarse())
         lines = self._lines_for(rows, nb, obst_idx)
-        result = solve_closest(self.pref_velocity[rows], self.max_speed[rows], *lines)
+        result = solve_closest(self._preferred[rows], self.max_speed[rows], *lines)
         return obst_idx, lines, result
 
     def compute_new_velocities(self) -> StepDiagnostics:
@@ -574,6 +658,7 @@ class Crowd:
         Claim: O1, O2, O4 (and O3, O5, O6 through the lines).
         """
         n = self.num_agents
+        self._preferred = self.solve_preferred()
         grids = _StepGrids(self)
         parts = max(1, -(-n // PIECE_ROWS))
         if n >= PARALLEL_MIN_AGENTS:
@@ -626,7 +711,7 @@ class Crowd:
                 obst_idx[lo:hi, :ob.shape[1]] = ob
         self.agent_neighbor_idx = nb_idx
         self.obstacle_neighbor_idx = obst_idx
-        diag = build_diagnostics(self.global_time, self.pref_velocity, velocity, self.max_speed,
+        diag = build_diagnostics(self.global_time, self._preferred, velocity, self.max_speed,
                                  point, direction, valid, num_hard, feasible, fail_line)
         if self.assertions:
             from navproof.orca.monitor import check_solve
@@ -640,6 +725,9 @@ class Crowd:
         self.velocity = diag.selected.copy()
         self.position = self.position + self.velocity * self.time_step
         self.global_time += self.time_step
+        # progress is judged against what the agent asked for, not the turned velocity
+        self.stalled_steps = stall_count(self.stalled_steps, self.velocity, self.pref_velocity)
+        diag = dataclasses.replace(diag, stalled_steps=self.stalled_steps.copy())
         self.diagnostics = diag
         return diag
 

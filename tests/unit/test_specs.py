@@ -19,9 +19,9 @@ def test_every_catalogue_id_is_specified():
         assert ids == set(claims)
 
 
-def test_refutable_claims_are_b5_a5_and_t3():
+def test_refutable_claims_are_b5_a5_t3_and_o7():
     refutable = {cid for cid, c in load_claims().items() if c.refutable}
-    assert refutable == {"B5", "A5", "T3"}
+    assert refutable == {"B5", "A5", "T3", "O7"}
 
 
 def test_default_profile_is_exact_and_complete():
