@@ -72,6 +72,15 @@ LINE_POINT = own_v + share * change
 # Share of a cooperative pair from the two responsibility weights (the shares add up to 1).
 PAIR_SHARE = weight_own / (weight_own + weight_other)
 
+# Relative motion p - x t of a pair with relative velocity x: squared distance and the time of
+# closest approach (its stationary point; clamp to the horizon for the minimum over it).
+p_sq = sympy.Symbol("p_sq", nonnegative=True)  # |p|^2, m^2
+p_dot_x = sympy.Symbol("p_dot_x", real=True)  # p . x, m^2/s
+x_sq = sympy.Symbol("x_sq", positive=True)  # |x|^2, m^2/s^2
+time_s = sympy.Symbol("time_s", nonnegative=True)  # time since the snapshot, s
+RELATIVE_DISTANCE_SQ = p_sq - 2 * time_s * p_dot_x + time_s**2 * x_sq
+(CLOSEST_APPROACH_TIME,) = sympy.solve(sympy.diff(RELATIVE_DISTANCE_SQ, time_s), time_s)
+
 assert simplify(PAIR_SHARE + PAIR_SHARE.subs({weight_own: weight_other, weight_other: weight_own},
                                              simultaneous=True) - 1) == 0
 
@@ -160,6 +169,22 @@ FORMULAS = (
         ("O3", "O7"),
         "One component of the ORCA line point v_own + share * u",
         "m/s",
+    ),
+    Formula(
+        "orca_relative_distance_sq",
+        RELATIVE_DISTANCE_SQ,
+        (p_sq, p_dot_x, x_sq, time_s),
+        ("O3", "O6"),
+        "Squared distance |p - x t|^2 of a pair at time t of constant relative motion",
+        "m^2",
+    ),
+    Formula(
+        "orca_closest_approach_time",
+        CLOSEST_APPROACH_TIME,
+        (p_dot_x, x_sq),
+        ("O3",),
+        "Time (p.x)/|x|^2 where the pair's distance is stationary (clamp to the horizon)",
+        "s",
     ),
     Formula(
         "orca_pair_share",

@@ -1,7 +1,7 @@
 # DO NOT EDIT: generated from the sympy derivations in navproof.proofs.
 # Regenerate with `navproof generate` (or `make generate`); a test and
 # `navproof prove` fail when this file differs from a fresh generation.
-# expressions-sha256: c5656fdfc3ae65ad2310faed010062796bae0e6f14a59948bbf0e1545e27bc6e
+# expressions-sha256: b07271f5b1e2f5146bf1dd9a6287d23fdf3387df9fa1046c1272f973580ad8e6
 """Closed-form navigation formulas generated from the proofs (vectorised, numpy)."""
 
 import numpy
@@ -36,6 +36,8 @@ __all__ = [
     "orca_leg_direction_y",
     "orca_leg_change",
     "orca_line_point",
+    "orca_relative_distance_sq",
+    "orca_closest_approach_time",
     "orca_pair_share",
 ]
 
@@ -270,6 +272,22 @@ def orca_line_point(*, own_v, share, change):
     Claim: O3, O7. Derived in navproof.proofs as ``change*share + own_v``.
     """
     return change*share + own_v
+
+
+def orca_relative_distance_sq(*, p_sq, p_dot_x, x_sq, time_s):
+    """Squared distance |p - x t|^2 of a pair at time t of constant relative motion [m^2].
+
+    Claim: O3, O6. Derived in navproof.proofs as ``-2*p_dot_x*time_s + p_sq + time_s**2*x_sq``.
+    """
+    return -2*p_dot_x*time_s + p_sq + time_s**2*x_sq
+
+
+def orca_closest_approach_time(*, p_dot_x, x_sq):
+    """Time (p.x)/|x|^2 where the pair's distance is stationary (clamp to the horizon) [s].
+
+    Claim: O3. Derived in navproof.proofs as ``p_dot_x/x_sq``.
+    """
+    return p_dot_x/x_sq
 
 
 def orca_pair_share(*, weight_own, weight_other):

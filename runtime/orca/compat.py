@@ -26,8 +26,12 @@ class RVOSimulator:
     def __init__(self, timeStep: float, neighborDist: float, maxNeighbors: int,  # noqa: N803
                  timeHorizon: float, timeHorizonObst: float, radius: float,  # noqa: N803
                  maxSpeed: float, velocity: tuple[float, float] = (0.0, 0.0),  # noqa: N803
-                 *, assertions: bool | None = None) -> None:
-        self._crowd = Crowd(timeStep, assertions=assertions)
+                 *, assertions: bool | None = None, priority_share: float = 0.25,
+                 tie_break: str = "none", side_bias_rad: float = 0.5,
+                 stall_steps: int = 2) -> None:
+        self._crowd = Crowd(timeStep, assertions=assertions, priority_share=priority_share,
+                            tie_break=tie_break, side_bias_rad=side_bias_rad,
+                            stall_steps=stall_steps)
         self.setAgentDefaults(neighborDist, maxNeighbors, timeHorizon, timeHorizonObst, radius,
                               maxSpeed, velocity)
 
@@ -201,6 +205,32 @@ class RVOSimulator:
 
     def setAgentTimeHorizonObst(self, agent_no: int, timeHorizonObst: float) -> None:  # noqa: N802,N803
         self._crowd.set_agent_scalar("time_horizon_obst", agent_no, timeHorizonObst)
+
+    # -------------------------------------------- responsibility, priority, stalls (O7, O8)
+    def setAgentResponsibility(self, agent_no: int, weight: float) -> None:  # noqa: N802
+        """Responsibility weight (> 0): equal-priority pairs split as weight / (sum of both)."""
+        self._crowd.set_agent_scalar("responsibility_weight", agent_no, weight)
+
+    def getAgentResponsibility(self, agent_no: int) -> float:  # noqa: N802
+        return float(self._crowd.responsibility_weight[self._idx(agent_no)])
+
+    def setAgentPriority(self, agent_no: int, priority: float) -> None:  # noqa: N802
+        """Priority: of two agents the higher takes ``priority_share`` of their avoidance."""
+        self._crowd.set_agent_scalar("priority", agent_no, priority)
+
+    def getAgentPriority(self, agent_no: int) -> float:  # noqa: N802
+        return float(self._crowd.priority[self._idx(agent_no)])
+
+    def setAgentCooperative(self, agent_no: int, cooperative: bool) -> None:  # noqa: N802
+        """A non-cooperative agent avoids no agent; its neighbours take the whole change."""
+        self._crowd.set_agent_cooperative(agent_no, cooperative)
+
+    def isAgentCooperative(self, agent_no: int) -> bool:  # noqa: N802
+        return bool(self._crowd.cooperative[self._idx(agent_no)])
+
+    def getAgentStalledSteps(self, agent_no: int) -> int:  # noqa: N802
+        """Consecutive steps the agent has made no progress towards its preferred velocity."""
+        return int(self._crowd.stalled_steps[self._idx(agent_no)])
 
     # ---------------------------------------------------------------- obstacle access
     def _processed(self) -> None:

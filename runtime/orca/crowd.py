@@ -276,7 +276,8 @@ class Crowd:
     ``NAVPROOF_ASSERT`` environment variable); ``responsibility`` is the share each of two equal
     agents takes of their avoidance (1/2 is RVO2's reciprocal split; per agent, the
     ``responsibility_weight``, ``priority`` and ``cooperative`` settings split each pair as in
-    :mod:`navproof.orca.responsibility`, Claim O7); ``tie_break`` is "none" (RVO2) or
+    :mod:`navproof.orca.responsibility`, Claim O7; ``priority_share`` is what the higher
+    priority of a pair takes); ``tie_break`` is "none" (RVO2) or
     "keep-right": an agent stalled for ``stall_steps`` steps turns its preferred velocity
     clockwise by ``side_bias_rad`` (Claim O8); ``workers`` > 1 solves crowds of
     at least ``PARALLEL_MIN_AGENTS`` agents in that many threads (opt-in: the many short numpy
@@ -285,13 +286,18 @@ class Crowd:
 
     def __init__(self, time_step: float = 0.25, *, defaults: AgentDefaults | None = None,
                  assertions: bool | None = None, responsibility: float = 0.5,
-                 tie_break: str = "none", side_bias_rad: float = 0.5, stall_steps: int = 2,
+                 priority_share: float = 0.25, tie_break: str = "none",
+                 side_bias_rad: float = 0.5, stall_steps: int = 2,
                  workers: int | None = None) -> None:
         self.time_step = self._valid_time_step(time_step)
         resp = float(check_valid_finite("responsibility", responsibility))
         if not 0.0 < resp <= 1.0:
             raise InvalidInput("responsibility", resp, "must be in (0, 1]")
         self.responsibility = resp
+        prio_share = float(check_valid_finite("priority_share", priority_share))
+        if not 0.0 <= prio_share <= 0.5:
+            raise InvalidInput("priority_share", prio_share, "must be in [0, 1/2]")
+        self.priority_share = prio_share
         if tie_break not in TIE_BREAKS:
             raise InvalidInput("tie_break", tie_break, f"must be one of {TIE_BREAKS}")
         self.tie_break = tie_break
@@ -515,11 +521,15 @@ class Crowd:
                                     self.time_horizon_obst[rows], self.obstacles, obst_idx)
         share: float | np.ndarray = self.responsibility
         if not self._uniform_shares():
-            # non-cooperative agents avoid no agent; the others split each pair (O7)
+            # non-cooperative agents avoid no agent; the others split each pair (O7) and
+            # expect a non-cooperative neighbour at the velocity it is about to take
             nb_idx = np.where(self.cooperative[rows][:, None], nb_idx, -1)
+            vel = np.where(self.cooperative[:, None], vel, self._noncooperative_velocity())
             share = pair_shares(nb_idx, rows, weight=self.responsibility_weight,
                                 priority=self.priority, cooperative=self.cooperative,
-                                equal_share=self.responsibility)
+                                equal_share=self.responsibility,
+                                higher_share=self.priority_share,
+                                stalled=self._tie_broken())
         ap, ad, av = agent_lines(pos, vel, self.radius, self.time_horizon, self.time_step, nb_idx,
                                  responsibility=share, rows=rows)
         num_hard = ov.sum(axis=1).astype(np.int64)
@@ -542,20 +552,35 @@ class Crowd:
             valid[local, slot] = av
         return point, direction, valid, num_hard
 
+    def _noncooperative_velocity(self) -> np.ndarray:
+        """What a non-cooperative agent is about to do: its preferred velocity within its max
+        speed (the obstacles aside, nothing else binds it). Claim: O7."""
+        pref = self._preferred
+        speed = np.hypot(pref[:, 0], pref[:, 1])
+        scale = np.where(speed > self.max_speed, self.max_speed / np.maximum(speed, 1e-300), 1.0)
+        return pref * scale[:, None]
+
+    def _tie_broken(self) -> np.ndarray | None:
+        """Agents the tie-break acts on (stalled long enough), or None without a tie-break."""
+        if self.tie_break == "none":
+            return None
+        return self.stalled_steps >= self.stall_steps
+
     def _uniform_shares(self) -> bool:
         """Whether every pair splits by the crowd-wide share (RVO2's rule, no per-pair work)."""
         w, p = self.responsibility_weight, self.priority
-        return bool(self.cooperative.all() and (w.size == 0 or (np.all(w == w[0])
-                                                                 and np.all(p == p[0]))))
+        stalled = self._tie_broken()
+        return bool(self.cooperative.all() and (stalled is None or not stalled.any())
+                    and (w.size == 0 or (np.all(w == w[0]) and np.all(p == p[0]))))
 
     def solve_preferred(self) -> np.ndarray:
         """The preferred velocities the solve uses: with the keep-right tie-break, those of
         agents stalled for ``stall_steps`` steps turned clockwise by ``side_bias_rad``. Claim:
         O8."""
-        if self.tie_break == "none":
+        stalled = self._tie_broken()
+        if stalled is None:
             return self.pref_velocity
-        return turn_right(self.pref_velocity, self.stalled_steps >= self.stall_steps,
-                          self.side_bias_rad)
+        return turn_right(self.pref_velocity, stalled, self.side_bias_rad)
 
     def _fine_grid(self) -> AgentGrid | None:
         """The grid of finer cells for a dense crowd, or None (see :meth:`_grid`)."""
@@ -714,9 +739,14 @@ class Crowd:
         diag = build_diagnostics(self.global_time, self._preferred, velocity, self.max_speed,
                                  point, direction, valid, num_hard, feasible, fail_line)
         if self.assertions:
-            from navproof.orca.monitor import check_solve
+            from navproof.orca.monitor import check_reciprocity, check_solve
 
             check_solve(diag)
+            if self.responsibility == 0.5:
+                # shares add up to 1 for every pair of cooperative agents (O3, O7)
+                coop_nb = np.where(self.cooperative[:, None], nb_idx, -1)
+                check_reciprocity(self.position, self.radius, self.time_horizon, self.time_step,
+                                  velocity, self.max_speed, coop_nb, feasible)
         return diag
 
     def step(self) -> StepDiagnostics:

@@ -9,7 +9,11 @@
   the signed margin is the distance from ``p - v`` to that cone;
 * O4: an agent labelled infeasible really has an empty set at the line where the exact solve
   stopped (the disk chord of that line, cut by the earlier lines, is empty), and an agent
-  labelled feasible violates no line.
+  labelled feasible violates no line;
+* O3 (:func:`check_reciprocity`): every pair that built lines against each other, both labelled
+  feasible, with shares adding up to 1 and one time horizon, keeps the combined radius over
+  the horizon with the chosen velocities (exact minimum of the distance, not sampled); a pair
+  that overlaps already is apart at the step's end (O6).
 
 A failure raises :class:`~navproof.core.errors.ObligationViolation` carrying the claim ID, the
 agent, the observed value, the limit and that agent's constraints.
@@ -21,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from navproof._generated.formulas import orca_closest_approach_time, orca_relative_distance_sq
 from navproof.core.errors import ObligationViolation
 from navproof.core.tolerances import (
     MONITOR_ANGLE_TOL_RAD,
@@ -210,3 +215,72 @@ def check_solve(diag: StepDiagnostics) -> None:
             j = int(np.flatnonzero(bad)[0])
             _fail("O4", "labelled infeasible but the failing line still has feasible points",
                   diag, int(rows[j]), margin[j], limit[j])
+
+
+def pair_min_distance(rel_position: np.ndarray, rel_velocity: np.ndarray, horizon_s: np.ndarray
+                      ) -> np.ndarray:
+    """Exact minimum (m) of ``|p - x t|`` over ``t`` in ``[0, horizon_s]`` per pair, with the
+    generated closest-approach time clamped to the interval. Claim: O3."""
+    px, py = rel_position[:, 0], rel_position[:, 1]
+    xx, xy = rel_velocity[:, 0], rel_velocity[:, 1]
+    p_sq = px * px + py * py
+    p_dot_x = px * xx + py * xy
+    x_sq = xx * xx + xy * xy
+    moving = x_sq > 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_star = orca_closest_approach_time(p_dot_x=p_dot_x, x_sq=np.where(moving, x_sq, 1.0))
+    t_star = np.clip(np.where(moving, t_star, 0.0), 0.0, horizon_s)
+    dist_sq = orca_relative_distance_sq(p_sq=p_sq, p_dot_x=p_dot_x, x_sq=x_sq, time_s=t_star)
+    return np.sqrt(np.maximum(dist_sq, 0.0))
+
+
+def reciprocal_pairs(neighbor_idx: np.ndarray, feasible: np.ndarray) -> tuple[np.ndarray,
+                                                                                np.ndarray]:
+    """Pairs ``(a, b)``, ``a < b``, that hold each other as neighbours and both solved
+    feasibly: the pairs whose two lines the O3 proofs are about."""
+    rows, slots = np.nonzero(neighbor_idx >= 0)
+    a, b = rows, neighbor_idx[rows, slots]
+    keep = (a < b) & feasible[a] & feasible[b]
+    a, b = a[keep], b[keep]
+    mutual = np.any(neighbor_idx[b] == a[:, None], axis=1)
+    return a[mutual], b[mutual]
+
+
+def check_reciprocity(position: np.ndarray, radius: np.ndarray, time_horizon: np.ndarray,
+                      time_step: float, selected: np.ndarray, max_speed: np.ndarray,
+                      neighbor_idx: np.ndarray, feasible: np.ndarray) -> None:
+    """Raise ObligationViolation (O3, or O6 for an overlapping pair) when a reciprocal pair's
+    chosen velocities bring it closer than the combined radius within its horizon.
+
+    Only pairs whose shares add up to 1 are given (the caller filters): that split is proved
+    reciprocal in every case. The allowance is the solve's feasibility tolerance carried over
+    the horizon. Claim: O3, O6.
+    """
+    a, b = reciprocal_pairs(neighbor_idx, feasible)
+    same = time_horizon[a] == time_horizon[b]
+    a, b = a[same], b[same]
+    if a.size == 0:
+        return
+    rel_p = position[b] - position[a]
+    rel_x = selected[a] - selected[b]
+    comb_r = radius[a] + radius[b]
+    overlapping = np.einsum("ij,ij->i", rel_p, rel_p) <= comb_r * comb_r
+    horizon = np.where(overlapping, time_step, time_horizon[a])
+    tol = (2.0 * MONITOR_FEASIBILITY_REL * (1.0 + np.maximum(max_speed[a], max_speed[b]))
+           * horizon + MONITOR_FEASIBILITY_REL * comb_r)
+    # an overlapping pair is judged at the step's end only (O6): it starts inside
+    end = rel_p - rel_x * horizon[:, None]
+    distance = np.where(overlapping, np.hypot(end[:, 0], end[:, 1]),
+                        pair_min_distance(rel_p, rel_x, horizon))
+    bad = distance < comb_r - tol
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        claim = "O6" if overlapping[j] else "O3"
+        what = ("the overlapping pair is not apart at the step's end" if overlapping[j]
+                else "the pair comes closer than the combined radius within the horizon")
+        raise ObligationViolation(
+            claim, f"{what} (agents {int(a[j])} and {int(b[j])})",
+            observed=float(distance[j]), limit=float(comb_r[j]),
+            margin=float(distance[j] - comb_r[j]), agent=int(a[j]),
+            data={"other": int(b[j]), "relative_position": rel_p[j].tolist(),
+                  "relative_velocity": rel_x[j].tolist(), "horizon_s": float(horizon[j])})

@@ -37,6 +37,27 @@ REQUIRED = {
     "A4": PROVED,
     "A5": REFUTED,
     "V1": PROVED,
+    "O1/unconstrained": PROVED,
+    "O3/cutoff": PROVED,
+    "O3/left_leg": PROVED,
+    "O3/right_leg": PROVED,
+    "O3/closest_cutoff": PROVED,
+    "O3/closest_left_leg": PROVED,
+    "O3/closest_right_leg": PROVED,
+    "O5/segment": PROVED,
+    "O5/vertex": PROVED,
+    "O6/apart": PROVED,
+    "O6/closest": PROVED,
+    "O6/bounded": PROVED,
+    "O7/cutoff_at_least_one": PROVED,
+    "O7/left_leg_at_least_one": PROVED,
+    "O7/right_leg_at_least_one": PROVED,
+    "O7/colliding_at_least_one": PROVED,
+    "O7/cutoff_below_one": REFUTED,
+    "O7/left_leg_below_one": REFUTED,
+    "O7/colliding_below_one": REFUTED,
+    "O7/cutoff_above_one": REFUTED,
+    "O7/left_leg_above_one": REFUTED,
 }
 
 
@@ -196,7 +217,8 @@ def test_proof_locations_name_the_builders():
         "navproof.proofs.obligations.boundary.b5_extremum",
     ]
     assert reg.proof_locations("S1") == ["navproof.proofs.obligations.stop_envelope.s1"]
-    assert reg.proof_locations("O1") == []
+    assert reg.proof_locations("O1") == ["navproof.proofs.obligations.orca.o1_unconstrained"]
+    assert reg.proof_locations("O4") == []
 
 
 def test_every_family_module_declares_its_obligations_under_their_ids(profile):

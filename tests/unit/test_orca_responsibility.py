@@ -1,0 +1,146 @@
+"""Pair shares, non-cooperative agents, the keep-right tie-break and stall reports.
+
+Claims: O7 (shares add up to 1; priorities; non-cooperative), O8 (deterministic tie-break,
+stalls in the diagnostics), O3 (assertion mode's exact minimum-distance check).
+"""
+
+import numpy as np
+import pytest
+
+from navproof.core.errors import InvalidInput, ObligationViolation
+from navproof.orca.crowd import AgentDefaults, Crowd
+from navproof.orca.monitor import check_reciprocity, pair_min_distance
+from navproof.orca.responsibility import pair_shares
+
+SMALL = AgentDefaults(neighbor_dist=15.0, max_neighbors=10, time_horizon=10.0,
+                      time_horizon_obst=10.0, radius=0.5, max_speed=2.0)
+
+
+def _shares(weight, priority, cooperative, stalled=None):
+    n = len(weight)
+    nb = np.array([[j for j in range(n) if j != i] for i in range(n)])
+    share = pair_shares(nb, np.arange(n), weight=np.asarray(weight, float),
+                        priority=np.asarray(priority, float),
+                        cooperative=np.asarray(cooperative), equal_share=0.5,
+                        higher_share=0.25, stalled=stalled)
+    return {(i, int(nb[i, s])): float(share[i, s]) for i in range(n) for s in range(n - 1)}
+
+
+def test_o7_pair_shares_add_up_to_one():
+    shares = _shares([1.0, 3.0, 1.0], [0.0, 0.0, 2.0], [True, True, True])
+    for (i, j), value in shares.items():
+        assert value + shares[(j, i)] == pytest.approx(1.0, abs=1e-15)
+    assert shares[(0, 1)] == pytest.approx(0.25)  # weights 1 : 3
+    assert shares[(2, 0)] == 0.25 and shares[(0, 2)] == 0.75  # higher priority takes less
+
+
+def test_o7_non_cooperative_neighbour_takes_nothing_the_other_everything():
+    shares = _shares([1.0, 1.0], [0.0, 0.0], [True, False])
+    assert shares[(0, 1)] == 1.0
+
+
+def test_o8_stalled_equals_yield_by_index():
+    shares = _shares([1.0, 1.0], [0.0, 0.0], [True, True], stalled=np.array([True, False]))
+    assert shares[(0, 1)] == 0.25 and shares[(1, 0)] == 0.75
+
+
+def _pair(kind, **options):
+    crowd = Crowd(0.25, defaults=SMALL, assertions=True, **options)
+    if kind == "head-on":
+        crowd.add_agents(np.array([[-5.0, 0.0], [5.0, 0.0]]))
+    else:
+        crowd.add_agents(np.array([[-4.0, 0.0], [4.0, 0.0]]))
+        crowd.add_obstacle([(-0.2, 0.7), (0.2, 0.7), (0.2, 10.0), (-0.2, 10.0)])
+        crowd.add_obstacle([(-0.2, -10.0), (0.2, -10.0), (0.2, -0.7), (-0.2, -0.7)])
+    goals = -crowd.position.copy()
+    return crowd, goals
+
+
+def _run(crowd, goals, steps):
+    longest = 0
+    for k in range(steps):
+        vec = goals - crowd.position
+        dist = np.hypot(vec[:, 0], vec[:, 1])
+        crowd.set_pref_velocities(vec * np.where(dist > 1.0, 1.0 / np.maximum(dist, 1e-9),
+                                                 1.0)[:, None])
+        diag = crowd.step()
+        longest = max(longest, int(diag.stalled_steps.max()))
+        gap = np.hypot(*(crowd.position[0] - crowd.position[1])) - 1.0
+        assert gap >= -1e-9
+        if np.hypot(*(goals - crowd.position).T).max() < 0.05:
+            return k + 1, longest, diag
+    return None, longest, diag
+
+
+@pytest.mark.parametrize("kind", ["head-on", "door"])
+def test_o8_symmetric_pair_stalls_without_tie_break_and_the_stall_is_reported(kind):
+    crowd, goals = _pair(kind)
+    arrived, longest, diag = _run(crowd, goals, 120)
+    assert arrived is None and longest >= 50
+    assert "stalled" in str(diag.record(0)) and diag.record(0).stalled_steps == longest
+
+
+@pytest.mark.parametrize("kind, bound", [("head-on", 150), ("door", 250)])
+def test_o8_keep_right_resolves_in_a_bounded_number_of_steps(kind, bound):
+    crowd, goals = _pair(kind, tie_break="keep-right")
+    arrived, _, _ = _run(crowd, goals, bound)
+    assert arrived is not None
+
+
+def _swap(seed, **agent_options):
+    rng = np.random.default_rng(seed)
+    angle = 2 * np.pi * np.arange(6) / 6 + rng.uniform(0, 2 * np.pi)
+    pos = 8.0 * np.stack([np.cos(angle), np.sin(angle)], 1) + rng.normal(0, 0.2, (6, 2))
+    crowd = Crowd(0.25, defaults=AgentDefaults(radius=1.5), assertions=True)
+    crowd.add_agents(pos, **agent_options)
+    goals = -pos
+    worst = -np.inf
+    for _ in range(160):
+        vec = goals - crowd.position
+        dist = np.hypot(vec[:, 0], vec[:, 1])
+        crowd.set_pref_velocities(vec * np.where(dist > 1.0, 1.0 / np.maximum(dist, 1e-9),
+                                                 1.0)[:, None])
+        crowd.step()
+        d = np.hypot(*(crowd.position[:, None] - crowd.position[None]).transpose(2, 0, 1))
+        np.fill_diagonal(d, np.inf)
+        worst = max(worst, float(np.max(3.0 - d)))
+    return worst, np.hypot(*(goals - crowd.position).T).max()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_o7_swap_with_one_non_cooperative_agent_never_overlaps(seed):
+    worst, remaining = _swap(seed, cooperative=np.arange(6) != 0)
+    assert worst <= 1e-9 and remaining < 0.05
+
+
+def test_pair_min_distance_is_exact():
+    p = np.array([[4.0, 1.0], [4.0, 1.0], [4.0, 1.0]])
+    x = np.array([[1.0, 0.0], [-1.0, 0.0], [1.0, 0.0]])
+    horizon = np.array([10.0, 10.0, 2.0])
+    np.testing.assert_allclose(pair_min_distance(p, x, horizon), [1.0, np.hypot(4, 1),
+                                                                   np.hypot(2, 1)])
+
+
+def test_o3_assertion_names_a_pair_that_comes_too_close():
+    position = np.array([[0.0, 0.0], [4.0, 0.0]])
+    nb = np.array([[1], [0]])
+    with pytest.raises(ObligationViolation) as info:
+        check_reciprocity(position, np.array([0.5, 0.5]), np.array([10.0, 10.0]), 0.25,
+                          np.array([[1.0, 0.0], [-1.0, 0.0]]), np.array([2.0, 2.0]), nb,
+                          np.array([True, True]))
+    assert info.value.claim_id == "O3" and info.value.observed == pytest.approx(0.0)
+    # the same velocities apart: nothing to report
+    check_reciprocity(position, np.array([0.5, 0.5]), np.array([10.0, 10.0]), 0.25,
+                      np.array([[-1.0, 0.0], [1.0, 0.0]]), np.array([2.0, 2.0]), nb,
+                      np.array([True, True]))
+
+
+def test_bad_options_are_rejected_before_anything_changes():
+    with pytest.raises(InvalidInput):
+        Crowd(0.25, tie_break="left")
+    with pytest.raises(InvalidInput):
+        Crowd(0.25, priority_share=0.75)
+    crowd = Crowd(0.25)
+    with pytest.raises(InvalidInput):
+        crowd.add_agents(np.zeros((2, 2)), responsibility_weight=0.0)
+    assert crowd.num_agents == 0
