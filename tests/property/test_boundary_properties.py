@@ -6,7 +6,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from navproof.boundary import model as b
-from navproof.step import safe_step as ss
+from navproof import step as ss
 
 DT = 0.1
 N, K = 24, 3

@@ -5,7 +5,7 @@ import pytest
 
 from navproof.boundary import model as b
 from navproof.step import corridor as cor
-from navproof.step import safe_step as ss
+from navproof import step as ss
 from navproof.core.errors import InvalidInput
 
 DT = 0.1

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from navproof.boundary import model as b
-from navproof.step import safe_step as ss
+from navproof import step as ss
 from navproof.core.errors import InvalidInput
 from navproof.specs import load_profile
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from navproof.boundary import model as b
-from navproof.step import safe_step as ss
+from navproof import step as ss
 from navproof.step import snapshot as snap
 from navproof.core.errors import InvalidInput
 
