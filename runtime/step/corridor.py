@@ -35,15 +35,13 @@ from navproof.boundary.model import (
     polygon_halfplanes,
     take_edges,
 )
+from navproof.core.bisection import bisect
 from navproof.core.errors import EPS, InvalidInput
 from navproof.step.inputs import Neighbors, StepInput
 from navproof.step.result import SafeStepResult
 from navproof.step.solve import solve_safe_step
 from navproof.step.snapshot import scatter_rows, take_input_rows
 from navproof.core.validation import check_valid_finite
-
-BISECTION_STEPS = 60
-
 
 @dataclass(frozen=True)
 class Region:
@@ -196,12 +194,7 @@ def portal_crossing_time_s(s_m: np.ndarray, dt_s: float, n_dot_e: np.ndarray,
     found = np.zeros(s_m.shape, bool)
     for lo0, hi0 in ((np.zeros_like(s_m), t_star), (t_star, np.full_like(s_m, dt_s))):
         crosses = ~found & (margin(lo0) > 0.0) & (margin(hi0) <= 0.0) & (hi0 > lo0)
-        lo, hi = lo0.copy(), hi0.copy()
-        for _ in range(BISECTION_STEPS):
-            mid = 0.5 * (lo + hi)
-            out = margin(mid) <= 0.0
-            hi = np.where(out, mid, hi)
-            lo = np.where(out, lo, mid)
+        _, hi = bisect(lo0, hi0, lambda mid: margin(mid) <= 0.0)
         # hi is on or beyond the portal: the sub-step ends exactly where the curve reaches it
         result = np.where(crosses, hi, result)
         found |= crosses
