@@ -7,8 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-BISECTION_STEPS = 60
-"""Halvings of each bracket: 2^-60 of its width, below one ulp of a step fraction or time."""
+from navproof.core.tolerances import BISECTION_STEPS
 
 
 def bisect(lo: np.ndarray, hi: np.ndarray, past: Callable[[np.ndarray], np.ndarray]

@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from navproof.core.errors import EPS
+from navproof.core.tolerances import EPS, PARALLEL_DET
 
 CHUNK_ROWS = 512
 """Rows per chunk of the candidate enumeration (bounds the temporary arrays)."""
 FEASIBILITY_CHUNK = 32
 """Candidates per row checked against every constraint at a time, nearest first."""
-PARALLEL_DET = 1e-12
-"""Determinant of two unit normals below which two boundaries count as parallel."""
 
 
 def circle_crossings(centre_a: np.ndarray, radius_a: np.ndarray, centre_b: np.ndarray,

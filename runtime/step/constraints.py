@@ -25,7 +25,7 @@ from navproof.boundary.stop_envelope import (
     envelope_speed_cap_mps,
     stop_halfplane_offset_mps,
 )
-from navproof.core.errors import EPS
+from navproof.core.tolerances import EPS
 from navproof.solver.halfplanes import HalfPlanes, from_rvo_lines
 from navproof.step.inputs import StepInput
 

@@ -36,12 +36,14 @@ from navproof.boundary.model import (
     take_edges,
 )
 from navproof.core.bisection import bisect
-from navproof.core.errors import EPS, InvalidInput
+from navproof.core.errors import InvalidInput
+from navproof.core.tolerances import AREA_REL_TOL, EPS, UNIT_LENGTH_TOL
+from navproof.core.validation import check_valid_finite
 from navproof.step.inputs import Neighbors, StepInput
 from navproof.step.result import SafeStepResult
-from navproof.step.solve import solve_safe_step
 from navproof.step.snapshot import scatter_rows, take_input_rows
-from navproof.core.validation import check_valid_finite
+from navproof.step.solve import solve_safe_step
+
 
 @dataclass(frozen=True)
 class Region:
@@ -101,7 +103,7 @@ def merge_regions(a: Region, b: Region, *, portal_index_a: int, portal_index_b: 
         return None
     hull = _hull(np.concatenate([a.vertices_m, b.vertices_m]))
     scale = max(1.0, abs(_area(a.vertices_m)) + abs(_area(b.vertices_m)))
-    if abs(_area(hull) - _area(a.vertices_m) - _area(b.vertices_m)) > 1e-9 * scale:
+    if abs(_area(hull) - _area(a.vertices_m) - _area(b.vertices_m)) > AREA_REL_TOL * scale:
         return None
     return Region(a.region_id if merged_id is None else merged_id, hull, a.gradient.copy())
 
@@ -245,7 +247,7 @@ def step_with_portal(inp: StepInput, *, region_id: np.ndarray, portal_normal: np
     u = inp.support.carry_mps(x0)
     pn = check_valid_finite("portal_normal", np.where(portal_valid[:, None], portal_normal, 0.0))
     lengths = np.hypot(pn[:, 0], pn[:, 1])
-    if np.any(portal_valid & (np.abs(lengths - 1.0) > 1e-6)):
+    if np.any(portal_valid & (np.abs(lengths - 1.0) > UNIT_LENGTH_TOL)):
         raise InvalidInput("portal_normal", pn.tolist(), "must be unit vectors")
     portal_b = np.asarray(portal_offset_m, float)
     s = portal_b - np.einsum("nj,nj->n", pn, x0)

@@ -20,7 +20,8 @@ from navproof.boundary.model import curve_min_margin_m, rotating_stop_pairs
 from navproof.boundary.reference import reference_velocity
 from navproof.boundary.slope import reach_margin_mps
 from navproof.boundary.stop_envelope import envelope_margin_m, envelope_speed_cap_mps
-from navproof.core.errors import EPS, ObligationViolation
+from navproof.core.errors import ObligationViolation
+from navproof.core.tolerances import EPS
 from navproof.step.inputs import StepInput
 from navproof.step.result import (
     DYNAMIC_AVOIDANCE_FAILED,

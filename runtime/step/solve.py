@@ -28,8 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from navproof.core.errors import EPS, assertions_enabled
+from navproof.core.errors import assertions_enabled
 from navproof.core.ranges import check_step_in_profile
+from navproof.core.tolerances import EPS
 from navproof.step.constraints import prepare_constraints
 from navproof.step.fallbacks import (
     f1_relaxed_neighbours,

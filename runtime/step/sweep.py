@@ -15,7 +15,8 @@ import numpy as np
 from navproof._generated import formulas
 from navproof.boundary.model import check_valid_step, dot2
 from navproof.core.bisection import bisect
-from navproof.core.errors import EPS
+from navproof.core.tolerances import EPS
+
 
 def _cubic(c3: np.ndarray, c2: np.ndarray, c1: np.ndarray, c0: np.ndarray,
            x: np.ndarray) -> np.ndarray:

@@ -29,7 +29,7 @@ from navproof.boundary.stop_envelope import (
     envelope_margin_m,
     necessary_bound_mps,
 )
-from navproof.core.errors import EPS
+from navproof.core.tolerances import EPS
 from navproof.step.constraints import Prepared
 from navproof.step.inputs import Neighbors, StepInput
 from navproof.step.result import Margins

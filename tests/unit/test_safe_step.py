@@ -4,13 +4,13 @@
 import numpy as np
 import pytest
 
-from navproof.boundary import model as b
 from navproof import step as ss
+from navproof.boundary import model as b
+from navproof.core.errors import InvalidInput, ObligationViolation
 from navproof.orca import crowd as orca_crowd
 from navproof.orca import lines as orca
 from navproof.solver import closest
 from navproof.step.monitor import check_committed_step
-from navproof.core.errors import InvalidInput, ObligationViolation
 
 DT = 0.1
 
