@@ -15,7 +15,7 @@ from navproof.specs.profile import Profile, load_profile
 
 def fingerprint_lines(profile: Profile) -> list[str]:
     """``ID part digest`` for every obligation of the registry, in registry order."""
-    lines = []
+    lines: list[str] = []
     for obligation_id in obligations.OBLIGATION_IDS:
         digest = obligations.build(obligation_id, profile).fingerprint()
         lines.extend(f"{obligation_id} {part} {value}" for part, value in digest.items())

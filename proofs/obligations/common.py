@@ -254,8 +254,8 @@ class Builder:
         """Substitute sympy values, and placeholders bound to z3 terms, for named symbols.
 
         A z3 value is bound through a placeholder symbol named by the z3 term (its first use in
-        this builder), so the translator's memo (and its sqrt / reciprocal variables) stays valid across calls and
-        the same ``sqrt(d)`` is one variable however often it is translated.
+        this builder), so the translator's memo (and its sqrt / reciprocal variables) stays valid
+        across calls and the same ``sqrt(d)`` is one variable however often it is translated.
         """
         by_name = {s.name: s for s in expr.free_symbols}
         unknown = set(subs) - set(by_name)
