@@ -11,7 +11,6 @@ Every input is validated before anything changes; a rejected call leaves the sta
 
 from __future__ import annotations
 
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -21,7 +20,7 @@ import numpy as np
 
 from navproof.core.errors import InvalidInput, assertions_enabled
 from navproof.solver.lp import line_violation, solve_closest
-from navproof.orca.neighbors import AgentGrid, build_grid, query_grid, query_slots, range_cell_density
+from navproof.orca.neighbors import AgentGrid, build_grid, query_into
 from navproof.orca.obstacles import ObstacleSet
 from navproof.orca.lines import agent_lines, obstacle_lines
 from navproof.core.validation import check_valid_finite
@@ -31,13 +30,6 @@ PARALLEL_MIN_AGENTS = 4096
 
 PIECE_ROWS = 8192
 """Largest piece of the grid order solved at once: keeps the working arrays in cache."""
-
-FINE_GRID_MIN_AGENTS = 2048
-"""Crowds at least this large try the finer density-sized grid first."""
-FINE_GRID_SAFETY = 1.6
-"""Expected agents within the fine cell side, as a multiple of max_neighbors."""
-FINE_GRID_MAX_FRACTION = 0.85
-"""The fine grid is used only when its cells are at most this fraction of the range."""
 
 ACTIVE_TOL_MPS = 1e-7
 """A line is active (binding) when the chosen velocity is within this distance of it, m/s."""
@@ -228,26 +220,6 @@ class StepDiagnostics:
             max_violation_mps=float(self.max_violation[agent]),
             lines=lines,
         )
-
-
-class _StepGrids:
-    """Agent grids of one snapshot: the fine grid (or None), the full-range grid on demand."""
-
-    def __init__(self, crowd: Crowd) -> None:
-        self._crowd = crowd
-        self._lock = threading.Lock()
-        self._coarse: AgentGrid | None = None
-        self._built = False
-        self.fine = crowd._fine_grid()
-
-    def coarse(self) -> AgentGrid | None:
-        """The grid of cells as large as the largest neighbour distance (built once)."""
-        with self._lock:
-            if not self._built:
-                c = self._crowd
-                self._coarse = build_grid(c.position, c.neighbor_dist, c.max_neighbors)
-                self._built = True
-        return self._coarse
 
 
 _FLOAT_FIELDS = ("radius", "max_speed", "neighbor_dist", "time_horizon", "time_horizon_obst")
@@ -469,34 +441,6 @@ class Crowd:
             valid[local, slot] = av
         return point, direction, valid, num_hard
 
-    def _fine_grid(self) -> AgentGrid | None:
-        """The grid of finer cells for a dense crowd, or None (see :meth:`_grid`)."""
-        if not self.obstacles.processed:
-            self.obstacles.process()
-        if self.num_agents < FINE_GRID_MIN_AGENTS:
-            return None
-        found = range_cell_density(self.position, self.neighbor_dist, self.max_neighbors)
-        if found is None:
-            return None
-        cell, density = found
-        k = int(self.max_neighbors.max())
-        fine_cell = np.sqrt(FINE_GRID_SAFETY * k / (np.pi * density))
-        if not fine_cell < FINE_GRID_MAX_FRACTION * cell:
-            return None
-        return build_grid(self.position, self.neighbor_dist, self.max_neighbors,
-                          cell_m=fine_cell)
-
-    def _grid(self) -> tuple[AgentGrid | None, AgentGrid | None]:
-        """Agent grids of the snapshot: cells of the full range, and finer cells where dense.
-
-        In a dense crowd the nearest ``max_neighbors`` agents sit well inside the neighbour
-        distance; a grid with cells just large enough to hold them (from the median local
-        density) answers most agents exactly at a fraction of the cost, and the others are
-        asked again on the full-range grid (built in a step only when some agent needs it).
-        """
-        fine = self._fine_grid()
-        return build_grid(self.position, self.neighbor_dist, self.max_neighbors), fine
-
     def _obstacle_neighbors(self, rows: np.ndarray, grid: AgentGrid | None = None
                             ) -> np.ndarray:
         """Obstacle edges near agent ``rows``, by increasing distance, -1 padded.
@@ -526,37 +470,33 @@ class Crowd:
         grid = build_grid(self.position, self.neighbor_dist, self.max_neighbors)
         rows = np.arange(self.num_agents)
         obst_idx = self._obstacle_neighbors(rows, grid)
-        nb_idx = np.full((self.num_agents, int(self.max_neighbors.max(initial=0))), -1,
-                         dtype=np.int64)
-        if grid is not None:
-            nb_idx[grid.members] = query_grid(grid, 0, grid.members.size)[0]
+        nb_idx = self._agent_neighbors(grid, [(0, self.num_agents)], _serial)
         self.agent_neighbor_idx = nb_idx
         self.obstacle_neighbor_idx = obst_idx
         return self._lines_for(rows, nb_idx, obst_idx)
 
-    def _neighbor_piece(self, grids: _StepGrids, lo: int, hi: int
-                        ) -> tuple[np.ndarray, np.ndarray]:
-        """Agent neighbours of the grid slots ``lo:hi``: (agent rows, neighbour rows).
+    def _agent_neighbors(self, grid: AgentGrid | None, spans: list[tuple[int, int]],
+                         run: Any) -> np.ndarray:
+        """Agent neighbours of every agent by distance, -1 padded. Claim: O2.
 
-        Answered on the fine grid where it can certify the answer, else on the full-range grid.
-        Claim: O2 (the neighbour set RVO2 builds).
+        The grid's sorted slots are answered in as many pieces as ``spans`` (neighbouring
+        agents together in memory), through ``run`` (threads or a loop); every row depends
+        on the snapshot alone.
         """
-        fine = grids.fine
-        grid = fine if fine is not None else grids.coarse()
-        assert grid is not None
-        slots = np.arange(lo, hi)
-        nb, _, certified = query_slots(grid, slots)
-        redo = np.flatnonzero(~certified)
-        if fine is not None and redo.size:
-            coarse = grids.coarse()
-            assert coarse is not None
-            nb[redo] = query_slots(coarse, coarse.slot_of[grid.members[lo + redo]])[0]
-        return grid.members[lo:hi], nb
+        n = self.num_agents
+        k = int(self.max_neighbors.max(initial=0))
+        nb_idx = np.full((n, k), -1, dtype=np.int64)
+        if grid is None:
+            return nb_idx
+        nb_d = np.empty((n, k))
+        bounds = np.linspace(0, grid.members.size, len(spans) + 1).astype(int).tolist()
+        run(lambda span: query_into(grid, span[0], span[1], nb_idx, nb_d),
+            list(zip(bounds[:-1], bounds[1:], strict=True)))
+        return nb_idx
 
-    def _solve_chunk(self, grids: _StepGrids, rows: np.ndarray, nb: np.ndarray
+    def _solve_chunk(self, grid: AgentGrid | None, rows: np.ndarray, nb: np.ndarray
                      ) -> tuple[np.ndarray, Any, Any]:
-        fine = grids.fine
-        obst_idx = self._obstacle_neighbors(rows, fine if fine is not None else grids.coarse())
+        obst_idx = self._obstacle_neighbors(rows, grid)
         lines = self._lines_for(rows, nb, obst_idx)
         result = solve_closest(self.pref_velocity[rows], self.max_speed[rows], *lines)
         return obst_idx, lines, result
@@ -570,7 +510,9 @@ class Crowd:
         Claim: O1, O2, O4 (and O3, O5, O6 through the lines).
         """
         n = self.num_agents
-        grids = _StepGrids(self)
+        if not self.obstacles.processed:
+            self.obstacles.process()
+        grid = build_grid(self.position, self.neighbor_dist, self.max_neighbors)
         parts = max(1, -(-n // PIECE_ROWS))
         if n >= PARALLEL_MIN_AGENTS:
             parts = max(parts, self.workers)
@@ -585,16 +527,11 @@ class Crowd:
         def run(task: Any, items: list[Any]) -> list[Any]:
             if pool is not None:
                 return list(pool.map(task, items))
-            return [task(item) for item in items]
+            return _serial(task, items)
 
-        # neighbours: pieces of the grid order (neighbouring agents together in memory)
-        k = int(self.max_neighbors.max(initial=0))
-        nb_idx = np.full((n, k), -1, dtype=np.int64)
-        if grids.fine is not None or grids.coarse() is not None:
-            for members, nb in run(lambda span: self._neighbor_piece(grids, *span), spans):
-                nb_idx[members] = nb
+        nb_idx = self._agent_neighbors(grid, spans, run)
         # lines and programs: pieces of agent rows, so the results are slices
-        outputs = run(lambda span: self._solve_chunk(grids, np.arange(*span),
+        outputs = run(lambda span: self._solve_chunk(grid, np.arange(*span),
                                                      nb_idx[span[0]:span[1]]), spans)
         if len(outputs) == 1:
             obst_idx, (point, direction, valid, num_hard), result = outputs[0]
@@ -638,6 +575,11 @@ class Crowd:
         self.global_time += self.time_step
         self.diagnostics = diag
         return diag
+
+
+def _serial(task: Any, items: list[Any]) -> list[Any]:
+    """``task`` of every item in turn (the one-thread stand-in for a pool's map)."""
+    return [task(item) for item in items]
 
 
 def build_diagnostics(snapshot_time_s: float, preferred: np.ndarray, selected: np.ndarray,

@@ -179,15 +179,16 @@ def test_threaded_pieces_give_the_same_step() -> None:
         np.testing.assert_array_equal(count, results[0][1])
 
 
-def test_dense_crowd_fine_grid_gives_the_full_range_neighbours() -> None:
+@pytest.mark.parametrize("workers", [1, 2])
+def test_dense_crowd_gives_the_full_range_neighbours(workers: int) -> None:
+    # the crowd answers in pieces (threads with workers > 1): the same rows as one query
     from navproof.orca.neighbors import agent_neighbors
 
     rng = np.random.default_rng(8)
-    pos = rng.uniform(-60, 60, (3000, 2))
-    crowd = Crowd(0.25, defaults=AgentDefaults(15.0, 10, 10.0, 10.0, 0.4, 2.0))
+    pos = rng.uniform(-60, 60, (9000, 2))
+    crowd = Crowd(0.25, defaults=AgentDefaults(15.0, 10, 10.0, 10.0, 0.4, 2.0),
+                  workers=workers)
     crowd.add_agents(pos)
-    coarse, fine = crowd._grid()
-    assert fine is not None and fine.cell < coarse.cell
     crowd.compute_new_velocities()
     expect, _ = agent_neighbors(pos, crowd.neighbor_dist, crowd.max_neighbors)
     np.testing.assert_array_equal(crowd.agent_neighbor_idx, expect)

@@ -74,9 +74,10 @@ def test_cost_grows_near_linearly() -> None:
         pos = np.stack(np.meshgrid(g, g), axis=-1).reshape(-1, 2)
         best = np.inf
         for _ in range(3):
-            t0 = time.perf_counter()
+            # CPU time of this thread: other processes on the machine do not count
+            t0 = time.thread_time()
             agent_neighbors(pos, np.full(len(pos), 15.0), np.full(len(pos), 10))
-            best = min(best, time.perf_counter() - t0)
+            best = min(best, time.thread_time() - t0)
         return best
 
     small, large = run(2500), run(40000)
