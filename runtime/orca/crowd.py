@@ -11,7 +11,7 @@ Every input is validated before anything changes; a rejected call leaves the sta
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from navproof.core.errors import InvalidInput, assertions_enabled
+from navproof.core.parallel import run_pieces
 from navproof.solver.lp import line_violation, solve_closest
 from navproof.orca.neighbors import AgentGrid, build_grid, query_into
 from navproof.orca.obstacles import ObstacleSet
@@ -26,10 +27,14 @@ from navproof.orca.lines import agent_lines, obstacle_lines
 from navproof.core.validation import check_valid_finite
 
 PARALLEL_MIN_AGENTS = 4096
-"""Crowds at least this large are solved in worker threads, one contiguous grid piece each."""
+"""Crowds at least this large run their compiled loops in ``workers`` threads."""
 
-PIECE_ROWS = 8192
-"""Largest piece of the grid order solved at once: keeps the working arrays in cache."""
+THREAD_PIECES = 16
+"""Pieces a threaded compiled loop is cut into: a busy core's share moves to the free one."""
+
+PIECE_ROWS = 65536
+"""Largest piece of agent rows whose lines and programs are solved at once: bounds the
+working memory per agent of very large crowds (smaller pieces cost more in merging)."""
 
 ACTIVE_TOL_MPS = 1e-7
 """A line is active (binding) when the chosen velocity is within this distance of it, m/s."""
@@ -230,9 +235,11 @@ class Crowd:
 
     ``time_step`` (s) > 0; ``assertions`` turns on the run-time monitor (default: the
     ``NAVPROOF_ASSERT`` environment variable); ``responsibility`` is each agent's share of an
-    agent-agent avoidance (1/2 is RVO2's reciprocal split); ``workers`` > 1 solves crowds of
-    at least ``PARALLEL_MIN_AGENTS`` agents in that many threads (opt-in: the many short numpy
-    calls contend for the interpreter lock, and on a loaded 2-core machine it was slower).
+    agent-agent avoidance (1/2 is RVO2's reciprocal split); ``workers`` threads (default: the
+    CPUs this process may use) run the compiled loops of crowds of at least
+    ``PARALLEL_MIN_AGENTS`` agents. The numpy stages stay on the calling thread: their many
+    short calls contend for the interpreter lock, and on a loaded 2-core machine two threads
+    of them cost twice the CPU time. The answer does not depend on ``workers``.
     """
 
     def __init__(self, time_step: float = 0.25, *, defaults: AgentDefaults | None = None,
@@ -245,8 +252,7 @@ class Crowd:
         self.responsibility = resp
         self.defaults = defaults or AgentDefaults()
         self.assertions = assertions_enabled(assertions)
-        self.workers = max(1, int(workers if workers is not None else 1))
-        self._pool: ThreadPoolExecutor | None = None
+        self.workers = max(1, int(workers if workers is not None else _available_cpus()))
         self.global_time = 0.0
         self.obstacles = ObstacleSet()
         self.position = np.zeros((0, 2))
@@ -470,18 +476,16 @@ class Crowd:
         grid = build_grid(self.position, self.neighbor_dist, self.max_neighbors)
         rows = np.arange(self.num_agents)
         obst_idx = self._obstacle_neighbors(rows, grid)
-        nb_idx = self._agent_neighbors(grid, [(0, self.num_agents)], _serial)
+        nb_idx = self._agent_neighbors(grid, threads=1)
         self.agent_neighbor_idx = nb_idx
         self.obstacle_neighbor_idx = obst_idx
         return self._lines_for(rows, nb_idx, obst_idx)
 
-    def _agent_neighbors(self, grid: AgentGrid | None, spans: list[tuple[int, int]],
-                         run: Any) -> np.ndarray:
+    def _agent_neighbors(self, grid: AgentGrid | None, *, threads: int) -> np.ndarray:
         """Agent neighbours of every agent by distance, -1 padded. Claim: O2.
 
-        The grid's sorted slots are answered in as many pieces as ``spans`` (neighbouring
-        agents together in memory), through ``run`` (threads or a loop); every row depends
-        on the snapshot alone.
+        The grid's sorted slots (neighbouring agents together in memory) are answered in
+        pieces on up to ``threads`` threads; every row depends on the snapshot alone.
         """
         n = self.num_agents
         k = int(self.max_neighbors.max(initial=0))
@@ -489,9 +493,11 @@ class Crowd:
         if grid is None:
             return nb_idx
         nb_d = np.empty((n, k))
-        bounds = np.linspace(0, grid.members.size, len(spans) + 1).astype(int).tolist()
-        run(lambda span: query_into(grid, span[0], span[1], nb_idx, nb_d),
-            list(zip(bounds[:-1], bounds[1:], strict=True)))
+        m = grid.members.size
+        pieces = THREAD_PIECES if threads > 1 and n >= PARALLEL_MIN_AGENTS else 1
+        bounds = np.linspace(0, m, pieces + 1).astype(int).tolist()
+        run_pieces(lambda i: query_into(grid, bounds[i], bounds[i + 1], nb_idx, nb_d), pieces,
+                   threads=threads)
         return nb_idx
 
     def _solve_chunk(self, grid: AgentGrid | None, rows: np.ndarray, nb: np.ndarray
@@ -504,35 +510,21 @@ class Crowd:
     def compute_new_velocities(self) -> StepDiagnostics:
         """Solve every agent's ORCA problem from the current snapshot; nothing moves.
 
-        Large crowds are cut into contiguous pieces of agent rows (cache-sized, optionally
-        solved in worker threads), whose results are plain slices of the crowd's arrays; every
-        piece reads the same snapshot, so the answer does not depend on the split.
+        Very large crowds are cut into contiguous pieces of agent rows (bounded working
+        memory), whose results are plain slices of the crowd's arrays; every piece reads the
+        same snapshot, so the answer does not depend on the split.
         Claim: O1, O2, O4 (and O3, O5, O6 through the lines).
         """
         n = self.num_agents
         if not self.obstacles.processed:
             self.obstacles.process()
         grid = build_grid(self.position, self.neighbor_dist, self.max_neighbors)
+        nb_idx = self._agent_neighbors(grid, threads=self.workers)
         parts = max(1, -(-n // PIECE_ROWS))
-        if n >= PARALLEL_MIN_AGENTS:
-            parts = max(parts, self.workers)
         bounds = np.linspace(0, n, parts + 1).astype(int)
         spans = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
-        pool = None
-        if len(spans) > 1 and self.workers > 1:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=self.workers)
-            pool = self._pool
-
-        def run(task: Any, items: list[Any]) -> list[Any]:
-            if pool is not None:
-                return list(pool.map(task, items))
-            return _serial(task, items)
-
-        nb_idx = self._agent_neighbors(grid, spans, run)
         # lines and programs: pieces of agent rows, so the results are slices
-        outputs = run(lambda span: self._solve_chunk(grid, np.arange(*span),
-                                                     nb_idx[span[0]:span[1]]), spans)
+        outputs = [self._solve_chunk(grid, np.arange(lo, hi), nb_idx[lo:hi]) for lo, hi in spans]
         if len(outputs) == 1:
             obst_idx, (point, direction, valid, num_hard), result = outputs[0]
             velocity, feasible, fail_line = result.velocity, result.feasible, result.fail_line
@@ -577,9 +569,12 @@ class Crowd:
         return diag
 
 
-def _serial(task: Any, items: list[Any]) -> list[Any]:
-    """``task`` of every item in turn (the one-thread stand-in for a pool's map)."""
-    return [task(item) for item in items]
+def _available_cpus() -> int:
+    """CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not offered on every platform
+        return os.cpu_count() or 1
 
 
 def build_diagnostics(snapshot_time_s: float, preferred: np.ndarray, selected: np.ndarray,

@@ -54,6 +54,7 @@ class AgentGrid:
     cell: float                # cell side (m)
     slot_of: np.ndarray        # sorted slot of each agent row (-1: not in the grid)
     first: np.ndarray          # first sorted slot of every key (empty when the grid is sparse)
+    column_first: np.ndarray   # first sorted slot of every column (empty when very sparse)
 
 
 def build_grid(position: np.ndarray, range_m: np.ndarray, max_neighbors: np.ndarray, *,
@@ -84,16 +85,21 @@ def build_grid(position: np.ndarray, range_m: np.ndarray, max_neighbors: np.ndar
     slot_of = np.full(n, -1, dtype=np.int64)
     slot_of[sorted_member] = np.arange(sorted_member.size)
     sorted_key = key[order]
-    # a direct table of column bounds replaces binary searches when the grid is compact
+    # a direct table of cell bounds replaces binary searches when the grid is compact; else a
+    # table of column bounds leaves short searches within one column
+    table_max = 8 * sorted_member.size + 1024
+    none = np.zeros(0, dtype=np.int64)
     first = (np.searchsorted(sorted_key, np.arange(nx * ny + 1), side="left")
-             if nx * ny <= 8 * sorted_member.size + 1024 else np.zeros(0, dtype=np.int64))
+             if nx * ny <= table_max else none)
+    column_first = (np.searchsorted(sorted_key, np.arange(nx + 1) * ny, side="left")
+                    if first.size == 0 and nx <= table_max else none)
     return AgentGrid(members=sorted_member, sorted_key=sorted_key,
                      x_m=np.ascontiguousarray(position[sorted_member, 0]),
                      y_m=np.ascontiguousarray(position[sorted_member, 1]),
                      range_sq=(range_m * range_m)[sorted_member],
                      max_neighbors=max_neighbors[sorted_member].astype(np.int64),
                      nx=nx, ny=ny, ix0=ix0, iy0=iy0, inv_cell_per_m=inv_cell, k=k, cell=cell,
-                     slot_of=slot_of, first=first)
+                     slot_of=slot_of, first=first, column_first=column_first)
 
 
 def query_into(grid: AgentGrid, lo: int, hi: int, nb_idx: np.ndarray, nb_d: np.ndarray) -> None:
@@ -103,13 +109,13 @@ def query_into(grid: AgentGrid, lo: int, hi: int, nb_idx: np.ndarray, nb_d: np.n
     padded with -1 / inf. Rows of other agents are left untouched, so threads may fill
     disjoint slot ranges of the same arrays. Claim: O2 (the constraint set RVO2 builds).
     """
-    _nearest(grid.x_m, grid.y_m, grid.sorted_key, grid.first, grid.nx, grid.ny, grid.ix0,
+    _nearest(grid.x_m, grid.y_m, grid.sorted_key, grid.first, grid.column_first, grid.nx, grid.ny, grid.ix0,
              grid.iy0, grid.inv_cell_per_m, grid.range_sq, grid.max_neighbors, grid.members,
              lo, hi, nb_idx, nb_d)
 
 
 @compiled_loop
-def _nearest(x_m, y_m, key, first, nx, ny, ix0, iy0, inv_cell, range_sq, max_n, members,
+def _nearest(x_m, y_m, key, first, column_first, nx, ny, ix0, iy0, inv_cell, range_sq, max_n, members,
              lo, hi, nb_idx, nb_d):
     """The k nearest of every sorted slot in ``lo:hi`` (see :func:`query_into`). Claim: O2.
 
@@ -154,8 +160,14 @@ def _nearest(x_m, y_m, key, first, nx, ny, ix0, iy0, inv_cell, range_sq, max_n, 
                 if first.size:
                     a, b = first[c * ny + bottom], first[c * ny + top + 1]
                 else:
-                    a = np.searchsorted(key, c * ny + bottom)
-                    b = np.searchsorted(key, c * ny + top + 1)
+                    a, b = 0, key.size
+                    if column_first.size:
+                        a, b = column_first[c], column_first[c + 1]
+                    if a == b:
+                        continue
+                    part = key[a:b]
+                    b = a + np.searchsorted(part, c * ny + top + 1)
+                    a = a + np.searchsorted(part, c * ny + bottom)
                 for t in range(a, b):
                     if t == s:
                         continue

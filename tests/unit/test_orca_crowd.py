@@ -162,12 +162,15 @@ def test_snapshot_is_taken_before_anyone_moves() -> None:
     np.testing.assert_allclose(crowd.velocity[0], -crowd.velocity[1], atol=1e-12)
 
 
-def test_threaded_pieces_give_the_same_step() -> None:
+def test_threaded_pieces_give_the_same_step(monkeypatch) -> None:
+    import navproof.orca.crowd as crowd_module
+
     rng = np.random.default_rng(3)
     pos = rng.uniform(-150, 150, (5000, 2))
     pref = rng.uniform(-2, 2, (5000, 2))
     results = []
-    for workers in (1, 2, 3):
+    for workers, piece_rows in ((1, 65536), (2, 65536), (3, 65536), (1, 1200), (2, 1700)):
+        monkeypatch.setattr(crowd_module, "PIECE_ROWS", piece_rows)
         crowd = Crowd(0.25, workers=workers)
         crowd.add_agents(pos, pref_velocity=pref)
         crowd.add_obstacle([(-5.0, -5.0), (5.0, -5.0), (5.0, 5.0), (-5.0, 5.0)])
