@@ -9,8 +9,9 @@ its own corridor box of four walls (1 to 6 m away), one of them a platform edge 
 ORCA lines and both disks, plus the whole-curve and sweep verification.
 
 Rows: ``orca only`` (the same lines through RVO2's linear programs,
-:func:`navproof.solver.lp.solve_closest`) and ``combined`` (:func:`navproof.step.safe_step.solve_safe_step`,
-with and without assertion mode). Line construction is excluded from both timings.
+:func:`navproof.solver.lp.solve_closest`) and ``combined``
+(:func:`navproof.step.safe_step.solve_safe_step`, with and without assertion mode). Line
+construction is excluded from both timings.
 
 Usage: ``python bench/safe_step_bench.py [--sizes 1000 20000] [--steps 3] [--json out.json]``.
 """
@@ -24,10 +25,10 @@ import time
 import numpy as np
 
 from navproof.boundary import model as b
-from navproof.step import safe_step as ss
 from navproof.orca.crowd import Crowd
 from navproof.solver.lp import solve_closest
 from navproof.specs.profile import load_profile
+from navproof.step import safe_step as ss
 
 # The scenario of the ORCA benchmark beside this file (scripts run with their folder on the path).
 from orca_bench import DEFAULTS, disc_positions  # noqa: E402  isort: skip

@@ -20,11 +20,12 @@ import numpy as np
 
 from navproof.core.errors import InvalidInput, assertions_enabled
 from navproof.core.parallel import run_pieces
-from navproof.solver.lp import line_violation, solve_closest
+from navproof.core.tolerances import ACTIVE_TOL_MPS
+from navproof.core.validation import check_valid_finite
+from navproof.orca.lines import agent_lines, obstacle_lines
 from navproof.orca.neighbors import AgentGrid, build_grid, query_into
 from navproof.orca.obstacles import ObstacleSet
-from navproof.orca.lines import agent_lines, obstacle_lines
-from navproof.core.validation import check_valid_finite
+from navproof.solver.lp import line_violation, solve_closest
 
 PARALLEL_MIN_AGENTS = 4096
 """Crowds at least this large run their compiled loops in ``workers`` threads."""
@@ -35,9 +36,6 @@ THREAD_PIECES = 16
 PIECE_ROWS = 65536
 """Largest piece of agent rows whose lines and programs are solved at once: bounds the
 working memory per agent of very large crowds (smaller pieces cost more in merging)."""
-
-ACTIVE_TOL_MPS = 1e-7
-"""A line is active (binding) when the chosen velocity is within this distance of it, m/s."""
 
 
 @dataclass(frozen=True)

@@ -109,14 +109,14 @@ def query_into(grid: AgentGrid, lo: int, hi: int, nb_idx: np.ndarray, nb_d: np.n
     padded with -1 / inf. Rows of other agents are left untouched, so threads may fill
     disjoint slot ranges of the same arrays. Claim: O2 (the constraint set RVO2 builds).
     """
-    _nearest(grid.x_m, grid.y_m, grid.sorted_key, grid.first, grid.column_first, grid.nx, grid.ny, grid.ix0,
-             grid.iy0, grid.inv_cell_per_m, grid.range_sq, grid.max_neighbors, grid.members,
-             lo, hi, nb_idx, nb_d)
+    _nearest(grid.x_m, grid.y_m, grid.sorted_key, grid.first, grid.column_first, grid.nx,
+             grid.ny, grid.ix0, grid.iy0, grid.inv_cell_per_m, grid.range_sq, grid.max_neighbors,
+             grid.members, lo, hi, nb_idx, nb_d)
 
 
 @compiled_loop
-def _nearest(x_m, y_m, key, first, column_first, nx, ny, ix0, iy0, inv_cell, range_sq, max_n, members,
-             lo, hi, nb_idx, nb_d):
+def _nearest(x_m, y_m, key, first, column_first, nx, ny, ix0, iy0, inv_cell, range_sq, max_n,
+             members, lo, hi, nb_idx, nb_d):
     """The k nearest of every sorted slot in ``lo:hi`` (see :func:`query_into`). Claim: O2.
 
     Columns are read outwards from the agent's own, each over the rows within the current
