@@ -37,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from navproof._generated import formulas
-from navproof.core.errors import EPS
+from navproof.core.tolerances import EPS
 from navproof.specs.profile import Profile
 
 RANGES = "ranges"

@@ -18,8 +18,15 @@ from typing import Any
 
 import numpy as np
 
-ACTIVE_TOL_MPS = 1e-6
-"""A constraint is drawn as binding when the selected velocity is within this of it (m/s)."""
+from navproof.core.tolerances import MONITOR_FEASIBILITY_REL
+
+
+def tolerance_mps(speed_cap_mps: float) -> float:
+    """How close (m/s) the selected velocity must lie to a constraint to be drawn as binding,
+    and how far outside to count as a violation: the float64 slack of the assertion mode at the
+    agent's velocity scale."""
+    return MONITOR_FEASIBILITY_REL * (1.0 + abs(speed_cap_mps))
+
 
 FAMILIES = {
     "orca-agent": "ORCA line (neighbour agent)",
@@ -67,6 +74,7 @@ class VelocityScene:
     ``frame`` names the velocity the axes show ("world velocity", or "velocity relative to the
     support" for the safe step). ``neighbours`` hold ``agent``, ``relative_position_m``,
     ``relative_velocity_mps``, ``radius_m``; ``obstacle_edges`` segments relative to the agent.
+    ``tol_mps``: the slack of "binding" and "violated" (:func:`tolerance_mps`).
     """
 
     agent: int
@@ -87,6 +95,7 @@ class VelocityScene:
     neighbours: tuple[dict[str, Any], ...] = ()
     obstacle_edges: tuple[Any, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    tol_mps: float = MONITOR_FEASIBILITY_REL
 
     @property
     def constraint_count(self) -> int:
@@ -96,8 +105,9 @@ class VelocityScene:
     @property
     def zero_velocity_feasible(self) -> bool:
         """Whether standing still satisfies every constraint."""
-        return (all(h.offset_mps >= -ACTIVE_TOL_MPS for h in self.halfplanes)
-                and all(np.hypot(*d.centre) <= d.radius_mps + ACTIVE_TOL_MPS for d in self.disks))
+        tol = self.tol_mps
+        return (all(h.offset_mps >= -tol for h in self.halfplanes)
+                and all(np.hypot(*d.centre) <= d.radius_mps + tol for d in self.disks))
 
     @property
     def max_violation_mps(self) -> float:
@@ -111,7 +121,7 @@ class VelocityScene:
         if not items:
             return None
         worst = min(items, key=lambda c: c.margin_mps)
-        return worst if worst.margin_mps < -ACTIVE_TOL_MPS else None
+        return worst if worst.margin_mps < -self.tol_mps else None
 
     def binding(self) -> list[HalfPlane | Disk]:
         """Constraints the selected velocity lies on: what held it back from the preferred one."""
@@ -127,7 +137,7 @@ class VelocityScene:
             zero = "feasible" if self.zero_velocity_feasible else "NOT feasible either"
             return (f"infeasible: largest violation {-worst.margin_mps:.3g} m/s on "
                     f"{worst.label}; zero velocity {zero}")
-        if moved <= ACTIVE_TOL_MPS:
+        if moved <= self.tol_mps:
             return "preferred velocity taken: no constraint binds"
         names = ", ".join(c.label for c in self.binding()) or "none (solver tolerance)"
         return f"held back by {names} ({moved:.3g} m/s from preferred)"
@@ -170,10 +180,11 @@ def line_to_halfplane(point: Any, direction: Any) -> tuple[tuple[float, float], 
     return normal, normal[0] * float(point[0]) + normal[1] * float(point[1])
 
 
-def _disk(family: str, label: str, centre: Any, radius: float, v: Any) -> Disk:
+def _disk(family: str, label: str, centre: Any, radius: float, v: Any, *, tol_mps: float
+          ) -> Disk:
     c = _pair(centre)
     margin = float(radius) - float(np.hypot(v[0] - c[0], v[1] - c[1]))
-    return Disk(family, label, c, float(radius), margin, abs(margin) <= ACTIVE_TOL_MPS)
+    return Disk(family, label, c, float(radius), margin, abs(margin) <= tol_mps)
 
 
 def scene_from_record(record: dict[str, Any]) -> VelocityScene:
@@ -192,7 +203,9 @@ def scene_from_record(record: dict[str, Any]) -> VelocityScene:
             active=bool(line["active"]), conflicting=bool(line["conflicting"]),
             neighbour=neighbour))
     speed = float(record["max_speed_mps"])
-    disks = (_disk("speed", f"max speed {speed:g} m/s", (0.0, 0.0), speed, selected),)
+    tol = tolerance_mps(speed)
+    disks = (_disk("speed", f"max speed {speed:g} m/s", (0.0, 0.0), speed, selected,
+                   tol_mps=tol),)
     current = record.get("current_velocity")
     return VelocityScene(
         agent=int(record["agent"]), frame="world velocity", label=record["label"],
@@ -204,7 +217,7 @@ def scene_from_record(record: dict[str, Any]) -> VelocityScene:
         time_horizon_obst_s=record.get("time_horizon_obst_s"),
         neighbor_dist_m=record.get("neighbor_dist_m"), radius_m=record.get("radius_m"),
         neighbours=tuple(record.get("neighbors", ())),
-        obstacle_edges=tuple(record.get("obstacle_edges", ())))
+        obstacle_edges=tuple(record.get("obstacle_edges", ())), tol_mps=tol)
 
 
 def clip_polygon(polygon: np.ndarray, normal: Any, offset: float) -> np.ndarray:
@@ -263,6 +276,8 @@ def scene_from_safe_step(inp: Any, result: Any, agent: int, *, record: dict[str,
     cons = _step_constraints(inp)
     i = int(agent)
     v1 = _pair(result.velocity_mps[i])
+    vh = float(np.broadcast_to(inp.vh_mps, (inp.count,))[i])
+    tol = tolerance_mps(vh)
     sources = {}
     if record is not None:
         sources = {int(line["index"]): line.get("source") for line in record["lines"]}
@@ -273,7 +288,7 @@ def scene_from_safe_step(inp: Any, result: Any, agent: int, *, record: dict[str,
         edge = int(j) % k
         halfplanes.append(_halfplane(len(halfplanes), family, f"edge {edge} {name}",
                                      cons.hard_normal[i, j], cons.hard_offset[i, j], v1,
-                                     conflicting=False))
+                                     tol_mps=tol))
     num_hard = 0 if inp.orca_num_hard is None else int(inp.orca_num_hard[i])
     for j in np.flatnonzero(cons.orca_valid[i]):
         source = sources.get(int(j))
@@ -282,13 +297,12 @@ def scene_from_safe_step(inp: Any, result: Any, agent: int, *, record: dict[str,
         neighbour = int(source.split()[-1]) if source and source.startswith("agent ") else None
         halfplanes.append(_halfplane(len(halfplanes), family, f"[{j}] {name}",
                                      cons.orca_normal[i, j], cons.orca_offset[i, j], v1,
-                                     conflicting=False, neighbour=neighbour))
+                                     tol_mps=tol, neighbour=neighbour))
     dt = float(np.broadcast_to(inp.dt_s, (inp.count,))[i])
     accel = float(np.broadcast_to(inp.accel_mps2, (inp.count,))[i])
-    vh = float(np.broadcast_to(inp.vh_mps, (inp.count,))[i])
-    disks = (_disk("speed", f"speed cap Vh {vh:g} m/s", (0.0, 0.0), vh, v1),
+    disks = (_disk("speed", f"speed cap Vh {vh:g} m/s", (0.0, 0.0), vh, v1, tol_mps=tol),
              _disk("reach", f"reachable |v1 - v0| <= a dt = {accel * dt:g} m/s",
-                   inp.velocity_mps[i], accel * dt, v1))
+                   inp.velocity_mps[i], accel * dt, v1, tol_mps=tol))
     label = LABEL_NAMES[int(result.label[i])]
     notes = [text for bit, text in FLAG_NAMES.items() if int(result.flags[i]) & bit]
     stop = result.reference.v_stop_mps[i]
@@ -303,16 +317,16 @@ def scene_from_safe_step(inp: Any, result: Any, agent: int, *, record: dict[str,
         time_horizon_obst_s=rec.get("time_horizon_obst_s"),
         neighbor_dist_m=rec.get("neighbor_dist_m"), radius_m=float(inp.radius_m[i]),
         neighbours=tuple(rec.get("neighbors", ())),
-        obstacle_edges=tuple(rec.get("obstacle_edges", ())), notes=tuple(notes))
+        obstacle_edges=tuple(rec.get("obstacle_edges", ())), notes=tuple(notes), tol_mps=tol)
 
 
 def _halfplane(index: int, family: str, label: str, normal: Any, offset: float, v: Any, *,
-               conflicting: bool, neighbour: int | None = None) -> HalfPlane:
+               tol_mps: float, neighbour: int | None = None) -> HalfPlane:
+    """A half-plane of the safe step: binding within ``tol_mps``, conflicting when violated."""
     n = _pair(normal)
     margin = float(offset) - (n[0] * v[0] + n[1] * v[1])
-    return HalfPlane(index, family, label, n, float(offset), margin,
-                     abs(margin) <= ACTIVE_TOL_MPS, conflicting or margin < -ACTIVE_TOL_MPS,
-                     neighbour)
+    return HalfPlane(index, family, label, n, float(offset), margin, abs(margin) <= tol_mps,
+                     margin < -tol_mps, neighbour)
 
 
 def _step_constraints(inp: Any) -> Any:
