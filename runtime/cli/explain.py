@@ -197,7 +197,8 @@ def load_boundary(data: dict[str, Any], crowd: Any) -> Boundary | None:
 
 def _safe_step(crowd: Any, boundary: Boundary) -> tuple[Any, Any]:
     """Step input and result of the safe step on the crowd's snapshot."""
-    from navproof.step.safe_step import solve_safe_step, step_input_from_crowd
+    from navproof.step.inputs import step_input_from_crowd
+    from navproof.step.solve import solve_safe_step
 
     inp = step_input_from_crowd(crowd, support=boundary.support, edges=boundary.edges,
                                 vh_mps=boundary.vh_mps, accel_mps2=boundary.accel_mps2)

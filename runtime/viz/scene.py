@@ -266,14 +266,18 @@ _BOUNDARY_FAMILIES = (("step-end", "step end"), ("stop-envelope", "stop envelope
 
 def scene_from_safe_step(inp: Any, result: Any, agent: int, *, record: dict[str, Any] | None = None
                          ) -> VelocityScene:
-    """The scene of a safe step (``navproof.step``): every constraint in the solve variable, the
-    end velocity relative to the support. ``inp`` is the :class:`StepInput`, ``result`` its
+    """The scene of a safe step (``navproof.step``): every constraint the step prepares
+    (:func:`navproof.step.constraints.prepare_constraints`) in the solve variable, the end
+    velocity relative to the support. ``inp`` is the :class:`StepInput`, ``result`` its
     :class:`SafeStepResult`; ``record`` (the agent's ORCA record) adds the neighbours, horizons
     and line sources. Claim: B4, S1, S3, V1, V2, O2, F1-F3.
     """
-    from navproof.step.safe_step import FLAG_NAMES, LABEL_NAMES
+    from navproof.step.constraints import prepare_constraints
+    from navproof.step.inputs import check_valid_step_input
+    from navproof.step.result import FLAG_NAMES, LABEL_NAMES
 
-    cons = _step_constraints(inp)
+    prep = prepare_constraints(check_valid_step_input(inp))
+    edge_planes, orca_planes = prep.edge_planes, prep.orca_planes
     i = int(agent)
     v1 = _pair(result.velocity_mps[i])
     vh = float(np.broadcast_to(inp.vh_mps, (inp.count,))[i])
@@ -282,21 +286,21 @@ def scene_from_safe_step(inp: Any, result: Any, agent: int, *, record: dict[str,
     if record is not None:
         sources = {int(line["index"]): line.get("source") for line in record["lines"]}
     halfplanes: list[HalfPlane] = []
-    k = cons.hard_normal.shape[1] // 3
-    for j in np.flatnonzero(cons.hard_valid[i]):
+    k = edge_planes.normal.shape[1] // 3
+    for j in np.flatnonzero(edge_planes.valid[i]):
         family, name = _BOUNDARY_FAMILIES[int(j) // k]
         edge = int(j) % k
         halfplanes.append(_halfplane(len(halfplanes), family, f"edge {edge} {name}",
-                                     cons.hard_normal[i, j], cons.hard_offset[i, j], v1,
+                                     edge_planes.normal[i, j], edge_planes.offset[i, j], v1,
                                      tol_mps=tol))
     num_hard = 0 if inp.orca_num_hard is None else int(inp.orca_num_hard[i])
-    for j in np.flatnonzero(cons.orca_valid[i]):
+    for j in np.flatnonzero(orca_planes.valid[i]):
         source = sources.get(int(j))
         family = "orca-obstacle" if j < num_hard else "orca-agent"
         name = source or ("obstacle" if j < num_hard else "agent")
         neighbour = int(source.split()[-1]) if source and source.startswith("agent ") else None
         halfplanes.append(_halfplane(len(halfplanes), family, f"[{j}] {name}",
-                                     cons.orca_normal[i, j], cons.orca_offset[i, j], v1,
+                                     orca_planes.normal[i, j], orca_planes.offset[i, j], v1,
                                      tol_mps=tol, neighbour=neighbour))
     dt = float(np.broadcast_to(inp.dt_s, (inp.count,))[i])
     accel = float(np.broadcast_to(inp.accel_mps2, (inp.count,))[i])
@@ -328,10 +332,3 @@ def _halfplane(index: int, family: str, label: str, normal: Any, offset: float, 
     return HalfPlane(index, family, label, n, float(offset), margin, abs(margin) <= tol_mps,
                      margin < -tol_mps, neighbour)
 
-
-def _step_constraints(inp: Any) -> Any:
-    """The safe step's prepared constraints of ``inp``: boundary half-planes (B4, S3, S1 per
-    edge, in that order), ORCA half-planes shifted by the support carry."""
-    from navproof.step import safe_step
-
-    return safe_step._prepare(safe_step.check_valid_step_input(inp))
