@@ -12,8 +12,7 @@ Every input is validated before anything changes; a rejected call leaves the sta
 from __future__ import annotations
 
 import dataclasses
-import threading
-from concurrent.futures import ThreadPoolExecutor
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -21,32 +20,24 @@ from typing import Any
 import numpy as np
 
 from navproof.core.errors import InvalidInput, assertions_enabled
+from navproof.core.parallel import run_pieces
 from navproof.core.tolerances import ACTIVE_TOL_MPS
 from navproof.core.validation import check_valid_finite
 from navproof.orca.lines import agent_lines, obstacle_lines
-from navproof.orca.neighbors import (
-    AgentGrid,
-    build_grid,
-    query_grid,
-    query_slots,
-    range_cell_density,
-)
+from navproof.orca.neighbors import AgentGrid, build_grid, query_into
 from navproof.orca.obstacles import ObstacleSet
 from navproof.orca.responsibility import TIE_BREAKS, pair_shares, stall_count, turn_right
 from navproof.solver.lp import line_violation, solve_closest
 
 PARALLEL_MIN_AGENTS = 4096
-"""Crowds at least this large are solved in worker threads, one contiguous grid piece each."""
+"""Crowds at least this large run their compiled loops in ``workers`` threads."""
 
-PIECE_ROWS = 8192
-"""Largest piece of the grid order solved at once: keeps the working arrays in cache."""
+THREAD_PIECES = 16
+"""Pieces a threaded compiled loop is cut into: a busy core's share moves to the free one."""
 
-FINE_GRID_MIN_AGENTS = 2048
-"""Crowds at least this large try the finer density-sized grid first."""
-FINE_GRID_SAFETY = 1.6
-"""Expected agents within the fine cell side, as a multiple of max_neighbors."""
-FINE_GRID_MAX_FRACTION = 0.85
-"""The fine grid is used only when its cells are at most this fraction of the range."""
+PIECE_ROWS = 65536
+"""Largest piece of agent rows whose lines and programs are solved at once: bounds the
+working memory per agent of very large crowds (smaller pieces cost more in merging)."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +64,71 @@ def _check_bound(name: str, arr: np.ndarray, *, positive: bool) -> None:
 
 
 @dataclass(frozen=True)
+class SolveSnapshot:
+    """The state one solve read (seed 002: 邻居范围, 相对位置与相对速度, 时间窗, 快照时点).
+
+    Copies of the crowd's per-agent arrays at the snapshot: ``position_m`` and ``velocity_mps``
+    (N, 2) (the current velocity the ORCA lines were built from), ``radius_m``,
+    ``neighbor_dist_m``, ``time_horizon_s``, ``time_horizon_obst_s`` (N,), the step
+    ``time_step_s``, the agent neighbours ``agent_neighbor_idx`` (N, k) in line order (-1
+    padded) and the obstacle edges near each agent as segments ``obstacle_edge_m`` (N, m, 2, 2)
+    with ``obstacle_edge_valid`` (N, m). Claim: O4.
+    """
+
+    position_m: np.ndarray
+    velocity_mps: np.ndarray
+    radius_m: np.ndarray
+    neighbor_dist_m: np.ndarray
+    time_horizon_s: np.ndarray
+    time_horizon_obst_s: np.ndarray
+    time_step_s: float
+    agent_neighbor_idx: np.ndarray
+    obstacle_edge_m: np.ndarray
+    obstacle_edge_valid: np.ndarray
+
+    def neighbors(self, agent: int) -> list[dict[str, Any]]:
+        """The agent's neighbours in line order: index, relative position (m) and relative
+        velocity (m/s) of the neighbour as seen from the agent, radius and distance."""
+        out = []
+        for slot, j in enumerate(self.agent_neighbor_idx[agent].tolist()):
+            if j < 0:
+                continue
+            rel_p = self.position_m[j] - self.position_m[agent]
+            rel_v = self.velocity_mps[j] - self.velocity_mps[agent]
+            out.append({
+                "slot": slot,
+                "agent": int(j),
+                "relative_position_m": [float(x) for x in rel_p],
+                "relative_velocity_mps": [float(x) for x in rel_v],
+                "radius_m": float(self.radius_m[j]),
+                "distance_m": float(np.hypot(*rel_p)),
+            })
+        return out
+
+    def obstacle_edges(self, agent: int) -> list[list[list[float]]]:
+        """Nearby obstacle edges as segments [[x1, y1], [x2, y2]] relative to the agent (m)."""
+        rows = self.obstacle_edge_m[agent][self.obstacle_edge_valid[agent]]
+        rel = rows - self.position_m[agent]
+        return [[[float(x) for x in a], [float(x) for x in b]] for a, b in rel]
+
+
+def snapshot_of(crowd: Crowd, agent_neighbor_idx: np.ndarray,
+                obstacle_neighbor_idx: np.ndarray) -> SolveSnapshot:
+    """The snapshot a solve of ``crowd`` reads, with its neighbour indices (copied)."""
+    obst = crowd.obstacles
+    valid = obstacle_neighbor_idx >= 0
+    edge = np.zeros(obstacle_neighbor_idx.shape + (2, 2))
+    if valid.any():
+        first = obstacle_neighbor_idx[valid]
+        edge[valid, 0] = obst.point[first]
+        edge[valid, 1] = obst.point[obst.next[first]]
+    return SolveSnapshot(
+        crowd.position.copy(), crowd.velocity.copy(), crowd.radius.copy(),
+        crowd.neighbor_dist.copy(), crowd.time_horizon.copy(), crowd.time_horizon_obst.copy(),
+        float(crowd.time_step), agent_neighbor_idx.copy(), edge, valid)
+
+
+@dataclass(frozen=True)
 class AgentRecord:
     """Readable diagnostics of one agent's last solve. Claim: O4."""
 
@@ -90,6 +146,15 @@ class AgentRecord:
     zero_velocity_feasible: bool
     max_violation_mps: float
     lines: list[dict[str, Any]] = field(default_factory=list)
+    current_velocity: tuple[float, float] | None = None
+    position_m: tuple[float, float] | None = None
+    radius_m: float | None = None
+    neighbor_dist_m: float | None = None
+    time_horizon_s: float | None = None
+    time_horizon_obst_s: float | None = None
+    time_step_s: float | None = None
+    neighbors: list[dict[str, Any]] = field(default_factory=list)
+    obstacle_edges: list[list[list[float]]] = field(default_factory=list)
     stalled_steps: int = 0
 
     def as_dict(self) -> dict[str, Any]:
@@ -109,14 +174,27 @@ class AgentRecord:
             "zero_velocity_feasible": self.zero_velocity_feasible,
             "max_violation_mps": self.max_violation_mps,
             "lines": self.lines,
+            "current_velocity": (None if self.current_velocity is None
+                                 else list(self.current_velocity)),
+            "position_m": None if self.position_m is None else list(self.position_m),
+            "radius_m": self.radius_m,
+            "neighbor_dist_m": self.neighbor_dist_m,
+            "time_horizon_s": self.time_horizon_s,
+            "time_horizon_obst_s": self.time_horizon_obst_s,
+            "time_step_s": self.time_step_s,
+            "neighbors": self.neighbors,
+            "obstacle_edges": self.obstacle_edges,
             "stalled_steps": self.stalled_steps,
         }
 
     def __str__(self) -> str:
         px, py = self.preferred_velocity
         sx, sy = self.selected_velocity
-        rows = [
-            f"agent {self.agent} at t = {self.snapshot_time_s:.3f} s: {self.label}",
+        rows = [f"agent {self.agent} at t = {self.snapshot_time_s:.3f} s: {self.label}"]
+        if self.current_velocity is not None:
+            cx, cy = self.current_velocity
+            rows.append(f"  current velocity    ({cx:+.4f}, {cy:+.4f}) m/s")
+        rows += [
             f"  preferred velocity  ({px:+.4f}, {py:+.4f}) m/s",
             f"  selected velocity   ({sx:+.4f}, {sy:+.4f}) m/s   max speed {self.max_speed_mps:g}",
             f"  constraints {self.constraint_count} ({self.obstacle_constraint_count} obstacle)"
@@ -126,9 +204,20 @@ class AgentRecord:
         ]
         if self.stalled_steps:
             rows.append(f"  stalled {self.stalled_steps} steps (Claim O8)")
-        for line in self.lines:
+        if self.time_horizon_s is not None:
             rows.append(
-                f"  [{line['index']}] {line['kind']:<8} point ({line['point'][0]:+.4f}, "
+                f"  neighbour range {self.neighbor_dist_m:g} m, time horizon "
+                f"{self.time_horizon_s:g} s (obstacles {self.time_horizon_obst_s:g} s), "
+                f"step {self.time_step_s:g} s, radius {self.radius_m:g} m")
+        for nb in self.neighbors:
+            (rx, ry), (wx, wy) = nb["relative_position_m"], nb["relative_velocity_mps"]
+            rows.append(
+                f"  neighbour {nb['agent']:<4} at ({rx:+.3f}, {ry:+.3f}) m, relative velocity "
+                f"({wx:+.3f}, {wy:+.3f}) m/s, radius {nb['radius_m']:g} m")
+        for line in self.lines:
+            source = f" {line['source']}" if line.get("source") else ""
+            rows.append(
+                f"  [{line['index']}] {line['kind']:<8}{source} point ({line['point'][0]:+.4f}, "
                 f"{line['point'][1]:+.4f}) dir ({line['direction'][0]:+.4f}, "
                 f"{line['direction'][1]:+.4f}) violation {line['violation']:+.3g}")
         return "\n".join(rows)
@@ -157,6 +246,7 @@ class StepDiagnostics:
     num_hard: np.ndarray
     feasible: np.ndarray
     fail_line: np.ndarray
+    snapshot: SolveSnapshot | None = None
     # consecutive steps each agent has made no progress towards its preferred velocity (O8),
     # filled in by Crowd.step (None for a solve that did not move the crowd)
     stalled_steps: np.ndarray | None = None
@@ -213,11 +303,18 @@ class StepDiagnostics:
             raise IndexError(f"agent = {agent!r}: no such agent (0 <= agent < {n})")
         viol = line_violation(self.selected[agent:agent + 1], self.line_point[agent:agent + 1],
                               self.line_dir[agent:agent + 1], self.valid[agent:agent + 1])[0]
+        snap = self.snapshot
         lines = []
         for j in np.flatnonzero(self.valid[agent]):
+            hard = j < self.num_hard[agent]
+            source = None
+            if snap is not None and not hard:
+                neighbour = int(snap.agent_neighbor_idx[agent, j - self.num_hard[agent]])
+                source = f"agent {neighbour}"
             lines.append({
                 "index": int(j),
-                "kind": "obstacle" if j < self.num_hard[agent] else "agent",
+                "kind": "obstacle" if hard else "agent",
+                "source": source,
                 "point": [float(x) for x in self.line_point[agent, j]],
                 "direction": [float(x) for x in self.line_dir[agent, j]],
                 "violation": float(viol[j]),
@@ -240,29 +337,26 @@ class StepDiagnostics:
             zero_velocity_feasible=bool(self.zero_velocity_feasible[agent]),
             max_violation_mps=float(self.max_violation[agent]),
             lines=lines,
+            **({} if snap is None else _snapshot_items(snap, agent)),
             stalled_steps=(0 if self.stalled_steps is None
                            else int(self.stalled_steps[agent])),
         )
 
 
-class _StepGrids:
-    """Agent grids of one snapshot: the fine grid (or None), the full-range grid on demand."""
-
-    def __init__(self, crowd: Crowd) -> None:
-        self._crowd = crowd
-        self._lock = threading.Lock()
-        self._coarse: AgentGrid | None = None
-        self._built = False
-        self.fine = crowd._fine_grid()
-
-    def coarse(self) -> AgentGrid | None:
-        """The grid of cells as large as the largest neighbour distance (built once)."""
-        with self._lock:
-            if not self._built:
-                c = self._crowd
-                self._coarse = build_grid(c.position, c.neighbor_dist, c.max_neighbors)
-                self._built = True
-        return self._coarse
+def _snapshot_items(snap: SolveSnapshot, agent: int) -> dict[str, Any]:
+    """The record items of one agent read from the solve's snapshot."""
+    return {
+        "current_velocity": (float(snap.velocity_mps[agent, 0]),
+                             float(snap.velocity_mps[agent, 1])),
+        "position_m": (float(snap.position_m[agent, 0]), float(snap.position_m[agent, 1])),
+        "radius_m": float(snap.radius_m[agent]),
+        "neighbor_dist_m": float(snap.neighbor_dist_m[agent]),
+        "time_horizon_s": float(snap.time_horizon_s[agent]),
+        "time_horizon_obst_s": float(snap.time_horizon_obst_s[agent]),
+        "time_step_s": snap.time_step_s,
+        "neighbors": snap.neighbors(agent),
+        "obstacle_edges": snap.obstacle_edges(agent),
+    }
 
 
 _FLOAT_FIELDS = ("radius", "max_speed", "neighbor_dist", "time_horizon", "time_horizon_obst",
@@ -277,11 +371,13 @@ class Crowd:
     agents takes of their avoidance (1/2 is RVO2's reciprocal split; per agent, the
     ``responsibility_weight``, ``priority`` and ``cooperative`` settings split each pair as in
     :mod:`navproof.orca.responsibility`, Claim O7; ``priority_share`` is what the higher
-    priority of a pair takes); ``tie_break`` is "none" (RVO2) or
-    "keep-right": an agent stalled for ``stall_steps`` steps turns its preferred velocity
-    clockwise by ``side_bias_rad`` (Claim O8); ``workers`` > 1 solves crowds of
-    at least ``PARALLEL_MIN_AGENTS`` agents in that many threads (opt-in: the many short numpy
-    calls contend for the interpreter lock, and on a loaded 2-core machine it was slower).
+    priority of a pair takes); ``tie_break`` is "none" (RVO2) or "keep-right": an agent
+    stalled for ``stall_steps`` steps turns its preferred velocity clockwise by
+    ``side_bias_rad`` and yields by index to stalled equals (Claim O8); ``workers`` threads (default: the
+    CPUs this process may use) run the compiled loops of crowds of at least
+    ``PARALLEL_MIN_AGENTS`` agents. The numpy stages stay on the calling thread: their many
+    short calls contend for the interpreter lock, and on a loaded 2-core machine two threads
+    of them cost twice the CPU time. The answer does not depend on ``workers``.
     """
 
     def __init__(self, time_step: float = 0.25, *, defaults: AgentDefaults | None = None,
@@ -311,8 +407,7 @@ class Crowd:
         self.stall_steps = int(stall_steps)
         self.defaults = defaults or AgentDefaults()
         self.assertions = assertions_enabled(assertions)
-        self.workers = max(1, int(workers if workers is not None else 1))
-        self._pool: ThreadPoolExecutor | None = None
+        self.workers = max(1, int(workers if workers is not None else _available_cpus()))
         self.global_time = 0.0
         self.obstacles = ObstacleSet()
         self.position = np.zeros((0, 2))
@@ -420,7 +515,10 @@ class Crowd:
         coop_raw = np.asarray(True if cooperative is None else cooperative)
         if coop_raw.dtype != bool:
             raise InvalidInput("cooperative", cooperative, "must be True or False")
-        coop = np.broadcast_to(coop_raw, (m,))
+        try:
+            coop = np.broadcast_to(coop_raw, (m,))
+        except ValueError as exc:
+            raise InvalidInput("cooperative", cooperative, f"must broadcast to ({m},)") from exc
         first = self.num_agents
         self.position = np.concatenate([self.position, pos])
         self.velocity = np.concatenate([self.velocity, vel])
@@ -513,6 +611,36 @@ class Crowd:
         self.obstacles.process()
 
     # --------------------------------------------------------------------------- step
+    def _noncooperative_velocity(self) -> np.ndarray:
+        """What a non-cooperative agent is about to do: its preferred velocity within its max
+        speed (the obstacles aside, nothing else binds it). Claim: O7."""
+        pref = self._preferred
+        speed = np.hypot(pref[:, 0], pref[:, 1])
+        scale = np.where(speed > self.max_speed, self.max_speed / np.maximum(speed, 1e-300), 1.0)
+        return pref * scale[:, None]
+
+    def _tie_broken(self) -> np.ndarray | None:
+        """Agents the tie-break acts on (stalled long enough), or None without a tie-break."""
+        if self.tie_break == "none":
+            return None
+        return self.stalled_steps >= self.stall_steps
+
+    def _uniform_shares(self) -> bool:
+        """Whether every pair splits by the crowd-wide share (RVO2's rule, no per-pair work)."""
+        w, p = self.responsibility_weight, self.priority
+        stalled = self._tie_broken()
+        return bool(self.cooperative.all() and (stalled is None or not stalled.any())
+                    and (w.size == 0 or (np.all(w == w[0]) and np.all(p == p[0]))))
+
+    def solve_preferred(self) -> np.ndarray:
+        """The preferred velocities the solve uses: with the keep-right tie-break, those of
+        agents stalled for ``stall_steps`` steps turned clockwise by ``side_bias_rad``. Claim:
+        O8."""
+        stalled = self._tie_broken()
+        if stalled is None:
+            return self.pref_velocity
+        return turn_right(self.pref_velocity, stalled, self.side_bias_rad)
+
     def _lines_for(self, rows: np.ndarray, nb_idx: np.ndarray, obst_idx: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Constraint lines of agent ``rows``: obstacle lines first, then agent lines, packed."""
@@ -552,64 +680,6 @@ class Crowd:
             valid[local, slot] = av
         return point, direction, valid, num_hard
 
-    def _noncooperative_velocity(self) -> np.ndarray:
-        """What a non-cooperative agent is about to do: its preferred velocity within its max
-        speed (the obstacles aside, nothing else binds it). Claim: O7."""
-        pref = self._preferred
-        speed = np.hypot(pref[:, 0], pref[:, 1])
-        scale = np.where(speed > self.max_speed, self.max_speed / np.maximum(speed, 1e-300), 1.0)
-        return pref * scale[:, None]
-
-    def _tie_broken(self) -> np.ndarray | None:
-        """Agents the tie-break acts on (stalled long enough), or None without a tie-break."""
-        if self.tie_break == "none":
-            return None
-        return self.stalled_steps >= self.stall_steps
-
-    def _uniform_shares(self) -> bool:
-        """Whether every pair splits by the crowd-wide share (RVO2's rule, no per-pair work)."""
-        w, p = self.responsibility_weight, self.priority
-        stalled = self._tie_broken()
-        return bool(self.cooperative.all() and (stalled is None or not stalled.any())
-                    and (w.size == 0 or (np.all(w == w[0]) and np.all(p == p[0]))))
-
-    def solve_preferred(self) -> np.ndarray:
-        """The preferred velocities the solve uses: with the keep-right tie-break, those of
-        agents stalled for ``stall_steps`` steps turned clockwise by ``side_bias_rad``. Claim:
-        O8."""
-        stalled = self._tie_broken()
-        if stalled is None:
-            return self.pref_velocity
-        return turn_right(self.pref_velocity, stalled, self.side_bias_rad)
-
-    def _fine_grid(self) -> AgentGrid | None:
-        """The grid of finer cells for a dense crowd, or None (see :meth:`_grid`)."""
-        if not self.obstacles.processed:
-            self.obstacles.process()
-        if self.num_agents < FINE_GRID_MIN_AGENTS:
-            return None
-        found = range_cell_density(self.position, self.neighbor_dist, self.max_neighbors)
-        if found is None:
-            return None
-        cell, density = found
-        k = int(self.max_neighbors.max())
-        fine_cell = np.sqrt(FINE_GRID_SAFETY * k / (np.pi * density))
-        if not fine_cell < FINE_GRID_MAX_FRACTION * cell:
-            return None
-        return build_grid(self.position, self.neighbor_dist, self.max_neighbors,
-                          cell_m=fine_cell)
-
-    def _grid(self) -> tuple[AgentGrid | None, AgentGrid | None]:
-        """Agent grids of the snapshot: cells of the full range, and finer cells where dense.
-
-        In a dense crowd the nearest ``max_neighbors`` agents sit well inside the neighbour
-        distance; a grid with cells just large enough to hold them (from the median local
-        density) answers most agents exactly at a fraction of the cost, and the others are
-        asked again on the full-range grid (built in a step only when some agent needs it).
-        """
-        fine = self._fine_grid()
-        return build_grid(self.position, self.neighbor_dist, self.max_neighbors), fine
-
     def _obstacle_neighbors(self, rows: np.ndarray, grid: AgentGrid | None = None
                             ) -> np.ndarray:
         """Obstacle edges near agent ``rows``, by increasing distance, -1 padded.
@@ -639,37 +709,33 @@ class Crowd:
         grid = build_grid(self.position, self.neighbor_dist, self.max_neighbors)
         rows = np.arange(self.num_agents)
         obst_idx = self._obstacle_neighbors(rows, grid)
-        nb_idx = np.full((self.num_agents, int(self.max_neighbors.max(initial=0))), -1,
-                         dtype=np.int64)
-        if grid is not None:
-            nb_idx[grid.members] = query_grid(grid, 0, grid.members.size)[0]
+        nb_idx = self._agent_neighbors(grid, threads=1)
         self.agent_neighbor_idx = nb_idx
         self.obstacle_neighbor_idx = obst_idx
         return self._lines_for(rows, nb_idx, obst_idx)
 
-    def _neighbor_piece(self, grids: _StepGrids, lo: int, hi: int
-                        ) -> tuple[np.ndarray, np.ndarray]:
-        """Agent neighbours of the grid slots ``lo:hi``: (agent rows, neighbour rows).
+    def _agent_neighbors(self, grid: AgentGrid | None, *, threads: int) -> np.ndarray:
+        """Agent neighbours of every agent by distance, -1 padded. Claim: O2.
 
-        Answered on the fine grid where it can certify the answer, else on the full-range grid.
-        Claim: O2 (the neighbour set RVO2 builds).
+        The grid's sorted slots (neighbouring agents together in memory) are answered in
+        pieces on up to ``threads`` threads; every row depends on the snapshot alone.
         """
-        fine = grids.fine
-        grid = fine if fine is not None else grids.coarse()
-        assert grid is not None
-        slots = np.arange(lo, hi)
-        nb, _, certified = query_slots(grid, slots)
-        redo = np.flatnonzero(~certified)
-        if fine is not None and redo.size:
-            coarse = grids.coarse()
-            assert coarse is not None
-            nb[redo] = query_slots(coarse, coarse.slot_of[grid.members[lo + redo]])[0]
-        return grid.members[lo:hi], nb
+        n = self.num_agents
+        k = int(self.max_neighbors.max(initial=0))
+        nb_idx = np.full((n, k), -1, dtype=np.int64)
+        if grid is None:
+            return nb_idx
+        nb_d = np.empty((n, k))
+        m = grid.members.size
+        pieces = THREAD_PIECES if threads > 1 and n >= PARALLEL_MIN_AGENTS else 1
+        bounds = np.linspace(0, m, pieces + 1).astype(int).tolist()
+        run_pieces(lambda i: query_into(grid, bounds[i], bounds[i + 1], nb_idx, nb_d), pieces,
+                   threads=threads)
+        return nb_idx
 
-    def _solve_chunk(self, grids: _StepGrids, rows: np.ndarray, nb: np.ndarray
+    def _solve_chunk(self, grid: AgentGrid | None, rows: np.ndarray, nb: np.ndarray
                      ) -> tuple[np.ndarray, Any, Any]:
-        fine = grids.fine
-        obst_idx = self._obstacle_neighbors(rows, fine if fine is not None else grids.coarse())
+        obst_idx = self._obstacle_neighbors(rows, grid)
         lines = self._lines_for(rows, nb, obst_idx)
         result = solve_closest(self._preferred[rows], self.max_speed[rows], *lines)
         return obst_idx, lines, result
@@ -677,39 +743,22 @@ class Crowd:
     def compute_new_velocities(self) -> StepDiagnostics:
         """Solve every agent's ORCA problem from the current snapshot; nothing moves.
 
-        Large crowds are cut into contiguous pieces of agent rows (cache-sized, optionally
-        solved in worker threads), whose results are plain slices of the crowd's arrays; every
-        piece reads the same snapshot, so the answer does not depend on the split.
+        Very large crowds are cut into contiguous pieces of agent rows (bounded working
+        memory), whose results are plain slices of the crowd's arrays; every piece reads the
+        same snapshot, so the answer does not depend on the split.
         Claim: O1, O2, O4 (and O3, O5, O6 through the lines).
         """
         n = self.num_agents
         self._preferred = self.solve_preferred()
-        grids = _StepGrids(self)
+        if not self.obstacles.processed:
+            self.obstacles.process()
+        grid = build_grid(self.position, self.neighbor_dist, self.max_neighbors)
+        nb_idx = self._agent_neighbors(grid, threads=self.workers)
         parts = max(1, -(-n // PIECE_ROWS))
-        if n >= PARALLEL_MIN_AGENTS:
-            parts = max(parts, self.workers)
         bounds = np.linspace(0, n, parts + 1).astype(int)
         spans = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
-        pool = None
-        if len(spans) > 1 and self.workers > 1:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=self.workers)
-            pool = self._pool
-
-        def run(task: Any, items: list[Any]) -> list[Any]:
-            if pool is not None:
-                return list(pool.map(task, items))
-            return [task(item) for item in items]
-
-        # neighbours: pieces of the grid order (neighbouring agents together in memory)
-        k = int(self.max_neighbors.max(initial=0))
-        nb_idx = np.full((n, k), -1, dtype=np.int64)
-        if grids.fine is not None or grids.coarse() is not None:
-            for members, nb in run(lambda span: self._neighbor_piece(grids, *span), spans):
-                nb_idx[members] = nb
         # lines and programs: pieces of agent rows, so the results are slices
-        outputs = run(lambda span: self._solve_chunk(grids, np.arange(*span),
-                                                     nb_idx[span[0]:span[1]]), spans)
+        outputs = [self._solve_chunk(grid, np.arange(lo, hi), nb_idx[lo:hi]) for lo, hi in spans]
         if len(outputs) == 1:
             obst_idx, (point, direction, valid, num_hard), result = outputs[0]
             velocity, feasible, fail_line = result.velocity, result.feasible, result.fail_line
@@ -737,7 +786,8 @@ class Crowd:
         self.agent_neighbor_idx = nb_idx
         self.obstacle_neighbor_idx = obst_idx
         diag = build_diagnostics(self.global_time, self._preferred, velocity, self.max_speed,
-                                 point, direction, valid, num_hard, feasible, fail_line)
+                                 point, direction, valid, num_hard, feasible, fail_line,
+                                 snapshot=snapshot_of(self, nb_idx, obst_idx))
         if self.assertions:
             from navproof.orca.monitor import check_reciprocity, check_solve
 
@@ -762,11 +812,21 @@ class Crowd:
         return diag
 
 
+def _available_cpus() -> int:
+    """CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not offered on every platform
+        return os.cpu_count() or 1
+
+
 def build_diagnostics(snapshot_time_s: float, preferred: np.ndarray, selected: np.ndarray,
                       max_speed: np.ndarray, point: np.ndarray, direction: np.ndarray,
                       valid: np.ndarray, num_hard: np.ndarray, feasible: np.ndarray,
-                      fail_line: np.ndarray) -> StepDiagnostics:
-    """Diagnostics of one solve (see :class:`StepDiagnostics`). Claim: O4."""
+                      fail_line: np.ndarray, *, snapshot: SolveSnapshot | None = None
+                      ) -> StepDiagnostics:
+    """Diagnostics of one solve (see :class:`StepDiagnostics`); ``snapshot`` the state it read
+    (current velocities, neighbours, horizons). Claim: O4."""
     return StepDiagnostics(
         snapshot_time_s=float(snapshot_time_s),
         preferred=preferred.copy(),
@@ -778,4 +838,5 @@ def build_diagnostics(snapshot_time_s: float, preferred: np.ndarray, selected: n
         num_hard=num_hard,
         feasible=feasible,
         fail_line=fail_line,
+        snapshot=snapshot,
     )
