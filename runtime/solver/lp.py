@@ -66,7 +66,12 @@ def _lp1(planes: tuple[np.ndarray, ...], i: int, rows: np.ndarray, radius: np.nd
     px, py = pxs[i, rows], pys[i, rows]
     dx, dy = dxs[i, rows], dys[i, rows]
     dot = px * dx + py * dy
-    disc = dot * dot + radius * radius - (px * px + py * py)
+    # squared distance of the line from the origin as det(d, p)^2 rather than RVO2's
+    # |p|^2 - dot^2 (equal for a unit d): the projected lines of linearProgram3 pass through
+    # crossings of nearly parallel lines far from the origin, where |p|^2 - dot^2 cancels and
+    # its rounding (eps |p|^2) pushed the chord's ends outside the max-speed disk (O2)
+    offset = dx * py - dy * px
+    disc = radius * radius - offset * offset
     ok = disc >= 0.0
     sqrt_disc = np.sqrt(np.maximum(disc, 0.0))
     t_left = -dot - sqrt_disc
