@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.core.errors import EPS, InvalidInput
-from navproof.core.validation import check_valid_finite
+from navproof.core.errors import InvalidInput
+from navproof.core.validation import check_valid_convex, check_valid_finite, check_valid_normals
 
 MOTION_FIXED = 0
 MOTION_TRANSLATING = 1
@@ -40,25 +40,8 @@ CERTIFIED_PIECES = 8
 
 
 # ---------------------------------------------------------------------------------------------
-# input validation
+# vector and step-length helpers (the input checks live in navproof.core.validation)
 # ---------------------------------------------------------------------------------------------
-
-def check_valid_step(dt_s: float | np.ndarray) -> float | np.ndarray:
-    """Return the step length (s): a float, or a float64 array of per-agent lengths (N,) (the
-    remaining time of a portal sub-step); raise InvalidInput unless finite and > 0."""
-    if np.ndim(dt_s) == 0:
-        dt = float(dt_s)
-        if not np.isfinite(dt) or dt <= 0.0:
-            raise InvalidInput("dt_s", dt_s, "step length must be finite and > 0 s")
-        return dt
-    arr = np.asarray(dt_s, dtype=np.float64)
-    bad = ~np.isfinite(arr) | (arr <= 0.0)
-    if bad.any():
-        idx = int(np.flatnonzero(bad.ravel())[0])
-        raise InvalidInput(f"dt_s[{idx}]", float(arr.ravel()[idx]),
-                           "step length must be finite and > 0 s")
-    return arr
-
 
 def dot2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Dot product over the last axis (x, y) of two broadcast arrays: a.x b.x + a.y b.y (the
@@ -74,28 +57,6 @@ def per_edge(dt_s: float | np.ndarray) -> float | np.ndarray:
 def per_agent(dt_s: float | np.ndarray, n: int) -> np.ndarray:
     """A step length as a float64 array (N,)."""
     return np.broadcast_to(np.asarray(dt_s, dtype=np.float64), (n,)).copy()
-
-
-def check_valid_positive(field: str, value: np.ndarray) -> np.ndarray:
-    """Return ``value`` as float64; raise InvalidInput naming the first entry that is not > 0."""
-    arr = check_valid_finite(field, value)
-    bad = arr <= 0.0
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise InvalidInput(f"{field}{list(idx)}", float(arr[idx]), "must be > 0")
-    return arr
-
-
-def check_valid_normals(field: str, normal: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """Return normals (N, K, 2); InvalidInput for a zero or non-unit normal of a valid edge."""
-    arr = np.asarray(normal, dtype=np.float64)
-    length = np.hypot(arr[..., 0], arr[..., 1])
-    bad = valid & ~(np.abs(length - 1.0) <= 1e-6)
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise InvalidInput(f"{field}{list(idx)}", arr[idx].tolist(),
-                           "outward normal must be a unit vector (|n| = 1)")
-    return arr
 
 
 # ---------------------------------------------------------------------------------------------
@@ -260,27 +221,6 @@ def polygon_halfplanes(vertices_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     length = np.hypot(d[:, 0], d[:, 1])
     normal = np.stack([d[:, 1], -d[:, 0]], axis=1) / length[:, None]
     return normal, np.einsum("ij,ij->i", normal, v)
-
-
-def check_valid_convex(field: str, vertices_m: np.ndarray) -> np.ndarray:
-    """Return the vertices (P, 2) of a strictly convex CCW polygon; else raise InvalidInput.
-
-    Claim: C1 (a piece must be convex for its half-planes to describe it).
-    """
-    v = check_valid_finite(field, vertices_m)
-    if v.ndim != 2 or v.shape[1] != 2 or v.shape[0] < 3:
-        raise InvalidInput(field, v.tolist(), "needs at least 3 vertices of shape (P, 2)")
-    d = np.roll(v, -1, axis=0) - v
-    if np.any(np.hypot(d[:, 0], d[:, 1]) <= EPS):
-        raise InvalidInput(field, v.tolist(), "has a repeated vertex (zero-length edge)")
-    turn = d[:, 0] * np.roll(d, -1, axis=0)[:, 1] - d[:, 1] * np.roll(d, -1, axis=0)[:, 0]
-    if np.any(turn <= EPS):
-        raise InvalidInput(field, v.tolist(), "must be a strictly convex counter-clockwise polygon")
-    heading = np.arctan2(d[:, 1], d[:, 0])
-    winding = np.sum(np.mod(np.diff(np.append(heading, heading[0])), 2.0 * np.pi))
-    if winding > 2.0 * np.pi + 1e-6:
-        raise InvalidInput(field, v.tolist(), "must be simple (winds around more than once)")
-    return v
 
 
 def make_patch(patch_id: int, vertices_m: np.ndarray, gradient: np.ndarray) -> Patch:

@@ -17,22 +17,8 @@ import numpy as np
 
 from navproof._generated import formulas
 from navproof.boundary.model import affine_root, dot2, per_edge
-from navproof.core.errors import EPS, InvalidInput
-from navproof.core.validation import check_valid_finite
-
-
-def check_valid_budget(field: str, a_mps2: np.ndarray) -> np.ndarray:
-    """Return the braking budget (m/s^2) as float64; InvalidInput when NaN, infinite or <= 0.
-
-    A zero budget would reach a division in S1-S3: it is refused here instead. Claim: S6.
-    """
-    arr = np.asarray(a_mps2, dtype=np.float64)
-    bad = ~np.isfinite(arr) | (arr <= 0.0)
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0]) if arr.ndim else ()
-        raise InvalidInput(f"{field}{list(idx)}" if idx else field, float(arr[idx]),
-                           "braking budget must be finite and > 0 m/s^2 (S6: no division by a = 0)")
-    return arr
+from navproof.core.errors import EPS
+from navproof.core.validation import check_valid_budget, check_valid_finite
 
 
 def envelope_speed_cap_mps(vh_mps: np.ndarray, u_mps: np.ndarray, r_mps: np.ndarray
@@ -149,7 +135,6 @@ def hold_is_safe(normal: np.ndarray, r_mps: np.ndarray, e_mps: np.ndarray,
 
 
 __all__ = [
-    "check_valid_budget",
     "end_stop_margin_m",
     "end_stop_offset_mps",
     "envelope_margin_m",

@@ -169,9 +169,12 @@ def run(args: argparse.Namespace) -> int:
     """Print the agent's velocity space; 0 ok, 3 bad input (file, JSON, values, agent index)."""
     import sys
 
+    from navproof.cli.output import check_valid_output_path, write_output
     from navproof.core.errors import InvalidInput, ObligationViolation
 
     try:
+        check_valid_output_path("--json", args.json_out)
+        check_valid_output_path("--svg", args.svg)
         if args.scenario:
             with open(args.scenario, encoding="utf-8") as fh:
                 data = json.load(fh)
@@ -194,10 +197,12 @@ def run(args: argparse.Namespace) -> int:
     print(ascii_picture(record))
     print("legend: '.' feasible velocities, 'o' max-speed circle, 'P' preferred, 'V' selected, "
           "'+' zero; each line permits the LEFT of its direction")
-    if args.json_out:
-        with open(args.json_out, "w", encoding="utf-8") as fh:
-            json.dump(record, fh, indent=2)
-    if args.svg:
-        with open(args.svg, "w", encoding="utf-8") as fh:
-            fh.write(svg_picture(record))
+    try:
+        if args.json_out:
+            write_output("--json", args.json_out, json.dumps(record, indent=2))
+        if args.svg:
+            write_output("--svg", args.svg, svg_picture(record))
+    except InvalidInput as exc:
+        print(f"navproof explain: bad input: {exc}", file=sys.stderr)
+        return 3
     return 0

@@ -29,14 +29,12 @@ from navproof.boundary.model import (
     Motion,
     Patch,
     accel_extremum_time_s,
-    check_valid_convex,
-    check_valid_step,
     per_agent,
     polygon_halfplanes,
     take_edges,
 )
 from navproof.core.errors import EPS, InvalidInput
-from navproof.core.validation import check_valid_finite
+from navproof.core.validation import check_valid_convex, check_valid_finite, check_valid_step
 from navproof.step.safe_step import Neighbors, SafeStepResult, StepInput, solve_safe_step
 from navproof.step.snapshot import scatter_rows, take_input_rows
 

@@ -45,8 +45,6 @@ from navproof.boundary.model import (
     accel_end_margin_m,
     accel_halfplane_offset_mps,
     accel_margin_at_time_offset_mps,
-    check_valid_positive,
-    check_valid_step,
     curve_min_margin_m,
     dot2,
     per_agent,
@@ -60,7 +58,6 @@ from navproof.boundary.model import (
 from navproof.boundary.reference import Reference, reference_velocity
 from navproof.boundary.slope import reach_margin_mps, speed_margin_mps
 from navproof.boundary.stop_envelope import (
-    check_valid_budget,
     end_stop_margin_m,
     end_stop_offset_mps,
     envelope_margin_m,
@@ -69,7 +66,12 @@ from navproof.boundary.stop_envelope import (
     stop_halfplane_offset_mps,
 )
 from navproof.core.errors import EPS, InvalidInput, assertions_enabled
-from navproof.core.validation import check_valid_finite
+from navproof.core.validation import (
+    check_valid_budget,
+    check_valid_finite,
+    check_valid_positive,
+    check_valid_step,
+)
 from navproof.step.sweep import (
     first_contact_time_s,
     sweep_margin_m,

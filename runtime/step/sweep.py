@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.boundary.model import check_valid_step, dot2
+from navproof.boundary.model import dot2
 from navproof.core.errors import EPS
+from navproof.core.validation import check_valid_step
 
 BISECTION_STEPS = 60
 """Halvings of each monotone bracket in [0, 1]: below one ulp of the step fraction."""
