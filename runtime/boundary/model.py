@@ -22,6 +22,7 @@ import numpy as np
 
 from navproof._generated import formulas
 from navproof.core.errors import InvalidInput
+from navproof.core.tolerances import FLAT_SLOPE_TOL
 from navproof.core.validation import check_valid_convex, check_valid_finite, check_valid_normals
 
 MOTION_FIXED = 0
@@ -259,7 +260,7 @@ def affine_root(f_at_0: np.ndarray, f_at_1: np.ndarray) -> np.ndarray:
     ``dot(n, v1) <= q`` without retyping the closed form.
     """
     slope = f_at_1 - f_at_0
-    flat = np.abs(slope) <= 1e-15
+    flat = np.abs(slope) <= FLAT_SLOPE_TOL
     with np.errstate(divide="ignore", invalid="ignore"):
         root = -f_at_0 / np.where(flat, 1.0, slope)
     return np.where(flat, np.where(f_at_0 >= 0.0, np.inf, -np.inf), root)

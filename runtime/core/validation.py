@@ -188,16 +188,24 @@ def check_valid_slope_factor(field: str, k: Any) -> np.ndarray:
     return arr
 
 
-def check_valid_normals(field: str, normal: Any, valid: np.ndarray) -> np.ndarray:
-    """Return normals (N, K, 2); InvalidInput for a zero or non-unit normal of a valid edge."""
-    arr = np.asarray(normal, dtype=np.float64)
+def check_valid_unit_where(field: str, vector: Any, valid: np.ndarray, *, what: str
+                           ) -> np.ndarray:
+    """Return vectors (..., 2) as float64; InvalidInput naming the first one in a ``valid`` slot
+    that is not a unit vector within ``UNIT_LENGTH_TOL`` (zero and NaN included)."""
+    arr = np.asarray(vector, dtype=np.float64)
     length = np.hypot(arr[..., 0], arr[..., 1])
-    bad = valid & ~(np.abs(length - 1.0) <= UNIT_LENGTH_TOL)
+    bad = np.asarray(valid, dtype=bool) & ~(np.abs(length - 1.0) <= UNIT_LENGTH_TOL)
     if bad.any():
         idx = _first_index(bad)
         raise InvalidInput(f"{field}{list(idx)}", arr[idx].tolist(),
-                           "outward normal must be a unit vector (|n| = 1)")
+                           f"{what} must be a unit vector (| | = 1 within {UNIT_LENGTH_TOL:g}); "
+                           "normalise it first")
     return arr
+
+
+def check_valid_normals(field: str, normal: Any, valid: np.ndarray) -> np.ndarray:
+    """Return normals (N, K, 2); InvalidInput for a zero or non-unit normal of a valid edge."""
+    return check_valid_unit_where(field, normal, valid, what="outward normal")
 
 
 def _cross(o: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
