@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sqlite3
 import sys
 from dataclasses import dataclass
 
@@ -69,6 +70,12 @@ def run(args: argparse.Namespace) -> int:
         return int(runner(args))
     except (InvalidInput, SpecError) as exc:
         print(f"navproof simulate {args.scenario}: bad input: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except sqlite3.DatabaseError as exc:
+        # the record file broke under the run: corrupt pages, a file made read-only, a full disk
+        print(f"navproof simulate {args.scenario}: bad input: --db {args.db}: the record cannot "
+              f"be used ({type(exc).__name__}: {exc}); the last committed step is kept",
+              file=sys.stderr)
         return EXIT_BAD_INPUT
 
 

@@ -161,3 +161,56 @@ def test_profile_loader_names_the_file_and_the_rule(tmp_path, capsys, content, w
     assert main(["audit", "--candidate", str(path)]) == EXIT_BAD_INPUT
     err = capsys.readouterr().err
     assert where in err and "Traceback" not in err
+
+
+def test_simulate_with_corrupt_record_pages_is_bad_input(tmp_path, capsys) -> None:
+    db = tmp_path / "run.db"
+    assert main(["simulate", "pq-handoff", "--db", str(db)]) == 0
+    capsys.readouterr()
+    data = bytearray(db.read_bytes())
+    for at in range(4096, len(data), 4096):        # every page after the header page
+        data[at:at + 64] = b"\xa5" * 64
+    db.write_bytes(bytes(data))
+    for wal in (tmp_path / "run.db-wal", tmp_path / "run.db-shm"):
+        wal.unlink(missing_ok=True)
+    assert main(["simulate", "pq-handoff", "--db", str(db), "--resume"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--db" in err and "Traceback" not in err
+
+
+def test_a_record_of_a_newer_schema_is_refused_without_leaving_files(tmp_path, capsys) -> None:
+    import sqlite3
+
+    from navproof.handoff.record import APPLICATION_ID, SCHEMA_VERSION
+
+    db = tmp_path / "new.db"
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("CREATE TABLE t (x)")
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.close()
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main(["simulate", "pq-handoff", "--db", str(db), "--resume"]) == EXIT_BAD_INPUT
+    assert "newer" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.skipif(hasattr(__import__("os"), "geteuid") and __import__("os").geteuid() == 0,
+                    reason="file permissions do not bind the superuser")
+@pytest.mark.parametrize("what", ["folder", "file"])
+def test_a_read_only_record_or_folder_is_named_as_such(tmp_path, capsys, what) -> None:
+    db = tmp_path / "run.db"
+    assert main(["simulate", "pq-handoff", "--db", str(db)]) == 0
+    for extra in (tmp_path / "run.db-wal", tmp_path / "run.db-shm"):
+        extra.unlink(missing_ok=True)
+    capsys.readouterr()
+    target = tmp_path if what == "folder" else db
+    mode = target.stat().st_mode
+    target.chmod(0o555 if what == "folder" else 0o444)
+    try:
+        assert main(["simulate", "pq-handoff", "--db", str(db), "--resume"]) == EXIT_BAD_INPUT
+    finally:
+        target.chmod(mode)
+    err = capsys.readouterr().err
+    assert "read-only" in err and "not a SQLite database" not in err
