@@ -16,9 +16,11 @@ from __future__ import annotations
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.boundary.model import affine_root, dot2, per_edge
+from navproof.boundary.margins import affine_root
+from navproof.boundary.step_length import per_edge
 from navproof.core.errors import EPS
 from navproof.core.validation import check_valid_budget, check_valid_finite
+from navproof.core.vec2 import dot2
 
 
 def envelope_speed_cap_mps(vh_mps: np.ndarray, u_mps: np.ndarray, r_mps: np.ndarray
@@ -135,6 +137,7 @@ def hold_is_safe(normal: np.ndarray, r_mps: np.ndarray, e_mps: np.ndarray,
 
 
 __all__ = [
+    "check_valid_budget",
     "end_stop_margin_m",
     "end_stop_offset_mps",
     "envelope_margin_m",

@@ -13,7 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from navproof.boundary.model import EdgeSet, Motion, Support, per_agent
+from navproof.boundary.edges import EdgeSet
+from navproof.boundary.motion import Motion, Support
+from navproof.boundary.step_length import per_agent
 from navproof.core.errors import InvalidInput
 from navproof.core.validation import (
     check_valid_budget,
