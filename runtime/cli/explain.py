@@ -153,7 +153,8 @@ def _vector(field: str, value: Any) -> np.ndarray:
 
 def load_boundary(data: dict[str, Any], crowd: Any) -> Boundary | None:
     """The scenario's ``boundary`` for every agent of ``crowd``, or None (validated)."""
-    from navproof.boundary.model import EdgeSet, Support
+    from navproof.boundary.edges import EdgeSet
+    from navproof.boundary.motion import Support
     from navproof.core.errors import InvalidInput
 
     raw = data.get("boundary")
