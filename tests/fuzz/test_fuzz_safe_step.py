@@ -12,8 +12,8 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+import navproof.boundary as b
 from navproof import step as ss
-from navproof.boundary import model as b
 from navproof.core.errors import InvalidInput
 from navproof.step.result import SAFE
 

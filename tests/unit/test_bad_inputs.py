@@ -11,8 +11,8 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+import navproof.boundary as b
 from navproof import step as ss
-from navproof.boundary import model as b
 from navproof.cli import EXIT_BAD_INPUT, main
 from navproof.core.errors import InvalidInput
 from navproof.orca.compat import RVOSimulator
