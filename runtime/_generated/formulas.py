@@ -1,7 +1,7 @@
 # DO NOT EDIT: generated from the sympy derivations in navproof.proofs.
 # Regenerate with `navproof generate` (or `make generate`); a test and
 # `navproof prove` fail when this file differs from a fresh generation.
-# expressions-sha256: 83f824413ffe468a9266f6cf7d2cf4eb89fa4d44b41f320e90b084a24190c3d6
+# expressions-sha256: e1e4ff95c95ebad599705c9eda8faa6ca5b399bcda7e5c9050363424aef4d425
 """Closed-form navigation formulas generated from the proofs (vectorised, numpy)."""
 
 import numpy
@@ -20,6 +20,10 @@ __all__ = [
     "necessary_normal_bound",
     "envelope_speed_cap",
     "linear_envelope_bound",
+    "braked_speed",
+    "brake_envelope_factor",
+    "brake_envelope_offset",
+    "brake_envelope_margin",
     "slope_factor",
     "horizontal_cap",
     "access_peak_speed",
@@ -135,6 +139,38 @@ def linear_envelope_bound(*, s, dt, a, cmax):
     Claim: S3, S5. Derived in navproof.proofs as ``2*a*s/(2*a*dt + cmax)``.
     """
     return 2*a*s/(2*a*dt + cmax)
+
+
+def braked_speed(*, speed, dt, a):
+    """Speed after one step of the strongest braking: max(|c| - a dt, 0) [m/s].
+
+    Claim: S7, F2. Derived in navproof.proofs as ``Max(0, -a*dt + speed)``.
+    """
+    return functools.reduce(numpy.maximum, [0, -a*dt + speed])
+
+
+def brake_envelope_factor(*, cmax, dt, a):
+    """Factor K = max(Cmax/a - dt/2, dt/2) of the discrete braking envelope [s].
+
+    Claim: S7. Derived in navproof.proofs as ``Max(dt/2, -dt/2 + cmax/a)``.
+    """
+    return functools.reduce(numpy.maximum, [(1/2)*dt, -1/2*dt + cmax/a])
+
+
+def brake_envelope_offset(*, s, dt, n_dot_e, n_dot_u, n_dot_v0, n_dot_r, kfac):
+    """Offset of the S7 half-plane dot(n, v1) <= q: step-end margin >= K dot(n, u + v1 - r) [m/s].
+
+    Claim: S7, B4. Derived in navproof.proofs as ``(2*dt*n_dot_e - 2*dt*n_dot_u - dt*n_dot_v0 + 2*kfac*n_dot_r - 2*kfac*n_dot_u + 2*s)/(dt + 2*kfac)``.
+    """
+    return (2*dt*n_dot_e - 2*dt*n_dot_u - dt*n_dot_v0 + 2*kfac*n_dot_r - 2*kfac*n_dot_u + 2*s)/(dt + 2*kfac)
+
+
+def brake_envelope_margin(*, s_end, n_dot_c, kfac):
+    """Signed S7 margin: step-end margin minus K dot(n, c1) [m].
+
+    Claim: S7. Derived in navproof.proofs as ``-kfac*n_dot_c + s_end``.
+    """
+    return -kfac*n_dot_c + s_end
 
 
 def slope_factor(*, grad_sq):
