@@ -77,7 +77,7 @@ ENVELOPE_SPEED_CAP = vh + carry
 LINEAR_ENVELOPE_BOUND = simplify(_s3_root)
 
 # S7: one step of the strongest braking along c (V2 radius a dt), never past rest.
-BRAKED_SPEED = sympy.Max(speed - a * dt, 0)
+BRAKED_SPEED = sympy.Piecewise((speed - a * dt, speed > a * dt), (0, True))
 
 # While braking (|c| > a dt) the speed ratio is lambda = (|c| - a dt)/|c|: the step consumes
 # dt dot(n, c1) (1 + lambda)/2 of the margin (linear ramp, B4) and the envelope releases
@@ -88,15 +88,19 @@ assert simplify(_k_braking - (speed / a - dt / 2)) == 0
 assert diff(_k_braking, speed).is_positive
 # The last step (|c| <= a dt) ramps to rest over the whole step: it consumes dt dot(n, c1)/2.
 _k_last = dt / 2
-BRAKE_ENVELOPE_FACTOR = sympy.Max(_k_braking.subs(speed, cmax), _k_last)
+# K = max(Cmax/a - dt/2, dt/2), written as a piecewise form (the first piece wins above a dt).
+BRAKE_ENVELOPE_FACTOR = sympy.Piecewise((_k_braking.subs(speed, cmax), cmax > a * dt),
+                                        (_k_last, True))
 
 # The envelope in the solve variable: margin at the step end (B4) >= K dot(n, u + v1 - r).
 BRAKE_ENVELOPE_MARGIN = s_end - kfac * n_dot_c
 _end_envelope = ACCEL_MARGIN.subs(t, dt) - kfac * (n_dot_u + n_dot_v1 - n_dot_r)
 (_s7_root,) = solve(sympy.Eq(_end_envelope, 0), n_dot_v1)
 BRAKE_ENVELOPE_OFFSET = simplify(_s7_root)
-# The S7 factor covers the continuous brake from the step end that S1 assumes (|c| <= Cmax).
-assert simplify(sympy.Max(cmax / a - dt / 2, dt / 2) - BRAKE_ENVELOPE_FACTOR) == 0
+# The pieces meet at Cmax = a dt, and the factor covers the continuous brake from the step end
+# that S1 assumes (Cmax/(2a) <= K on both pieces).
+assert simplify(_k_braking.subs(speed, a * dt) - _k_last) == 0
+assert simplify((_k_braking.subs(speed, cmax) - cmax / (2 * a)).subs(cmax, a * dt)) == 0
 
 FORMULAS = (
     Formula(

@@ -1,7 +1,7 @@
 # DO NOT EDIT: generated from the sympy derivations in navproof.proofs.
 # Regenerate with `navproof generate` (or `make generate`); a test and
 # `navproof prove` fail when this file differs from a fresh generation.
-# expressions-sha256: e1e4ff95c95ebad599705c9eda8faa6ca5b399bcda7e5c9050363424aef4d425
+# expressions-sha256: f8b62d50cc2d1e6e182fb29823aa607f9faa2c315d51ed0f96267605cd816c0f
 """Closed-form navigation formulas generated from the proofs (vectorised, numpy)."""
 
 import numpy
@@ -144,17 +144,17 @@ def linear_envelope_bound(*, s, dt, a, cmax):
 def braked_speed(*, speed, dt, a):
     """Speed after one step of the strongest braking: max(|c| - a dt, 0) [m/s].
 
-    Claim: S7, F2. Derived in navproof.proofs as ``Max(0, -a*dt + speed)``.
+    Claim: S7, F2. Derived in navproof.proofs as ``Piecewise((-a*dt + speed, speed > a*dt), (0, True))``.
     """
-    return functools.reduce(numpy.maximum, [0, -a*dt + speed])
+    return numpy.select([numpy.greater(speed, a*dt),True], [-a*dt + speed,0], default=numpy.nan)
 
 
 def brake_envelope_factor(*, cmax, dt, a):
     """Factor K = max(Cmax/a - dt/2, dt/2) of the discrete braking envelope [s].
 
-    Claim: S7. Derived in navproof.proofs as ``Max(dt/2, -dt/2 + cmax/a)``.
+    Claim: S7. Derived in navproof.proofs as ``Piecewise((-dt/2 + cmax/a, cmax > a*dt), (dt/2, True))``.
     """
-    return functools.reduce(numpy.maximum, [(1/2)*dt, -1/2*dt + cmax/a])
+    return numpy.select([numpy.greater(cmax, a*dt),True], [-1/2*dt + cmax/a,(1/2)*dt], default=numpy.nan)
 
 
 def brake_envelope_offset(*, s, dt, n_dot_e, n_dot_u, n_dot_v0, n_dot_r, kfac):
