@@ -1,4 +1,7 @@
-"""S7 obligations: a safe step at k leaves a safe candidate at k + 1 (control invariance).
+"""S7 — control invariance (derivations: ``navproof.proofs.stop_envelope``,
+``boundary``).
+
+S7 obligations: a safe step at k leaves a safe candidate at k + 1 (control invariance).
 
 Setting (the claim's hypotheses): one edge of a set (each edge is proved alone; the candidate
 below does not depend on the edge, so it serves every edge at once), edge and support
@@ -31,18 +34,18 @@ import math
 import z3
 
 from navproof.proofs import boundary, stop_envelope
-from navproof.proofs.obligations import (
+from navproof.proofs.obligations.common import (
     PROVED,
+    Builder,
     Obligation,
     Replay,
     Step,
     Values,
-    _Builder,
-    _dot,
-    _envelope_cap,
-    _formulas,
-    _sub,
+    dot,
+    runtime_formulas,
+    sub,
 )
+from navproof.proofs.obligations.stop_envelope import _envelope_cap
 from navproof.specs.profile import Profile
 
 
@@ -50,7 +53,7 @@ class _Setting:
     """The variables, premise and braking candidate shared by the three S7 obligations."""
 
     def __init__(self, profile: Profile) -> None:
-        bb = self.bb = _Builder(profile)
+        bb = self.bb = Builder(profile)
         self.dt = bb.param("dt", "step_s")
         self.a = bb.param("a", "brake_budget_mps2")
         self.n = bb.unit("n")
@@ -77,11 +80,11 @@ class _Setting:
                                    self.lam == 0))
         self.c2 = (self.lam * self.c1[0], self.lam * self.c1[1])
         self.v2 = (self.c2[0] + self.w[0], self.c2[1] + self.w[1])
-        self.p1 = bb.alias("n_dot_c1", _dot(self.n, self.c1))
+        self.p1 = bb.alias("n_dot_c1", dot(self.n, self.c1))
         self.p2 = bb.alias("n_dot_c2", self.lam * self.p1)
-        self.nu = bb.alias("n_dot_u", _dot(self.n, self.u))
-        self.ne = bb.alias("n_dot_e", _dot(self.n, self.e))
-        self.nr = bb.alias("n_dot_r", _dot(self.n, self.r))
+        self.nu = bb.alias("n_dot_u", dot(self.n, self.u))
+        self.ne = bb.alias("n_dot_e", dot(self.n, self.e))
+        self.nr = bb.alias("n_dot_r", dot(self.n, self.r))
         envelope = bb.term(stop_envelope.BRAKE_ENVELOPE_MARGIN, s_end=self.s1, n_dot_c=self.p1,
                            kfac=self.k)
         self.premise = [self.speed_v1 <= self.vh, self.speed_w <= self.vh, self.s1 >= 0,
@@ -105,9 +108,17 @@ class _Setting:
         """Lemmas about the candidate: |c1| <= Cmax, 0 <= lambda <= 1, |c1| - |c2| <= a dt."""
         m1, m2, lam = self.speed_c1, self.speed_c2, self.lam
         return [
+            Step("dot(v1, w) >= -|v1| |w|",
+                 dot(self.v1, self.w) >= -self.speed_v1 * self.speed_w,
+                 self.keep_only(*self.v1, *self.w, self.speed_v1, self.speed_w)),
+            Step("|c1| <= |v1| + |w| (c1 = v1 - w)", m1 <= self.speed_v1 + self.speed_w,
+                 self.keep_only(m1, *self.c1, *self.v1, *self.w, self.speed_v1, self.speed_w)),
+            Step("|w| = |u - r|", self.speed_w == self.bb.shown["|u-r|"],
+                 self.keep_only(*self.w, *self.u, *self.r, self.speed_w,
+                                self.bb.shown["|u-r|"])),
             Step("|c1| <= Cmax (S4)", m1 <= self.cmax,
-                 self.keep_only(m1, self.cmax, self.speed_v1, self.speed_w, self.vh, *self.c1,
-                                *self.v1, *self.w, *self.u, *self.r, self.bb.shown["|u-r|"])),
+                 self.keep_only(m1, self.cmax, self.speed_v1, self.speed_w, self.vh,
+                                self.bb.shown["|u-r|"])),
             Step("0 <= |c1| - |c2| <= a dt", z3.And(m1 - m2 >= 0, m1 - m2 <= self.a * self.dt),
                  self.keep_only(m1, m2, self.a, self.dt)),
             Step("0 <= lambda <= 1", z3.And(lam >= 0, lam <= 1),
@@ -117,7 +128,7 @@ class _Setting:
     @staticmethod
     def replay_state(x: Values) -> dict[str, float]:
         """The candidate recomputed from a model through the generated runtime formulas."""
-        f = _formulas()
+        f = runtime_formulas()
         vh = f.horizontal_cap(surface_cap=x["V"], k=x["k"])
         w = (x["r_x"] - x["u_x"], x["r_y"] - x["u_y"])
         cm = f.envelope_speed_cap(vh=vh, carry=math.hypot(*w))
@@ -149,10 +160,10 @@ def s7_reach(profile: Profile) -> Obligation:
     bb = st.bb
     lam, m1, m2 = st.lam, st.speed_c1, st.speed_c2
     d = (st.v2[0] - st.v1[0], st.v2[1] - st.v1[1])
-    reach_sq = bb.alias("|v2-v1|^2", _dot(d, d))
-    speed_sq = bb.alias("|v2|^2", _dot(st.v2, st.v2))
+    reach_sq = bb.alias("|v2-v1|^2", dot(d, d))
+    speed_sq = bb.alias("|v2|^2", dot(st.v2, st.v2))
     radius = st.a * st.dt
-    cauchy = _dot(st.v1, st.w) <= st.speed_v1 * st.speed_w
+    cauchy = dot(st.v1, st.w) <= st.speed_v1 * st.speed_w
     combo = bb.alias("mix", lam * st.speed_v1 + (1 - lam) * st.speed_w)
     vectors = (*st.c1, *st.v1, *st.w, st.speed_v1, st.speed_w)
     steps = [
@@ -164,7 +175,7 @@ def s7_reach(profile: Profile) -> Obligation:
         Step("0 <= mix <= Vh", z3.And(combo >= 0, combo <= st.vh),
              st.keep_only(st.speed_v1, st.speed_w, lam, st.vh, combo)),
         Step("|v2 - v1| = |c1| - |c2|", reach_sq == (m1 - m2) ** 2,
-             st.keep_only(*vectors, m1, m2, lam, st.a, st.dt, reach_sq)),
+             st.keep_only(*st.c1, *st.v1, *st.w, m1, m2, lam, st.a, st.dt, reach_sq)),
     ]
 
     def replay(x: Values) -> Replay:
@@ -182,7 +193,7 @@ def s7_reach(profile: Profile) -> Obligation:
         premise=st.premise,
         conclusion=z3.And(reach_sq <= radius * radius, speed_sq <= st.vh * st.vh),
         replay=replay,
-        witness_prefer=[m1 > radius, st.speed_w > 0],
+        witness_prefer=[m1 > radius],
         steps=steps,
         conclusion_forget=st.keep_only(st.a, st.dt, st.vh, m1, m2, reach_sq, speed_sq, combo),
     )
@@ -225,7 +236,7 @@ def s7_boundary(profile: Profile) -> Obligation:
     ]
 
     def replay(x: Values) -> Replay:
-        f = _formulas()
+        f = runtime_formulas()
         y = _Setting.replay_state(x)
         n = (x["n_x"], x["n_y"])
 
@@ -279,7 +290,7 @@ def s7_envelope(profile: Profile) -> Obligation:
     ]
 
     def replay(x: Values) -> Replay:
-        f = _formulas()
+        f = runtime_formulas()
         y = _Setting.replay_state(x)
         lb = f.linear_envelope_bound(s=x["s1"], dt=x["dt"], a=x["a"], cmax=y["cmax"])
         p2_f = x["n_x"] * y["c2x"] + x["n_y"] * y["c2y"]
@@ -299,4 +310,4 @@ def s7_envelope(profile: Profile) -> Obligation:
     )
 
 
-BUILDERS = {"S7/reach": s7_reach, "S7/boundary": s7_boundary, "S7/envelope": s7_envelope}
+OBLIGATIONS = {"S7/reach": s7_reach, "S7/boundary": s7_boundary, "S7/envelope": s7_envelope}
