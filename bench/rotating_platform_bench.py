@@ -4,7 +4,7 @@ Scenario: a square platform (half-size 5 m) turning at 0.3 rad/s about the origi
 edges riding on it, and a fixed world wall X <= 8 m that the platform's corners pass at 1 m.
 Twelve bodies (seeded) stand on the platform and walk at 1 m/s towards goals fixed on it; one
 of them re-targets when it arrives. Step 0.1 s, braking budget 2 m/s^2, cap 2 m/s, 100 steps:
-1,200 agent-steps of :func:`navproof.step.safe_step.solve_safe_step` (no neighbours).
+1,200 agent-steps of :func:`navproof.step.solve_safe_step` (no neighbours).
 
 Reported: safe labels, non-safe labels, and non-safe labels more than 1.5 m from every wall
 (the conservative ones: nothing is near). Numbers only.
@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from navproof.boundary import model as b
-from navproof.step import safe_step as ss
+from navproof import step as ss
 
 HALF_M = 5.0
 OMEGA_RADPS = 0.3

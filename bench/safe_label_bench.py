@@ -1,5 +1,5 @@
 """How often the safe step keeps the safe label where nothing in the world changes (claims S7,
-O6, F2, S6), measured on small closed-loop runs of :func:`navproof.step.safe_step.solve_safe_step`.
+O6, F2, S6), measured on small closed-loop runs of :func:`navproof.step.solve_safe_step`.
 
 Rows:
 - ``wall`` — a lone body walking at Vh straight at a fixed wall (nothing else in the scene), for
@@ -25,7 +25,7 @@ import numpy as np
 from navproof.boundary import model as b
 from navproof.core.errors import InvalidInput
 from navproof.orca.crowd import Crowd
-from navproof.step import safe_step as ss
+from navproof import step as ss
 
 WALL_SETS = ((2.0, 1.5, 0.1), (1.0, 2.0, 0.1), (4.0, 1.0, 0.05), (1.0, 1.0, 0.2))
 """(a m/s^2, Vh m/s, dt s) of the lone-body wall approach."""

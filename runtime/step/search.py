@@ -45,6 +45,9 @@ EVERY_CONSTRAINT = ConstraintChoice(neighbour_lines=True, speed_disk=True, sweep
 """The nominal step (label safe)."""
 CORRIDOR_ONLY = ConstraintChoice(neighbour_lines=False, speed_disk=False, sweep=False)
 """F1: dynamic-neighbour lines, speed disk and sweep relaxed (label dynamic avoidance failed)."""
+SEPARATING = ConstraintChoice(neighbour_lines=False, speed_disk=True, sweep=True)
+"""O6: dynamic-neighbour lines replaced by separation half-planes (label separating an
+overlap)."""
 
 
 @dataclass(frozen=True)
@@ -159,11 +162,12 @@ def _interior_dips(outcome: _RoundOutcome, dt_s: np.ndarray) -> np.ndarray:
 
 
 def closest_verified(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
-                     preferred_mps: np.ndarray, keep: ConstraintChoice, known: KnownMargins
-                     ) -> tuple[np.ndarray, np.ndarray]:
+                     preferred_mps: np.ndarray, keep: ConstraintChoice, known: KnownMargins,
+                     extra: HalfPlanes | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Closest verified velocity to ``preferred_mps`` (R, 2) for ``agents`` (R,) under the
-    constraints ``keep`` chooses; the margins of accepted candidates go to ``known``. Returns
-    (found (R,), v1 (R, 2)). Claim: O2, O5, V1, V2, B5, B6, S1, W1."""
+    constraints ``keep`` chooses and the ``extra`` half-planes (R, ...); the margins of accepted
+    candidates go to ``known``. Returns (found (R,), v1 (R, 2)).
+    Claim: O2, O5, O6, V1, V2, B5, B6, S7, W1."""
     r, k = agents.size, inp.edges.valid.shape[1]
     dt = inp.dt_per_agent_s[agents]
     orca = prep.orca_planes.take(agents)
@@ -173,6 +177,8 @@ def closest_verified(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
         orca = obstacle_lines_only(orca, num_hard[agents])
     # slot order: edge half-planes, ORCA lines, then one cut slot per edge
     fixed = HalfPlanes.join(prep.edge_planes.take(agents), orca)
+    if extra is not None:
+        fixed = HalfPlanes.join(fixed, extra)
     edge_normal = inp.edges.normal[agents]
     disks = _disks(inp, agents, speed_disk=keep.speed_disk)
     cuts = np.full((r, k), np.inf)

@@ -12,7 +12,7 @@ from navproof._generated import formulas
 from navproof.boundary import model as b
 from navproof.boundary.reference import reference_velocity
 from navproof.orca.crowd import Crowd
-from navproof.step import safe_step as ss
+from navproof import step as ss
 
 WALL_SETS = ((2.0, 1.5, 0.1), (1.0, 2.0, 0.1), (4.0, 1.0, 0.05), (1.0, 1.0, 0.2))
 """(a m/s^2, Vh m/s, dt s): the four parameter sets of the wall approach of issue 11."""
