@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from navproof.boundary import model as b
+from navproof import boundary as b
 from navproof import step as ss
 
 HALF_M = 5.0

@@ -22,7 +22,7 @@ import json
 
 import numpy as np
 
-from navproof.boundary import model as b
+from navproof import boundary as b
 from navproof.core.errors import InvalidInput
 from navproof.orca.crowd import Crowd
 from navproof import step as ss

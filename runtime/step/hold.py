@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from navproof.boundary.model import dot2
+from navproof.core.vec2 import dot2
 from navproof.boundary.stop_envelope import hold_is_safe
 from navproof.core.tolerances import EPS
 from navproof.step.constraints import Prepared

@@ -9,7 +9,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from navproof._generated import formulas
-from navproof.boundary import model as b
+from navproof import boundary as b
 from navproof.boundary.reference import reference_velocity
 from navproof.orca.crowd import Crowd
 from navproof import step as ss
