@@ -26,6 +26,7 @@ import numpy as np
 from navproof import boundary as b
 from navproof import step as ss
 from navproof.orca.crowd import Crowd
+from navproof.solver.halfplanes import from_rvo_lines
 from navproof.solver.lp import solve_closest
 from navproof.specs.profile import load_profile
 
@@ -56,7 +57,8 @@ def build(n: int, dt_s: float, seed: int = 0) -> tuple[ss.StepInput, tuple, Crow
     inp = ss.step_input_from_crowd(crowd, support=b.Support.translating(u), edges=edges,
                                    vh_mps=np.full(n, DEFAULTS.max_speed),
                                    accel_mps2=np.full(n, defaults["brake_budget_mps2"]))
-    return inp, (crowd.pref_velocity, crowd.max_speed, point, direction, valid, num_hard), crowd
+    planes = from_rvo_lines(point, direction, valid)
+    return inp, (crowd.pref_velocity, crowd.max_speed, planes, num_hard), crowd
 
 
 def best_and_median(fn, steps: int) -> tuple[float, float]:
