@@ -17,7 +17,6 @@ from navproof.boundary.motion import Support
 from navproof.core.errors import EPS
 from navproof.core.validation import check_valid_finite
 from navproof.core.vec2 import dot2
-from navproof.solver.halfplanes import HalfPlanes
 from navproof.solver.lp import solve_closest
 
 CARRY_EXCEEDS_CANCEL = "support carry exceeds cancel capacity"
@@ -38,6 +37,14 @@ class Reference:
     exists: np.ndarray
     reachable: np.ndarray
     stop_margin_mps: np.ndarray
+
+
+def halfplanes_to_lines(normal: np.ndarray, offset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """RVO2 lines (point, direction), each (..., 2), of the half-planes dot(normal, w) <= offset:
+    the allowed side lies left of the direction."""
+    point = normal * offset[..., None]
+    direction = np.stack([-normal[..., 1], normal[..., 0]], axis=-1)
+    return point, direction
 
 
 def reference_velocity(edges: EdgeSet, support: Support, x0_m: np.ndarray,
@@ -63,10 +70,10 @@ def reference_velocity(edges: EdgeSet, support: Support, x0_m: np.ndarray,
     # in w = r - u: dot(n, w) <= dot(n, e - u)
     offset = dot2(n, e - u[:, None, :])
     offset = np.take_along_axis(offset, order, axis=1)
+    point, direction = halfplanes_to_lines(n_sorted, offset)
     count = valid.shape[1]
     res = solve_closest(np.zeros_like(u), np.full(u.shape[0], REFERENCE_SEARCH_RADIUS_MPS),
-                        HalfPlanes(n_sorted, offset, valid),
-                        np.full(u.shape[0], count, dtype=np.int64))
+                        point, direction, valid, np.full(u.shape[0], count, dtype=np.int64))
     w = res.velocity
     viol = dot2(n_sorted, w[:, None, :]) - offset
     exists = res.feasible & np.all(~valid | (viol <= EPS), axis=1)

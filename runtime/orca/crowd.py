@@ -25,7 +25,6 @@ from navproof.core.validation import check_valid_finite
 from navproof.orca.lines import agent_lines, obstacle_lines
 from navproof.orca.neighbors import AgentGrid, build_grid, query_into
 from navproof.orca.obstacles import ObstacleSet
-from navproof.solver.halfplanes import from_rvo_lines
 from navproof.solver.lp import line_violation, solve_closest
 
 PARALLEL_MIN_AGENTS = 4096
@@ -626,10 +625,9 @@ class Crowd:
                      ) -> tuple[np.ndarray, Any, Any]:
         obst_idx = self._obstacle_neighbors(rows, grid)
         lines = self._lines_for(rows, nb, obst_idx)
-        point, direction, valid, num_hard = lines
-        # RVO2's lines enter the solver's half-plane form here, once
-        result = solve_closest(self.pref_velocity[rows], self.max_speed[rows],
-                               from_rvo_lines(point, direction, valid), num_hard)
+        threads = self.workers if rows.size >= PARALLEL_MIN_AGENTS else 1
+        result = solve_closest(self.pref_velocity[rows], self.max_speed[rows], *lines,
+                               threads=threads)
         return obst_idx, lines, result
 
     def compute_new_velocities(self) -> StepDiagnostics:

@@ -1,28 +1,35 @@
-"""Batched closest-velocity linear programs of ORCA (RVO2's linearProgram1/2/3) on numpy arrays,
-in the solver's half-plane form (:mod:`navproof.solver.halfplanes`).
+"""Batched closest-velocity linear programs of ORCA (RVO2's linearProgram1/2/3) on numpy arrays.
 
-A constraint is the half-plane ``dot(normal, v) <= offset`` with a unit ``normal`` (m/s); its
-signed violation is ``dot(normal, v) - offset`` (positive: outside). Along its boundary line the
-points are ``offset * normal + t * direction`` with ``direction = (-normal.y, normal.x)``, so the
-permitted side lies to the right of the direction (RVO2's lines, whose permitted side is LEFT of
-their direction, arrive through :func:`navproof.solver.halfplanes.from_rvo_lines`).
+Line convention (identical to RVO2's ``Line``): a constraint is a directed line through
+``point`` (m/s) with unit ``direction``. The permitted half-plane is the LEFT side of the
+direction, i.e. a velocity ``v`` satisfies the line when
 
-Constraints for ``N`` agents are :class:`HalfPlanes` of shape (N, K). The first ``num_hard[n]``
-slots of row ``n`` are hard (obstacles, boundaries): the fallback of :func:`solve_closest` never
-relaxes them. Every function loops over the constraint index only; agents are processed as whole
-arrays. The tolerances are RVO2's own (exact comparisons and ``RVO_EPSILON`` for parallel lines),
-so the crowd takes RVO2's case decisions.
+    det(direction, point - v) <= 0        (det(a, b) = a.x * b.y - a.y * b.x)
+
+and ``det(direction, point - v)`` is its signed violation in m/s (positive: outside).
+
+Constraints for ``N`` agents are held as arrays ``line_point (N, K, 2)``, ``line_dir (N, K, 2)``
+with a validity mask ``valid (N, K)``. The first ``num_hard[n]`` slots of row ``n`` are hard
+lines (obstacles, boundaries): the fallback of :func:`solve_closest` never relaxes them.
+
+The programs are RVO2's own incremental algorithm, one agent at a time in a compiled loop
+(:mod:`navproof.core.jit`): the work per agent depends on its lines (most agents stop after a
+few), which whole-array code can only follow with masks over every agent.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from navproof.core.jit import compiled_loop
+from navproof.core.parallel import run_pieces
 from navproof.core.tolerances import RVO_EPSILON
-from navproof.solver.halfplanes import HalfPlanes
-from navproof.solver.on_line import disk_interval, halfplane_interval, nearest_on_line
+
+_TINY = float(np.finfo(np.float64).tiny)
+"""Smallest normal float: shorter bisector directions count as zero (their inverse overflows)."""
 
 
 def det2(ax: np.ndarray, ay: np.ndarray, bx: np.ndarray, by: np.ndarray) -> np.ndarray:
@@ -32,8 +39,9 @@ def det2(ax: np.ndarray, ay: np.ndarray, bx: np.ndarray, by: np.ndarray) -> np.n
 
 def line_violation(velocity: np.ndarray, line_point: np.ndarray, line_dir: np.ndarray,
                    valid: np.ndarray) -> np.ndarray:
-    """Signed violation ``det(dir, point - v)`` (m/s) of every RVO2 line; ``-inf`` where not
-    valid. Claim: O2 (the half-planes of the closest-point problem), O4 (largest violation).
+    """Signed violation ``det(dir, point - v)`` (m/s) of every line; ``-inf`` where not valid.
+
+    Claim: O2 (the half-planes of the closest-point problem), O4 (largest violation).
     """
     px = line_point[..., 0] - velocity[:, None, 0]
     py = line_point[..., 1] - velocity[:, None, 1]
@@ -45,140 +53,156 @@ def line_violation(velocity: np.ndarray, line_point: np.ndarray, line_dir: np.nd
     return py
 
 
-def _planes(planes: HalfPlanes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Normals, offsets and validity as contiguous (K, M) planes: slot first, one row per slot."""
-    normal = np.ascontiguousarray(planes.normal.transpose(2, 1, 0))
-    return (normal[0], normal[1], np.ascontiguousarray(planes.offset.T),
-            np.ascontiguousarray(planes.valid.T))
+@compiled_loop
+def _lp1(px, py, dx, dy, valid, i, radius, opt_x, opt_y, direction_opt, out):
+    """Optimum on line ``i`` inside the disk and the valid lines ``j < i`` (linearProgram1).
 
-
-def _lp1(planes: tuple[np.ndarray, ...], i: int, rows: np.ndarray, radius: np.ndarray,
-         opt: np.ndarray, direction_opt: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Optimum on the boundary of half-plane ``i`` inside the disk and the valid half-planes
-    ``j < i`` (RVO2 linearProgram1).
-
-    ``planes`` are the (K, M) planes of :func:`_planes`; the program is solved for the columns
-    ``rows`` (``radius`` and ``opt`` given for those rows). Returns ``(ok, result)``; ``ok`` is
-    False where the disk and the earlier half-planes leave nothing of line ``i``. Claim: O2.
-    """
-    nxs, nys, cs, vs = planes
-    nx, ny, c = nxs[i, rows], nys[i, rows], cs[i, rows]
-    # the line's point nearest the origin, q = c n, and its direction d = (-n.y, n.x)
-    qx, qy = c * nx, c * ny
-    dx, dy = -ny, nx
-    ok, t_left, t_right = disk_interval(qx, qy, dx, dy, 0.0, 0.0, radius)
-    if i > 0:
-        ok_j, lo_j, hi_j = halfplane_interval(
-            qx, qy, dx, dy, np.take(nxs[:i], rows, axis=1), np.take(nys[:i], rows, axis=1),
-            np.take(cs[:i], rows, axis=1), np.take(vs[:i], rows, axis=1),
-            parallel_det=RVO_EPSILON, tol=0.0, axis=0)
-        t_left, t_right = np.maximum(t_left, lo_j), np.minimum(t_right, hi_j)
-        ok &= ok_j & (t_left <= t_right)
-    if direction_opt:
-        take_right = opt[:, 0] * dx + opt[:, 1] * dy > 0.0
-        t_sel = np.where(take_right, t_right, t_left)
-        result = np.stack([qx + t_sel * dx, qy + t_sel * dy], axis=1)
-    else:
-        result = nearest_on_line(qx, qy, dx, dy, opt, t_left, t_right)
-    return ok, result
-
-
-def _lp2(planes: HalfPlanes, radius: np.ndarray, opt: np.ndarray, direction_opt: bool
-         ) -> tuple[np.ndarray, np.ndarray]:
-    """Closest point to ``opt`` (or furthest along unit ``opt``) in disk ∩ half-planes
-    (linearProgram2).
-
-    Returns ``(result (M, 2) m/s, fail (M,))`` where ``fail`` is the index of the first
-    half-plane the incremental solve could not satisfy, or ``K`` when all were satisfied.
+    Writes the point into ``out`` and returns True, or returns False (``out`` untouched).
     Claim: O2.
     """
-    m, k = planes.valid.shape
+    pix, piy, dix, diy = px[i], py[i], dx[i], dy[i]
+    dot = pix * dix + piy * diy
+    disc = dot * dot + radius * radius - (pix * pix + piy * piy)
+    if not disc >= 0.0:
+        return False
+    sqrt_disc = math.sqrt(disc)
+    t_left = -dot - sqrt_disc
+    t_right = -dot + sqrt_disc
+    for j in range(i):
+        if not valid[j]:
+            continue
+        denominator = dix * dy[j] - diy * dx[j]
+        numerator = dx[j] * (piy - py[j]) - dy[j] * (pix - px[j])
+        if abs(denominator) <= RVO_EPSILON:
+            if numerator < 0.0:
+                return False
+            continue
+        t = numerator / denominator
+        if denominator >= 0.0:
+            t_right = min(t_right, t)
+        else:
+            t_left = max(t_left, t)
+        if t_left > t_right:
+            return False
     if direction_opt:
-        result = opt * radius[:, None]
+        t = t_right if opt_x * dix + opt_y * diy > 0.0 else t_left
     else:
-        opt_sq = np.einsum("ij,ij->i", opt, opt)
-        outside = opt_sq > radius * radius
-        inv_len = 1.0 / np.sqrt(np.where(outside, opt_sq, 1.0))
-        result = np.where(outside[:, None], opt * (inv_len * radius)[:, None], opt)
-    fail = np.full(m, k, dtype=np.int64)
-    active = np.ones(m, dtype=bool)
-    cols = _planes(planes)
-    nxs, nys, cs, vs = cols
-    for i in range(k):
-        cand = active & vs[i]
-        if not cand.any():
-            continue
-        viol = nxs[i] * result[:, 0] + nys[i] * result[:, 1] - cs[i]
-        rows = np.flatnonzero(cand & (viol > 0.0))
-        if rows.size == 0:
-            continue
-        ok, res = _lp1(cols, i, rows, radius[rows], opt[rows], direction_opt)
-        if ok.all():
-            result[rows] = res
-            continue
-        result[rows[ok]] = res[ok]
-        bad = rows[~ok]
-        fail[bad] = i
-        active[bad] = False
-    return result, fail
+        t = dix * (opt_x - pix) + diy * (opt_y - piy)
+        if t < t_left:
+            t = t_left
+        elif t > t_right:
+            t = t_right
+    out[0] = pix + t * dix
+    out[1] = piy + t * diy
+    return True
 
 
-def _lp3(planes: HalfPlanes, num_hard: np.ndarray, begin: np.ndarray, radius: np.ndarray,
-         result: np.ndarray) -> np.ndarray:
-    """Velocity minimising the largest violation of soft half-planes, hard ones kept
-    (linearProgram3).
+@compiled_loop
+def _lp2(px, py, dx, dy, valid, radius, opt_x, opt_y, direction_opt, out):
+    """Closest point to ``opt`` (or furthest along unit ``opt``) in disk ∩ lines (linearProgram2).
 
-    Rows start at slot ``begin``; returns the largest soft violation reached (m/s) and updates
-    ``result`` in place. Claim: O4 (the degraded answer; never labelled feasible).
+    Writes the point into ``out``; returns the first line it could not satisfy, or K.
+    Claim: O2.
     """
-    nrm, off, val = planes.normal, planes.offset, planes.valid
-    m, k = val.shape
-    distance = np.zeros(m)
-    slot = np.arange(k)
-    for i in range(k):
-        cand = val[:, i] & (begin <= i)
-        if not cand.any():
+    if direction_opt:
+        out[0] = opt_x * radius
+        out[1] = opt_y * radius
+    else:
+        opt_sq = opt_x * opt_x + opt_y * opt_y
+        if opt_sq > radius * radius:
+            scale = 1.0 / math.sqrt(opt_sq) * radius
+            out[0] = opt_x * scale
+            out[1] = opt_y * scale
+        else:
+            out[0] = opt_x
+            out[1] = opt_y
+    for i in range(valid.size):
+        if not valid[i]:
             continue
-        viol = nrm[:, i, 0] * result[:, 0] + nrm[:, i, 1] * result[:, 1] - off[:, i]
-        rows = np.flatnonzero(cand & (viol > distance))
-        if rows.size == 0:
+        if dx[i] * (py[i] - out[1]) - dy[i] * (px[i] - out[0]) > 0.0:
+            if not _lp1(px, py, dx, dy, valid, i, radius, opt_x, opt_y, direction_opt, out):
+                return i
+    return valid.size
+
+
+@compiled_loop
+def _lp3(px, py, dx, dy, valid, num_hard, begin, radius, out, work_px, work_py, work_dx,
+         work_dy, work_valid, trial):
+    """Velocity minimising the largest soft violation, hard lines kept (linearProgram3).
+
+    Starts from ``out`` at line ``begin``, updates ``out`` and returns the largest soft
+    violation reached (m/s). ``work_*`` and ``trial`` are scratch arrays of the caller.
+    Claim: O4 (the degraded answer; never labelled feasible).
+    """
+    k = valid.size
+    distance = 0.0
+    for i in range(begin, k):
+        if not valid[i]:
             continue
-        nix, niy = nrm[rows, i, 0][:, None], nrm[rows, i, 1][:, None]
-        ci = off[rows, i][:, None]
-        nj, cj, vj = nrm[rows], off[rows], val[rows]
-        hard = slot[None, :] < num_hard[rows, None]
-        soft = ~hard & (slot[None, :] < i) & vj
-        # det(d_i, d_j) of the directions d = (-n.y, n.x)
-        determinant = det2(nix, niy, nj[..., 0], nj[..., 1])
-        parallel = np.abs(determinant) <= RVO_EPSILON
-        same_dir = parallel & (nix * nj[..., 0] + niy * nj[..., 1] > 0.0)
-        # the boundaries' crossing (Cramer), or for opposite parallel lines the midpoint of
-        # their points nearest the origin: the bisector passes midway between them
-        inv_det = 1.0 / np.where(parallel, 1.0, determinant)
-        qx = np.where(parallel, 0.5 * (ci * nix + cj * nj[..., 0]),
-                      (ci * nj[..., 1] - cj * niy) * inv_det)
-        qy = np.where(parallel, 0.5 * (ci * niy + cj * nj[..., 1]),
-                      (nix * cj - nj[..., 0] * ci) * inv_det)
-        # the bisector's normal n_j - n_i (RVO2's direction d_j - d_i turned the same way)
-        bx, by = nj[..., 0] - nix, nj[..., 1] - niy
-        blen = np.hypot(bx, by)
-        # equal normals are the skipped same-direction case; subnormal lengths count as 0
-        usable = blen >= np.finfo(np.float64).tiny
-        inv_blen = 1.0 / np.where(usable, blen, 1.0)
-        bnx, bny = bx * inv_blen, by * inv_blen
-        proj_valid = soft & ~same_dir & usable
-        proj_normal = np.where(hard[..., None], nj, np.stack([bnx, bny], axis=-1))
-        proj_offset = np.where(hard, cj, bnx * qx + bny * qy)
-        proj_ok = (hard & vj) | proj_valid
-        opt = -np.concatenate([nix, niy], axis=1)
-        res, fail = _lp2(HalfPlanes(proj_normal, proj_offset, proj_ok), radius[rows], opt, True)
-        # a failure here is floating-point noise only: the current result stays
-        keep = fail < k
-        res[keep] = result[rows[keep]]
-        result[rows] = res
-        distance[rows] = (nrm[rows, i, 0] * res[:, 0] + nrm[rows, i, 1] * res[:, 1]
-                          - off[rows, i])
+        pix, piy, dix, diy = px[i], py[i], dx[i], dy[i]
+        if not dix * (piy - out[1]) - diy * (pix - out[0]) > distance:
+            continue
+        for j in range(k):
+            work_valid[j] = False
+            if j < num_hard:
+                work_px[j], work_py[j], work_dx[j], work_dy[j] = px[j], py[j], dx[j], dy[j]
+                work_valid[j] = valid[j]
+                continue
+            if j >= i or not valid[j]:
+                continue
+            determinant = dix * dy[j] - diy * dx[j]
+            parallel = abs(determinant) <= RVO_EPSILON
+            if parallel and dix * dx[j] + diy * dy[j] > 0.0:
+                continue
+            bx, by = dx[j] - dix, dy[j] - diy
+            b_len = math.hypot(bx, by)
+            if not b_len >= _TINY:
+                continue
+            if parallel:
+                work_px[j] = 0.5 * (pix + px[j])
+                work_py[j] = 0.5 * (piy + py[j])
+            else:
+                t = (dx[j] * (piy - py[j]) - dy[j] * (pix - px[j])) / determinant
+                work_px[j] = pix + t * dix
+                work_py[j] = piy + t * diy
+            inv_b_len = 1.0 / b_len
+            work_dx[j] = bx * inv_b_len
+            work_dy[j] = by * inv_b_len
+            work_valid[j] = True
+        if _lp2(work_px, work_py, work_dx, work_dy, work_valid, radius, -diy, dix, True,
+                trial) == k:
+            # a failure here is floating-point noise only: the current result stays
+            out[0] = trial[0]
+            out[1] = trial[1]
+        distance = dix * (piy - out[1]) - diy * (pix - out[0])
     return distance
+
+
+@compiled_loop
+def _solve_rows(preferred, radius, point, direction, valid, num_hard, lo, hi, velocity, fail_line,
+               violation):
+    """Rows ``lo:hi`` of :func:`solve_closest`, written into its output arrays. Claim: O2, O4."""
+    k = valid.shape[1]
+    px, py, dx, dy = np.empty(k), np.empty(k), np.empty(k), np.empty(k)
+    work_px, work_py, work_dx, work_dy = np.empty(k), np.empty(k), np.empty(k), np.empty(k)
+    work_valid = np.empty(k, dtype=np.bool_)
+    out = np.empty(2)
+    trial = np.empty(2)
+    for r in range(lo, hi):
+        for j in range(k):
+            px[j], py[j] = point[r, j, 0], point[r, j, 1]
+            dx[j], dy[j] = direction[r, j, 0], direction[r, j, 1]
+        fail = _lp2(px, py, dx, dy, valid[r], radius[r], preferred[r, 0], preferred[r, 1], False,
+                    out)
+        if fail < k:
+            fail_line[r] = fail
+            violation[r] = _lp3(px, py, dx, dy, valid[r], num_hard[r], fail, radius[r], out,
+                                work_px, work_py, work_dx, work_dy, work_valid, trial)
+        else:
+            fail_line[r] = -1
+            violation[r] = 0.0
+        velocity[r, 0] = out[0]
+        velocity[r, 1] = out[1]
 
 
 @dataclass(frozen=True)
@@ -186,9 +210,9 @@ class ClosestResult:
     """Outcome of :func:`solve_closest` per agent.
 
     ``velocity`` (N, 2) m/s; ``feasible`` (N,) True when the velocity is the exact closest point
-    of disk ∩ all half-planes; ``fail_line`` (N,) index of the half-plane where the exact solve
-    stopped, -1 if feasible; ``fallback_violation`` (N,) largest soft violation left by the
-    fallback (m/s, 0 when feasible). Claim: O2, O4.
+    of disk ∩ all lines; ``fail_line`` (N,) index of the line where the exact solve stopped, -1 if
+    feasible; ``fallback_violation`` (N,) largest soft-line violation left by the fallback (m/s,
+    0 when feasible). Claim: O2, O4.
     """
 
     velocity: np.ndarray
@@ -197,31 +221,36 @@ class ClosestResult:
     fallback_violation: np.ndarray
 
 
-def solve_closest(preferred: np.ndarray, radius: np.ndarray, planes: HalfPlanes,
-                  num_hard: np.ndarray | None = None) -> ClosestResult:
+def solve_closest(preferred: np.ndarray, radius: np.ndarray, line_point: np.ndarray,
+                  line_dir: np.ndarray, valid: np.ndarray, num_hard: np.ndarray | None = None,
+                  *, threads: int = 1) -> ClosestResult:
     """Velocity (m/s) closest to ``preferred`` inside the disk of ``radius`` and all half-planes.
 
-    Exactly RVO2's order: linearProgram2 over the half-planes in slot order; where it fails at
-    slot ``i``, linearProgram3 from ``i`` minimises the largest violation of the soft half-planes
-    (slots ``>= num_hard``) while keeping the hard ones (slots ``< num_hard``, e.g. obstacles).
-    The fallback answer is labelled ``feasible = False``.
+    Exactly RVO2's order: linearProgram2 over the lines in slot order; where it fails at line
+    ``i``, linearProgram3 from ``i`` minimises the largest violation of the soft lines (slots
+    ``>= num_hard``) while keeping the hard lines (slots ``< num_hard``, e.g. obstacles). The
+    fallback answer is labelled ``feasible = False``.
 
-    ``preferred (N, 2)``, ``radius (N,)`` max speed, ``planes`` (N, K), ``num_hard (N,)`` ints
-    (default 0). Claim: O1, O2, O4.
+    ``preferred (N, 2)``, ``radius (N,)`` max speed, ``line_point/line_dir (N, K, 2)``,
+    ``valid (N, K)``, ``num_hard (N,)`` ints (default 0). Convention: a line allows the LEFT of
+    its direction, ``det(direction, point - v) <= 0``. ``threads`` > 1 shares the agents
+    between that many threads (each agent's answer is the same either way).
+    Claim: O1, O2, O4.
     """
-    preferred = np.asarray(preferred, dtype=np.float64)
-    radius = np.asarray(radius, dtype=np.float64)
+    preferred = np.ascontiguousarray(preferred, dtype=np.float64)
+    radius = np.ascontiguousarray(radius, dtype=np.float64)
+    line_point = np.ascontiguousarray(line_point, dtype=np.float64)
+    line_dir = np.ascontiguousarray(line_dir, dtype=np.float64)
+    valid = np.ascontiguousarray(valid, dtype=bool)
     n = preferred.shape[0]
-    k = planes.valid.shape[1]
-    if num_hard is None:
-        num_hard = np.zeros(n, dtype=np.int64)
-    velocity, fail = _lp2(planes, radius, preferred.copy(), False)
-    infeasible = fail < k
-    violation = np.zeros(n)
-    if infeasible.any():
-        rows = np.flatnonzero(infeasible)
-        sub_velocity = velocity[rows]
-        violation[rows] = _lp3(planes.take(rows), num_hard[rows], fail[rows], radius[rows],
-                               sub_velocity)
-        velocity[rows] = sub_velocity
-    return ClosestResult(velocity, ~infeasible, np.where(infeasible, fail, -1), violation)
+    num_hard = (np.zeros(n, dtype=np.int64) if num_hard is None
+                else np.ascontiguousarray(num_hard, dtype=np.int64))
+    velocity = np.empty((n, 2))
+    fail_line = np.empty(n, dtype=np.int64)
+    violation = np.empty(n)
+    pieces = max(1, min(16, n // 1024)) if threads > 1 else 1
+    bounds = np.linspace(0, n, pieces + 1).astype(int).tolist()
+    run_pieces(lambda i: _solve_rows(preferred, radius, line_point, line_dir, valid, num_hard,
+                                     bounds[i], bounds[i + 1], velocity, fail_line, violation),
+               pieces, threads=threads)
+    return ClosestResult(velocity, fail_line < 0, fail_line, violation)

@@ -1,4 +1,4 @@
-"""The one-dimensional problem on a boundary line, shared by both incremental solvers.
+"""The one-dimensional problem on a boundary line of the incremental closest-point solver.
 
 Where the optimum so far violates a half-plane, the new optimum lies on its boundary line
 ``q + t d`` (``q = offset * normal``, ``d = (-normal.y, normal.x)``): the point of the interval of

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from navproof.orca.crowd import AgentDefaults, Crowd
 from navproof.orca.lines import agent_lines
 from navproof.orca.monitor import kkt_residual
-from navproof.solver.halfplanes import from_rvo_lines
 from navproof.solver.lp import line_violation, solve_closest
 
 coord = st.floats(-3.0, 3.0, allow_nan=False)
@@ -42,7 +41,7 @@ def test_o2_solution_is_certified_closest_point(lines, pref, radius) -> None:
     valid = np.ones((1, k), bool)
     pref_arr = np.array([pref], float)
     rad = np.array([radius])
-    res = solve_closest(pref_arr, rad, from_rvo_lines(point, direction, valid))
+    res = solve_closest(pref_arr, rad, point, direction, valid)
     v = res.velocity
     assert np.all(np.isfinite(v))
     # RVO2's chord of line and disk cancels |p|^2 - |p|^2: absolute error ~ eps |p|^2 / radius
@@ -91,7 +90,8 @@ def test_o3_reciprocal_velocities_do_not_collide_within_horizon(rel, r0, r1, v0,
     point, direction, valid = agent_lines(pos, vel, np.array([r0, r1]), np.array([tau, tau]),
                                           0.25, np.array([[1], [0]]))
     # any velocities inside the two half-planes: here the closest ones to random preferences
-    res = solve_closest(np.array([p0, p1], float), np.array([100.0, 100.0]), from_rvo_lines(point, direction, valid))
+    res = solve_closest(np.array([p0, p1], float), np.array([100.0, 100.0]), point, direction,
+                        valid)
     assert res.feasible.all()
     rel_vel = res.velocity[1] - res.velocity[0]
     # closest approach of the relative motion over [0, tau]
@@ -112,7 +112,7 @@ def test_o6_overlapping_pair_separates_in_one_step_without_jumping(gap, angle, v
     point, direction, valid = agent_lines(pos, vel, np.array([0.5, 0.5]), np.array([2.0, 2.0]),
                                           dt, np.array([[1], [0]]))
     assert np.all(np.isfinite(point)) and np.all(np.isfinite(direction))
-    res = solve_closest(vel, np.array([100.0, 100.0]), from_rvo_lines(point, direction, valid))
+    res = solve_closest(vel, np.array([100.0, 100.0]), point, direction, valid)
     end = rel + dt * (res.velocity[1] - res.velocity[0])
     assert np.hypot(*end) >= 1.0 - 1e-9
     # no teleport: each agent's displacement is bounded by the velocity change it must make

@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from navproof.solver.halfplanes import from_rvo_lines
 from navproof.solver.lp import line_violation, solve_closest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
@@ -23,7 +22,8 @@ def _one(pref, radius, lines, num_hard=0):
     point = np.array([[p for p, _ in lines]], dtype=float).reshape(1, k, 2)
     direction = np.array([[d for _, d in lines]], dtype=float).reshape(1, k, 2)
     valid = np.ones((1, k), dtype=bool)
-    return solve_closest(np.array([pref], float), np.array([radius], float), from_rvo_lines(point, direction, valid), np.array([num_hard]))
+    return solve_closest(np.array([pref], float), np.array([radius], float), point, direction,
+                         valid, np.array([num_hard]))
 
 
 def test_no_lines_returns_preferred_inside_disk() -> None:
@@ -89,7 +89,7 @@ def test_invalid_slots_are_ignored() -> None:
     point = np.array([[[0.5, 0.0], [9.0, 9.0]]])
     direction = np.array([[[0.0, 1.0], [1.0, 0.0]]])
     valid = np.array([[True, False]])
-    res = solve_closest(np.array([[1.0, 0.0]]), np.array([2.0]), from_rvo_lines(point, direction, valid))
+    res = solve_closest(np.array([[1.0, 0.0]]), np.array([2.0]), point, direction, valid)
     np.testing.assert_allclose(res.velocity[0], [0.5, 0.0])
 
 
@@ -118,7 +118,7 @@ def test_batch_matches_reference_linear_programs(k: int) -> None:
     num_hard = np.minimum(rng.integers(0, 3, n), counts)
     pref = rng.uniform(-2.5, 2.5, (n, 2))
     radius = rng.uniform(0.5, 2.0, n)
-    res = solve_closest(pref, radius, from_rvo_lines(point, direction, valid), num_hard)
+    res = solve_closest(pref, radius, point, direction, valid, num_hard)
     for i in range(n):
         lines = [ref.Line(ref.V(*point[i, j]), ref.V(*direction[i, j])) for j in range(counts[i])]
         fail, v = ref.linear_program2(lines, radius[i], ref.V(*pref[i]), False, ref.V())
