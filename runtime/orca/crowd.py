@@ -652,7 +652,9 @@ class Crowd:
                      ) -> tuple[np.ndarray, Any, Any]:
         obst_idx = self._obstacle_neighbors(rows, grid)
         lines = self._lines_for(rows, nb, obst_idx)
-        result = solve_closest(self.pref_velocity[rows], self.max_speed[rows], *lines)
+        threads = self.workers if rows.size >= PARALLEL_MIN_AGENTS else 1
+        result = solve_closest(self.pref_velocity[rows], self.max_speed[rows], *lines,
+                               threads=threads)
         return obst_idx, lines, result
 
     def compute_new_velocities(self) -> StepDiagnostics:
