@@ -163,17 +163,20 @@ def check_valid_step(dt_s: float | np.ndarray) -> float | np.ndarray:
     return arr
 
 
-def check_valid_budget(field: str, a_mps2: Any) -> np.ndarray:
-    """Return the braking budget (m/s^2) as float64; InvalidInput when NaN, infinite or <= 0.
+def check_valid_budget(field: str, a_mps2: Any, *, allow_zero: bool = False) -> np.ndarray:
+    """Return the braking budget (m/s^2) as float64; InvalidInput when NaN, infinite or <= 0
+    (< 0 with ``allow_zero``: the safe step holds an agent with a zero budget instead, S6).
 
-    A zero budget would reach a division in S1-S3: it is refused here instead. Claim: S6.
+    A zero budget would reach a division in S1-S3 and S7: it is refused here instead. Claim: S6.
     """
     arr = np.asarray(a_mps2, dtype=np.float64)
-    bad = ~np.isfinite(arr) | (arr <= 0.0)
+    bad = ~np.isfinite(arr) | ((arr < 0.0) if allow_zero else (arr <= 0.0))
     if bad.any():
         idx = _first_index(bad) if arr.ndim else ()
-        raise InvalidInput(f"{field}{list(idx)}" if idx else field, float(arr[idx]),
-                           "braking budget must be finite and > 0 m/s^2 (S6: no division by a = 0)")
+        rule = ("braking budget must be finite and >= 0 m/s^2 (S6: a zero budget holds)"
+                if allow_zero else
+                "braking budget must be finite and > 0 m/s^2 (S6: no division by a = 0)")
+        raise InvalidInput(f"{field}{list(idx)}" if idx else field, float(arr[idx]), rule)
     return arr
 
 
