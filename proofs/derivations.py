@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from navproof.proofs import access_curve, boundary, slope, stop_envelope
+from navproof.proofs import access_curve, boundary, slope, steering, stop_envelope
 from navproof.proofs.formula import Formula
 
 FORMULAS: tuple[Formula, ...] = (
@@ -10,6 +10,7 @@ FORMULAS: tuple[Formula, ...] = (
     *stop_envelope.FORMULAS,
     *slope.FORMULAS,
     *access_curve.FORMULAS,
+    *steering.FORMULAS,
 )
 
 FORMULAS_BY_NAME: dict[str, Formula] = {f.name: f for f in FORMULAS}
