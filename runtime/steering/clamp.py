@@ -13,6 +13,8 @@ import numpy as np
 from navproof._generated import formulas
 from navproof.core.errors import EPS, ObligationViolation
 
+REACHED_REL_TOL = 1e-12
+"""A desired velocity within this fraction of one step's change counts as reached."""
 STEERING_TOL_MPS = 1e-9
 """Rounding allowance (m/s) of the T2 checks, per m/s of the speeds involved."""
 
@@ -26,8 +28,10 @@ def clamped_steering(velocity_mps: np.ndarray, desired_mps: np.ndarray,
     gap_mps = np.hypot(gap[:, 0], gap[:, 1])
     change_mps = formulas.steering_change(gap=gap_mps, max_accel=max_accel_mps2, dt=dt_s)
     scale = np.divide(change_mps, gap_mps, out=np.zeros_like(gap_mps), where=gap_mps > 0.0)
-    # a reachable desired velocity is taken as it is (no rounding residue of v + (d - v))
-    return np.where((scale >= 1.0)[:, None], desired_mps, v + gap * scale[:, None])
+    # a reachable desired velocity (up to rounding) is taken as it is: no residue of
+    # v + (d - v) s with s a rounding short of 1 keeps a stopped body creeping
+    reached = scale >= 1.0 - REACHED_REL_TOL
+    return np.where(reached[:, None], desired_mps, v + gap * scale[:, None])
 
 
 def check_steering_step(velocity_mps: np.ndarray, new_velocity_mps: np.ndarray,
