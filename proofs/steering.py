@@ -25,7 +25,7 @@ brake from when ``slowRadius < maxSpeed^2 / (2 maxAccel)`` (refuted with a repla
 from __future__ import annotations
 
 import sympy
-from sympy import Max, Min, simplify, sqrt, summation
+from sympy import Max, Min, Piecewise, simplify, summation
 
 from navproof.proofs.formula import Formula
 from navproof.proofs.symbols import (
@@ -55,7 +55,9 @@ _excess = sympy.Symbol("excess", nonnegative=True)  # dist - stop_range where po
 _roots = sympy.solve(sympy.Eq(_w * dt + BRAKE_DISTANCE.subs(speed, _w), _excess), _w)
 (_CURVE_ROOT,) = [r for r in _roots if r.subs({_excess: 1, max_accel: 1, dt: 1}) >= 0]
 ARRIVE_CURVE_UNCAPPED = _CURVE_ROOT.subs(_excess, Max(dist - stop_range, 0))
-ARRIVE_SPEED = Min(max_speed, ARRIVE_CURVE_UNCAPPED)
+# Inside the stop range the curve is exactly zero; the explicit branch keeps the runtime's
+# value exactly zero too (the root's two terms cancel only up to rounding).
+ARRIVE_SPEED = Piecewise((0, dist <= stop_range), (Min(max_speed, ARRIVE_CURVE_UNCAPPED), True))
 assert simplify(ARRIVE_CURVE_UNCAPPED.subs(dist, stop_range)) == 0
 
 # T3 (refuted): the naive linear ramp.

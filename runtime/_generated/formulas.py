@@ -1,7 +1,7 @@
 # DO NOT EDIT: generated from the sympy derivations in navproof.proofs.
 # Regenerate with `navproof generate` (or `make generate`); a test and
 # `navproof prove` fail when this file differs from a fresh generation.
-# expressions-sha256: a92bcdd170b8b8482a6ca2aac053d1a4164557606d147d8e1dc450028461f9c4
+# expressions-sha256: 3fb5d777926987500b9c3d383ed6d7ffc9eb89d36ca7f6a01e40e8bc6a5cfb87
 """Closed-form navigation formulas generated from the proofs (vectorised, numpy)."""
 
 import functools
@@ -234,9 +234,9 @@ def steering_change(*, gap, max_accel, dt):
 def arrive_speed(*, dist, stop_range, max_speed, max_accel, dt):
     """Arrive speed curve: the speed the discrete follower can still brake from to rest at the stop range [m/s].
 
-    Claim: T3. Derived in navproof.proofs as ``Min(max_speed, -dt*max_accel/2 + sqrt(max_accel)*sqrt(dt**2*max_accel + 8*Max(0, dist - stop_range))/2)``.
+    Claim: T3. Derived in navproof.proofs as ``Piecewise((0, dist <= stop_range), (Min(max_speed, -dt*max_accel/2 + sqrt(max_accel)*sqrt(dt**2*max_accel + 8*Max(0, dist - stop_range))/2), True))``.
     """
-    return functools.reduce(numpy.minimum, [max_speed, -1/2*dt*max_accel + (1/2)*numpy.sqrt(max_accel)*numpy.sqrt(dt**2*max_accel + 8*functools.reduce(numpy.maximum, [0, dist - stop_range]))])
+    return numpy.select([numpy.less_equal(dist, stop_range),True], [0,functools.reduce(numpy.minimum, [max_speed, -1/2*dt*max_accel + (1/2)*numpy.sqrt(max_accel)*numpy.sqrt(dt**2*max_accel + 8*functools.reduce(numpy.maximum, [0, dist - stop_range]))])], default=numpy.nan)
 
 
 def discrete_brake_distance(*, speed, max_accel, dt):
