@@ -24,10 +24,10 @@ import time
 import numpy as np
 
 from navproof.boundary import model as b
-from navproof.step import safe_step as ss
 from navproof.orca.crowd import Crowd
 from navproof.solver.lp import solve_closest
 from navproof.specs.profile import load_profile
+from navproof.step import safe_step as ss
 
 # The scenario of the ORCA benchmark beside this file (scripts run with their folder on the path).
 from orca_bench import DEFAULTS, disc_positions  # noqa: E402  isort: skip

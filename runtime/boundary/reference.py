@@ -14,8 +14,8 @@ import numpy as np
 
 from navproof.boundary.model import EdgeSet, Support, dot2
 from navproof.core.errors import EPS
-from navproof.solver.lp import solve_closest
 from navproof.core.validation import check_valid_finite
+from navproof.solver.lp import solve_closest
 
 CARRY_EXCEEDS_CANCEL = "support carry exceeds cancel capacity"
 NO_REFERENCE = "no reference velocity keeps every edge"

@@ -21,8 +21,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from navproof.proofs import report
-from navproof.proofs.engine import UNKNOWN, Result
 from navproof.cli.prove import (
     BadInput,
     add_run_arguments,
@@ -31,6 +29,8 @@ from navproof.cli.prove import (
     select_obligations,
     write_json,
 )
+from navproof.proofs import report
+from navproof.proofs.engine import UNKNOWN, Result
 from navproof.specs.errors import SpecError
 from navproof.specs.profile import Parameter, Profile, load_profile
 

@@ -67,8 +67,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load_scenario(data: dict[str, Any]) -> Any:
     """A :class:`~navproof.orca.crowd.Crowd` built from a scenario dictionary (validated)."""
-    from navproof.orca.crowd import AgentDefaults, Crowd
     from navproof.core.errors import InvalidInput
+    from navproof.orca.crowd import AgentDefaults, Crowd
 
     if not isinstance(data, dict):
         raise InvalidInput("scenario", type(data).__name__, "must be a JSON object")

@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-EPS = 1e-9
-"""The runtime's one tolerance constant (metres, metres per second, seconds alike)."""
+from navproof.core.tolerances import EPS
+
+__all__ = ["EPS", "InvalidInput", "ObligationViolation", "assertions_enabled"]
 
 
 def assertions_enabled(flag: bool | None = None) -> bool:

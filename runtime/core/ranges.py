@@ -13,13 +13,13 @@ from typing import Any
 import numpy as np
 
 from navproof.core.errors import InvalidInput
+from navproof.core.tolerances import RANGE_BOUND_REL
 
 
 def _check_range(profile: Any, field: str, parameter: str, values: np.ndarray,
                  lo: float, hi: float, unit: str) -> None:
     values = np.asarray(values, dtype=np.float64).reshape(-1)
-    # A relative slack of 1e-12 lets a value that rounds onto a bound through; nothing else.
-    slack = 1e-12 * max(abs(lo), abs(hi), 1.0)
+    slack = RANGE_BOUND_REL * max(abs(lo), abs(hi), 1.0)
     outside = np.flatnonzero((values < lo - slack) | (values > hi + slack))
     if outside.size:
         first = int(outside[0])

@@ -16,6 +16,7 @@ import numpy as np
 
 from navproof._generated import formulas
 from navproof.core.errors import EPS, InvalidInput, ObligationViolation, assertions_enabled
+from navproof.core.tolerances import SPEED_MATCH_TOL_MPS
 
 
 def _scalar(value: object) -> float:
@@ -334,7 +335,8 @@ def plan_interrupt(
     against the braking distance (with ``reaction_s`` of latency) gives the guarantee.
     """
     remaining_m = curve.length_m - travelled_m
-    if curve.in_scheduled_deceleration(t_s) and abs(speed_mps - curve.speed_mps(t_s)) <= 1e-6:
+    following = abs(speed_mps - curve.speed_mps(t_s)) <= SPEED_MATCH_TOL_MPS
+    if curve.in_scheduled_deceleration(t_s) and following:
         guarantee = stop_guarantee(
             remaining_m=remaining_m, speed_mps=speed_mps, accel_mps2=curve.accel_mps2
         )

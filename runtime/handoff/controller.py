@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from navproof._generated import formulas
+from navproof.boundary.slope import SlopeBudget, slope_factor
 from navproof.core.errors import EPS, InvalidInput, ObligationViolation, assertions_enabled
 from navproof.handoff.access import (
     AccessCurve,
@@ -44,7 +45,6 @@ from navproof.handoff.phases import (
     route_completion,
 )
 from navproof.handoff.record import ActionRow, ActionSpec, HandoffRecord, MotionTags
-from navproof.boundary.slope import SlopeBudget, slope_factor
 
 TEST_HOOK_ENV = "NAVPROOF_HANDOFF_TEST_HOOK"
 """Test hook: ``kill-before-dispatch[:N]`` SIGKILLs the process right after the N-th attempt

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from navproof.orca.crowd import AgentDefaults, Crowd
 from navproof.core.errors import InvalidInput
+from navproof.orca.crowd import AgentDefaults, Crowd
 
 
 class RVOSimulator:

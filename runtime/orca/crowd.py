@@ -20,11 +20,18 @@ from typing import Any
 import numpy as np
 
 from navproof.core.errors import InvalidInput, assertions_enabled
-from navproof.solver.lp import line_violation, solve_closest
-from navproof.orca.neighbors import AgentGrid, build_grid, query_grid, query_slots, range_cell_density
-from navproof.orca.obstacles import ObstacleSet
-from navproof.orca.lines import agent_lines, obstacle_lines
+from navproof.core.tolerances import ACTIVE_TOL_MPS
 from navproof.core.validation import check_valid_finite
+from navproof.orca.lines import agent_lines, obstacle_lines
+from navproof.orca.neighbors import (
+    AgentGrid,
+    build_grid,
+    query_grid,
+    query_slots,
+    range_cell_density,
+)
+from navproof.orca.obstacles import ObstacleSet
+from navproof.solver.lp import line_violation, solve_closest
 
 PARALLEL_MIN_AGENTS = 4096
 """Crowds at least this large are solved in worker threads, one contiguous grid piece each."""
@@ -38,9 +45,6 @@ FINE_GRID_SAFETY = 1.6
 """Expected agents within the fine cell side, as a multiple of max_neighbors."""
 FINE_GRID_MAX_FRACTION = 0.85
 """The fine grid is used only when its cells are at most this fraction of the range."""
-
-ACTIVE_TOL_MPS = 1e-7
-"""A line is active (binding) when the chosen velocity is within this distance of it, m/s."""
 
 
 @dataclass(frozen=True)

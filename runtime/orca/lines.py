@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from navproof.solver.lp import det2
+from navproof.core.tolerances import ORCA_COVERED_TOL_M
 from navproof.orca.obstacles import ObstacleSet
+from navproof.solver.lp import det2
 
 
 def _safe_unit(x: np.ndarray, y: np.ndarray, fx: np.ndarray, fy: np.ndarray
@@ -197,7 +198,8 @@ def obstacle_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarra
             c2 = det2(inv_tho[:, None] * rp2[:, None, 0] - lp[..., 0],
                       inv_tho[:, None] * rp2[:, None, 1] - lp[..., 1], ld[..., 0], ld[..., 1])
             margin = (inv_tho * r)[:, None]
-            covered = np.any(exist & (c1 - margin >= -1e-5) & (c2 - margin >= -1e-5), axis=1)
+            slack = -ORCA_COVERED_TOL_M
+            covered = np.any(exist & (c1 - margin >= slack) & (c2 - margin >= slack), axis=1)
 
         dist_sq1 = np.einsum("ij,ij->i", rp1, rp1)
         dist_sq2 = np.einsum("ij,ij->i", rp2, rp2)

@@ -11,8 +11,8 @@
   stopped (the disk chord of that line, cut by the earlier lines, is empty), and an agent
   labelled feasible violates no line.
 
-A failure raises :class:`~navproof.core.errors.ObligationViolation` carrying the claim ID, the agent,
-the observed value, the limit and that agent's constraints.
+A failure raises :class:`~navproof.core.errors.ObligationViolation` carrying the claim ID, the
+agent, the observed value, the limit and that agent's constraints.
 """
 
 from __future__ import annotations
@@ -22,15 +22,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from navproof.core.errors import ObligationViolation
-from navproof.solver.lp import RVO_EPSILON, det2, line_violation
+from navproof.core.tolerances import (
+    MONITOR_ANGLE_TOL_RAD,
+    MONITOR_FEASIBILITY_REL,
+    MONITOR_KKT_REL,
+    RVO_EPSILON,
+)
+from navproof.solver.lp import det2, line_violation
 
 if TYPE_CHECKING:
     from navproof.orca.crowd import StepDiagnostics
-
-FEAS_TOL = 1e-6
-"""Allowed line violation or speed excess of a feasible answer, m/s per m/s of max speed."""
-KKT_TOL = 1e-6
-"""Allowed distance of the stationarity residual from the active normal cone, m/s (relative)."""
 
 
 def _agent_data(diag: StepDiagnostics, i: int) -> dict[str, Any]:
@@ -88,14 +89,13 @@ def kkt_residual(preferred: np.ndarray, selected: np.ndarray, max_speed: np.ndar
     cross = det2(erx, ery, ux, uy)
     dot = erx * ux + ery * uy
     angle = np.arctan2(cross, dot)
-    ang_tol = 1e-9
     on_ray = np.zeros(n, dtype=bool)
-    on_ray[row[np.abs(angle) <= ang_tol]] = True
+    on_ray[row[np.abs(angle) <= MONITOR_ANGLE_TOL_RAD]] = True
     pos = np.full(n, np.inf)
     np.minimum.at(pos, row, np.where(angle > 0.0, angle, np.inf))
     neg = np.full(n, -np.inf)
     np.maximum.at(neg, row, np.where(angle < 0.0, angle, -np.inf))
-    in_wedge = np.isfinite(pos) & np.isfinite(neg) & (pos - neg <= np.pi + ang_tol)
+    in_wedge = np.isfinite(pos) & np.isfinite(neg) & (pos - neg <= np.pi + MONITOR_ANGLE_TOL_RAD)
     nearest = r_len.copy()
     np.minimum.at(nearest, row, np.where(dot > 0.0, np.abs(cross), r_len[row]))
     # a zero-radius disk is the single point 0: its normal cone is the whole plane
@@ -159,7 +159,7 @@ def check_solve(diag: StepDiagnostics) -> None:
         _fail("O2", "non-finite line or velocity", diag, i, np.inf, 0.0)
 
     speed = np.hypot(sel[:, 0], sel[:, 1])
-    bad = speed - radius > FEAS_TOL * scale
+    bad = speed - radius > MONITOR_FEASIBILITY_REL * scale
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         _fail("O2", "selected speed exceeds the max-speed disk", diag, i, speed[i], radius[i])
@@ -167,7 +167,7 @@ def check_solve(diag: StepDiagnostics) -> None:
     gap = np.hypot(sel[:, 0] - pref[:, 0], sel[:, 1] - pref[:, 1])
     pref_speed = np.hypot(pref[:, 0], pref[:, 1])
     free = (diag.constraint_count == 0) & (pref_speed <= radius)
-    bad = free & (gap > FEAS_TOL * scale)
+    bad = free & (gap > MONITOR_FEASIBILITY_REL * scale)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         _fail("O1", "unconstrained agent did not keep its preferred velocity", diag, i, gap[i],
@@ -177,23 +177,24 @@ def check_solve(diag: StepDiagnostics) -> None:
     # recomputed from the selected velocity, not taken from the diagnostics being checked
     viol = line_violation(sel, diag.line_point, diag.line_dir, diag.valid)
     worst = _row_max(viol)
-    bad = feas & (worst > FEAS_TOL * scale)
+    bad = feas & (worst > MONITOR_FEASIBILITY_REL * scale)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         _fail("O4", "labelled feasible but violates a constraint", diag, i, worst[i],
-              FEAS_TOL * scale[i])
+              MONITOR_FEASIBILITY_REL * scale[i])
 
     rows = np.flatnonzero(feas & (gap > 0.0))
     if rows.size:
         if 2 * rows.size >= sel.shape[0]:
             # most agents: the certificate of every agent (each row on its own), then those rows
             res = kkt_residual(pref, sel, radius, diag.line_point, diag.line_dir, diag.valid,
-                               active_tol=FEAS_TOL * scale, violation=viol)[rows]
+                               active_tol=MONITOR_FEASIBILITY_REL * scale, violation=viol)[rows]
         else:
             res = kkt_residual(pref[rows], sel[rows], radius[rows], diag.line_point[rows],
                                diag.line_dir[rows], diag.valid[rows],
-                               active_tol=FEAS_TOL * scale[rows], violation=viol[rows])
-        limit = KKT_TOL * (1.0 + radius[rows] + pref_speed[rows])
+                               active_tol=MONITOR_FEASIBILITY_REL * scale[rows],
+                               violation=viol[rows])
+        limit = MONITOR_KKT_REL * (1.0 + radius[rows] + pref_speed[rows])
         bad = res > limit
         if bad.any():
             j = int(np.flatnonzero(bad)[0])
@@ -203,7 +204,7 @@ def check_solve(diag: StepDiagnostics) -> None:
     rows = np.flatnonzero(~feas)
     if rows.size:
         margin = infeasibility_margin(diag, rows)
-        limit = FEAS_TOL * scale[rows]
+        limit = MONITOR_FEASIBILITY_REL * scale[rows]
         bad = margin > limit
         if bad.any():
             j = int(np.flatnonzero(bad)[0])

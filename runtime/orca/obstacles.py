@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from navproof.core.errors import InvalidInput
-from navproof.solver.lp import RVO_EPSILON
+from navproof.core.tolerances import RVO_EPSILON
 
 
 def _left_of(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:

@@ -1,1 +1,2 @@
-"""The closest-feasible-velocity solver (Claim O2): half-planes and speed disks, batched over agents."""
+"""The closest-feasible-velocity solver (Claim O2): half-planes and speed disks, batched over
+agents."""

@@ -20,8 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-RVO_EPSILON = 1e-5
-"""RVO2's parallel-line tolerance (dimensionless determinant of two unit directions)."""
+from navproof.core.tolerances import RVO_EPSILON
 
 
 def det2(ax: np.ndarray, ay: np.ndarray, bx: np.ndarray, by: np.ndarray) -> np.ndarray:

@@ -36,9 +36,9 @@ from navproof.boundary.model import (
     take_edges,
 )
 from navproof.core.errors import EPS, InvalidInput
+from navproof.core.validation import check_valid_finite
 from navproof.step.safe_step import Neighbors, SafeStepResult, StepInput, solve_safe_step
 from navproof.step.snapshot import scatter_rows, take_input_rows
-from navproof.core.validation import check_valid_finite
 
 BISECTION_STEPS = 60
 

@@ -21,8 +21,10 @@ from navproof.boundary.model import (
     rotating_stop_margin_bound_m,
     rotating_stop_pairs,
 )
-from navproof.core.errors import EPS, ObligationViolation
 from navproof.boundary.reference import reference_velocity
+from navproof.boundary.slope import reach_margin_mps
+from navproof.boundary.stop_envelope import envelope_margin_m, envelope_speed_cap_mps
+from navproof.core.errors import EPS, ObligationViolation
 from navproof.step.safe_step import (
     DYNAMIC_AVOIDANCE_FAILED,
     FLAG_CARRY_EXCEEDS_CANCEL,
@@ -32,8 +34,6 @@ from navproof.step.safe_step import (
     SafeStepResult,
     StepInput,
 )
-from navproof.boundary.slope import reach_margin_mps
-from navproof.boundary.stop_envelope import envelope_margin_m, envelope_speed_cap_mps
 from navproof.step.sweep import sweep_margin_m, sweep_min_distance_m
 
 

@@ -57,7 +57,6 @@ from navproof.boundary.model import (
     take_support,
     translating_curve_margins_m,
 )
-from navproof.core.errors import EPS, InvalidInput, assertions_enabled
 from navproof.boundary.reference import Reference, reference_velocity
 from navproof.boundary.slope import reach_margin_mps, speed_margin_mps
 from navproof.boundary.stop_envelope import (
@@ -69,13 +68,14 @@ from navproof.boundary.stop_envelope import (
     necessary_bound_mps,
     stop_halfplane_offset_mps,
 )
+from navproof.core.errors import EPS, InvalidInput, assertions_enabled
+from navproof.core.validation import check_valid_finite
 from navproof.step.sweep import (
     first_contact_time_s,
     sweep_margin_m,
     sweep_min_distance_m,
     sweep_passes,
 )
-from navproof.core.validation import check_valid_finite
 
 # labels: one small int per agent
 SAFE = 0

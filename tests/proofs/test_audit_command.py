@@ -8,8 +8,8 @@ from fractions import Fraction
 import pytest
 
 from navproof import cli
-from navproof.proofs import report
 from navproof.cli.audit import SCHEMA
+from navproof.proofs import report
 from navproof.specs.profile import DEFAULT_PROFILE_PATH
 
 _SUPPORT = '[parameters.support_speed_mps]\nunit = "m/s"\ndefault = 0.0\nmin = 0.0\nmax = 0.3'

@@ -11,9 +11,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from navproof.orca.crowd import AgentDefaults, Crowd
-from navproof.solver.lp import line_violation, solve_closest
 from navproof.orca.lines import agent_lines
 from navproof.orca.monitor import kkt_residual
+from navproof.solver.lp import line_violation, solve_closest
 
 coord = st.floats(-3.0, 3.0, allow_nan=False)
 unit_angle = st.floats(0.0, 2 * np.pi, allow_nan=False)

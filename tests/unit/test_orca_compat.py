@@ -7,9 +7,9 @@ import importlib.util
 import numpy as np
 import pytest
 
+from navproof.core.errors import InvalidInput
 from navproof.orca import compat
 from navproof.orca.crowd import AgentDefaults, Crowd
-from navproof.core.errors import InvalidInput
 
 
 def _sim() -> compat.RVOSimulator:

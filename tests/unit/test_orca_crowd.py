@@ -10,8 +10,8 @@ import copy
 import numpy as np
 import pytest
 
-from navproof.orca.crowd import AgentDefaults, Crowd
 from navproof.core.errors import InvalidInput
+from navproof.orca.crowd import AgentDefaults, Crowd
 
 
 def _crowd() -> Crowd:

@@ -7,8 +7,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from navproof.orca.crowd import AgentDefaults, Crowd
 from navproof.core.errors import ObligationViolation
+from navproof.orca.crowd import AgentDefaults, Crowd
 from navproof.orca.monitor import check_solve, kkt_residual
 
 

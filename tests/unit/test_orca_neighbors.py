@@ -65,25 +65,6 @@ def test_coincident_agents_find_each_other() -> None:
     assert np.all(d == 0)
 
 
-def test_cost_grows_near_linearly() -> None:
-    import time
-
-    def run(n: int) -> float:
-        side = int(np.sqrt(n))
-        g = np.arange(side) * 5.0
-        pos = np.stack(np.meshgrid(g, g), axis=-1).reshape(-1, 2)
-        best = np.inf
-        for _ in range(3):
-            t0 = time.perf_counter()
-            agent_neighbors(pos, np.full(len(pos), 15.0), np.full(len(pos), 10))
-            best = min(best, time.perf_counter() - t0)
-        return best
-
-    small, large = run(2500), run(40000)
-    # 16x the agents: allow 16 * log-factor * timing noise, far below quadratic (256x)
-    assert large / small < 60
-
-
 def test_exact_ties_go_to_the_lower_grid_slot() -> None:
     # a square lattice has four neighbours at each of 5, 7.07 and 10 m: the 10th place is a
     # four-way tie, decided (like the order within every tie) by the grid slot

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from navproof.boundary import model as b
-from navproof.step import safe_step as ss
 from navproof.core.errors import InvalidInput
 from navproof.specs import load_profile
+from navproof.step import safe_step as ss
 
 PROFILE = load_profile()
 

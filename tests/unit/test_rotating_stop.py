@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from navproof.boundary import model as b
-from navproof.step import safe_step as ss
 from navproof.boundary.reference import reference_velocity
 from navproof.boundary.stop_envelope import end_stop_margin_m
+from navproof.step import safe_step as ss
 
 DT = 0.1
 

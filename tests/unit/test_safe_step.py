@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from navproof.boundary import model as b
+from navproof.core.errors import InvalidInput, ObligationViolation
 from navproof.step import safe_step as ss
 from navproof.step.monitor import check_committed_step
-from navproof.core.errors import InvalidInput, ObligationViolation
 
 DT = 0.1
 

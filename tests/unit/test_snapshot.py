@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from navproof.boundary import model as b
+from navproof.core.errors import InvalidInput
 from navproof.step import safe_step as ss
 from navproof.step import snapshot as snap
-from navproof.core.errors import InvalidInput
 
 DT = 0.1
 

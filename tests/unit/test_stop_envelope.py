@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from navproof.boundary import stop_envelope as se
 from navproof._generated import formulas
+from navproof.boundary import stop_envelope as se
 from navproof.core.errors import InvalidInput
 
 DT = 0.1
