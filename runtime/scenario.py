@@ -80,7 +80,7 @@ from typing import Any
 
 import numpy as np
 
-from navproof.core.errors import InvalidInput
+from navproof.core.errors import EPS, InvalidInput
 
 AGENT_KEYS = ("velocity_mps", "radius_m", "max_speed_mps", "max_accel_mps2", "stop_range_m",
               "neighbor_dist_m", "max_neighbors", "time_horizon_s", "time_horizon_obst_s")
@@ -370,6 +370,6 @@ def check_expectations(expect: Expectations, summary: dict[str, Any]) -> list[st
     if summary["arrived"] < wanted:
         missed.append(f"arrived {summary['arrived']} < expected {wanted}")
     wall = summary["min_wall_clearance_m"]
-    if wall is not None and wall < expect.min_wall_clearance_m - 1e-9:
+    if wall is not None and wall < expect.min_wall_clearance_m - EPS:
         missed.append(f"min wall clearance {wall:.6g} m < {expect.min_wall_clearance_m} m")
     return missed

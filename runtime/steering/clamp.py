@@ -12,11 +12,7 @@ import numpy as np
 
 from navproof._generated import formulas
 from navproof.core.errors import EPS, ObligationViolation
-
-REACHED_REL_TOL = 1e-12
-"""A desired velocity within this fraction of one step's change counts as reached."""
-STEERING_TOL_MPS = 1e-9
-"""Rounding allowance (m/s) of the T2 checks, per m/s of the speeds involved."""
+from navproof.core.tolerances import STEERING_CHECK_REL, STEERING_REACHED_REL
 
 
 def clamped_steering(velocity_mps: np.ndarray, desired_mps: np.ndarray,
@@ -30,7 +26,7 @@ def clamped_steering(velocity_mps: np.ndarray, desired_mps: np.ndarray,
     scale = np.divide(change_mps, gap_mps, out=np.zeros_like(gap_mps), where=gap_mps > 0.0)
     # a reachable desired velocity (up to rounding) is taken as it is: no residue of
     # v + (d - v) s with s a rounding short of 1 keeps a stopped body creeping
-    reached = scale >= 1.0 - REACHED_REL_TOL
+    reached = scale >= 1.0 - STEERING_REACHED_REL
     return np.where(reached[:, None], desired_mps, v + gap * scale[:, None])
 
 
@@ -46,7 +42,7 @@ def check_steering_step(velocity_mps: np.ndarray, new_velocity_mps: np.ndarray,
     cap = np.broadcast_to(np.asarray(max_speed_mps, dtype=np.float64), (n,))
     change = np.hypot(*(new - v).T)
     limit = accel * dt_s
-    tol = STEERING_TOL_MPS * (1.0 + cap) + EPS
+    tol = STEERING_CHECK_REL * (1.0 + cap) + EPS
     margin = limit - change
     if np.any(margin < -tol):
         i = int(np.argmin(margin))

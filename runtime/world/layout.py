@@ -23,6 +23,7 @@ from navproof.boundary.model import (
     polygon_halfplanes,
 )
 from navproof.core.errors import EPS, InvalidInput
+from navproof.core.tolerances import UNIT_LENGTH_TOL
 from navproof.core.validation import check_valid_finite
 
 SUPPORT_CONVEYOR = "conveyor"
@@ -128,7 +129,7 @@ class Layout:
                 qn, qb = qq.halfplanes()
                 for i in range(pn.shape[0]):
                     for j in range(qn.shape[0]):
-                        if np.allclose(pn[i], -qn[j], atol=1e-9) and abs(pb[i] + qb[j]) <= 1e-9:
+                        if np.allclose(pn[i], -qn[j], atol=UNIT_LENGTH_TOL) and abs(pb[i] + qb[j]) <= EPS:
                             out[(p, q)] = CommonEdge(p, q, pn[i].copy(), float(pb[i]))
         return out
 

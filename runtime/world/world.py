@@ -441,7 +441,7 @@ class World:
         """Assertion mode over the executed step: a body labelled safe kept every wall (B5)
         and its neighbours' combined radius (W1) along its executed motion."""
         safe = label == SAFE
-        bad = safe & (wall_clear < -1e-6)
+        bad = safe & (wall_clear < -EPS)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ObligationViolation("B5", "a body labelled safe crossed a wall during the "
