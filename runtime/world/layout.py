@@ -172,15 +172,20 @@ class Layout:
         return Support(Motion(pivot, vel, omega, version))
 
     def edges(self, patch_index: np.ndarray, support_index: np.ndarray) -> EdgeSet:
-        """Every agent's walls: the corridor region, its patch's piece and, on a platform, the
-        platform's edges moving with it. Claim: C1, C2, B3, B6."""
+        """Every agent's walls: the corridor region and its patch's piece, or, on a platform, the
+        platform's edges moving with it. Claim: C1, C2, B3, B6, R1."""
         n = patch_index.shape[0]
         parts_n, parts_b, parts_v, parts_id = [], [], [], []
+        platforms = [s for s, spec in enumerate(self.supports) if spec.kind == SUPPORT_PLATFORM]
+        # a carried body is bounded by its platform's walls alone: the platform lies inside the
+        # corridor, and fixed walls together with walls turning with the body leave no common
+        # reference velocity (R1), so the far fixed walls would only void every stop guarantee
+        carried = np.isin(support_index, platforms)
         kc = self.corridor_normal.shape[0]
         if kc:
             parts_n.append(np.broadcast_to(self.corridor_normal, (n, kc, 2)))
             parts_b.append(np.broadcast_to(self.corridor_offset, (n, kc)))
-            parts_v.append(np.ones((n, kc), bool))
+            parts_v.append(np.broadcast_to(~carried[:, None], (n, kc)))
             parts_id.append(np.broadcast_to(np.arange(kc), (n, kc)))
         kp = self.patch_normal.shape[1]
         if kp:
@@ -188,9 +193,8 @@ class Layout:
             idx = np.where(on, patch_index, 0)
             parts_n.append(self.patch_normal[idx])
             parts_b.append(self.patch_offset[idx])
-            parts_v.append(self.patch_valid[idx] & on[:, None])
+            parts_v.append(self.patch_valid[idx] & (on & ~carried)[:, None])
             parts_id.append(100 * (idx[:, None] + 1) + np.arange(kp)[None, :])
-        platforms = [s for s, spec in enumerate(self.supports) if spec.kind == SUPPORT_PLATFORM]
         moving = None
         if platforms:
             normal, offset, valid = _table([self.platform_vertices(s)

@@ -62,15 +62,25 @@ STALL_SPEED_FRACTION = 0.05
 SIDE_BIAS_STEPS = 3
 """A body held below half the speed it asks for during this many steps gets the side bias (O8)."""
 SIDE_BIAS_RAD = 0.5
-"""The tie-break of symmetric deadlocks (O8): a blocked body's desired direction turns this far
-to its right (clockwise), the same rule for everybody, so two bodies facing each other in a
-door, or a symmetric ring, both keep right and pass. ORCA's lines and the safe step's checks
-are untouched (O2, O3 hold as before); only the preferred velocity changes."""
+"""The tie-break of symmetric deadlocks (O8), part one: a held body's desired direction turns
+this far to its right (clockwise), the same rule for everybody, so a symmetric ring turns into a
+roundabout. Part two, for a pair that still blocks each other (a door one body wide): of two
+held bodies within reach of each other, the one with the higher index yields for YIELD_STEPS
+(backs off away from the other and to its right at half speed) and the other passes. ORCA's
+lines and the safe step's checks are untouched (O2, O3 hold as before); only the preferred
+velocity changes."""
+YIELD_STEPS = 30
+"""Steps a body yields once it gave way (O8): it backs off at half speed, away and to its right."""
+YIELD_REACH_M = 1.0
+"""Two held bodies closer than their combined radius plus this (m) are a deadlocked pair."""
 HANDOFF_TRIGGER_M = 0.2
 """A body whose route crosses a patch edge is handed to the handoff controller within this
 distance (m) of the edge (well inside the access-length range of the profile)."""
-CLEARANCE_EXACT_BAND_M = 0.5
-"""Pairs farther apart than the combined radius plus this band (m) keep the certified bound."""
+CLEARANCE_EXACT_BAND_M = 0.05
+"""Pairs whose certified lower distance bound exceeds the combined radius plus this band (m)
+report that bound (already more clearance than the band); closer pairs get the exact minimum.
+The reported clearance is therefore exact whenever it is below the band, a certified lower
+bound otherwise."""
 
 
 @dataclass(frozen=True)
@@ -142,6 +152,8 @@ class World:
         self.handoff_failed = np.zeros(0, bool)
         self.stall_steps = np.zeros(0, np.int64)
         self.held_steps = np.zeros(0, np.int64)
+        self.yield_left = np.zeros(0, np.int64)
+        self.yield_dir = np.zeros((0, 2))
         self.stalled = np.zeros(0, bool)
         self.arrived_at_s = np.zeros(0)
         self._record_dir: tempfile.TemporaryDirectory[str] | None = None
@@ -210,6 +222,8 @@ class World:
         self.handoff_failed = np.concatenate([self.handoff_failed, np.zeros(m, bool)])
         self.stall_steps = np.concatenate([self.stall_steps, np.zeros(m, np.int64)])
         self.held_steps = np.concatenate([self.held_steps, np.zeros(m, np.int64)])
+        self.yield_left = np.concatenate([self.yield_left, np.zeros(m, np.int64)])
+        self.yield_dir = np.concatenate([self.yield_dir, np.zeros((m, 2))])
         self.stalled = np.concatenate([self.stalled, np.zeros(m, bool)])
         self.arrived_at_s = np.concatenate([self.arrived_at_s, np.full(m, np.nan)])
         return np.arange(first, first + m)
@@ -261,11 +275,7 @@ class World:
                                     stop_range_m=self.stop_range_m, dt_s=self.dt_s)
         seek = seek_velocity(self.position_m, target_m, vh_mps)
         desired_world = np.where(last[:, None], arrive, seek)
-        blocked = self.held_steps >= SIDE_BIAS_STEPS
-        if blocked.any():
-            c, s = np.cos(-SIDE_BIAS_RAD), np.sin(-SIDE_BIAS_RAD)
-            turned = desired_world @ np.array([[c, s], [-s, c]])
-            desired_world = np.where(blocked[:, None], turned, desired_world)
+        desired_world = self._tie_break(desired_world, vh_mps)
         # a body at its goal holds still in the world, not on its support
         desired = desired_world - carry_mps
         speed = np.hypot(*desired.T)
@@ -276,6 +286,35 @@ class World:
         if self.assertions:
             check_steering_step(v0_mps, new, desired, steer_accel, vh_mps, self.dt_s)
         return new
+
+    def _tie_break(self, desired_mps: np.ndarray, vh_mps: np.ndarray) -> np.ndarray:
+        """The deterministic deadlock tie-break of SIDE_BIAS_RAD (O8) on desired velocities."""
+        held = self.held_steps >= SIDE_BIAS_STEPS
+        if not held.any() and not (self.yield_left > 0).any():
+            return desired_mps
+        c, s = np.cos(-SIDE_BIAS_RAD), np.sin(-SIDE_BIAS_RAD)
+        right = np.array([[c, s], [-s, c]])
+        out = np.where(held[:, None], desired_mps @ right, desired_mps)
+        nb = self.crowd.agent_neighbor_idx
+        if nb.shape[0] == self.count and nb.shape[1]:
+            rows = np.arange(self.count)[:, None]
+            j = np.where(nb >= 0, nb, 0)
+            away = self.position_m[:, None, :] - self.position_m[j]
+            reach = self.radius_m[:, None] + self.radius_m[j] + YIELD_REACH_M
+            pair = (nb >= 0) & (nb < rows) & held[:, None] & held[j] \
+                & (np.hypot(away[..., 0], away[..., 1]) <= reach)
+            start = pair.any(axis=1) & (self.yield_left == 0)
+            if start.any():
+                first = np.argmax(pair, axis=1)
+                direction = away[np.arange(self.count), first]
+                length = np.hypot(*direction.T)
+                unit = direction / np.where(length > 0.0, length, 1.0)[:, None]
+                self.yield_dir = np.where(start[:, None], unit @ right, self.yield_dir)
+                self.yield_left = np.where(start, YIELD_STEPS, self.yield_left)
+        yielding = self.yield_left > 0
+        out = np.where(yielding[:, None], self.yield_dir * (0.5 * vh_mps)[:, None], out)
+        self.yield_left = np.maximum(self.yield_left - 1, 0)
+        return out
 
     # --------------------------------------------------------------------------- step
     def step(self) -> WorldStep:
