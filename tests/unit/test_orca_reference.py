@@ -46,16 +46,21 @@ def _pair(pos, vel, pref, rad, *, speed=2.0, ndist=8.0, maxn=6, th=3.0, tho=2.0,
     return crowd, sim
 
 
-def _compare(crowd: Crowd, sim: ref.Simulator, steps: int) -> None:
+def _compare(crowd: Crowd, sim: ref.Simulator, steps: int) -> tuple[int, int]:
+    """Step both and compare; returns (agent-steps with obstacle lines, degraded agent-steps)."""
+    with_obstacle_lines = degraded = 0
     for step in range(steps):
         crowd.step()
         sim.do_step()
+        with_obstacle_lines += int(np.count_nonzero(crowd.diagnostics.num_hard > 0))
+        degraded += int(np.count_nonzero(~crowd.diagnostics.feasible))
         ref_vel = np.array([[a.velocity.x, a.velocity.y] for a in sim.agents])
         ref_pos = np.array([[a.position.x, a.position.y] for a in sim.agents])
         np.testing.assert_allclose(crowd.velocity, ref_vel, atol=TOL, rtol=0,
                                    err_msg=f"velocity at step {step}")
         np.testing.assert_allclose(crowd.position, ref_pos, atol=TOL, rtol=0,
                                    err_msg=f"position at step {step}")
+    return with_obstacle_lines, degraded
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -68,9 +73,10 @@ def test_random_crowd_with_obstacles_matches_reference(seed: int) -> None:
     rad = rng.uniform(0.3, 1.2, n)
     obstacles = OBSTACLES + ([BOUNDING] if seed % 2 else [])
     crowd, sim = _pair(pos, vel, pref, rad, obstacles=obstacles)
-    _compare(crowd, sim, 4)
-    # the random states do exercise degraded solves and obstacle lines
-    assert crowd.diagnostics is not None
+    with_obstacle_lines, degraded = _compare(crowd, sim, 4)
+    # the random states do exercise obstacle lines and degraded (infeasible) solves
+    assert with_obstacle_lines > 0
+    assert degraded > 0
 
 
 def test_dense_overlapping_crowd_matches_reference() -> None:
