@@ -3,13 +3,13 @@
 Scenario: the dense disc of ``orca_bench.py`` (square lattice of spacing 5 m, every agent heading
 to its antipode, RVO2 Circle parameters: neighbour distance 15 m, 10 neighbours, horizons 10 s,
 radius 1.5 m, max speed 2 m/s) with the default profile's step (0.1 s) and braking budget
-(1 m/s^2), built by :func:`navproof.step.safe_step.step_input_from_crowd`. Every agent also walks in
+(1 m/s^2), built by :func:`navproof.step.step_input_from_crowd`. Every agent also walks in
 its own corridor box of four walls (1 to 6 m away), one of them a platform edge co-moving with a
 0.2 m/s support, so each agent carries 12 edge half-planes (B4, S3, stop-from-end) besides its
 ORCA lines and both disks, plus the whole-curve and sweep verification.
 
 Rows: ``orca only`` (the same lines through RVO2's linear programs,
-:func:`navproof.solver.lp.solve_closest`) and ``combined`` (:func:`navproof.step.safe_step.solve_safe_step`,
+:func:`navproof.solver.lp.solve_closest`) and ``combined`` (:func:`navproof.step.solve_safe_step`,
 with and without assertion mode). Line construction is excluded from both timings.
 
 Usage: ``python bench/safe_step_bench.py [--sizes 1000 20000] [--steps 3] [--json out.json]``.
@@ -23,11 +23,11 @@ import time
 
 import numpy as np
 
+from navproof import step as ss
 from navproof.boundary import model as b
 from navproof.orca.crowd import Crowd
 from navproof.solver.lp import solve_closest
 from navproof.specs.profile import load_profile
-from navproof.step import safe_step as ss
 
 # The scenario of the ORCA benchmark beside this file (scripts run with their folder on the path).
 from orca_bench import DEFAULTS, disc_positions  # noqa: E402  isort: skip

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.core.errors import EPS, InvalidInput
+from navproof.core.errors import InvalidInput
+from navproof.core.tolerances import ANGLE_TOL_RAD, EPS, FLAT_SLOPE_TOL, UNIT_LENGTH_TOL
 from navproof.core.validation import check_valid_finite
 
 MOTION_FIXED = 0
@@ -90,7 +91,7 @@ def check_valid_normals(field: str, normal: np.ndarray, valid: np.ndarray) -> np
     """Return normals (N, K, 2); InvalidInput for a zero or non-unit normal of a valid edge."""
     arr = np.asarray(normal, dtype=np.float64)
     length = np.hypot(arr[..., 0], arr[..., 1])
-    bad = valid & ~(np.abs(length - 1.0) <= 1e-6)
+    bad = valid & ~(np.abs(length - 1.0) <= UNIT_LENGTH_TOL)
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
         raise InvalidInput(f"{field}{list(idx)}", arr[idx].tolist(),
@@ -278,7 +279,7 @@ def check_valid_convex(field: str, vertices_m: np.ndarray) -> np.ndarray:
         raise InvalidInput(field, v.tolist(), "must be a strictly convex counter-clockwise polygon")
     heading = np.arctan2(d[:, 1], d[:, 0])
     winding = np.sum(np.mod(np.diff(np.append(heading, heading[0])), 2.0 * np.pi))
-    if winding > 2.0 * np.pi + 1e-6:
+    if winding > 2.0 * np.pi + ANGLE_TOL_RAD:
         raise InvalidInput(field, v.tolist(), "must be simple (winds around more than once)")
     return v
 
@@ -319,7 +320,7 @@ def affine_root(f_at_0: np.ndarray, f_at_1: np.ndarray) -> np.ndarray:
     ``dot(n, v1) <= q`` without retyping the closed form.
     """
     slope = f_at_1 - f_at_0
-    flat = np.abs(slope) <= 1e-15
+    flat = np.abs(slope) <= FLAT_SLOPE_TOL
     with np.errstate(divide="ignore", invalid="ignore"):
         root = -f_at_0 / np.where(flat, 1.0, slope)
     return np.where(flat, np.where(f_at_0 >= 0.0, np.inf, -np.inf), root)

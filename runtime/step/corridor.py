@@ -35,12 +35,14 @@ from navproof.boundary.model import (
     polygon_halfplanes,
     take_edges,
 )
-from navproof.core.errors import EPS, InvalidInput
+from navproof.core.bisection import bisect
+from navproof.core.errors import InvalidInput
+from navproof.core.tolerances import AREA_REL_TOL, EPS, UNIT_LENGTH_TOL
 from navproof.core.validation import check_valid_finite
-from navproof.step.safe_step import Neighbors, SafeStepResult, StepInput, solve_safe_step
+from navproof.step.inputs import Neighbors, StepInput
+from navproof.step.result import SafeStepResult
 from navproof.step.snapshot import scatter_rows, take_input_rows
-
-BISECTION_STEPS = 60
+from navproof.step.solve import solve_safe_step
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,7 @@ def merge_regions(a: Region, b: Region, *, portal_index_a: int, portal_index_b: 
         return None
     hull = _hull(np.concatenate([a.vertices_m, b.vertices_m]))
     scale = max(1.0, abs(_area(a.vertices_m)) + abs(_area(b.vertices_m)))
-    if abs(_area(hull) - _area(a.vertices_m) - _area(b.vertices_m)) > 1e-9 * scale:
+    if abs(_area(hull) - _area(a.vertices_m) - _area(b.vertices_m)) > AREA_REL_TOL * scale:
         return None
     return Region(a.region_id if merged_id is None else merged_id, hull, a.gradient.copy())
 
@@ -194,12 +196,7 @@ def portal_crossing_time_s(s_m: np.ndarray, dt_s: float, n_dot_e: np.ndarray,
     found = np.zeros(s_m.shape, bool)
     for lo0, hi0 in ((np.zeros_like(s_m), t_star), (t_star, np.full_like(s_m, dt_s))):
         crosses = ~found & (margin(lo0) > 0.0) & (margin(hi0) <= 0.0) & (hi0 > lo0)
-        lo, hi = lo0.copy(), hi0.copy()
-        for _ in range(BISECTION_STEPS):
-            mid = 0.5 * (lo + hi)
-            out = margin(mid) <= 0.0
-            hi = np.where(out, mid, hi)
-            lo = np.where(out, lo, mid)
+        _, hi = bisect(lo0, hi0, lambda mid: margin(mid) <= 0.0)
         # hi is on or beyond the portal: the sub-step ends exactly where the curve reaches it
         result = np.where(crosses, hi, result)
         found |= crosses
@@ -250,7 +247,7 @@ def step_with_portal(inp: StepInput, *, region_id: np.ndarray, portal_normal: np
     u = inp.support.carry_mps(x0)
     pn = check_valid_finite("portal_normal", np.where(portal_valid[:, None], portal_normal, 0.0))
     lengths = np.hypot(pn[:, 0], pn[:, 1])
-    if np.any(portal_valid & (np.abs(lengths - 1.0) > 1e-6)):
+    if np.any(portal_valid & (np.abs(lengths - 1.0) > UNIT_LENGTH_TOL)):
         raise InvalidInput("portal_normal", pn.tolist(), "must be unit vectors")
     portal_b = np.asarray(portal_offset_m, float)
     s = portal_b - np.einsum("nj,nj->n", pn, x0)

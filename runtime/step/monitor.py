@@ -16,25 +16,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from navproof.boundary.model import (
-    curve_min_margin_m,
-    rotating_stop_margin_bound_m,
-    rotating_stop_pairs,
-)
+from navproof.boundary.model import curve_min_margin_m, rotating_stop_pairs
 from navproof.boundary.reference import reference_velocity
 from navproof.boundary.slope import reach_margin_mps
 from navproof.boundary.stop_envelope import envelope_margin_m, envelope_speed_cap_mps
-from navproof.core.errors import EPS, ObligationViolation
-from navproof.step.safe_step import (
+from navproof.core.errors import ObligationViolation
+from navproof.core.tolerances import EPS
+from navproof.step.inputs import StepInput
+from navproof.step.result import (
     DYNAMIC_AVOIDANCE_FAILED,
     FLAG_CARRY_EXCEEDS_CANCEL,
     LABEL_NAMES,
     SAFE,
-    SWEEP_EXACT_BAND_M,
     SafeStepResult,
-    StepInput,
 )
-from navproof.step.sweep import sweep_margin_m, sweep_min_distance_m
+from navproof.step.verify import rotating_stop_margins_m, sweep_margins_m
 
 
 def _raise_first(claim: str, message: str, margin: np.ndarray, owed: np.ndarray,
@@ -73,9 +69,9 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
                  corridor & ref.exists, {**data, "envelope_margin_m": env}, label)
     rot = rotating_stop_pairs(inp.edges, inp.support)
     if rot is not None and rot.any():
-        stop, hold = rotating_stop_margin_bound_m(inp.edges, inp.support, x0, v0, v1, dt,
-                                                  inp.accel_mps2)
-        rot_m = np.where(rot, np.minimum(stop, hold), np.inf)
+        rot_m = rotating_stop_margins_m(inp.edges, inp.support, x0, v0, inp.dt_per_agent_s,
+                                        inp.accel_mps2, agents=np.arange(inp.count), v1_mps=v1,
+                                        pairs=rot)
         _raise_first("B6", "stop or hold next to rotating motion not certified", rot_m,
                      corridor & ref.exists, {**data, "rotating_stop_margin_m": rot_m}, label)
     reach = reach_margin_mps(v1, v0, inp.accel_mps2 * dt)
@@ -83,11 +79,7 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
                  np.ones_like(safe), {**data, "reach_margin_mps": reach}, label)
     nb = inp.neighbors
     if nb is not None and nb.valid.shape[1]:
-        comb = inp.radius_m[:, None] + nb.radius_m
-        dmin, t_min = sweep_min_distance_m(x0, u, v0, v1, dt, nb.position_m, nb.velocity_mps,
-                                           nb.valid, exact_within_m=comb + SWEEP_EXACT_BAND_M)
-        start = np.linalg.norm(x0[:, None, :] - nb.position_m, axis=-1)
-        sweep = np.where(nb.valid, sweep_margin_m(dmin, start, comb), np.inf)
+        sweep, t_min = sweep_margins_m(x0, u, v0, v1, inp.dt_per_agent_s, inp.radius_m, nb)
         _raise_first("W1", "committed curve comes within the combined radius", sweep, safe,
                      {**data, "sweep_margin_m": sweep, "time_s": t_min}, label)
     carry = ((result.flags & FLAG_CARRY_EXCEEDS_CANCEL) != 0) | ~ref.reachable

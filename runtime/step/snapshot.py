@@ -19,7 +19,9 @@ import numpy as np
 from navproof.boundary.model import EdgeSet, Support, take_edges, take_support
 from navproof.core.errors import InvalidInput
 from navproof.core.validation import check_valid_finite
-from navproof.step.safe_step import SafeStepResult, StepInput, solve_safe_step
+from navproof.step.inputs import StepInput
+from navproof.step.result import SafeStepResult
+from navproof.step.solve import solve_safe_step
 
 
 @dataclass(frozen=True)

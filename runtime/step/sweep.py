@@ -14,10 +14,8 @@ import numpy as np
 
 from navproof._generated import formulas
 from navproof.boundary.model import check_valid_step, dot2
-from navproof.core.errors import EPS
-
-BISECTION_STEPS = 60
-"""Halvings of each monotone bracket in [0, 1]: below one ulp of the step fraction."""
+from navproof.core.bisection import bisect
+from navproof.core.tolerances import EPS
 
 
 def _cubic(c3: np.ndarray, c2: np.ndarray, c1: np.ndarray, c0: np.ndarray,
@@ -53,13 +51,9 @@ def _cubic_roots_in_unit(c3: np.ndarray, c2: np.ndarray, c1: np.ndarray, c0: np.
     f_lo = _cubic(c3e, c2e, c1e, c0e, lo)
     f_hi = _cubic(c3e, c2e, c1e, c0e, hi)
     bracket = (np.sign(f_lo) * np.sign(f_hi) <= 0.0) & (hi > lo)
-    for _ in range(BISECTION_STEPS):
-        mid = 0.5 * (lo + hi)
-        f_mid = _cubic(c3e, c2e, c1e, c0e, mid)
-        left = np.sign(f_lo) * np.sign(f_mid) <= 0.0
-        hi = np.where(left, mid, hi)
-        lo = np.where(left, lo, mid)
-        f_lo = np.where(left, f_lo, f_mid)
+    # the sign at lo never changes while bisecting: lo only moves to points of the same sign
+    sign_lo = np.sign(f_lo)
+    lo, hi = bisect(lo, hi, lambda mid: sign_lo * np.sign(_cubic(c3e, c2e, c1e, c0e, mid)) <= 0.0)
     return np.where(bracket, 0.5 * (lo + hi), np.nan)
 
 
@@ -196,12 +190,7 @@ def first_contact_time_s(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
         g_prev, g_next = gap(prev), gap(nxt)
         enter = ~found & (g_prev >= -tol_sq) & (g_next < -tol_sq) & (nxt > prev)
         # bisect to the last instant still at or beyond the limit: truncation is conservative
-        lo, hi = prev.copy(), nxt.copy()
-        for _ in range(BISECTION_STEPS):
-            mid = 0.5 * (lo + hi)
-            inside = gap(mid) < 0.0
-            hi = np.where(inside, mid, hi)
-            lo = np.where(inside, lo, mid)
+        lo, _ = bisect(prev, nxt, lambda mid: gap(mid) < 0.0)
         first = np.where(enter, lo, first)
         found |= enter
         prev = np.maximum(prev, nxt)

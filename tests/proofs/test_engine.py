@@ -159,7 +159,7 @@ def test_parallel_workers_agree_with_the_in_process_run(profile):
 def test_a_bound_value_must_meet_the_symbol_assumptions(profile):
     from navproof.proofs import stop_envelope
 
-    bb = reg._Builder(profile)
+    bb = reg.common.Builder(profile)
     dt = bb.param("dt", "step_s")
     a = bb.param("a", "brake_budget_mps2")
     speed = bb.var("free_speed")  # may be negative, but the symbol ``speed`` is nonnegative

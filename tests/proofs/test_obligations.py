@@ -2,6 +2,8 @@
 counterexamples (checked here through the generated runtime formulas), and proofs that fail when
 a derived formula is wrong."""
 
+import importlib
+import types
 from fractions import Fraction
 
 import pytest
@@ -190,8 +192,30 @@ def test_claim_selection():
 
 def test_proof_locations_name_the_builders():
     assert reg.proof_locations("B5") == [
-        "navproof.proofs.obligations.b5_endpoints",
-        "navproof.proofs.obligations.b5_extremum",
+        "navproof.proofs.obligations.boundary.b5_endpoints",
+        "navproof.proofs.obligations.boundary.b5_extremum",
     ]
-    assert reg.proof_locations("S1") == ["navproof.proofs.obligations.s1"]
+    assert reg.proof_locations("S1") == ["navproof.proofs.obligations.stop_envelope.s1"]
     assert reg.proof_locations("O1") == []
+
+
+def test_every_family_module_declares_its_obligations_under_their_ids(profile):
+    for family in reg.FAMILIES:
+        module = importlib.import_module(f"navproof.proofs.obligations.{family}")
+        for obligation_id, builder in module.OBLIGATIONS.items():
+            assert reg.BUILDERS[obligation_id] is builder
+            assert builder.__module__ == module.__name__
+    for obligation_id in reg.OBLIGATION_IDS:
+        assert reg.build(obligation_id, profile).id == obligation_id
+
+
+def test_the_registry_rejects_an_id_declared_by_two_families():
+    first = types.SimpleNamespace(__name__="first", OBLIGATIONS={"X1": object()})
+    second = types.SimpleNamespace(__name__="second", OBLIGATIONS={"X1": object()})
+    with pytest.raises(ValueError, match="X1 is declared twice"):
+        reg.collect([first, second])
+    wrong = types.SimpleNamespace(__name__="w", OBLIGATIONS={"X1": object()}, REFUTABLE={"X2"})
+    with pytest.raises(ValueError, match="unknown"):
+        reg.collect([wrong])
+    builders, refutable = reg.collect([types.SimpleNamespace(__name__="ok", OBLIGATIONS={})])
+    assert builders == {} and refutable == frozenset()

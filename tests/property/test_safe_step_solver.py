@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from navproof.step import safe_step as ss
+from navproof.solver import closest as ss
 
 M = 64
 TOL = 1e-9

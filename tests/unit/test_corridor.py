@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
+from navproof import step as ss
 from navproof.boundary import model as b
 from navproof.core.errors import InvalidInput
 from navproof.step import corridor as cor
-from navproof.step import safe_step as ss
 
 DT = 0.1
 FLAT = np.zeros(2)

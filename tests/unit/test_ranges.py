@@ -6,10 +6,10 @@ import dataclasses
 import numpy as np
 import pytest
 
+from navproof import step as ss
 from navproof.boundary import model as b
 from navproof.core.errors import InvalidInput
 from navproof.specs import load_profile
-from navproof.step import safe_step as ss
 
 PROFILE = load_profile()
 

@@ -4,9 +4,12 @@
 import numpy as np
 import pytest
 
+from navproof import step as ss
 from navproof.boundary import model as b
 from navproof.core.errors import InvalidInput, ObligationViolation
-from navproof.step import safe_step as ss
+from navproof.orca import crowd as orca_crowd
+from navproof.orca import lines as orca
+from navproof.solver import closest
 from navproof.step.monitor import check_committed_step
 
 DT = 0.1
@@ -149,8 +152,8 @@ def test_closest_candidates_is_the_exact_optimum():
     centre = np.stack([np.zeros((m, 2)), rng.normal(size=(m, 2)) * 0.5], axis=1)
     radius = np.stack([np.full(m, 1.5), rng.uniform(0.2, 1.0, m)], axis=1)
     args = (pref, normal, offset, np.ones((m, k), bool), centre, radius, np.ones((m, 2), bool))
-    cand, dist = ss.closest_candidates(*args)
-    nearest, found = ss.closest_point(*args)
+    cand, dist = closest.closest_candidates(*args)
+    nearest, found = closest.closest_point(*args)
     g = np.linspace(-2, 2, 401)
     grid = np.stack(np.meshgrid(g, g), axis=-1).reshape(-1, 2)
     for i in range(0, m, 10):
@@ -173,7 +176,6 @@ def test_closest_candidates_is_the_exact_optimum():
 
 
 def test_with_orca_lines_from_the_orca_runtime():
-    orca = pytest.importorskip("navproof.orca.lines")
     pos = np.array([[-1.0, 0.0], [1.0, 0.0]])
     vel = np.array([[1.0, 0.0], [-1.0, 0.0]])
     radius = np.array([0.3, 0.3])
@@ -242,8 +244,7 @@ def test_f1_keeps_static_obstacle_lines_and_relaxes_only_neighbour_lines():
 
 
 def test_step_input_from_the_orca_crowd():
-    crowd_mod = pytest.importorskip("navproof.orca.crowd")
-    crowd = crowd_mod.Crowd(DT)
+    crowd = orca_crowd.Crowd(DT)
     # two agents passing side by side: ORCA lines are built but do not bind
     crowd.add_agents(np.array([[-2.0, 0.5], [2.0, -0.5]]),
                      velocity=np.array([[1.0, 0.0], [-1.0, 0.0]]), radius=0.3, time_horizon=2.0)

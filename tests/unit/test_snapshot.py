@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
+from navproof import step as ss
 from navproof.boundary import model as b
 from navproof.core.errors import InvalidInput
-from navproof.step import safe_step as ss
 from navproof.step import snapshot as snap
 
 DT = 0.1

@@ -1,0 +1,64 @@
+"""V — slope budgets (derivations: ``navproof.proofs.slope``)."""
+
+from __future__ import annotations
+
+import math
+
+import sympy
+
+from navproof.proofs import slope
+from navproof.proofs.obligations.common import (
+    PROVED,
+    Builder,
+    Obligation,
+    Replay,
+    Values,
+    dot,
+    fdot,
+    fnorm,
+    runtime_formulas,
+)
+from navproof.specs.profile import Profile
+
+
+def v1(profile: Profile) -> Obligation:
+    """V1: with k = ``SLOPE_FACTOR``(|g|^2), |v| <= ``HORIZONTAL_CAP``(V, k) implies the surface
+    speed sqrt(|v|^2 + dot(g, v)^2) <= V (2-D gradient g and horizontal velocity v)."""
+    bb = Builder(profile)
+    surface = bb.param("V", "surface_speed_cap_mps")
+    g = bb.vector("g")
+    v = bb.vector("v")
+    k = bb.term(slope.SLOPE_FACTOR, grad_sq=dot(g, g))
+    bb.shown["k"] = k
+    k_lo, k_hi = bb.bounds("slope_factor")
+    bb.hypotheses.extend([k_lo <= k, k <= k_hi])
+    vh = bb.term(slope.HORIZONTAL_CAP, surface_cap=surface, k=k)
+    speed_v = bb.norm("|v|", v)
+    gs, gv = sympy.Symbol("g_dot_v", real=True), sympy.Symbol("v_sq", nonnegative=True)
+    bb.env[gs.name], bb.env[gv.name] = dot(g, v), dot(v, v)
+    surface_speed = bb.tr.term(sympy.sqrt(gv + gs**2))
+    bb.shown["surface_speed"] = surface_speed
+
+    def replay(x: Values) -> Replay:
+        f = runtime_formulas()
+        kk = f.slope_factor(grad_sq=x["g_x"] ** 2 + x["g_y"] ** 2)
+        vh_f = f.horizontal_cap(surface_cap=x["V"], k=kk)
+        sp = math.sqrt(x["v_x"] ** 2 + x["v_y"] ** 2 + fdot(x, "g", "v") ** 2)
+        return Replay(
+            bool(fnorm(x, "v") <= vh_f and sp > x["V"]),
+            f"surface speed {sp:.6g}, V {x['V']:.6g}, Vh {vh_f:.6g}",
+        )
+
+    return bb.obligation(
+        id="V1",
+        claim="V1",
+        title="horizontal cap V/k keeps the surface speed <= V",
+        expected=PROVED,
+        premise=[speed_v <= vh],
+        conclusion=surface_speed <= surface,
+        replay=replay,
+        witness_prefer=[speed_v > 0, dot(g, g) > 0],
+    )
+
+
+OBLIGATIONS = {"V1": v1}

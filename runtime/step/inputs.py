@@ -1,0 +1,173 @@
+"""The input of one safe step for N agents and its validation (seed 000).
+
+A :class:`StepInput` holds every agent's state, caps, support, edges, ORCA half-planes and
+neighbour predictions; :func:`check_valid_step_input` refuses bad input before anything is
+computed; :func:`step_input_from_crowd` builds the input of a whole ORCA crowd.
+Claim: S6, B1, O2, O5, W1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from navproof.boundary.model import (
+    EdgeSet,
+    Support,
+    check_valid_positive,
+    check_valid_step,
+    per_agent,
+)
+from navproof.boundary.stop_envelope import check_valid_budget
+from navproof.core.errors import InvalidInput
+from navproof.core.validation import check_valid_finite
+
+
+@dataclass(frozen=True)
+class Neighbors:
+    """Per-agent neighbour predictions for the sweep, shapes (N, J, ...): world positions (m) at
+    the start of the step, constant predicted world velocities (m/s), radii (m), mask."""
+
+    position_m: np.ndarray
+    velocity_mps: np.ndarray
+    radius_m: np.ndarray
+    valid: np.ndarray
+
+    @staticmethod
+    def none(n: int) -> Neighbors:
+        """No neighbours for any of ``n`` agents."""
+        return Neighbors(np.zeros((n, 0, 2)), np.zeros((n, 0, 2)), np.zeros((n, 0)),
+                         np.zeros((n, 0), bool))
+
+    @staticmethod
+    def gather(index: np.ndarray, position_m: np.ndarray, velocity_mps: np.ndarray,
+               radius_m: np.ndarray) -> Neighbors:
+        """Neighbours by index (N, J), padded with -1, from crowd-wide arrays (M, ...)."""
+        idx = np.asarray(index, dtype=np.int64)
+        valid = idx >= 0
+        safe = np.where(valid, idx, 0)
+        return Neighbors(np.asarray(position_m, float)[safe],
+                         np.where(valid[..., None], np.asarray(velocity_mps, float)[safe], 0.0),
+                         np.asarray(radius_m, float)[safe], valid)
+
+    def take(self, rows: np.ndarray | slice) -> Neighbors:
+        return Neighbors(self.position_m[rows], self.velocity_mps[rows], self.radius_m[rows],
+                         self.valid[rows])
+
+
+@dataclass(frozen=True)
+class StepInput:
+    """Everything one step of N agents needs (arrays (N, ...), float64, metres and seconds).
+
+    ``dt_s`` is the step length (s), one float or one per agent (N,) for the remaining time of a
+    portal sub-step. ``velocity_mps`` is the actual end velocity v0 of the previous step and
+    ``preferred_mps`` the
+    preferred velocity, both relative to the support. ``vh_mps`` and ``accel_mps2`` are the
+    horizontal caps in force (V1); ``accel_mps2`` is both the braking budget and the V2 radius
+    rate. ORCA lines act on world velocities; empty arrays mean no neighbour constraint. The
+    first ``orca_num_hard[i]`` ORCA slots of agent i are static-obstacle lines (O5): the F1
+    fallback keeps them and relaxes only the dynamic-neighbour lines after them.
+    """
+
+    position_m: np.ndarray
+    velocity_mps: np.ndarray
+    preferred_mps: np.ndarray
+    dt_s: float | np.ndarray
+    support: Support
+    edges: EdgeSet
+    vh_mps: np.ndarray
+    accel_mps2: np.ndarray
+    radius_m: np.ndarray
+    orca_point: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 2)))
+    orca_direction: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 2)))
+    orca_valid: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), bool))
+    neighbors: Neighbors | None = None
+    orca_num_hard: np.ndarray | None = None
+
+    @property
+    def count(self) -> int:
+        return int(self.position_m.shape[0])
+
+    @property
+    def dt_per_agent_s(self) -> np.ndarray:
+        """Every agent's step length (s, (N,)); a validated input already holds this array."""
+        dt = self.dt_s
+        if isinstance(dt, np.ndarray) and dt.shape == (self.count,):
+            return dt
+        return per_agent(dt, self.count)
+
+
+def _check_valid_finite_where(field: str, value: np.ndarray, valid: np.ndarray) -> None:
+    """InvalidInput naming the first non-finite entry of ``value`` (..., 2) in a valid slot."""
+    # all finite (the usual case): nothing to name, no masked copy
+    if not np.isfinite(value).all():
+        check_valid_finite(field, np.where(valid[..., None], value, 0.0))
+
+
+def check_valid_step_input(inp: StepInput) -> StepInput:
+    """Validate every field (InvalidInput naming field and value; nothing is changed) and
+    return the input with default ORCA and neighbour arrays filled in. Claim: S6 (no division by
+    a zero budget, no non-finite velocity), B1 (dt > 0)."""
+    x0 = check_valid_finite("position_m", inp.position_m)
+    n = x0.shape[0]
+    dt = check_valid_step(inp.dt_s)
+    if np.ndim(dt) and np.shape(dt) != (n,):
+        raise InvalidInput("dt_s", np.shape(dt), f"must be a float or have shape ({n},)")
+    if x0.shape != (n, 2):
+        raise InvalidInput("position_m", x0.shape, "must have shape (N, 2)")
+    for name in ("velocity_mps", "preferred_mps"):
+        arr = check_valid_finite(name, getattr(inp, name))
+        if arr.shape != (n, 2):
+            raise InvalidInput(name, arr.shape, "must have shape (N, 2)")
+    check_valid_positive("vh_mps", np.broadcast_to(inp.vh_mps, (n,)))
+    check_valid_budget("accel_mps2", np.broadcast_to(inp.accel_mps2, (n,)))
+    check_valid_positive("radius_m", np.broadcast_to(inp.radius_m, (n,)))
+    if inp.edges.normal.shape[0] != n:
+        raise InvalidInput("edges", inp.edges.normal.shape, f"must hold edges of {n} agents")
+    orca_point, orca_direction, orca_valid = inp.orca_point, inp.orca_direction, inp.orca_valid
+    if orca_valid.shape[0] != n:
+        if orca_valid.size:
+            raise InvalidInput("orca_valid", orca_valid.shape, f"must have {n} rows")
+        orca_point, orca_direction = np.zeros((n, 0, 2)), np.zeros((n, 0, 2))
+        orca_valid = np.zeros((n, 0), bool)
+    _check_valid_finite_where("orca_point", orca_point, orca_valid)
+    _check_valid_finite_where("orca_direction", orca_direction, orca_valid)
+    num_hard = np.zeros(n, np.int64) if inp.orca_num_hard is None else np.broadcast_to(
+        np.asarray(inp.orca_num_hard, np.int64), (n,)).copy()
+    if np.any((num_hard < 0) | (num_hard > orca_valid.shape[1])):
+        raise InvalidInput("orca_num_hard", num_hard.tolist(),
+                           f"must lie in [0, {orca_valid.shape[1]}]")
+    neighbors = inp.neighbors if inp.neighbors is not None else Neighbors.none(n)
+    _check_valid_finite_where("neighbors.position_m", neighbors.position_m, neighbors.valid)
+    _check_valid_finite_where("neighbors.velocity_mps", neighbors.velocity_mps, neighbors.valid)
+    return StepInput(x0, np.asarray(inp.velocity_mps, float), np.asarray(inp.preferred_mps, float),
+                     per_agent(dt, n), inp.support, inp.edges,
+                     np.broadcast_to(np.asarray(inp.vh_mps, float), (n,)).copy(),
+                     np.broadcast_to(np.asarray(inp.accel_mps2, float), (n,)).copy(),
+                     np.broadcast_to(np.asarray(inp.radius_m, float), (n,)).copy(),
+                     np.asarray(orca_point, float), np.asarray(orca_direction, float),
+                     np.asarray(orca_valid, bool), neighbors, num_hard)
+
+
+def step_input_from_crowd(crowd: Any, *, support: Support, edges: EdgeSet,
+                          vh_mps: np.ndarray, accel_mps2: np.ndarray) -> StepInput:
+    """Step input of every agent of a :class:`navproof.orca.crowd.Crowd` from its current snapshot.
+
+    ORCA lines (obstacle lines first, kept hard by F1) come from ``crowd.compute_lines()`` on
+    world velocities; the crowd's world velocities and preferred velocities are turned into
+    velocities relative to each agent's support (minus the carry u); the sweep predicts every
+    neighbour at its current world velocity. Claim: O2, O5, W1.
+    """
+    point, direction, valid, num_hard = crowd.compute_lines()
+    position = np.asarray(crowd.position, dtype=np.float64)
+    u = support.carry_mps(position)
+    velocity = np.asarray(crowd.velocity, dtype=np.float64)
+    return StepInput(position, velocity - u, np.asarray(crowd.pref_velocity) - u,
+                     float(crowd.time_step), support, edges, vh_mps, accel_mps2,
+                     np.asarray(crowd.radius, dtype=np.float64), orca_point=point,
+                     orca_direction=direction, orca_valid=valid,
+                     neighbors=Neighbors.gather(crowd.agent_neighbor_idx, position, velocity,
+                                                crowd.radius),
+                     orca_num_hard=num_hard)

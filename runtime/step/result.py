@@ -1,0 +1,77 @@
+"""What the safe step reports per agent: labels, flags, signed margins and the committed
+velocity (seed 000). Claim: F1, F2, F3 (labels), R2 (carry flag), B6 (rotating-stop flag)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from navproof.boundary.reference import Reference
+
+# labels: one small int per agent
+SAFE = 0
+DYNAMIC_AVOIDANCE_FAILED = 1
+NO_STOP_GUARANTEE = 2
+SOLVE_FAILED = 3
+LABEL_NAMES = ("safe", "dynamic avoidance failed", "no stop guarantee", "solve failed")
+
+# flags: bit set per agent
+FLAG_CARRY_EXCEEDS_CANCEL = 1
+FLAG_NO_REFERENCE = 2
+FLAG_TRUNCATED = 4
+FLAG_ROTATING_STOP_UNCERTIFIED = 8
+FLAG_NAMES = {
+    FLAG_CARRY_EXCEEDS_CANCEL: "support carry exceeds cancel capacity",
+    FLAG_NO_REFERENCE: "no reference velocity keeps every edge",
+    FLAG_TRUNCATED: "step truncated by the sweep",
+    FLAG_ROTATING_STOP_UNCERTIFIED: "stop or hold on a rotating support / next to a rotating "
+                                    "edge not certified",
+}
+"""FLAG_ROTATING_STOP_UNCERTIFIED: the committed velocity's stop after the step (reaction, brake
+to rest on the support, then the hold at rest on the support) could not be certified in some
+wall's local frame (B6); resting on a rotating support is not resting relative to a fixed or
+differently moving wall, so such an agent is never labelled safe (S3 and R3 assume constant
+velocities)."""
+
+
+@dataclass(frozen=True)
+class Margins:
+    """Signed margins of a velocity per agent and constraint (positive: inside).
+
+    ``edge_curve_m`` (N, K) whole-step curve margin (B2/B5/B6); ``envelope_m`` (N, K) the S3
+    envelope s - dot(n, c)(dt + Cmax/(2a)); ``end_stop_m`` (N, K) margin left after braking from
+    the step end (S1), for walls next to rotating motion (B6) the least of that and the certified
+    margin of the whole local-frame stop and hold; ``necessary_mps`` (N, K) S2 bound minus
+    dot(n, c); ``sweep_m`` (N, J) W1 (exact within SWEEP_EXACT_BAND_M of contact, certified
+    bound beyond); ``reach_mps`` V2; ``speed_mps`` (N,) V1; ``orca_mps`` (N, L) ORCA lines
+    (m/s).
+    """
+
+    edge_curve_m: np.ndarray
+    envelope_m: np.ndarray
+    end_stop_m: np.ndarray
+    necessary_mps: np.ndarray
+    sweep_m: np.ndarray
+    reach_mps: np.ndarray
+    speed_mps: np.ndarray
+    orca_mps: np.ndarray
+
+
+@dataclass(frozen=True)
+class SafeStepResult:
+    """Outcome per agent: committed end velocity ``velocity_mps`` (N, 2) relative to the
+    support, ``label`` (N,) int8 indexing LABEL_NAMES, ``flags`` (N,) bit set of FLAG_NAMES,
+    ``commit_time_s`` (N,) how much of the step may be executed (dt unless F2 truncates it),
+    the reference (R1/R2) and the signed margins of the committed velocity."""
+
+    velocity_mps: np.ndarray
+    label: np.ndarray
+    flags: np.ndarray
+    commit_time_s: np.ndarray
+    reference: Reference
+    cmax_mps: np.ndarray
+    margins: Margins
+
+    def label_names(self) -> list[str]:
+        return [LABEL_NAMES[int(i)] for i in self.label]

@@ -1,0 +1,203 @@
+"""The closest verified velocity of a set of agents (seed 000: the exact optimum, verified
+against the whole continuous step).
+
+The closest point to the preferred velocity of a convex set in the plane lies at the preferred
+velocity itself, on one constraint boundary (a projection) or where two boundaries meet. Each
+round takes the exact optimum of the incremental solve (:func:`navproof.solver.closest.
+closest_point`) and verifies it (:mod:`navproof.step.verify`); where it fails, or the solve finds
+nothing, the enumerated candidates follow nearest first. Where the nearest candidate's curve
+dips out of an edge mid-step, a B5 cutting plane at that time joins the constraints and the
+round repeats. Claim: O2, V1, V2, B5, B6, W1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from navproof.boundary.model import accel_margin_at_time_offset_mps
+from navproof.core.tolerances import EPS
+from navproof.solver.closest import best_candidates, closest_point
+from navproof.solver.halfplanes import Disks, HalfPlanes
+from navproof.step.constraints import Prepared, obstacle_lines_only, sanitise_halfplanes
+from navproof.step.inputs import StepInput
+from navproof.step.verify import KnownMargins, verify_candidates
+
+CUT_ROUNDS = 8
+"""Rounds of B5 cutting planes before a row goes to the fallback order."""
+VERIFY_CANDIDATES = 4
+"""Feasible candidates verified per row and round, nearest first."""
+
+
+@dataclass(frozen=True)
+class ConstraintChoice:
+    """Which of the step's constraints a search keeps: the dynamic-neighbour ORCA lines (the
+    static-obstacle lines always stay), the speed disk V1 and the neighbour sweep W1. The edge
+    half-planes, the reachable disk V2 and the whole-curve verification always apply."""
+
+    neighbour_lines: bool
+    speed_disk: bool
+    sweep: bool
+
+
+EVERY_CONSTRAINT = ConstraintChoice(neighbour_lines=True, speed_disk=True, sweep=True)
+"""The nominal step (label safe)."""
+CORRIDOR_ONLY = ConstraintChoice(neighbour_lines=False, speed_disk=False, sweep=False)
+"""F1: dynamic-neighbour lines, speed disk and sweep relaxed (label dynamic avoidance failed)."""
+
+
+@dataclass(frozen=True)
+class _RoundOutcome:
+    """One verification round over A rows: ``accepted`` (A,) and its ``velocity`` (A, 2); the
+    exact translating minimum (A, K, +inf: none) and its time (s) of each row's nearest
+    candidate, where the B5 cutting planes go."""
+
+    accepted: np.ndarray
+    velocity: np.ndarray
+    nearest_exact_m: np.ndarray
+    nearest_t_s: np.ndarray
+
+
+def _disks(inp: StepInput, agents: np.ndarray, *, speed_disk: bool) -> Disks:
+    """The speed disk |v1| <= Vh (V1, optional) and the reachable disk |v1 - v0| <= a dt (V2)."""
+    r = agents.size
+    dt = inp.dt_per_agent_s[agents]
+    return Disks(np.stack([np.zeros((r, 2)), inp.velocity_mps[agents]], axis=1),
+                 np.stack([inp.vh_mps[agents], inp.accel_mps2[agents] * dt], axis=1),
+                 np.stack([np.full(r, speed_disk), np.ones(r, bool)], axis=1))
+
+
+def _cut_planes(normal: np.ndarray, cuts_mps: np.ndarray) -> HalfPlanes:
+    """One B5 cutting plane per edge ``dot(n, v1) <= cut - EPS``; +inf means no cut yet."""
+    offset, valid = sanitise_halfplanes(cuts_mps - EPS, np.isfinite(cuts_mps))
+    return HalfPlanes(normal, offset, valid)
+
+
+def _verify_optimum(inp: StepInput, prep: Prepared, agents: np.ndarray, preferred: np.ndarray,
+                    planes: HalfPlanes, disks: Disks, *, check_sweep: bool,
+                    known: KnownMargins) -> tuple[np.ndarray, _RoundOutcome]:
+    """The incremental solve's exact optimum of each row, verified. Returns (solved (A,), the
+    outcome)."""
+    a, k = agents.size, inp.edges.valid.shape[1]
+    nearest, solved = closest_point(preferred, planes.normal, planes.offset, planes.valid,
+                                    disks.centre, disks.radius, disks.valid)
+    accepted = np.zeros(a, bool)
+    exact = np.full((a, k), np.inf)
+    t_min = np.zeros((a, k))
+    if solved.any():
+        # every row is verified (whole arrays are views, not row copies); a row without an
+        # optimum stands in with its start velocity and its verdict is void
+        cand = np.where(solved[:, None], nearest, inp.velocity_mps[agents])
+        ok, checked = verify_candidates(inp, prep, agents, cand, check_sweep=check_sweep)
+        accepted = ok & solved
+        exact = np.where(solved[:, None], checked.exact_m, np.inf)
+        t_min = np.where(solved[:, None], checked.t_min_s, 0.0)
+        known.store(agents[accepted], checked, accepted)
+    return solved, _RoundOutcome(accepted, nearest, exact, t_min)
+
+
+def _verify_enumerated(inp: StepInput, prep: Prepared, agents: np.ndarray,
+                       preferred: np.ndarray, planes: HalfPlanes, disks: Disks, *,
+                       optimum_tried: np.ndarray, check_sweep: bool,
+                       known: KnownMargins) -> _RoundOutcome:
+    """The enumeration's nearest feasible candidates of each row, verified in order until one
+    passes; the nearest is skipped where ``optimum_tried`` (it is the optimum verified before)."""
+    a, k = agents.size, inp.edges.valid.shape[1]
+    cand, dist = best_candidates(preferred, planes.normal, planes.offset, planes.valid,
+                                 disks.centre, disks.radius, disks.valid, VERIFY_CANDIDATES)
+    accepted = np.zeros(a, bool)
+    velocity = np.zeros((a, 2))
+    exact = np.full((a, k), np.inf)
+    t_min = np.zeros((a, k))
+    for j in range(VERIFY_CANDIDATES):
+        trying = ~accepted & np.isfinite(dist[:, j]) & ((j > 0) | ~optimum_tried)
+        if not trying.any():
+            continue
+        at = np.flatnonzero(trying)
+        ok, checked = verify_candidates(inp, prep, agents[at], cand[at, j],
+                                        check_sweep=check_sweep)
+        if j == 0:
+            exact[at], t_min[at] = checked.exact_m, checked.t_min_s
+        velocity[at[ok]] = cand[at[ok], j]
+        accepted[at[ok]] = True
+        known.store(agents[at[ok]], checked, ok)
+    return _RoundOutcome(accepted, velocity, exact, t_min)
+
+
+def _verify_round(inp: StepInput, prep: Prepared, agents: np.ndarray, preferred: np.ndarray,
+                  planes: HalfPlanes, disks: Disks, *, check_sweep: bool,
+                  known: KnownMargins) -> _RoundOutcome:
+    """The optimum first, then the enumerated candidates of the rows it leaves open."""
+    solved, outcome = _verify_optimum(inp, prep, agents, preferred, planes, disks,
+                                      check_sweep=check_sweep, known=known)
+    retry = np.flatnonzero(~outcome.accepted)
+    if retry.size == 0:
+        return outcome
+    more = _verify_enumerated(inp, prep, agents[retry], preferred[retry], planes.take(retry),
+                              disks.take(retry), optimum_tried=solved[retry],
+                              check_sweep=check_sweep, known=known)
+    accepted = outcome.accepted.copy()
+    velocity = outcome.velocity.copy()
+    exact, t_min = outcome.nearest_exact_m.copy(), outcome.nearest_t_s.copy()
+    accepted[retry] = more.accepted
+    velocity[retry] = np.where(more.accepted[:, None], more.velocity, velocity[retry])
+    # the nearest candidate of a solved row is its optimum, verified above
+    tried = solved[retry]
+    exact[retry] = np.where(tried[:, None], exact[retry], more.nearest_exact_m)
+    t_min[retry] = np.where(tried[:, None], t_min[retry], more.nearest_t_s)
+    return _RoundOutcome(accepted, velocity, exact, t_min)
+
+
+def _interior_dips(outcome: _RoundOutcome, dt_s: np.ndarray) -> np.ndarray:
+    """(A, K) edges the nearest candidate's curve leaves strictly inside the step, for rows
+    still open: where a B5 cutting plane goes."""
+    t = outcome.nearest_t_s
+    dt = dt_s[:, None]
+    return ((outcome.nearest_exact_m < 0.0) & (t > 0.0) & (t < dt)
+            & ~outcome.accepted[:, None])
+
+
+def closest_verified(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
+                     preferred_mps: np.ndarray, keep: ConstraintChoice, known: KnownMargins
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Closest verified velocity to ``preferred_mps`` (R, 2) for ``agents`` (R,) under the
+    constraints ``keep`` chooses; the margins of accepted candidates go to ``known``. Returns
+    (found (R,), v1 (R, 2)). Claim: O2, O5, V1, V2, B5, B6, S1, W1."""
+    r, k = agents.size, inp.edges.valid.shape[1]
+    dt = inp.dt_per_agent_s[agents]
+    orca = prep.orca_planes.take(agents)
+    if not keep.neighbour_lines:
+        num_hard = inp.orca_num_hard
+        assert num_hard is not None  # filled in by check_valid_step_input
+        orca = obstacle_lines_only(orca, num_hard[agents])
+    # slot order: edge half-planes, ORCA lines, then one cut slot per edge
+    fixed = HalfPlanes.join(prep.edge_planes.take(agents), orca)
+    edge_normal = inp.edges.normal[agents]
+    disks = _disks(inp, agents, speed_disk=keep.speed_disk)
+    cuts = np.full((r, k), np.inf)
+    found = np.zeros(r, bool)
+    result = np.zeros((r, 2))
+    still_open = np.arange(r)
+    for _ in range(CUT_ROUNDS + 1):
+        if still_open.size == 0:
+            break
+        # the first round takes every row: views, no copies
+        sel = still_open if still_open.size < r else slice(None)
+        planes = HalfPlanes.join(fixed.take(sel), _cut_planes(edge_normal[sel], cuts[sel]))
+        outcome = _verify_round(inp, prep, agents[sel], preferred_mps[sel], planes,
+                                disks.take(sel), check_sweep=keep.sweep, known=known)
+        result[still_open[outcome.accepted]] = outcome.velocity[outcome.accepted]
+        found[still_open[outcome.accepted]] = True
+        dips = _interior_dips(outcome, dt[sel])
+        if not dips.any():
+            break
+        ag = agents[sel]
+        dt_e = dt[sel][:, None]
+        q = accel_margin_at_time_offset_mps(prep.s[ag],
+                                            np.where(dips, outcome.nearest_t_s, dt_e), dt_e,
+                                            prep.n_dot_e[ag], prep.n_dot_u[ag],
+                                            prep.n_dot_v0[ag])
+        cuts[still_open] = np.where(dips, np.minimum(cuts[sel], q), cuts[sel])
+        still_open = still_open[~outcome.accepted & dips.any(axis=1)]
+    return found, result

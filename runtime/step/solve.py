@@ -1,0 +1,118 @@
+"""The combined per-step safe velocity of every agent, vectorised across agents (seed 000).
+
+The solve variable is ``v1`` (m/s), the agent's velocity relative to its support at the END of
+the step; the body accelerates linearly from the actual end velocity ``v0`` of the previous
+step. Constraints, all in ``v1`` (:mod:`navproof.step.constraints`):
+
+- ORCA half-planes (built by :mod:`navproof.orca.lines` on world velocities) shifted by the
+  support carry: ``dot(n, u + v1) <= c``;
+- per edge: the continuous-acceleration step-end half-plane (B4), the shared stop envelope (S3),
+  the stop-from-step-end half-plane, and cutting planes at interior extrema found by B5;
+- the horizontal speed disk ``|v1| <= Vh`` (V1) and the reachable disk ``|v1 - v0| <= a dt`` (V2).
+
+Rotating supports and edges enter the half-planes through their velocities at the body's start
+position (a linearisation that only proposes candidates); their candidates are accepted only by
+the certified local-frame bound of B6 over the whole step and, for every wall that does not
+share the support's rigid motion, by the certified bound of the whole stop after the step
+(reaction, brake to rest on the support, hold at rest on the support:
+:func:`navproof.boundary.model.rotating_stop_margin_bound_m`) instead of trusting the
+constant-velocity stop formulas of S1/S3. A scene where nothing rotates skips that work entirely.
+
+The closest verified velocity (:mod:`navproof.step.search`) is committed with label ``SAFE``;
+otherwise the fallback order of :mod:`navproof.step.fallbacks` applies (F1, F2, F3).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from navproof.core.errors import assertions_enabled
+from navproof.core.ranges import check_step_in_profile
+from navproof.core.tolerances import EPS
+from navproof.step.constraints import prepare_constraints
+from navproof.step.fallbacks import (
+    f1_relaxed_neighbours,
+    f2_strongest_braking,
+    f3_brake_to_relative_rest,
+)
+from navproof.step.inputs import StepInput, check_valid_step_input
+from navproof.step.monitor import check_committed_step
+from navproof.step.result import (
+    DYNAMIC_AVOIDANCE_FAILED,
+    FLAG_CARRY_EXCEEDS_CANCEL,
+    FLAG_NO_REFERENCE,
+    FLAG_ROTATING_STOP_UNCERTIFIED,
+    FLAG_TRUNCATED,
+    NO_STOP_GUARANTEE,
+    SAFE,
+    SOLVE_FAILED,
+    SafeStepResult,
+)
+from navproof.step.search import EVERY_CONSTRAINT, closest_verified
+from navproof.step.verify import KnownMargins, committed_margins
+
+
+def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
+                    profile: Any = None) -> SafeStepResult:
+    """Safe end velocities (m/s, relative to the support) of N agents for one step, with labels,
+    flags, commit times, reference and signed margins.
+
+    Order: exact closest verified velocity to the preferred one (label SAFE) -> F1 (ORCA lines
+    relaxed, braking velocity closest to vStop in the corridor half-planes and the reachable
+    disk; "dynamic avoidance failed") -> F2 (strongest reachable braking towards vStop, truncated
+    at the first sweep contact; "no stop guarantee") -> F3 when no reference velocity exists,
+    so there is no stop target ("solve failed"; still the strongest reachable braking towards
+    relative rest, truncated the same way).
+    An unreachable stop target (R2) or a missing reference never yields SAFE. In assertion mode
+    the committed step is re-checked by :mod:`navproof.step.monitor`. With a ``profile``
+    (a :class:`navproof.specs.Profile`), a step outside the ranges its proofs cover is refused
+    (:func:`navproof.core.ranges.check_step_in_profile`).
+    Claim: B1-B6, S3, R1, R2, V1, V2, W1, F1, F2, F3.
+    """
+    inp = check_valid_step_input(inp)
+    if profile is not None:
+        check_step_in_profile(inp, profile)
+    n = inp.count
+    dt = inp.dt_per_agent_s
+    prep = prepare_constraints(inp)
+    velocity = inp.velocity_mps.copy()
+    label = np.full(n, SOLVE_FAILED, dtype=np.int8)
+    flags = np.zeros(n, dtype=np.uint8)
+    commit = dt.copy()
+    nb_count = 0 if inp.neighbors is None else inp.neighbors.valid.shape[1]
+    known = KnownMargins.empty(n, inp.edges.valid.shape[1], nb_count)
+    found, v1 = closest_verified(inp, prep, np.arange(n), preferred_mps=inp.preferred_mps,
+                                 keep=EVERY_CONSTRAINT, known=known)
+    velocity[found] = v1[found]
+    label[found] = SAFE
+    rest = np.flatnonzero(~found)
+    if rest.size:
+        f1, v1 = f1_relaxed_neighbours(inp, prep, rest, known=known)
+        velocity[rest[f1]] = v1[f1]
+        label[rest[f1]] = DYNAMIC_AVOIDANCE_FAILED
+        rest = rest[~f1]
+    for agents, fallback, fallback_label in (
+            (rest[prep.ref.exists[rest]], f2_strongest_braking, NO_STOP_GUARANTEE),
+            (rest[~prep.ref.exists[rest]], f3_brake_to_relative_rest, SOLVE_FAILED)):
+        if agents.size == 0:
+            continue
+        v_brake, t_stop = fallback(inp, prep, agents)
+        velocity[agents] = v_brake
+        label[agents] = fallback_label
+        commit[agents] = t_stop
+        flags[agents[t_stop < dt[agents]]] |= FLAG_TRUNCATED
+    no_ref = ~prep.ref.exists
+    unreachable = prep.ref.exists & ~prep.ref.reachable
+    flags[no_ref] |= FLAG_NO_REFERENCE
+    flags[unreachable] |= FLAG_CARRY_EXCEEDS_CANCEL
+    label[(label == SAFE) & (no_ref | unreachable)] = NO_STOP_GUARANTEE
+    margins = committed_margins(inp, prep, velocity, known)
+    if prep.rot_stop is not None:
+        uncertified = np.any(prep.rot_stop & (margins.end_stop_m < -EPS), axis=1)
+        flags[uncertified] |= FLAG_ROTATING_STOP_UNCERTIFIED
+    result = SafeStepResult(velocity, label, flags, commit, prep.ref, prep.cmax, margins)
+    if assertions_enabled(assertions):
+        check_committed_step(inp, result)
+    return result
