@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from navproof.step.safe_step import FLAG_NAMES, LABEL_NAMES
+from navproof.step import FLAG_NAMES, LABEL_NAMES
 from navproof.world.world import STALL_STEPS, World, WorldStep
 
 HANDOFF_LABEL = "moved by its handoff controller"

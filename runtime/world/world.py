@@ -34,7 +34,7 @@ import numpy as np
 from navproof.boundary.slope import horizontal_caps
 from navproof.core.errors import EPS, InvalidInput, ObligationViolation, assertions_enabled
 from navproof.orca.crowd import Crowd
-from navproof.step.safe_step import (
+from navproof.step import (
     SAFE,
     Neighbors,
     SafeStepResult,

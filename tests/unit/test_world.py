@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from navproof import InvalidInput, ObligationViolation
-from navproof.step import safe_step
+from navproof import step as safe_step
 from navproof.world import Layout, SupportSpec, World
 from navproof.world import world as world_module
 

@@ -1,4 +1,5 @@
-"""Obligations of clamped steering and Arrive (seed 002, claims T2 and T3).
+"""T — clamped steering and Arrive (seed 002, claims T2 and T3; derivations:
+``navproof.proofs.steering``).
 
 - T2 (proved): one clamped steering step ``v' = v + (d - v) STEERING_CHANGE(|d - v|) / |d - v|``
   changes the velocity by at most maxAccel dt, and keeps ``|v'| <= maxSpeed`` when ``|v|`` and
@@ -8,10 +9,10 @@
   ``0 <= w <= ARRIVE_SPEED(|x|) + maxAccel dt`` is invariant, and inside the stop range
   (``|x| <= r``) the step ends at rest where it is. A body that starts at rest (or slower than
   it can brake from) therefore never passes the target by more than the stop range ``r`` and
-  stops for good once inside it.
+  stops for good once inside it (T3/rest).
 - T3/progress (proved): outside the stop range each step either enters it or covers at least
   ``dt min(maxSpeed, maxAccel dt)``: the body reaches the stop range in finitely many steps.
-- T3/linear-ramp (refuted): the naive ramp ``LINEAR_RAMP_SPEED`` with ``slowRadius <
+- T3/ramp (refuted): the naive ramp ``LINEAR_RAMP_SPEED`` with ``slowRadius <
   maxSpeed^2 / (2 maxAccel)`` asks, somewhere inside its radius, for a speed whose discrete
   braking distance ``BRAKE_DISTANCE`` exceeds what is left to the far end of the stop range; the
   replay runs the follower from there and confirms the overshoot.
@@ -25,20 +26,20 @@ from __future__ import annotations
 import z3
 
 from navproof.proofs import steering
-from navproof.proofs.obligations import (
+from navproof.proofs.obligations.common import (
     PROVED,
     REFUTED,
+    Builder,
     Obligation,
     Replay,
     Step,
     Values,
-    _Builder,
-    _formulas,
+    runtime_formulas,
 )
 from navproof.specs.profile import Profile
 
 
-def _params(bb: _Builder) -> dict[str, z3.ArithRef]:
+def _params(bb: Builder) -> dict[str, z3.ArithRef]:
     return {
         "max_accel": bb.param("max_accel", "steering_max_accel_mps2"),
         "dt": bb.param("dt", "step_s"),
@@ -48,7 +49,7 @@ def _params(bb: _Builder) -> dict[str, z3.ArithRef]:
 
 def t2(profile: Profile) -> Obligation:
     """T2: |v' - v| <= maxAccel dt, and |v'| <= maxSpeed when |v|, |d| <= maxSpeed."""
-    bb = _Builder(profile)
+    bb = Builder(profile)
     p = _params(bb)
     v = bb.vector("v")
     d = bb.vector("d")
@@ -98,7 +99,7 @@ def t2(profile: Profile) -> Obligation:
         witness_prefer=[gap > limit, within], steps=steps, conclusion_forget=components)
 
 
-def _arrive_state(bb: _Builder) -> dict[str, z3.ArithRef]:
+def _arrive_state(bb: Builder) -> dict[str, z3.ArithRef]:
     """Parameters, the state (x, w) and one step of the 1-D Arrive follower."""
     p = _params(bb)
     r = bb.param("r", "arrive_stop_range_m")
@@ -114,7 +115,7 @@ def _arrive_state(bb: _Builder) -> dict[str, z3.ArithRef]:
     return {**p, "r": r, "x": x, "w": w, "curve": curve, "w1": w1, "x1": x1}
 
 
-def _invariant(bb: _Builder, s: dict[str, z3.ArithRef], x: z3.ArithRef,
+def _invariant(bb: Builder, s: dict[str, z3.ArithRef], x: z3.ArithRef,
                w: z3.ArithRef, curve: z3.ArithRef) -> z3.BoolRef:
     return z3.And(x >= -s["r"], w >= 0, w <= curve + s["max_accel"] * s["dt"])
 
@@ -122,7 +123,7 @@ def _invariant(bb: _Builder, s: dict[str, z3.ArithRef], x: z3.ArithRef,
 def _replay_follower(x: Values, *, ramp: bool) -> tuple[float, float]:
     """Run the discrete 1-D follower from the state (x, w) until it rests; returns the lowest
     position reached and the final speed."""
-    f = _formulas()
+    f = runtime_formulas()
     pos, speed = x["x"], x["w"]
     lowest = pos
     for _ in range(200000):
@@ -145,35 +146,50 @@ def _replay_follower(x: Values, *, ramp: bool) -> tuple[float, float]:
     return lowest, speed
 
 
-def t3_invariant(profile: Profile) -> Obligation:
-    """T3: the Arrive follower's invariant set is closed under a step, and inside the stop range
-    the step ends at rest in place."""
-    bb = _Builder(profile)
+def _t3_step(profile: Profile, *, inside: bool) -> Obligation:
+    bb = Builder(profile)
     s = _arrive_state(bb)
     x1, w1 = s["x1"], s["w1"]
     curve1 = bb.alias("curve1", bb.term(steering.ARRIVE_SPEED, dist=z3.If(x1 >= 0, x1, -x1),
                                         stop_range=s["r"], max_speed=s["max_speed"],
                                         max_accel=s["max_accel"], dt=s["dt"]))
-    inside = z3.And(s["x"] <= s["r"], s["x"] >= -s["r"])
-    conclusion = z3.And(_invariant(bb, s, x1, w1, curve1),
-                        z3.Implies(inside, z3.And(w1 == 0, x1 == s["x"])))
+    invariant = _invariant(bb, s, s["x"], s["w"], s["curve"])
 
     def replay(x: Values) -> Replay:
         lowest, speed = _replay_follower(x, ramp=False)
-        return Replay(bool(lowest < -x["r"] - 1e-9), f"lowest position {lowest:.6g}, "
-                                                     f"stop range {x['r']:.6g}")
+        return Replay(bool(lowest < -x["r"] - 1e-9 or speed != 0.0),
+                      f"lowest position {lowest:.6g}, final speed {speed:.6g}, stop range "
+                      f"{x['r']:.6g}")
 
+    if inside:
+        return bb.obligation(
+            id="T3/rest", claim="T3", title="Arrive: inside the stop range the step ends at "
+                                            "rest in place",
+            expected=PROVED, premise=[invariant, s["x"] <= s["r"]],
+            conclusion=z3.And(w1 == 0, x1 == s["x"]), replay=replay,
+            witness_prefer=[s["w"] > 0, s["x"] > 0])
     return bb.obligation(
         id="T3/invariant", claim="T3",
-        title="Arrive: never past the target by more than the stop range, at rest inside it",
-        expected=PROVED, premise=[_invariant(bb, s, s["x"], s["w"], s["curve"])],
-        conclusion=conclusion, replay=replay,
-        witness_prefer=[s["x"] > s["r"], s["w"] > 0, s["curve"] < s["max_speed"]])
+        title="Arrive: the follower stays brakeable and never passes the stop range",
+        expected=PROVED, premise=[invariant, s["x"] > s["r"]],
+        conclusion=_invariant(bb, s, x1, w1, curve1), replay=replay,
+        witness_prefer=[s["w"] > 0, s["curve"] < s["max_speed"]])
+
+
+def t3_invariant(profile: Profile) -> Obligation:
+    """T3: outside the stop range one step keeps the follower in its invariant set
+    (x >= -r, 0 <= w <= ARRIVE_SPEED(|x|) + maxAccel dt)."""
+    return _t3_step(profile, inside=False)
+
+
+def t3_rest(profile: Profile) -> Obligation:
+    """T3: inside the stop range (and in the invariant set) the step ends at rest in place."""
+    return _t3_step(profile, inside=True)
 
 
 def t3_progress(profile: Profile) -> Obligation:
     """T3: outside the stop range a step enters it or covers at least dt min(maxSpeed, a dt)."""
-    bb = _Builder(profile)
+    bb = Builder(profile)
     s = _arrive_state(bb)
     least = s["dt"] * z3.If(s["max_speed"] <= s["max_accel"] * s["dt"], s["max_speed"],
                             s["max_accel"] * s["dt"])
@@ -195,7 +211,7 @@ def t3_progress(profile: Profile) -> Obligation:
 def t3_linear_ramp(profile: Profile) -> Obligation:
     """T3 (refuted): the linear ramp with slowRadius < maxSpeed^2 / (2 maxAccel) asks for a
     speed the discrete follower cannot brake from before passing the stop range."""
-    bb = _Builder(profile)
+    bb = Builder(profile)
     p = _params(bb)
     r = bb.param("r", "arrive_stop_range_m")
     radius = bb.var("R")
@@ -214,17 +230,18 @@ def t3_linear_ramp(profile: Profile) -> Obligation:
                                                f"stop range {v['r']:.6g}")
 
     return bb.obligation(
-        id="T3/linear-ramp", claim="T3",
+        id="T3/ramp", claim="T3",
         title="the naive linear ramp overshoots the stop range", expected=REFUTED,
         premise=premise, conclusion=brake <= x + r, replay=replay,
-        sharpen=[brake - x - r >= z3.RealVal("1/2")],
+        sharpen=[brake - x - r >= z3.RealVal("1/10")],
         witness_prefer=[x < radius])
 
 
-BUILDERS = {
+OBLIGATIONS = {
     "T2": t2,
     "T3/invariant": t3_invariant,
+    "T3/rest": t3_rest,
     "T3/progress": t3_progress,
-    "T3/linear-ramp": t3_linear_ramp,
+    "T3/ramp": t3_linear_ramp,
 }
-REFUTABLE = frozenset({"T3/linear-ramp"})
+REFUTABLE = frozenset({"T3/ramp"})
