@@ -1,4 +1,4 @@
-"""Agent-steps per second of the ORCA crowd on the circle and the dense disc.
+"""The ORCA crowd step beside the C++ RVO2 library (pyrvo's ``do_step``), in one run.
 
 Scenarios (agent parameters of RVO2's Circle example: neighbour distance 15 m, 10 neighbours,
 horizons 10 s / 10 s, radius 1.5 m, max speed 2 m/s, time step 0.25 s):
@@ -7,16 +7,25 @@ horizons 10 s / 10 s, radius 1.5 m, max speed 2 m/s, time step 0.25 s):
 * disc: the N points of a square lattice of spacing 5 m nearest the origin, each heading to
   the antipodal point (the dense case: about 28 agents within every neighbour range).
 
-Usage: ``python bench/orca_bench.py [--sizes 1000 5000 20000 100000] [--json out.json]``.
-Prints a table (median and best ms per step, agent-steps per second from the median, assertion
-overhead from the best times) and writes JSON.
+Both simulators start from the same agents and step side by side: the rounds alternate
+navproof, pyrvo, navproof, ... so that load from other processes hits both alike. Only the
+step itself is timed (``Crowd.step`` against ``RVOSimulator.do_step``); preferred velocities
+are set between steps, outside the clock. Reported per row: median and fastest ms per step,
+agent-steps per second (from the median), and the ratio navproof / pyrvo of the medians and
+of the minima. A second table runs navproof alone with ``workers`` threads, with and without
+assertion mode.
+
+Usage: ``python bench/orca_bench.py [--sizes 1000 5000 20000 100000] [--rounds 3]
+[--json out.json]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
+import os
 import time
 
 import numpy as np
@@ -25,6 +34,7 @@ from navproof.orca.crowd import AgentDefaults, Crowd
 
 DEFAULTS = AgentDefaults(neighbor_dist=15.0, max_neighbors=10, time_horizon=10.0,
                          time_horizon_obst=10.0, radius=1.5, max_speed=2.0)
+TIME_STEP_S = 0.25
 
 
 def circle_positions(n: int) -> np.ndarray:
@@ -43,71 +53,170 @@ def disc_positions(n: int, spacing: float = 5.0) -> np.ndarray:
     return pts[order[:n]]
 
 
-def build(scenario: str, n: int, assertions: bool) -> tuple[Crowd, np.ndarray]:
-    """A crowd of the scenario with preferred velocities towards the antipodes."""
-    pos = circle_positions(n) if scenario == "circle" else disc_positions(n)
-    crowd = Crowd(0.25, defaults=DEFAULTS, assertions=assertions)
-    crowd.add_agents(pos)
-    return crowd, -pos
+def positions(scenario: str, n: int) -> np.ndarray:
+    """Start positions of the scenario (m)."""
+    return circle_positions(n) if scenario == "circle" else disc_positions(n)
 
 
-def set_preferred(crowd: Crowd, goals: np.ndarray) -> None:
+def preferred(position: np.ndarray, goals: np.ndarray) -> np.ndarray:
     """RVO2 example rule: unit vector to the goal, shorter when within 1 m."""
-    vec = goals - crowd.position
+    vec = goals - position
     dist = np.hypot(vec[:, 0], vec[:, 1])
     scale = np.where(dist > 1.0, 1.0 / np.maximum(dist, 1e-300), 1.0)
-    crowd.set_pref_velocities(vec * scale[:, None])
+    return vec * scale[:, None]
 
 
-def time_steps(scenario: str, n: int, assertions: bool, steps: int, warmup: int = 1
-               ) -> tuple[float, float]:
-    """Median and fastest seconds per step over ``steps`` steps after ``warmup`` steps.
+class NavproofSide:
+    """The navproof crowd of a scenario."""
 
-    The fastest is the least disturbed by other load on the machine."""
-    crowd, goals = build(scenario, n, assertions)
-    for _ in range(warmup):
-        set_preferred(crowd, goals)
-        crowd.step()
+    name = "navproof"
+
+    def __init__(self, scenario: str, n: int, *, assertions: bool = False,
+                 workers: int | None = None) -> None:
+        pos = positions(scenario, n)
+        self.goals = -pos
+        self.crowd = Crowd(TIME_STEP_S, defaults=DEFAULTS, assertions=assertions,
+                           workers=workers)
+        self.crowd.add_agents(pos)
+
+    def prepare(self) -> None:
+        self.crowd.set_pref_velocities(preferred(self.crowd.position, self.goals))
+
+    def step(self) -> None:
+        self.crowd.step()
+
+
+class PyrvoSide:
+    """The same agents in the C++ library (float32 inside, one thread)."""
+
+    name = "pyrvo"
+
+    def __init__(self, scenario: str, n: int) -> None:
+        import pyrvo
+
+        pos = positions(scenario, n)
+        self.goals = -pos
+        d = DEFAULTS
+        self.sim = pyrvo.RVOSimulator(TIME_STEP_S, d.neighbor_dist, d.max_neighbors,
+                                      d.time_horizon, d.time_horizon_obst, d.radius,
+                                      d.max_speed)
+        for p in pos:
+            self.sim.add_agent((float(p[0]), float(p[1])))
+        self.n = n
+
+    def prepare(self) -> None:
+        sim = self.sim
+        pos = np.array([sim.get_agent_position(i).to_tuple() for i in range(self.n)])
+        for i, v in enumerate(preferred(pos, self.goals).tolist()):
+            sim.set_agent_pref_velocity(i, (v[0], v[1]))
+
+    def step(self) -> None:
+        self.sim.do_step()
+
+
+def timed_steps(side: NavproofSide | PyrvoSide, steps: int) -> list[float]:
+    """Seconds of each of ``steps`` steps (preferred velocities set outside the clock)."""
     times = []
     for _ in range(steps):
-        set_preferred(crowd, goals)
+        side.prepare()
         t0 = time.perf_counter()
-        crowd.step()
+        side.step()
         times.append(time.perf_counter() - t0)
-    return float(np.median(times)), float(np.min(times))
+    return times
+
+
+def steps_for(n: int, requested: int) -> int:
+    """Steps per round: fewer for large crowds, at least two."""
+    return max(2, min(requested, int(1e5 // n)))
+
+
+def side_by_side(scenario: str, n: int, *, rounds: int, steps: int, warmup: int,
+                 workers: int | None) -> dict:
+    """Interleaved rounds of navproof and pyrvo on the same scenario."""
+    ours = NavproofSide(scenario, n, workers=workers)
+    theirs = PyrvoSide(scenario, n)
+    for side in (ours, theirs):
+        timed_steps(side, warmup)
+    times: dict[str, list[float]] = {"navproof": [], "pyrvo": []}
+    for _ in range(rounds):
+        for side in (ours, theirs):
+            times[side.name] += timed_steps(side, steps)
+    row: dict = {"scenario": scenario, "n": n, "rounds": rounds, "steps_per_round": steps,
+                 "workers": ours.crowd.workers}
+    for name, ts in times.items():
+        med, best = float(np.median(ts)), float(np.min(ts))
+        row[name] = {"ms_median": med * 1e3, "ms_min": best * 1e3,
+                     "agent_steps_per_s": n / med}
+    row["ratio_median"] = row["navproof"]["ms_median"] / row["pyrvo"]["ms_median"]
+    row["ratio_min"] = row["navproof"]["ms_min"] / row["pyrvo"]["ms_min"]
+    return row
+
+
+def threads_and_assertions(scenario: str, n: int, *, rounds: int, steps: int, warmup: int,
+                           workers: int) -> dict:
+    """navproof alone: one thread, ``workers`` threads, and assertion mode, interleaved."""
+    sides = {"1 thread": NavproofSide(scenario, n, workers=1),
+             f"{workers} threads": NavproofSide(scenario, n, workers=workers),
+             "assert": NavproofSide(scenario, n, assertions=True, workers=workers)}
+    for side in sides.values():
+        timed_steps(side, warmup)
+    times: dict[str, list[float]] = {name: [] for name in sides}
+    for _ in range(rounds):
+        for name, side in sides.items():
+            times[name] += timed_steps(side, steps)
+    row: dict = {"scenario": scenario, "n": n}
+    for name, ts in times.items():
+        row[name] = {"ms_median": float(np.median(ts)) * 1e3, "ms_min": float(np.min(ts)) * 1e3}
+    return row
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 20000, 100000])
-    parser.add_argument("--steps", type=int, default=5)
-    parser.add_argument("--warmup", type=int, default=1,
-                        help="steps before timing (large values measure the congested crowd)")
-    parser.add_argument("--scenarios", nargs="+", default=["circle", "disc"],
+    parser.add_argument("--scenarios", nargs="+", default=["disc", "circle"],
                         choices=["circle", "disc"])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=5, help="steps per round (fewer above 20k)")
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=None,
+                        help="navproof threads (default: the crowd's own choice)")
     parser.add_argument("--json", default="orca_bench.json", help="where to write the JSON")
     args = parser.parse_args(argv)
-    rows = []
-    print(f"{'scenario':<8} {'N':>7} {'ms/step':>9} {'(best)':>8} {'ms/step+assert':>15} "
-          f"{'(best)':>8} {'overhead':>9} {'agent-steps/s':>14} {'us/agent':>9}")
+    out: dict = {"cpus": os.cpu_count(), "load_average": list(os.getloadavg()),
+                 "side_by_side": [], "threads": []}
+    if importlib.util.find_spec("pyrvo") is None:
+        raise SystemExit("pyrvo (the C++ RVO2 library) is needed for the side-by-side table")
+    print(f"load average {out['load_average'][0]:.2f} on {out['cpus']} cpus; "
+          f"{args.rounds} interleaved rounds")
+    print(f"{'scenario':<7} {'N':>7} | {'navproof ms':>11} {'(min)':>7} {'agent-steps/s':>13} | "
+          f"{'pyrvo ms':>9} {'(min)':>7} {'agent-steps/s':>13} | {'ratio':>5} {'(min)':>5}")
     for scenario in args.scenarios:
         for n in args.sizes:
-            steps = max(2, min(args.steps, int(2e5 // n)))
-            off, off_best = time_steps(scenario, n, False, steps, args.warmup)
-            on, on_best = time_steps(scenario, n, True, steps, args.warmup)
-            row = {"scenario": scenario, "n": n, "steps": steps, "warmup": args.warmup,
-                   "ms_per_step": off * 1e3,
-                   "ms_per_step_best": off_best * 1e3, "ms_per_step_assert": on * 1e3,
-                   "ms_per_step_assert_best": on_best * 1e3,
-                   "assert_overhead": on_best / off_best - 1.0,
-                   "agent_steps_per_s": n / off, "us_per_agent": off / n * 1e6}
-            rows.append(row)
-            print(f"{scenario:<8} {n:>7} {off * 1e3:>9.2f} {off_best * 1e3:>8.2f} "
-                  f"{on * 1e3:>15.2f} {on_best * 1e3:>8.2f} "
-                  f"{(on_best / off_best - 1.0) * 100:>8.1f}% {n / off:>14.0f} "
-                  f"{off / n * 1e6:>9.2f}", flush=True)
+            row = side_by_side(scenario, n, rounds=args.rounds,
+                               steps=steps_for(n, args.steps), warmup=args.warmup,
+                               workers=args.workers)
+            out["side_by_side"].append(row)
+            a, b = row["navproof"], row["pyrvo"]
+            print(f"{scenario:<7} {n:>7} | {a['ms_median']:>11.2f} {a['ms_min']:>7.2f} "
+                  f"{a['agent_steps_per_s']:>13.0f} | {b['ms_median']:>9.2f} {b['ms_min']:>7.2f} "
+                  f"{b['agent_steps_per_s']:>13.0f} | {row['ratio_median']:>5.2f} "
+                  f"{row['ratio_min']:>5.2f}", flush=True)
+    workers = max(2, os.cpu_count() or 1)
+    print(f"\nnavproof alone, ms per step median (min): 1 thread, {workers} threads, "
+          f"assertion mode ({workers} threads)")
+    for scenario in args.scenarios:
+        n = 20000
+        row = threads_and_assertions(scenario, n, rounds=args.rounds,
+                                     steps=steps_for(n, args.steps), warmup=args.warmup,
+                                     workers=workers)
+        out["threads"].append(row)
+        cells = "  ".join(f"{name} {row[name]['ms_median']:.2f} ({row[name]['ms_min']:.2f})"
+                          for name in row if name not in ("scenario", "n"))
+        base = row[f"{workers} threads"]["ms_min"]
+        print(f"{scenario:<7} {n:>7}  {cells}  assertion overhead "
+              f"{(row['assert']['ms_min'] / base - 1.0) * 100:.0f}% (min)", flush=True)
     with open(args.json, "w", encoding="utf-8") as fh:
-        json.dump({"rows": rows}, fh, indent=2)
+        json.dump(out, fh, indent=2)
     return 0
 
 

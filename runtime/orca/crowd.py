@@ -11,8 +11,7 @@ Every input is validated before anything changes; a rejected call leaves the sta
 
 from __future__ import annotations
 
-import threading
-from concurrent.futures import ThreadPoolExecutor
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -20,31 +19,23 @@ from typing import Any
 import numpy as np
 
 from navproof.core.errors import InvalidInput, assertions_enabled
+from navproof.core.parallel import run_pieces
 from navproof.core.tolerances import ACTIVE_TOL_MPS
 from navproof.core.validation import check_valid_finite
 from navproof.orca.lines import agent_lines, obstacle_lines
-from navproof.orca.neighbors import (
-    AgentGrid,
-    build_grid,
-    query_grid,
-    query_slots,
-    range_cell_density,
-)
+from navproof.orca.neighbors import AgentGrid, build_grid, query_into
 from navproof.orca.obstacles import ObstacleSet
 from navproof.solver.lp import line_violation, solve_closest
 
 PARALLEL_MIN_AGENTS = 4096
-"""Crowds at least this large are solved in worker threads, one contiguous grid piece each."""
+"""Crowds at least this large run their compiled loops in ``workers`` threads."""
 
-PIECE_ROWS = 8192
-"""Largest piece of the grid order solved at once: keeps the working arrays in cache."""
+THREAD_PIECES = 16
+"""Pieces a threaded compiled loop is cut into: a busy core's share moves to the free one."""
 
-FINE_GRID_MIN_AGENTS = 2048
-"""Crowds at least this large try the finer density-sized grid first."""
-FINE_GRID_SAFETY = 1.6
-"""Expected agents within the fine cell side, as a multiple of max_neighbors."""
-FINE_GRID_MAX_FRACTION = 0.85
-"""The fine grid is used only when its cells are at most this fraction of the range."""
+PIECE_ROWS = 65536
+"""Largest piece of agent rows whose lines and programs are solved at once: bounds the
+working memory per agent of very large crowds (smaller pieces cost more in merging)."""
 
 
 @dataclass(frozen=True)
@@ -234,26 +225,6 @@ class StepDiagnostics:
         )
 
 
-class _StepGrids:
-    """Agent grids of one snapshot: the fine grid (or None), the full-range grid on demand."""
-
-    def __init__(self, crowd: Crowd) -> None:
-        self._crowd = crowd
-        self._lock = threading.Lock()
-        self._coarse: AgentGrid | None = None
-        self._built = False
-        self.fine = crowd._fine_grid()
-
-    def coarse(self) -> AgentGrid | None:
-        """The grid of cells as large as the largest neighbour distance (built once)."""
-        with self._lock:
-            if not self._built:
-                c = self._crowd
-                self._coarse = build_grid(c.position, c.neighbor_dist, c.max_neighbors)
-                self._built = True
-        return self._coarse
-
-
 _FLOAT_FIELDS = ("radius", "max_speed", "neighbor_dist", "time_horizon", "time_horizon_obst")
 
 
@@ -262,9 +233,11 @@ class Crowd:
 
     ``time_step`` (s) > 0; ``assertions`` turns on the run-time monitor (default: the
     ``NAVPROOF_ASSERT`` environment variable); ``responsibility`` is each agent's share of an
-    agent-agent avoidance (1/2 is RVO2's reciprocal split); ``workers`` > 1 solves crowds of
-    at least ``PARALLEL_MIN_AGENTS`` agents in that many threads (opt-in: the many short numpy
-    calls contend for the interpreter lock, and on a loaded 2-core machine it was slower).
+    agent-agent avoidance (1/2 is RVO2's reciprocal split); ``workers`` threads (default: the
+    CPUs this process may use) run the compiled loops of crowds of at least
+    ``PARALLEL_MIN_AGENTS`` agents. The numpy stages stay on the calling thread: their many
+    short calls contend for the interpreter lock, and on a loaded 2-core machine two threads
+    of them cost twice the CPU time. The answer does not depend on ``workers``.
     """
 
     def __init__(self, time_step: float = 0.25, *, defaults: AgentDefaults | None = None,
@@ -277,8 +250,7 @@ class Crowd:
         self.responsibility = resp
         self.defaults = defaults or AgentDefaults()
         self.assertions = assertions_enabled(assertions)
-        self.workers = max(1, int(workers if workers is not None else 1))
-        self._pool: ThreadPoolExecutor | None = None
+        self.workers = max(1, int(workers if workers is not None else _available_cpus()))
         self.global_time = 0.0
         self.obstacles = ObstacleSet()
         self.position = np.zeros((0, 2))
@@ -473,34 +445,6 @@ class Crowd:
             valid[local, slot] = av
         return point, direction, valid, num_hard
 
-    def _fine_grid(self) -> AgentGrid | None:
-        """The grid of finer cells for a dense crowd, or None (see :meth:`_grid`)."""
-        if not self.obstacles.processed:
-            self.obstacles.process()
-        if self.num_agents < FINE_GRID_MIN_AGENTS:
-            return None
-        found = range_cell_density(self.position, self.neighbor_dist, self.max_neighbors)
-        if found is None:
-            return None
-        cell, density = found
-        k = int(self.max_neighbors.max())
-        fine_cell = np.sqrt(FINE_GRID_SAFETY * k / (np.pi * density))
-        if not fine_cell < FINE_GRID_MAX_FRACTION * cell:
-            return None
-        return build_grid(self.position, self.neighbor_dist, self.max_neighbors,
-                          cell_m=fine_cell)
-
-    def _grid(self) -> tuple[AgentGrid | None, AgentGrid | None]:
-        """Agent grids of the snapshot: cells of the full range, and finer cells where dense.
-
-        In a dense crowd the nearest ``max_neighbors`` agents sit well inside the neighbour
-        distance; a grid with cells just large enough to hold them (from the median local
-        density) answers most agents exactly at a fraction of the cost, and the others are
-        asked again on the full-range grid (built in a step only when some agent needs it).
-        """
-        fine = self._fine_grid()
-        return build_grid(self.position, self.neighbor_dist, self.max_neighbors), fine
-
     def _obstacle_neighbors(self, rows: np.ndarray, grid: AgentGrid | None = None
                             ) -> np.ndarray:
         """Obstacle edges near agent ``rows``, by increasing distance, -1 padded.
@@ -530,37 +474,33 @@ class Crowd:
         grid = build_grid(self.position, self.neighbor_dist, self.max_neighbors)
         rows = np.arange(self.num_agents)
         obst_idx = self._obstacle_neighbors(rows, grid)
-        nb_idx = np.full((self.num_agents, int(self.max_neighbors.max(initial=0))), -1,
-                         dtype=np.int64)
-        if grid is not None:
-            nb_idx[grid.members] = query_grid(grid, 0, grid.members.size)[0]
+        nb_idx = self._agent_neighbors(grid, threads=1)
         self.agent_neighbor_idx = nb_idx
         self.obstacle_neighbor_idx = obst_idx
         return self._lines_for(rows, nb_idx, obst_idx)
 
-    def _neighbor_piece(self, grids: _StepGrids, lo: int, hi: int
-                        ) -> tuple[np.ndarray, np.ndarray]:
-        """Agent neighbours of the grid slots ``lo:hi``: (agent rows, neighbour rows).
+    def _agent_neighbors(self, grid: AgentGrid | None, *, threads: int) -> np.ndarray:
+        """Agent neighbours of every agent by distance, -1 padded. Claim: O2.
 
-        Answered on the fine grid where it can certify the answer, else on the full-range grid.
-        Claim: O2 (the neighbour set RVO2 builds).
+        The grid's sorted slots (neighbouring agents together in memory) are answered in
+        pieces on up to ``threads`` threads; every row depends on the snapshot alone.
         """
-        fine = grids.fine
-        grid = fine if fine is not None else grids.coarse()
-        assert grid is not None
-        slots = np.arange(lo, hi)
-        nb, _, certified = query_slots(grid, slots)
-        redo = np.flatnonzero(~certified)
-        if fine is not None and redo.size:
-            coarse = grids.coarse()
-            assert coarse is not None
-            nb[redo] = query_slots(coarse, coarse.slot_of[grid.members[lo + redo]])[0]
-        return grid.members[lo:hi], nb
+        n = self.num_agents
+        k = int(self.max_neighbors.max(initial=0))
+        nb_idx = np.full((n, k), -1, dtype=np.int64)
+        if grid is None:
+            return nb_idx
+        nb_d = np.empty((n, k))
+        m = grid.members.size
+        pieces = THREAD_PIECES if threads > 1 and n >= PARALLEL_MIN_AGENTS else 1
+        bounds = np.linspace(0, m, pieces + 1).astype(int).tolist()
+        run_pieces(lambda i: query_into(grid, bounds[i], bounds[i + 1], nb_idx, nb_d), pieces,
+                   threads=threads)
+        return nb_idx
 
-    def _solve_chunk(self, grids: _StepGrids, rows: np.ndarray, nb: np.ndarray
+    def _solve_chunk(self, grid: AgentGrid | None, rows: np.ndarray, nb: np.ndarray
                      ) -> tuple[np.ndarray, Any, Any]:
-        fine = grids.fine
-        obst_idx = self._obstacle_neighbors(rows, fine if fine is not None else grids.coarse())
+        obst_idx = self._obstacle_neighbors(rows, grid)
         lines = self._lines_for(rows, nb, obst_idx)
         result = solve_closest(self.pref_velocity[rows], self.max_speed[rows], *lines)
         return obst_idx, lines, result
@@ -568,38 +508,21 @@ class Crowd:
     def compute_new_velocities(self) -> StepDiagnostics:
         """Solve every agent's ORCA problem from the current snapshot; nothing moves.
 
-        Large crowds are cut into contiguous pieces of agent rows (cache-sized, optionally
-        solved in worker threads), whose results are plain slices of the crowd's arrays; every
-        piece reads the same snapshot, so the answer does not depend on the split.
+        Very large crowds are cut into contiguous pieces of agent rows (bounded working
+        memory), whose results are plain slices of the crowd's arrays; every piece reads the
+        same snapshot, so the answer does not depend on the split.
         Claim: O1, O2, O4 (and O3, O5, O6 through the lines).
         """
         n = self.num_agents
-        grids = _StepGrids(self)
+        if not self.obstacles.processed:
+            self.obstacles.process()
+        grid = build_grid(self.position, self.neighbor_dist, self.max_neighbors)
+        nb_idx = self._agent_neighbors(grid, threads=self.workers)
         parts = max(1, -(-n // PIECE_ROWS))
-        if n >= PARALLEL_MIN_AGENTS:
-            parts = max(parts, self.workers)
         bounds = np.linspace(0, n, parts + 1).astype(int)
         spans = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
-        pool = None
-        if len(spans) > 1 and self.workers > 1:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=self.workers)
-            pool = self._pool
-
-        def run(task: Any, items: list[Any]) -> list[Any]:
-            if pool is not None:
-                return list(pool.map(task, items))
-            return [task(item) for item in items]
-
-        # neighbours: pieces of the grid order (neighbouring agents together in memory)
-        k = int(self.max_neighbors.max(initial=0))
-        nb_idx = np.full((n, k), -1, dtype=np.int64)
-        if grids.fine is not None or grids.coarse() is not None:
-            for members, nb in run(lambda span: self._neighbor_piece(grids, *span), spans):
-                nb_idx[members] = nb
         # lines and programs: pieces of agent rows, so the results are slices
-        outputs = run(lambda span: self._solve_chunk(grids, np.arange(*span),
-                                                     nb_idx[span[0]:span[1]]), spans)
+        outputs = [self._solve_chunk(grid, np.arange(lo, hi), nb_idx[lo:hi]) for lo, hi in spans]
         if len(outputs) == 1:
             obst_idx, (point, direction, valid, num_hard), result = outputs[0]
             velocity, feasible, fail_line = result.velocity, result.feasible, result.fail_line
@@ -642,6 +565,14 @@ class Crowd:
         self.global_time += self.time_step
         self.diagnostics = diag
         return diag
+
+
+def _available_cpus() -> int:
+    """CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not offered on every platform
+        return os.cpu_count() or 1
 
 
 def build_diagnostics(snapshot_time_s: float, preferred: np.ndarray, selected: np.ndarray,

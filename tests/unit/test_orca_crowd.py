@@ -162,12 +162,15 @@ def test_snapshot_is_taken_before_anyone_moves() -> None:
     np.testing.assert_allclose(crowd.velocity[0], -crowd.velocity[1], atol=1e-12)
 
 
-def test_threaded_pieces_give_the_same_step() -> None:
+def test_threaded_pieces_give_the_same_step(monkeypatch) -> None:
+    import navproof.orca.crowd as crowd_module
+
     rng = np.random.default_rng(3)
     pos = rng.uniform(-150, 150, (5000, 2))
     pref = rng.uniform(-2, 2, (5000, 2))
     results = []
-    for workers in (1, 2, 3):
+    for workers, piece_rows in ((1, 65536), (2, 65536), (3, 65536), (1, 1200), (2, 1700)):
+        monkeypatch.setattr(crowd_module, "PIECE_ROWS", piece_rows)
         crowd = Crowd(0.25, workers=workers)
         crowd.add_agents(pos, pref_velocity=pref)
         crowd.add_obstacle([(-5.0, -5.0), (5.0, -5.0), (5.0, 5.0), (-5.0, 5.0)])
@@ -179,15 +182,16 @@ def test_threaded_pieces_give_the_same_step() -> None:
         np.testing.assert_array_equal(count, results[0][1])
 
 
-def test_dense_crowd_fine_grid_gives_the_full_range_neighbours() -> None:
+@pytest.mark.parametrize("workers", [1, 2])
+def test_dense_crowd_gives_the_full_range_neighbours(workers: int) -> None:
+    # the crowd answers in pieces (threads with workers > 1): the same rows as one query
     from navproof.orca.neighbors import agent_neighbors
 
     rng = np.random.default_rng(8)
-    pos = rng.uniform(-60, 60, (3000, 2))
-    crowd = Crowd(0.25, defaults=AgentDefaults(15.0, 10, 10.0, 10.0, 0.4, 2.0))
+    pos = rng.uniform(-60, 60, (9000, 2))
+    crowd = Crowd(0.25, defaults=AgentDefaults(15.0, 10, 10.0, 10.0, 0.4, 2.0),
+                  workers=workers)
     crowd.add_agents(pos)
-    coarse, fine = crowd._grid()
-    assert fine is not None and fine.cell < coarse.cell
     crowd.compute_new_velocities()
     expect, _ = agent_neighbors(pos, crowd.neighbor_dist, crowd.max_neighbors)
     np.testing.assert_array_equal(crowd.agent_neighbor_idx, expect)
