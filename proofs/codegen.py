@@ -56,7 +56,8 @@ def render() -> str:
     functions = "\n\n".join(_render_function(f) for f in FORMULAS)
     names = ",\n".join(f'    "{f.name}"' for f in FORMULAS)
     # the numpy printer folds Min and Max with functools.reduce
-    imports = "import functools\n\nimport numpy\n" if "functools." in functions else "import numpy\n"
+    imports = ("import functools\n\nimport numpy\n" if "functools." in functions
+               else "import numpy\n")
     return (
         "# DO NOT EDIT: generated from the sympy derivations in navproof.proofs.\n"
         f"# Regenerate with `{REGENERATE_COMMAND}` (or `make generate`); a test and\n"

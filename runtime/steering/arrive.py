@@ -17,7 +17,9 @@ from navproof.steering.seek import direction_to
 def arrive_speed_mps(dist_m: np.ndarray, *, stop_range_m: np.ndarray | float,
                      max_speed_mps: np.ndarray | float, max_accel_mps2: np.ndarray | float,
                      dt_s: float) -> np.ndarray:
-    """Speed of the shipped Arrive curve (m/s) at distances ``dist_m`` from the target. Claim: T3."""
+    """Speed of the shipped Arrive curve (m/s) at distances ``dist_m`` from the target.
+
+    Claim: T3."""
     return formulas.arrive_speed(dist=np.asarray(dist_m, dtype=np.float64),
                                  stop_range=stop_range_m, max_speed=max_speed_mps,
                                  max_accel=max_accel_mps2, dt=dt_s)

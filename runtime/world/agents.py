@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -50,3 +51,30 @@ def pack_routes(routes: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         out[i, r.shape[0]:] = r[-1]
         count[i] = r.shape[0]
     return out, count
+
+
+def check_valid_finite_2d(name: str, value: Any) -> np.ndarray:
+    """Finite float64 array (M, 2); InvalidInput naming ``name`` otherwise."""
+    arr = check_valid_finite(name, value)
+    if arr.ndim == 1 and arr.shape == (2,):
+        arr = arr[None]
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise InvalidInput(name, np.shape(value), "must have shape (M, 2)")
+    return arr
+
+
+def pad_routes(route: np.ndarray, width: int) -> np.ndarray:
+    """Routes (M, W, 2) padded to ``width`` waypoints by repeating the goal."""
+    if route.shape[1] >= width:
+        return route
+    pad = np.repeat(route[:, -1:, :], width - route.shape[1], axis=1) if route.shape[0] \
+        else np.zeros((0, width - route.shape[1], 2))
+    return np.concatenate([route, pad], axis=1)
+
+
+def rows_snapshot(snapshot: Any, rows: np.ndarray, n: int) -> Any:
+    """The snapshot of agents ``rows`` (all of them when ``rows`` is every agent)."""
+    if rows.size == n:
+        return snapshot
+    return type(snapshot)(snapshot.time_origin_s, snapshot.support_version[rows],
+                          snapshot.edge_version[rows], snapshot.edge_valid[rows])

@@ -82,7 +82,7 @@ def _table(polygons: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 @dataclass(frozen=True)
 class CommonEdge:
-    """The common edge of two patches: ``dot(normal, x) = offset_m``, normal from ``p`` into ``q``."""
+    """The common edge of two patches: ``dot(normal, x) = offset_m``, normal from p into q."""
 
     p: int
     q: int
@@ -129,7 +129,8 @@ class Layout:
                 qn, qb = qq.halfplanes()
                 for i in range(pn.shape[0]):
                     for j in range(qn.shape[0]):
-                        if np.allclose(pn[i], -qn[j], atol=UNIT_LENGTH_TOL) and abs(pb[i] + qb[j]) <= EPS:
+                        opposite = np.allclose(pn[i], -qn[j], atol=UNIT_LENGTH_TOL)
+                        if opposite and abs(pb[i] + qb[j]) <= EPS:
                             out[(p, q)] = CommonEdge(p, q, pn[i].copy(), float(pb[i]))
         return out
 

@@ -24,7 +24,6 @@ one by one. Assertion mode checks the whole step and names the claim that failed
 from __future__ import annotations
 
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,13 @@ import numpy as np
 from navproof.boundary.slope import horizontal_caps
 from navproof.core.errors import EPS, InvalidInput, ObligationViolation, assertions_enabled
 from navproof.orca.crowd import Crowd
+from navproof.steering import (
+    SteeringParams,
+    arrive_velocity,
+    check_steering_step,
+    clamped_steering,
+    seek_velocity,
+)
 from navproof.step import (
     SAFE,
     Neighbors,
@@ -42,15 +48,15 @@ from navproof.step import (
     solve_safe_step,
 )
 from navproof.step.snapshot import ActualState, commit_step, take_input_rows, take_snapshot
-from navproof.step.sweep import sweep_min_distance_m
-from navproof.steering import (
-    SteeringParams,
-    arrive_velocity,
-    check_steering_step,
-    clamped_steering,
-    seek_velocity,
+from navproof.world.agents import (
+    AgentDefaults,
+    check_positive,
+    check_valid_finite_2d,
+    pack_routes,
+    pad_routes,
+    rows_snapshot,
 )
-from navproof.world.agents import AgentDefaults, check_positive, pack_routes
+from navproof.world.clearance import agent_clearance_m
 from navproof.world.handoffs import Handoffs
 from navproof.world.layout import Layout
 from navproof.world.motion import execute, relative_curve_m, support_to_world
@@ -76,11 +82,6 @@ YIELD_REACH_M = 1.0
 HANDOFF_TRIGGER_M = 0.2
 """A body whose route crosses a patch edge is handed to the handoff controller within this
 distance (m) of the edge (well inside the access-length range of the profile)."""
-CLEARANCE_EXACT_BAND_M = 0.05
-"""Pairs whose certified lower distance bound exceeds the combined radius plus this band (m)
-report that bound (already more clearance than the band); closer pairs get the exact minimum.
-The reported clearance is therefore exact whenever it is below the band, a certified lower
-bound otherwise."""
 
 
 @dataclass(frozen=True)
@@ -208,8 +209,8 @@ class World:
                                else time_horizon_obst_s))
         first = self.count
         width = max(self.route_m.shape[1], route.shape[1])
-        self.route_m = np.concatenate([_pad_routes(self.route_m, width),
-                                       _pad_routes(route, width)])
+        self.route_m = np.concatenate([pad_routes(self.route_m, width),
+                                       pad_routes(route, width)])
         self.route_count = np.concatenate([self.route_count, count])
         self.route_index = np.concatenate([self.route_index, np.zeros(m, np.int64)])
         self.position_m = np.concatenate([self.position_m, pos])
@@ -356,7 +357,7 @@ class World:
             result = solve_safe_step(solve_inp, assertions=self.assertions)
             actual = ActualState(self.time_s, solve_inp.position_m, solve_inp.velocity_mps,
                                  solve_inp.support, solve_inp.edges)
-            result, _ = commit_step(_rows_snapshot(snapshot, free, n), solve_inp, result,
+            result, _ = commit_step(rows_snapshot(snapshot, free, n), solve_inp, result,
                                     actual, assertions=self.assertions)
             label[free], flags[free] = result.label, result.flags
             commit[free], v1[free] = result.commit_time_s, result.velocity_mps
@@ -369,7 +370,8 @@ class World:
             for agent in handoff_rows.tolist():
                 self._step_handoff(agent, tick, position, velocity, mid)
         self._begin_handoffs(tick, position, velocity, target, free)
-        agent_clear = self._agent_clearance(x0, mid, position)
+        agent_clear = agent_clearance_m(x0, mid, position, self.radius_m,
+                                        self.crowd.agent_neighbor_idx, dt)
         wall_clear = np.minimum.reduce([layout.wall_clearance_m(p, self.radius_m, edges)
                                         for p in (x0, mid, position)])
         if self.assertions:
@@ -443,38 +445,6 @@ class World:
                 x_m=position[agent], v_world_mps=velocity[agent],
                 sweep_clear=self._sweep_clear(agent, position))
 
-    def _agent_clearance(self, x0: np.ndarray, mid: np.ndarray, x1: np.ndarray) -> np.ndarray:
-        """Signed clearance (m, (N,)) of each body to its nearest neighbours over the whole
-        step: the exact minimum distance of the two executed curves (quadratic in time through
-        their start, middle and end points) minus the combined radius."""
-        nb = self.crowd.agent_neighbor_idx
-        if nb.shape[1] == 0:
-            return np.full(self.count, np.inf)
-        valid = nb >= 0
-        j = np.where(valid, nb, 0)
-        # each curve as p(tau) = x0 + B tau + A tau^2; the pair's relative curve is the
-        # difference, handed to the exact sweep as a body ramping against a still neighbour
-        b = 4.0 * (mid - x0) - (x1 - x0)
-        a = 2.0 * (x1 - x0) - 4.0 * (mid - x0)
-        db = b[:, None, :] - b[j]
-        da = a[:, None, :] - a[j]
-        dt = self.dt_s
-        rows = np.flatnonzero(valid.any(axis=1))
-        out = np.full(self.count, np.inf)
-        if rows.size == 0:
-            return out
-        comb = self.radius_m[:, None] + self.radius_m[j]
-        flat_x0 = np.repeat(x0[rows], nb.shape[1], axis=0)
-        flat_u = (db[rows] / dt).reshape(-1, 2)
-        flat_v1 = (2.0 * da[rows] / dt).reshape(-1, 2)
-        dmin, _ = sweep_min_distance_m(
-            flat_x0, flat_u, np.zeros_like(flat_u), flat_v1, dt,
-            x0[j[rows]].reshape(-1, 1, 2), np.zeros((flat_x0.shape[0], 1, 2)),
-            valid[rows].reshape(-1, 1),
-            exact_within_m=comb[rows].reshape(-1, 1) + CLEARANCE_EXACT_BAND_M)
-        out[rows] = np.min((dmin.reshape(rows.size, -1) - comb[rows]), axis=1)
-        return out
-
     def _check_step(self, label: np.ndarray, wall_clear: np.ndarray,
                     agent_clear: np.ndarray) -> None:
         """Assertion mode over the executed step: a body labelled safe kept every wall (B5)
@@ -534,35 +504,6 @@ class World:
             self.close()
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
-
-
-def check_valid_finite_2d(name: str, value: Any) -> np.ndarray:
-    """Finite float64 array (M, 2); InvalidInput naming ``name`` otherwise."""
-    from navproof.core.validation import check_valid_finite
-
-    arr = check_valid_finite(name, value)
-    if arr.ndim == 1 and arr.shape == (2,):
-        arr = arr[None]
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise InvalidInput(name, np.shape(value), "must have shape (M, 2)")
-    return arr
-
-
-def _pad_routes(route: np.ndarray, width: int) -> np.ndarray:
-    """Routes (M, W, 2) padded to ``width`` waypoints by repeating the goal."""
-    if route.shape[1] >= width:
-        return route
-    pad = np.repeat(route[:, -1:, :], width - route.shape[1], axis=1) if route.shape[0] \
-        else np.zeros((0, width - route.shape[1], 2))
-    return np.concatenate([route, pad], axis=1)
-
-
-def _rows_snapshot(snapshot: Any, rows: np.ndarray, n: int) -> Any:
-    """The snapshot of agents ``rows`` (all of them when ``rows`` is every agent)."""
-    if rows.size == n:
-        return snapshot
-    return type(snapshot)(snapshot.time_origin_s, snapshot.support_version[rows],
-                          snapshot.edge_version[rows], snapshot.edge_valid[rows])
 
 
 __all__ = ["World", "WorldStep", "SafeStepResult"]
