@@ -23,8 +23,8 @@ import time
 
 import numpy as np
 
+from navproof import boundary as b
 from navproof import step as ss
-from navproof.boundary import model as b
 from navproof.orca.crowd import Crowd
 from navproof.solver.lp import solve_closest
 from navproof.specs.profile import load_profile

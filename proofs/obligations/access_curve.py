@@ -45,6 +45,7 @@ def a2(profile: Profile) -> Obligation:
     total = bb.term(access_curve.TOTAL_TIME, **curve)
     bb.shown["T"] = total
     long_curve = z3.Not(bb.formula(access_curve.IS_SHORT, **curve))
+    bb.outside_claim("d", "min", "a long curve has d > vCap^2/a > 0; A1 covers the short one")
     end = bb.term(access_curve.ACCESS_POSITION, t=access_curve.TOTAL_TIME, **curve)
     p1 = bb.term(access_curve.ACCESS_POSITION, t=t1, **curve)
     p2 = bb.term(access_curve.ACCESS_POSITION, t=t2, **curve)

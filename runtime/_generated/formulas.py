@@ -1,7 +1,7 @@
 # DO NOT EDIT: generated from the sympy derivations in navproof.proofs.
 # Regenerate with `navproof generate` (or `make generate`); a test and
 # `navproof prove` fail when this file differs from a fresh generation.
-# expressions-sha256: 3fb5d777926987500b9c3d383ed6d7ffc9eb89d36ca7f6a01e40e8bc6a5cfb87
+# expressions-sha256: 07e7f91aa35c6745a14d4c1e5a81f58f3980eda7025e02875a2dbea1cff2c831
 """Closed-form navigation formulas generated from the proofs (vectorised, numpy)."""
 
 import functools
@@ -22,6 +22,14 @@ __all__ = [
     "necessary_normal_bound",
     "envelope_speed_cap",
     "linear_envelope_bound",
+    "rigid_second_derivative_bound",
+    "interpolation_excess_bound",
+    "rigid_rounding_slack",
+    "pivot_offset_bound",
+    "accel_curve_offset_bound",
+    "accel_curve_speed_bound",
+    "accel_curve_accel_bound",
+    "stop_curve_offset_bound",
     "slope_factor",
     "horizontal_cap",
     "access_peak_speed",
@@ -141,6 +149,70 @@ def linear_envelope_bound(*, s, dt, a, cmax):
     Claim: S3, S5. Derived in navproof.proofs as ``2*a*s/(2*a*dt + cmax)``.
     """
     return 2*a*s/(2*a*dt + cmax)
+
+
+def rigid_second_derivative_bound(*, omega_e, d_omega, dw, p_max, q_max, dq_max, ddq_max):
+    """Bound M2 of |f''| of the local-frame margin excess f = m1.P + m2.Q [m/s^2].
+
+    Claim: B6. Derived in navproof.proofs as ``d_omega**2*q_max + 2*d_omega*dq_max + ddq_max + 2*dw*omega_e + omega_e**2*p_max``.
+    """
+    return d_omega**2*q_max + 2*d_omega*dq_max + ddq_max + 2*dw*omega_e + omega_e**2*p_max
+
+
+def interpolation_excess_bound(*, m2, h):
+    """Largest excess of a C^2 function with |f''| <= M2 over its chord on a piece of width h [m].
+
+    Claim: B6. Derived in navproof.proofs as ``h**2*m2/8``.
+    """
+    return (1/8)*h**2*m2
+
+
+def rigid_rounding_slack(*, ulp, offset_abs, q_max, p_max):
+    """Float64 rounding slack added to the certified local-frame bound [m].
+
+    Claim: B6. Derived in navproof.proofs as ``4*ulp*(offset_abs + p_max + q_max + 1)``.
+    """
+    return 4*ulp*(offset_abs + p_max + q_max + 1)
+
+
+def pivot_offset_bound(*, p0, dw, horizon):
+    """Bound of |P(t)| = |c_s - c_e + (w_s - w_e) t| for t in [0, horizon] [m].
+
+    Claim: B6. Derived in navproof.proofs as ``dw*horizon + p0``.
+    """
+    return dw*horizon + p0
+
+
+def accel_curve_offset_bound(*, q0, v0_norm, dv_norm, dt):
+    """Bound of |Q(t)| over the accelerating step from |Q(0)|, |v0|, |v1 - v0| [m].
+
+    Claim: B6. Derived in navproof.proofs as ``dt*dv_norm/2 + dt*v0_norm + q0``.
+    """
+    return (1/2)*dt*dv_norm + dt*v0_norm + q0
+
+
+def accel_curve_speed_bound(*, v0_norm, dv_norm):
+    """Bound of |Q'(t)| over the accelerating step [m/s].
+
+    Claim: B6. Derived in navproof.proofs as ``dv_norm + v0_norm``.
+    """
+    return dv_norm + v0_norm
+
+
+def accel_curve_accel_bound(*, dv_norm, dt):
+    """Bound of |Q''(t)| over the accelerating step [m/s^2].
+
+    Claim: B6. Derived in navproof.proofs as ``dv_norm/dt``.
+    """
+    return dv_norm/dt
+
+
+def stop_curve_offset_bound(*, q0, speed, dt, a):
+    """Bound of |Q| over the hold-then-brake stop from |Q| at its start [m].
+
+    Claim: B6, S1. Derived in navproof.proofs as ``q0 + speed*(dt + speed/(2*a))``.
+    """
+    return q0 + speed*(dt + (1/2)*speed/a)
 
 
 def slope_factor(*, grad_sq):

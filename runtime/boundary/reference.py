@@ -12,9 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from navproof.boundary.model import EdgeSet, Support, dot2
+from navproof.boundary.edges import EdgeSet
+from navproof.boundary.motion import Support
 from navproof.core.errors import EPS
 from navproof.core.validation import check_valid_finite
+from navproof.core.vec2 import dot2
 from navproof.solver.lp import solve_closest
 
 CARRY_EXCEEDS_CANCEL = "support carry exceeds cancel capacity"

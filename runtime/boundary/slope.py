@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.boundary.model import check_valid_positive, check_valid_step
+from navproof.boundary.step_length import check_valid_step
 from navproof.core.errors import InvalidInput
-from navproof.core.validation import check_valid_finite
+from navproof.core.validation import check_valid_finite, check_valid_positive
 
 
 def check_valid_slope_factor(field: str, k: np.ndarray) -> np.ndarray:

@@ -16,9 +16,11 @@ from __future__ import annotations
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.boundary.model import affine_root, dot2, per_edge
+from navproof.boundary.margins import affine_root
+from navproof.boundary.step_length import per_edge
 from navproof.core.errors import EPS, InvalidInput
 from navproof.core.validation import check_valid_finite
+from navproof.core.vec2 import dot2
 
 
 def check_valid_budget(field: str, a_mps2: np.ndarray) -> np.ndarray:

@@ -1,6 +1,11 @@
 """``navproof prove``: discharge every claim obligation over a profile's parameter ranges.
 
-``navproof prove [--profile FILE] [--claims ID,...] [--json FILE] [-j N] [--timeout S]``
+``navproof prove [--profile FILE] [--claims ID,...] [--json FILE] [-j N] [--rlimit N]
+[--timeout S]``
+
+Budgets are deterministic: each z3 query gets the resource limit ``--rlimit`` (default: the
+profile's ``[proof_budgets] z3_rlimit``). Wall-clock time is reported; ``--timeout`` is an
+optional safety stop, off by default.
 
 Prints one progress line per obligation to stderr as it finishes, then the table and a summary to
 stdout; ``--json`` also writes the ``navproof.prove/1`` record (see ``navproof.proofs.report``).
@@ -42,6 +47,17 @@ def check_valid_jobs(text: str) -> int:
     return jobs
 
 
+def check_valid_rlimit(text: str) -> int:
+    """argparse type of ``--rlimit``: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be >= 1")
+    return value
+
+
 def check_valid_timeout(text: str) -> float:
     """argparse type of ``--timeout``: seconds, a finite number > 0."""
     try:
@@ -72,7 +88,15 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         type=check_valid_timeout,
         default=DEFAULT_TIMEOUT_S,
         metavar="S",
-        help=f"per-obligation time budget in seconds (default {DEFAULT_TIMEOUT_S:g})",
+        help="optional wall-clock stop per obligation in seconds (default: none; the resource "
+        "limit decides)",
+    )
+    parser.add_argument(
+        "--rlimit",
+        type=check_valid_rlimit,
+        default=None,
+        metavar="N",
+        help="z3 resource limit per query (default: the profile's [proof_budgets] z3_rlimit)",
     )
     parser.add_argument(
         "--generated-module",
@@ -132,7 +156,8 @@ def prove(
     ids: list[str],
     *,
     jobs: int,
-    timeout_s: float,
+    timeout_s: float | None,
+    rlimit: int | None = None,
     label: str = "",
 ) -> tuple[list[Result], float]:
     """Run the obligations with stderr progress; returns results and wall time."""
@@ -145,7 +170,9 @@ def prove(
         print(label + report.progress_line(result, done, total), file=sys.stderr, flush=True)
 
     started = time.monotonic()
-    results = run_obligations(ids, profile, jobs=jobs, timeout_s=timeout_s, on_result=progress)
+    results = run_obligations(
+        ids, profile, jobs=jobs, timeout_s=timeout_s, rlimit=rlimit, on_result=progress
+    )
     return results, time.monotonic() - started
 
 
@@ -163,17 +190,25 @@ def run(args: argparse.Namespace) -> int:
     fresh = freshness(args.generated_module)
     if not fresh.fresh:
         print(f"navproof prove: STALE generated formulas: {fresh.reason}", file=sys.stderr)
+    rlimit = args.rlimit if args.rlimit is not None else profile.budgets.z3_rlimit
+    stop = "none" if args.timeout is None else f"{args.timeout:g} s"
     print(
         f"profile {profile.name} ({profile.source}); {len(ids)} obligations, -j {args.jobs}, "
-        f"timeout {args.timeout:g} s",
+        f"z3 rlimit {rlimit} per query, wall-clock stop {stop}",
         file=sys.stderr,
     )
-    results, wall = prove(profile, ids, jobs=args.jobs, timeout_s=args.timeout)
+    results, wall = prove(profile, ids, jobs=args.jobs, timeout_s=args.timeout, rlimit=rlimit)
     print(f"navproof prove — profile {profile.name} ({profile.source})")
     print(report.table(results))
     print(report.summary_line(results, wall, fresh))
     data = report.to_json(
-        profile, results, fresh, jobs=args.jobs, timeout_s=args.timeout, wall_seconds=wall
+        profile,
+        results,
+        fresh,
+        jobs=args.jobs,
+        timeout_s=args.timeout,
+        wall_seconds=wall,
+        rlimit=rlimit,
     )
     if args.json is not None:
         try:

@@ -31,3 +31,13 @@ def check_valid_finite(field: str, value: Any, *, shape: tuple[int, ...] | None 
         raise InvalidInput(f"{field}[{', '.join(map(str, idx))}]", float(arr[idx]),
                            "must be finite (no NaN or inf)")
     return arr
+
+
+def check_valid_positive(field: str, value: np.ndarray) -> np.ndarray:
+    """Return ``value`` as float64; raise InvalidInput naming the first entry that is not > 0."""
+    arr = check_valid_finite(field, value)
+    bad = arr <= 0.0
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise InvalidInput(f"{field}{list(idx)}", float(arr[idx]), "must be > 0")
+    return arr

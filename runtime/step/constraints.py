@@ -13,19 +13,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from navproof.boundary.model import (
-    accel_halfplane_offset_mps,
-    dot2,
-    per_edge,
-    rotating_stop_pairs,
-)
+from navproof.boundary.margins import accel_halfplane_offset_mps
 from navproof.boundary.reference import Reference, reference_velocity
+from navproof.boundary.rigid import rotating_stop_pairs
+from navproof.boundary.step_length import per_edge
 from navproof.boundary.stop_envelope import (
     end_stop_offset_mps,
     envelope_speed_cap_mps,
     stop_halfplane_offset_mps,
 )
 from navproof.core.tolerances import EPS
+from navproof.core.vec2 import dot2
 from navproof.solver.halfplanes import HalfPlanes, from_rvo_lines
 from navproof.step.inputs import StepInput
 

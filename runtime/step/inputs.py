@@ -13,16 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from navproof.boundary.model import (
-    EdgeSet,
-    Support,
-    check_valid_positive,
-    check_valid_step,
-    per_agent,
-)
+from navproof.boundary.edges import EdgeSet
+from navproof.boundary.motion import Support
+from navproof.boundary.step_length import check_valid_step, per_agent
 from navproof.boundary.stop_envelope import check_valid_budget
 from navproof.core.errors import InvalidInput
-from navproof.core.validation import check_valid_finite
+from navproof.core.validation import check_valid_finite, check_valid_positive
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from navproof.boundary.model import curve_min_margin_m, rotating_stop_pairs
+from navproof.boundary.margins import curve_min_margin_m
 from navproof.boundary.reference import reference_velocity
+from navproof.boundary.rigid import rotating_stop_pairs
 from navproof.boundary.slope import reach_margin_mps
 from navproof.boundary.stop_envelope import envelope_margin_m, envelope_speed_cap_mps
 from navproof.core.errors import ObligationViolation

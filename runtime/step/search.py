@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from navproof.boundary.model import accel_margin_at_time_offset_mps
+from navproof.boundary.margins import accel_margin_at_time_offset_mps
 from navproof.core.tolerances import EPS
 from navproof.solver.closest import best_candidates, closest_point
 from navproof.solver.halfplanes import Disks, HalfPlanes

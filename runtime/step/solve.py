@@ -15,7 +15,7 @@ position (a linearisation that only proposes candidates); their candidates are a
 the certified local-frame bound of B6 over the whole step and, for every wall that does not
 share the support's rigid motion, by the certified bound of the whole stop after the step
 (reaction, brake to rest on the support, hold at rest on the support:
-:func:`navproof.boundary.model.rotating_stop_margin_bound_m`) instead of trusting the
+:func:`navproof.boundary.rigid.rotating_stop_margin_bound_m`) instead of trusting the
 constant-velocity stop formulas of S1/S3. A scene where nothing rotates skips that work entirely.
 
 The closest verified velocity (:mod:`navproof.step.search`) is committed with label ``SAFE``;

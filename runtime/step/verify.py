@@ -12,17 +12,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from navproof.boundary.model import (
-    EdgeSet,
-    Support,
+from navproof.boundary.edges import EdgeSet, take_edges
+from navproof.boundary.margins import (
     accel_end_margin_m,
     curve_min_margin_m,
-    dot2,
-    rotating_stop_margin_bound_m,
-    take_edges,
-    take_support,
     translating_curve_margins_m,
 )
+from navproof.boundary.motion import Support, take_support
+from navproof.boundary.rigid import rotating_stop_margin_bound_m
 from navproof.boundary.slope import reach_margin_mps, speed_margin_mps
 from navproof.boundary.stop_envelope import (
     end_stop_margin_m,
@@ -30,6 +27,7 @@ from navproof.boundary.stop_envelope import (
     necessary_bound_mps,
 )
 from navproof.core.tolerances import EPS
+from navproof.core.vec2 import dot2
 from navproof.step.constraints import Prepared
 from navproof.step.inputs import Neighbors, StepInput
 from navproof.step.result import Margins
@@ -110,7 +108,7 @@ def rotating_stop_margins_m(edges: EdgeSet, support: Support, x0_m: np.ndarray,
     """Certified margin (m, (R, K)) of the whole stop after the step, then the hold at rest on
     the support, of end velocities ``v1_mps`` (R, 2) of ``agents`` (R,) (indices into the
     per-agent ``edges`` ... ``accel_mps2``) for the walls ``pairs`` (R, K) of
-    :func:`navproof.boundary.model.rotating_stop_pairs` (+inf for the other edges); only rows
+    :func:`navproof.boundary.rigid.rotating_stop_pairs` (+inf for the other edges); only rows
     with such a wall are evaluated. Claim: B6, S1, S3, R3."""
     out = np.full(pairs.shape, np.inf)
     sub = np.flatnonzero(pairs.any(axis=1))

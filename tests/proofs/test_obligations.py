@@ -56,7 +56,7 @@ def proved(profile):
     out = {}
     for oid in reg.OBLIGATION_IDS:
         ob = reg.build(oid, profile)
-        out[oid] = (ob, engine.check_obligation(ob, timeout_s=30))
+        out[oid] = (ob, engine.check_obligation(ob))
     return out
 
 
@@ -156,7 +156,7 @@ def test_s3_fails_when_the_linear_envelope_is_too_generous(monkeypatch, profile)
     monkeypatch.setattr(
         stop_envelope, "LINEAR_ENVELOPE_BOUND", 2 * stop_envelope.LINEAR_ENVELOPE_BOUND
     )
-    result = engine.check_obligation(reg.build("S3", profile), timeout_s=20)
+    result = engine.check_obligation(reg.build("S3", profile))
     assert result.status == REFUTED and not result.ok
 
 
@@ -164,7 +164,7 @@ def test_s2_fails_when_the_necessary_bound_is_too_strict(monkeypatch, profile):
     monkeypatch.setattr(
         stop_envelope, "NECESSARY_NORMAL_BOUND", stop_envelope.NECESSARY_NORMAL_BOUND / 2
     )
-    result = engine.check_obligation(reg.build("S2", profile), timeout_s=20)
+    result = engine.check_obligation(reg.build("S2", profile))
     assert result.status == REFUTED and not result.ok
 
 
@@ -181,7 +181,7 @@ def test_r2_is_refuted_when_the_support_can_outrun_the_cap(profile):
 
     support = replace(profile["support_speed_mps"], max=Fraction(1, 2))
     faster = replace(profile, parameters={**profile.parameters, "support_speed_mps": support})
-    result = engine.check_obligation(reg.build("R2", faster), timeout_s=20)
+    result = engine.check_obligation(reg.build("R2", faster))
     assert result.status == REFUTED and result.replay_confirmed
     x = _floats(result.counterexample)
     assert (x["u_x"] ** 2 + x["u_y"] ** 2) ** 0.5 > formulas.horizontal_cap(

@@ -153,6 +153,23 @@ _POINT = {
     "dist": sympy.Rational(7, 10),
     "stop_range": sympy.Rational(1, 10),
     "slow_radius": sympy.Integer(1),
+    # the rotating-edge bound of B6
+    "omega_e": sympy.Rational(1, 2),
+    "d_omega": sympy.Rational(3, 4),
+    "dw": sympy.Rational(1, 5),
+    "p0": sympy.Integer(2),
+    "p_max": sympy.Rational(5, 2),
+    "q0": sympy.Rational(3, 2),
+    "q_max": sympy.Integer(2),
+    "dq_max": sympy.Rational(6, 5),
+    "ddq_max": sympy.Integer(3),
+    "v0_norm": sympy.Integer(1),
+    "dv_norm": sympy.Rational(1, 2),
+    "m2": sympy.Integer(7),
+    "h": sympy.Rational(1, 80),
+    "horizon": sympy.Rational(3, 10),
+    "ulp": sympy.Rational(1, 2**52),
+    "offset_abs": sympy.Integer(4),
 }
 
 

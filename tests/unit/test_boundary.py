@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
+from navproof import boundary as b
 from navproof._generated import formulas
-from navproof.boundary import model as b
 from navproof.core.errors import InvalidInput
 
 DT = 0.1

@@ -4,8 +4,8 @@
 import numpy as np
 import pytest
 
+from navproof import boundary as b
 from navproof import step as ss
-from navproof.boundary import model as b
 from navproof.core.errors import InvalidInput, ObligationViolation
 from navproof.orca import crowd as orca_crowd
 from navproof.orca import lines as orca
