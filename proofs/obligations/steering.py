@@ -220,7 +220,7 @@ def t3_linear_ramp(profile: Profile) -> Obligation:
                               slow_radius=radius))
     brake = bb.alias("brake", bb.term(steering.BRAKE_DISTANCE, speed=w,
                                       max_accel=p["max_accel"], dt=p["dt"]))
-    premise = [radius > r, radius * 2 * p["max_accel"] < p["max_speed"] ** 2, x > r,
+    premise = [radius > 0, radius * 2 * p["max_accel"] < p["max_speed"] ** 2, x > 0,
                x <= radius]
 
     def replay(v: Values) -> Replay:
@@ -234,7 +234,7 @@ def t3_linear_ramp(profile: Profile) -> Obligation:
         title="the naive linear ramp overshoots the stop range", expected=REFUTED,
         premise=premise, conclusion=brake <= x + r, replay=replay,
         sharpen=[brake - x - r >= z3.RealVal("1/10")],
-        witness_prefer=[x < radius])
+        witness_prefer=[x > r, x < radius])
 
 
 OBLIGATIONS = {
