@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from navproof.boundary.model import (
+from navproof.boundary import (
     EDGE_WALL,
     EdgeSet,
     Motion,

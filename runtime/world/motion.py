@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.boundary.model import Support
+from navproof.boundary import Support
 
 
 @dataclass(frozen=True)
