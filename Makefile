@@ -33,10 +33,13 @@ check: $(STAMP)
 	$(BIN)/python -m pytest
 	$(BIN)/navproof prove
 
-## Benchmarks (numbers only; never run by the tests).
+## Benchmarks (numbers only; never run by the tests): the crowd step beside pyrvo, the safe
+## step, peak memory per agent (20k to 1M agents) and cold start.
 bench: $(STAMP)
 	$(BIN)/python bench/orca_bench.py --json orca_bench.json
 	$(BIN)/python bench/safe_step_bench.py --json safe_step_bench.json
+	$(BIN)/python bench/memory_bench.py --json memory_bench.json
+	$(BIN)/python bench/cold_start_bench.py --json cold_start_bench.json
 
 clean:
 	rm -rf $(VENV) build *.egg-info

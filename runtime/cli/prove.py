@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+from navproof.cli import ci_report
 from navproof.proofs import report
 from navproof.proofs.engine import DEFAULT_TIMEOUT_S, Result, run_obligations
 from navproof.proofs.obligations import OBLIGATION_IDS, claim_of, obligations_for
@@ -75,6 +76,10 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         "--claims", metavar="ID,...", help="only these claim (or obligation) IDs, comma-separated"
     )
     parser.add_argument("--json", metavar="FILE", type=Path, help="also write a JSON record")
+    parser.add_argument("--junit", metavar="FILE", type=Path,
+                        help="also write a JUnit XML report (one test case per obligation)")
+    parser.add_argument("--markdown", metavar="FILE", type=Path,
+                        help="also write a Markdown report (a table for a pull-request comment)")
     parser.add_argument(
         "-j",
         "--jobs",
@@ -216,6 +221,11 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"navproof prove: cannot write --json {args.json}: {exc}", file=sys.stderr)
             return report.EXIT_BAD_INPUT
+    try:
+        ci_report.write_reports(data, junit=args.junit, markdown=args.markdown)
+    except OSError as exc:
+        print(f"navproof prove: cannot write a report: {exc}", file=sys.stderr)
+        return report.EXIT_BAD_INPUT
     claims = sorted({claim_of(r.id) for r in results})
     print(f"claims covered: {', '.join(claims)}", file=sys.stderr)
     return int(data["exit_code"])
