@@ -29,6 +29,9 @@ n_dot_c = Symbol("n_dot_c", real=True)  # dot(n, c), m/s
 cmax = Symbol("cmax", positive=True)  # shared envelope speed Cmax, m/s
 vh = Symbol("vh", positive=True)  # horizontal relative speed cap Vh, m/s
 carry = Symbol("carry", nonnegative=True)  # |u - r|, m/s
+n_dot_r = Symbol("n_dot_r", real=True)  # reference velocity along n, m/s
+s_end = Symbol("s_end", real=True)  # margin at the end of the step, m
+kfac = Symbol("kfac", positive=True)  # S7 braking envelope factor K, s
 
 # Slope budgets (V1)
 grad_sq = Symbol("grad_sq", nonnegative=True)  # |grad h|^2 of a planar patch, 1

@@ -1,7 +1,7 @@
 # DO NOT EDIT: generated from the sympy derivations in navproof.proofs.
 # Regenerate with `navproof generate` (or `make generate`); a test and
 # `navproof prove` fail when this file differs from a fresh generation.
-# expressions-sha256: 07e7f91aa35c6745a14d4c1e5a81f58f3980eda7025e02875a2dbea1cff2c831
+# expressions-sha256: 4da9bbfd09a8802f43d1355fc2cae7ad150804bb5608c1e51e9e6302fd28ea56
 """Closed-form navigation formulas generated from the proofs (vectorised, numpy)."""
 
 import functools
@@ -22,6 +22,10 @@ __all__ = [
     "necessary_normal_bound",
     "envelope_speed_cap",
     "linear_envelope_bound",
+    "braked_speed",
+    "brake_envelope_factor",
+    "brake_envelope_offset",
+    "brake_envelope_margin",
     "rigid_second_derivative_bound",
     "interpolation_excess_bound",
     "rigid_rounding_slack",
@@ -149,6 +153,38 @@ def linear_envelope_bound(*, s, dt, a, cmax):
     Claim: S3, S5. Derived in navproof.proofs as ``2*a*s/(2*a*dt + cmax)``.
     """
     return 2*a*s/(2*a*dt + cmax)
+
+
+def braked_speed(*, speed, dt, a):
+    """Speed after one step of the strongest braking: max(|c| - a dt, 0) [m/s].
+
+    Claim: S7, F2. Derived in navproof.proofs as ``Piecewise((-a*dt + speed, speed > a*dt), (0, True))``.
+    """
+    return numpy.select([numpy.greater(speed, a*dt),True], [-a*dt + speed,0], default=numpy.nan)
+
+
+def brake_envelope_factor(*, cmax, dt, a):
+    """Factor K = max(Cmax/a - dt/2, dt/2) of the discrete braking envelope [s].
+
+    Claim: S7. Derived in navproof.proofs as ``Piecewise((-dt/2 + cmax/a, cmax > a*dt), (dt/2, True))``.
+    """
+    return numpy.select([numpy.greater(cmax, a*dt),True], [-1/2*dt + cmax/a,(1/2)*dt], default=numpy.nan)
+
+
+def brake_envelope_offset(*, s, dt, n_dot_e, n_dot_u, n_dot_v0, n_dot_r, kfac):
+    """Offset of the S7 half-plane dot(n, v1) <= q: step-end margin >= K dot(n, u + v1 - r) [m/s].
+
+    Claim: S7, B4. Derived in navproof.proofs as ``(2*dt*n_dot_e - 2*dt*n_dot_u - dt*n_dot_v0 + 2*kfac*n_dot_r - 2*kfac*n_dot_u + 2*s)/(dt + 2*kfac)``.
+    """
+    return (2*dt*n_dot_e - 2*dt*n_dot_u - dt*n_dot_v0 + 2*kfac*n_dot_r - 2*kfac*n_dot_u + 2*s)/(dt + 2*kfac)
+
+
+def brake_envelope_margin(*, s_end, n_dot_c, kfac):
+    """Signed S7 margin: step-end margin minus K dot(n, c1) [m].
+
+    Claim: S7. Derived in navproof.proofs as ``-kfac*n_dot_c + s_end``.
+    """
+    return -kfac*n_dot_c + s_end
 
 
 def rigid_second_derivative_bound(*, omega_e, d_omega, dw, p_max, q_max, dq_max, ddq_max):

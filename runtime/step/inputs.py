@@ -118,7 +118,8 @@ def check_valid_step_input(inp: StepInput) -> StepInput:
         if arr.shape != (n, 2):
             raise InvalidInput(name, arr.shape, "must have shape (N, 2)")
     check_valid_positive("vh_mps", np.broadcast_to(inp.vh_mps, (n,)))
-    check_valid_budget("accel_mps2", np.broadcast_to(inp.accel_mps2, (n,)))
+    # a zero budget is that agent's own matter: the hold rule (S6), not an error for the batch
+    check_valid_budget("accel_mps2", np.broadcast_to(inp.accel_mps2, (n,)), allow_zero=True)
     check_valid_positive("radius_m", np.broadcast_to(inp.radius_m, (n,)))
     if inp.edges.normal.shape[0] != n:
         raise InvalidInput("edges", inp.edges.normal.shape, f"must hold edges of {n} agents")

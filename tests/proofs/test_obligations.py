@@ -42,6 +42,15 @@ REQUIRED = {
     "T3/rest": PROVED,
     "T3/progress": PROVED,
     "T3/ramp": REFUTED,
+    # Statements that pin the formulas (equalities and tightness against the catalogue's forms).
+    "B2/world": PROVED,
+    "B5/stationary": PROVED,
+    "S2/tight": PROVED,
+    "S3/tight": PROVED,
+    "S4/cap": PROVED,
+    "S5/tight": PROVED,
+    "A2/peak": PROVED,
+    "V1/factor": PROVED,
 }
 
 
