@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from navproof.proofs import access_curve, boundary, rigid, slope, stop_envelope
+from navproof.proofs import access_curve, boundary, rigid, slope, steering, stop_envelope
 from navproof.proofs.formula import Formula
 
 FORMULAS: tuple[Formula, ...] = (
@@ -11,6 +11,7 @@ FORMULAS: tuple[Formula, ...] = (
     *rigid.FORMULAS,
     *slope.FORMULAS,
     *access_curve.FORMULAS,
+    *steering.FORMULAS,
 )
 
 FORMULAS_BY_NAME: dict[str, Formula] = {f.name: f for f in FORMULAS}

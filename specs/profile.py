@@ -63,6 +63,9 @@ PARAMETER_RULES: dict[str, ParameterRule] = {
     ),
     "stop_speed_threshold_mps": ParameterRule("m/s", ">= 0", _non_negative),
     "arrival_velocity_threshold_mps": ParameterRule("m/s", ">= 0", _non_negative),
+    # steering and Arrive (T2, T3)
+    "steering_max_accel_mps2": ParameterRule("m/s^2", "> 0", _positive),
+    "arrive_stop_range_m": ParameterRule("m", "> 0", _positive),
 }
 
 

@@ -11,6 +11,7 @@ module             claims                      derivations it builds on
 ``reference``      R2, R3                      ``boundary``, ``slope``
 ``access_curve``   A1-A5                       ``access_curve``
 ``slope``          V1                          ``slope``
+``steering``       T2, T3                      ``steering``
 =================  ==========================  ===========================================
 
 The building blocks (``Obligation``, ``Step``, ``Replay``, ``Builder``, vector helpers) live in
@@ -69,6 +70,7 @@ FAMILIES: tuple[str, ...] = (
     "reference",
     "access_curve",
     "slope",
+    "steering",
 )
 
 

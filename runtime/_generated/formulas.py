@@ -1,8 +1,10 @@
 # DO NOT EDIT: generated from the sympy derivations in navproof.proofs.
 # Regenerate with `navproof generate` (or `make generate`); a test and
 # `navproof prove` fail when this file differs from a fresh generation.
-# expressions-sha256: 246f561551175ffaad5c85c735f9ebba2e82413e2c55d36518a9c22afa546803
+# expressions-sha256: 4da9bbfd09a8802f43d1355fc2cae7ad150804bb5608c1e51e9e6302fd28ea56
 """Closed-form navigation formulas generated from the proofs (vectorised, numpy)."""
+
+import functools
 
 import numpy
 
@@ -42,6 +44,10 @@ __all__ = [
     "access_position",
     "access_step_displacement",
     "interrupted_stop_point",
+    "steering_change",
+    "arrive_speed",
+    "discrete_brake_distance",
+    "linear_ramp_speed",
 ]
 
 
@@ -323,3 +329,35 @@ def interrupted_stop_point(*, t, dt, d, vcap, accel):
     Claim: A4, A5. Derived in navproof.proofs as ``dt*Piecewise((Piecewise((accel*t, t <= sqrt(d)/sqrt(accel)), (accel*(-t + 2*sqrt(d)/sqrt(accel)), t <= 2*sqrt(d)/sqrt(accel)), (0, True)), d <= vcap**2/accel), (Piecewise((accel*t, t <= vcap/accel), (vcap, t <= d/vcap), (accel*(d/vcap - t + vcap/accel), t <= d/vcap + vcap/accel), (0, True)), True)) + Piecewise((Piecewise((accel*t**2/2, t <= sqrt(d)/sqrt(accel)), (2*sqrt(accel)*sqrt(d)*t - accel*t**2/2 - d, t <= 2*sqrt(d)/sqrt(accel)), (d, True)), d <= vcap**2/accel), (Piecewise((accel*t**2/2, t <= vcap/accel), (t*vcap - vcap**2/(2*accel), t <= d/vcap), (-accel*d**2/(2*vcap**2) + accel*d*t/vcap - accel*t**2/2 + t*vcap - vcap**2/(2*accel), t <= d/vcap + vcap/accel), (d, True)), True)) + Piecewise((Piecewise((accel**2*t**2, t <= sqrt(d)/sqrt(accel)), (accel**2*(-t + 2*sqrt(d)/sqrt(accel))**2, t <= 2*sqrt(d)/sqrt(accel)), (0, True)), d <= vcap**2/accel), (Piecewise((accel**2*t**2, t <= vcap/accel), (vcap**2, t <= d/vcap), (accel**2*(d/vcap - t + vcap/accel)**2, t <= d/vcap + vcap/accel), (0, True)), True))/(2*accel)``.
     """
     return dt*numpy.select([numpy.less_equal(d, vcap**2/accel),True], [numpy.select([numpy.less_equal(t, numpy.sqrt(d)/numpy.sqrt(accel)),numpy.less_equal(t, 2*numpy.sqrt(d)/numpy.sqrt(accel)),True], [accel*t,accel*(-t + 2*numpy.sqrt(d)/numpy.sqrt(accel)),0], default=numpy.nan),numpy.select([numpy.less_equal(t, vcap/accel),numpy.less_equal(t, d/vcap),numpy.less_equal(t, d/vcap + vcap/accel),True], [accel*t,vcap,accel*(d/vcap - t + vcap/accel),0], default=numpy.nan)], default=numpy.nan) + numpy.select([numpy.less_equal(d, vcap**2/accel),True], [numpy.select([numpy.less_equal(t, numpy.sqrt(d)/numpy.sqrt(accel)),numpy.less_equal(t, 2*numpy.sqrt(d)/numpy.sqrt(accel)),True], [(1/2)*accel*t**2,2*numpy.sqrt(accel)*numpy.sqrt(d)*t - 1/2*accel*t**2 - d,d], default=numpy.nan),numpy.select([numpy.less_equal(t, vcap/accel),numpy.less_equal(t, d/vcap),numpy.less_equal(t, d/vcap + vcap/accel),True], [(1/2)*accel*t**2,t*vcap - 1/2*vcap**2/accel,-1/2*accel*d**2/vcap**2 + accel*d*t/vcap - 1/2*accel*t**2 + t*vcap - 1/2*vcap**2/accel,d], default=numpy.nan)], default=numpy.nan) + (1/2)*numpy.select([numpy.less_equal(d, vcap**2/accel),True], [numpy.select([numpy.less_equal(t, numpy.sqrt(d)/numpy.sqrt(accel)),numpy.less_equal(t, 2*numpy.sqrt(d)/numpy.sqrt(accel)),True], [accel**2*t**2,accel**2*(-t + 2*numpy.sqrt(d)/numpy.sqrt(accel))**2,0], default=numpy.nan),numpy.select([numpy.less_equal(t, vcap/accel),numpy.less_equal(t, d/vcap),numpy.less_equal(t, d/vcap + vcap/accel),True], [accel**2*t**2,vcap**2,accel**2*(d/vcap - t + vcap/accel)**2,0], default=numpy.nan)], default=numpy.nan)/accel
+
+
+def steering_change(*, gap, max_accel, dt):
+    """Velocity change of one clamped steering step towards the desired velocity [m/s].
+
+    Claim: T2. Derived in navproof.proofs as ``Min(gap, dt*max_accel)``.
+    """
+    return functools.reduce(numpy.minimum, [gap, dt*max_accel])
+
+
+def arrive_speed(*, dist, stop_range, max_speed, max_accel, dt):
+    """Arrive speed curve: the speed the discrete follower can still brake from to rest at the stop range [m/s].
+
+    Claim: T3. Derived in navproof.proofs as ``Piecewise((0, dist <= stop_range), (Min(max_speed, -dt*max_accel/2 + sqrt(max_accel)*sqrt(dt**2*max_accel + 8*Max(0, dist - stop_range))/2), True))``.
+    """
+    return numpy.select([numpy.less_equal(dist, stop_range),True], [0,functools.reduce(numpy.minimum, [max_speed, -1/2*dt*max_accel + (1/2)*numpy.sqrt(max_accel)*numpy.sqrt(dt**2*max_accel + 8*functools.reduce(numpy.maximum, [0, dist - stop_range]))])], default=numpy.nan)
+
+
+def discrete_brake_distance(*, speed, max_accel, dt):
+    """Distance the discrete follower travels braking at maxAccel from speed w (w a whole number of maxAccel dt) [m].
+
+    Claim: T3. Derived in navproof.proofs as ``speed*(-dt*max_accel + speed)/(2*max_accel)``.
+    """
+    return (1/2)*speed*(-dt*max_accel + speed)/max_accel
+
+
+def linear_ramp_speed(*, dist, max_speed, slow_radius):
+    """The naive linear ramp maxSpeed dist / slowRadius (refuted by T3; never used to steer) [m/s].
+
+    Claim: T3. Derived in navproof.proofs as ``Min(max_speed, dist*max_speed/slow_radius)``.
+    """
+    return functools.reduce(numpy.minimum, [max_speed, dist*max_speed/slow_radius])

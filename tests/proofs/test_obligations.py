@@ -37,6 +37,11 @@ REQUIRED = {
     "A4": PROVED,
     "A5": REFUTED,
     "V1": PROVED,
+    "T2": PROVED,
+    "T3/invariant": PROVED,
+    "T3/rest": PROVED,
+    "T3/progress": PROVED,
+    "T3/ramp": REFUTED,
     # Statements that pin the formulas (equalities and tightness against the catalogue's forms).
     "B2/world": PROVED,
     "B5/stationary": PROVED,
@@ -228,3 +233,12 @@ def test_the_registry_rejects_an_id_declared_by_two_families():
         reg.collect([wrong])
     builders, refutable = reg.collect([types.SimpleNamespace(__name__="ok", OBLIGATIONS={})])
     assert builders == {} and refutable == frozenset()
+
+
+def test_t3_ramp_counterexample_is_a_replayed_overshoot(proved):
+    _, result = proved["T3/ramp"]
+    x = _floats(result.counterexample)
+    assert 2 * x["R"] * x["max_accel"] < x["max_speed"] ** 2  # the catalogue's condition
+    brake = formulas.discrete_brake_distance(speed=x["w"], max_accel=x["max_accel"], dt=x["dt"])
+    assert brake > x["x"] + x["r"]
+    assert result.replay_confirmed

@@ -150,6 +150,12 @@ _POINT = {
     "d": sympy.Rational(9, 100),
     "vcap": sympy.Integer(1),
     "accel": sympy.Integer(1),
+    "max_speed": sympy.Integer(2),
+    "max_accel": sympy.Integer(1),
+    "gap": sympy.Rational(3, 10),
+    "dist": sympy.Rational(7, 10),
+    "stop_range": sympy.Rational(1, 10),
+    "slow_radius": sympy.Integer(1),
     # the rotating-edge bound of B6
     "omega_e": sympy.Rational(1, 2),
     "d_omega": sympy.Rational(3, 4),
