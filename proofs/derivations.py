@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from navproof.proofs import access_curve, boundary, slope, stop_envelope
+from navproof.proofs import access_curve, boundary, rigid, slope, steering, stop_envelope
 from navproof.proofs.formula import Formula
 
 FORMULAS: tuple[Formula, ...] = (
     *boundary.FORMULAS,
     *stop_envelope.FORMULAS,
+    *rigid.FORMULAS,
     *slope.FORMULAS,
     *access_curve.FORMULAS,
+    *steering.FORMULAS,
 )
 
 FORMULAS_BY_NAME: dict[str, Formula] = {f.name: f for f in FORMULAS}

@@ -2,17 +2,29 @@
 
 For each z3 obligation (see ``navproof.proofs.obligations``):
 
+0. definedness: every sqrt and every Piecewise without a default that the translation met (in
+   hypotheses, premise or conclusion) must be defined wherever hypotheses and premise hold; this is
+   proved with the sqrt definitions guarded by their domains, so nothing is assumed. A point where
+   one is undefined gives status ``undefined`` (a failure) with that point as the counterexample.
 1. non-vacuity: hypotheses AND premise must be satisfiable; the model is kept as the witness
    (preferably one that also meets the obligation's ``witness_prefer``, the case the claim is
    about). UNSAT gives status ``vacuous``: a contradictory hypothesis set never passes as a proof.
+   An obligation that names a preferred case must have a witness in it, else it fails.
+   Every profile range endpoint the obligation covers must be reachable under hypotheses and
+   premise (each endpoint is reported with its witness), so no stray fact narrows a range.
 2. bindings: every value bound to a sympy symbol must meet the symbol's assumptions (sympy may
    have simplified with them); otherwise status ``error``.
 3. proof: hypotheses AND premise AND NOT conclusion. UNSAT gives ``proved``; SAT gives
    ``refuted`` with the model as the counterexample. An obligation with lemma ``steps`` is first
    proved through them (each step from a subset of the facts, which only weakens what is
    assumed); if the chain does not close, the plain negation above decides.
-4. ``unknown`` from z3, a timeout, or a worker that had to be killed gives ``unknown``, never a
-   pass.
+4. ``unknown`` from z3 (its resource limit ``rlimit`` exhausted), an optional wall-clock timeout,
+   or a worker that had to be killed gives ``unknown``, never a pass.
+
+Budgets are deterministic: each query gets the resource limit ``rlimit`` (from the profile's
+``[proof_budgets]`` or the command line), so the same proof gives the same answer on a loaded
+machine. Wall-clock time is measured and reported; a wall-clock limit is optional and only a
+safety stop.
 
 Every counterexample is replayed numerically through the generated runtime module
 ``navproof._generated.formulas``; a refutation that the replay does not confirm is a failure.
@@ -39,20 +51,24 @@ import z3
 
 from navproof.proofs import obligations as registry
 from navproof.proofs.obligations import PROVED, REFUTED, Obligation
-from navproof.specs.profile import Profile
+from navproof.specs.profile import Profile, ProofBudgets
 
 ALGEBRAIC_DIGITS = 20
 """Decimal digits of the rendering of an algebraic (irrational) model value."""
 
-DEFAULT_TIMEOUT_S = 30.0
-"""Per-obligation budget (non-vacuity check plus proof)."""
+DEFAULT_TIMEOUT_S: float | None = None
+"""Optional wall-clock stop per obligation (None: only the resource limit decides)."""
+
+DEFAULT_RLIMIT = ProofBudgets().z3_rlimit
+"""Resource limit of each z3 query when neither the profile nor the caller sets one."""
 
 # Statuses. PROVED and REFUTED come from obligations; the others are always failures.
 VACUOUS = "vacuous"
 UNKNOWN = "unknown"
 FAILED = "failed"  # a sympy identity did not simplify to zero
 ERROR = "error"  # the obligation could not be built or translated
-STATUSES = (PROVED, REFUTED, VACUOUS, UNKNOWN, FAILED, ERROR)
+UNDEFINED = "undefined"  # a sqrt or Piecewise is undefined somewhere hypotheses and premise hold
+STATUSES = (PROVED, REFUTED, VACUOUS, UNKNOWN, FAILED, ERROR, UNDEFINED)
 
 # Solvers tried in order on every query: nlsat (complete for polynomial real arithmetic, the
 # shape every translated obligation has), then z3's default portfolio for what nlsat leaves open.
@@ -109,6 +125,13 @@ class Result:
     steps: list[dict[str, object]] | None = None
     solver: str | None = None
     message: str = ""
+    definedness: dict[str, object] | None = None
+    endpoints: list[dict[str, object]] | None = None
+    rlimit: int | None = None
+    resources_used: int | None = None
+    fingerprint: dict[str, str] | None = None
+    engines: dict[str, str] | None = None
+    cross_check: list[dict[str, object]] | None = None
     # In-process only (never serialised): the z3 models, for tests that evaluate them.
     models: dict[str, z3.ModelRef] = field(default_factory=dict, repr=False, compare=False)
 
@@ -120,6 +143,14 @@ class Result:
             value = getattr(self, f.name)
             if isinstance(value, dict) and f.name in ("witness", "counterexample"):
                 value = {name: asdict(v) for name, v in value.items()}
+            if f.name == "endpoints" and value is not None:
+                value = [
+                    {
+                        k: ({n: asdict(m) for n, m in v.items()} if k == "witness" and v else v)
+                        for k, v in e.items()
+                    }
+                    for e in value
+                ]
             data[f.name] = value
         return data
 
@@ -130,26 +161,56 @@ def _values(model: z3.ModelRef, shown: dict[str, z3.ArithRef]) -> dict[str, Mode
     }
 
 
+@dataclass
+class Budget:
+    """What one obligation may spend: a resource limit per query, an optional wall deadline, and
+    the resources spent so far (z3's cumulative ``rlimit count``, read after each query)."""
+
+    rlimit: int
+    deadline: float | None = None
+    used: int = 0
+    # The decided queries that make up the verdict: (label, assertions, "sat" | "unsat").
+    log: list[tuple[str, list[z3.BoolRef], str]] = field(default_factory=list)
+
+    def account(self, solver: z3.Solver) -> None:
+        global _last_rlimit_count
+        stats = solver.statistics()
+        count = int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0
+        # z3's counter is cumulative per process: charge the increase since the last query.
+        self.used += max(0, count - _last_rlimit_count)
+        _last_rlimit_count = max(count, _last_rlimit_count)
+
+
+_last_rlimit_count = 0
+
+
 def _check(
-    assertions: list[z3.BoolRef], deadline: float
+    assertions: list[z3.BoolRef], budget: Budget, label: str = ""
 ) -> tuple[z3.CheckSatResult, z3.ModelRef | None, str, str]:
-    """Decide a conjunction with nlsat first, then z3's default strategy, within the deadline.
+    """Decide a conjunction with nlsat first, then z3's default strategy, within the budget.
 
     Returns (result, model, strategy, reason_unknown).
     """
     reason = ""
     strategies = STRATEGIES
     for name, make in strategies:
-        remaining_ms = int((deadline - time.monotonic()) * 1000)
-        if remaining_ms <= 0:
-            return z3.unknown, None, name, reason or "timeout"
         solver = make()
-        solver.set("timeout", max(1, remaining_ms))
+        solver.set("rlimit", budget.rlimit)
+        if budget.deadline is not None:
+            remaining_ms = int((budget.deadline - time.monotonic()) * 1000)
+            if remaining_ms <= 0:
+                return z3.unknown, None, name, reason or "timeout"
+            solver.set("timeout", max(1, remaining_ms))
         solver.add(*assertions)
         result = solver.check()
+        budget.account(solver)
         if result == z3.sat:
+            if label:
+                budget.log.append((label, list(assertions), "sat"))
             return result, solver.model(), name, ""
         if result == z3.unsat:
+            if label:
+                budget.log.append((label, list(assertions), "unsat"))
             return result, None, name, ""
         reason = solver.reason_unknown()
     return z3.unknown, None, "+".join(n for n, _ in strategies), reason
@@ -179,7 +240,7 @@ def _without(facts: list[z3.BoolRef], forget: tuple[str, ...]) -> list[z3.BoolRe
 
 
 def _prove_by_steps(
-    ob: Obligation, assumptions: list[z3.BoolRef], deadline: float, result: Result
+    ob: Obligation, assumptions: list[z3.BoolRef], budget: Budget, result: Result
 ) -> tuple[z3.CheckSatResult, str, str]:
     """Prove the obligation's lemmas in order, then its conclusion from them.
 
@@ -198,7 +259,9 @@ def _prove_by_steps(
             else (step.name, step.claim, step.forget)
         )
         started = time.monotonic()
-        outcome, _, solver, reason = _check([*_without(facts, forget), z3.Not(claim)], deadline)
+        outcome, _, solver, reason = _check(
+            [*_without(facts, forget), z3.Not(claim)], budget, f"step: {name}"
+        )
         status = PROVED if outcome == z3.unsat else "not implied" if outcome == z3.sat else UNKNOWN
         result.steps.append(
             {"name": name, "status": status, "seconds": round(time.monotonic() - started, 4)}
@@ -229,12 +292,115 @@ def _sympy_result(ob: Obligation, started: float) -> Result:
     )
 
 
-def check_obligation(ob: Obligation, timeout_s: float = DEFAULT_TIMEOUT_S) -> Result:
-    """Discharge one obligation in this process (see the module docstring for the steps)."""
+def _definedness(ob: Obligation, budget: Budget) -> tuple[str, dict[str, object]]:
+    """Prove that every partial piece of the translation is defined where the facts hold."""
+    if not ob.domain:
+        return PROVED, {"status": PROVED, "conditions": 0}
+    facts = [*(ob.guarded_hypotheses or ob.hypotheses), *ob.premise]
+    outcome, model, solver, reason = _check(
+        [*facts, z3.Not(z3.And(ob.domain))], budget, "definedness"
+    )
+    record: dict[str, object] = {"conditions": len(ob.domain), "solver": solver}
+    if outcome == z3.unsat:
+        record["status"] = PROVED
+        return PROVED, record
+    if outcome == z3.sat and model is not None:
+        record["status"] = UNDEFINED
+        undefined = [str(c) for c in ob.domain if not z3.is_true(model.eval(c, True))]
+        record["undefined"] = undefined
+        record["counterexample"] = {n: asdict(v) for n, v in _values(model, ob.shown).items()}
+        return UNDEFINED, record
+    record["status"] = UNKNOWN
+    record["reason"] = reason
+    return UNKNOWN, record
+
+
+def _endpoints(
+    ob: Obligation, assumptions: list[z3.BoolRef], budget: Budget
+) -> tuple[list[dict[str, object]], list[str], bool]:
+    """Reach each covered range endpoint under hypotheses and premise; returns the records, the
+    unreachable endpoints and whether one was undecided."""
+    records: list[dict[str, object]] = []
+    unreachable: list[str] = []
+    undecided = False
+    for point in ob.endpoints:
+        facts = assumptions if point.outside_claim is None else ob.hypotheses
+        outcome, model, _, reason = _check([*facts, point.condition], budget)
+        record: dict[str, object] = {
+            "variable": point.variable,
+            "parameter": point.parameter,
+            "end": point.end,
+            "value": point.value,
+            "reachable": outcome == z3.sat,
+            "under": "hypotheses and premise" if point.outside_claim is None else "hypotheses",
+            "outside_claim": point.outside_claim,
+            "witness": None,
+        }
+        if outcome == z3.sat and model is not None:
+            record["witness"] = _values(model, ob.shown)
+        elif outcome == z3.unsat:
+            unreachable.append(f"{point.variable} = {point.value} ({point.parameter} {point.end})")
+        else:
+            undecided = True
+            record["reachable"] = None
+            record["reason"] = reason
+        records.append(record)
+    return records, unreachable, undecided
+
+
+def _cross_check(result: Result, budget: Budget, resource_limit: int) -> None:
+    """Re-decide every logged query with cvc5; any disagreement or unknown fails the result."""
+    from navproof.proofs import cross_check
+
+    assert result.engines is not None
+    records: list[dict[str, object]] = []
+    verdict = result.status
+    for label, assertions, z3_answer in budget.log:
+        answer, reason = cross_check.check(assertions, resource_limit)
+        records.append({"query": label, "z3": z3_answer, "cvc5": answer, "reason": reason})
+        if answer == cross_check.UNKNOWN and verdict != "disagree":
+            verdict = UNKNOWN
+        elif answer != z3_answer:
+            verdict = "disagree"
+    if not records:
+        verdict = "no query"
+    result.cross_check = records
+    result.engines["cvc5"] = verdict
+    if verdict != result.status:
+        result.ok = False
+        bad = [
+            f"{r['query']}: z3 {r['z3']}, cvc5 {r['cvc5']}" for r in records if r["cvc5"] != r["z3"]
+        ]
+        result.message = "; ".join(
+            m for m in (result.message, f"cross-check {verdict}: " + "; ".join(bad)) if m
+        )
+
+
+def check_obligation(
+    ob: Obligation,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    *,
+    rlimit: int | None = None,
+    cross_check_limit: int | None = None,
+) -> Result:
+    """Discharge one obligation in this process (see the module docstring for the steps).
+
+    ``rlimit`` is the z3 resource limit of each query (default ``DEFAULT_RLIMIT``); ``timeout_s``
+    an optional wall-clock stop; ``cross_check_limit``, when given, has cvc5 re-decide every
+    query of the verdict with that resource limit per query.
+    """
     started = time.monotonic()
     if ob.method == "sympy":
-        return _sympy_result(ob, started)
-    deadline = started + timeout_s
+        result = _sympy_result(ob, started)
+        result.fingerprint = ob.fingerprint()
+        result.engines = {"sympy": result.status}
+        if cross_check_limit is not None:
+            result.engines["cvc5"] = "not applicable (sympy identities)"
+        return result
+    budget = Budget(
+        rlimit=rlimit if rlimit is not None else DEFAULT_RLIMIT,
+        deadline=None if timeout_s is None else started + timeout_s,
+    )
     base = Result(
         id=ob.id,
         claim=ob.claim,
@@ -244,79 +410,121 @@ def check_obligation(ob: Obligation, timeout_s: float = DEFAULT_TIMEOUT_S) -> Re
         status=UNKNOWN,
         ok=False,
         seconds=0.0,
+        rlimit=budget.rlimit,
+        engines={"z3": UNKNOWN},
+        fingerprint=ob.fingerprint(),
     )
+
+    def done(result: Result) -> Result:
+        assert result.engines is not None
+        result.engines["z3"] = result.status
+        if cross_check_limit is not None and result.status in (PROVED, REFUTED):
+            _cross_check(result, budget, cross_check_limit)
+        result.seconds = time.monotonic() - started
+        result.resources_used = budget.used
+        return result
+
+    # (0) Definedness of every sqrt and Piecewise without a default, proved, never assumed.
+    defined, base.definedness = _definedness(ob, budget)
+    if defined != PROVED:
+        base.status = defined
+        undefined = cast(list[str], base.definedness.get("undefined", []))
+        base.message = (
+            "a sqrt or Piecewise is undefined where hypotheses and premise hold: "
+            + "; ".join(undefined)
+            if defined == UNDEFINED
+            else f"definedness undecided ({base.definedness.get('reason', '')})"
+        )
+        return done(base)
     assumptions = [*ob.hypotheses, *ob.premise]
 
-    # (1) Non-vacuity witness, preferably one in the case the claim is about.
+    # (1) Non-vacuity witness, in the case the claim is about when the obligation names one.
     result, model, solver, reason = z3.unknown, None, "", ""
     if ob.witness_prefer:
-        result, model, solver, reason = _check([*assumptions, *ob.witness_prefer], deadline)
+        result, model, solver, reason = _check([*assumptions, *ob.witness_prefer], budget)
     base.witness_preferred = result == z3.sat
+    preferred_missing = bool(ob.witness_prefer) and result != z3.sat
+    preferred_reason = reason
     if result != z3.sat:
-        result, model, solver, reason = _check(assumptions, deadline)
+        result, model, solver, reason = _check(assumptions, budget)
     base.solver = solver
     if result == z3.unsat:
         base.status = VACUOUS
         base.message = "hypotheses and premise are contradictory: nothing is proved"
-    elif result == z3.unknown:
+        return done(base)
+    if result == z3.unknown:
         base.message = f"non-vacuity check undecided ({reason})"
+        return done(base)
+    assert model is not None
+    base.models["witness"] = model
+    base.witness = _values(model, ob.shown)
+    base.witness_verified = z3.is_true(model.eval(z3.And(assumptions), model_completion=True))
+    # The values bound to sympy symbols must meet the symbols' assumptions.
+    for name, condition in ob.bindings:
+        outcome, _, _, _ = _check([*assumptions, z3.Not(condition)], budget, f"binding {name}")
+        if outcome != z3.unsat:
+            base.status = ERROR if outcome == z3.sat else UNKNOWN
+            base.message = f"binding {name} does not meet {condition}"
+            return done(base)
+    base.endpoints, unreachable, undecided = _endpoints(ob, assumptions, budget)
+
+    # (2) Proof by unsatisfiability of the negation, through the lemmas when there are any.
+    assert ob.conclusion is not None
+    negation = [*assumptions, z3.Not(ob.conclusion)]
+    result, solver, reason = _prove_by_steps(ob, assumptions, budget, base)
+    if result != z3.unsat:
+        # Without (or past a failed) step chain: the plain negation decides, and gives a
+        # genuine counterexample when one exists.
+        result, model, solver, plain_reason = _check(negation, budget, "negation")
+        reason = "; ".join(r for r in (reason, plain_reason) if r)
+    base.solver = solver
+    if result == z3.unsat:
+        base.status = PROVED
+    elif result == z3.unknown:
+        base.message = f"proof undecided ({reason})"
     else:
         assert model is not None
-        base.models["witness"] = model
-        base.witness = _values(model, ob.shown)
-        base.witness_verified = z3.is_true(model.eval(z3.And(assumptions), model_completion=True))
-        # The values bound to sympy symbols must meet the symbols' assumptions.
-        for name, condition in ob.bindings:
-            outcome, _, _, _ = _check([*assumptions, z3.Not(condition)], deadline)
-            if outcome != z3.unsat:
-                base.status = ERROR if outcome == z3.sat else UNKNOWN
-                base.message = f"binding {name} does not meet {condition}"
-                base.seconds = time.monotonic() - started
-                return base
-        # (2) Proof by unsatisfiability of the negation, through the lemmas when there are any.
-        assert ob.conclusion is not None
-        negation = [*assumptions, z3.Not(ob.conclusion)]
-        result, solver, reason = _prove_by_steps(ob, assumptions, deadline, base)
-        if result != z3.unsat:
-            # Without (or past a failed) step chain: the plain negation decides, and gives a
-            # genuine counterexample when one exists.
-            result, model, solver, plain_reason = _check(negation, deadline)
-            reason = "; ".join(r for r in (reason, plain_reason) if r)
-        base.solver = solver
-        if result == z3.unsat:
-            base.status = PROVED
-        elif result == z3.unknown:
-            base.message = f"proof undecided ({reason})"
+        # Prefer a counterexample with a clear violation, if one exists within budget.
+        for extra in ob.sharpen:
+            sharper, sharp_model, _, _ = _check([*negation, extra], budget)
+            if sharper == z3.sat and sharp_model is not None:
+                model = sharp_model
+                break
+        base.status = REFUTED
+        base.models["counterexample"] = model
+        base.counterexample = _values(model, ob.shown)
+        if ob.replay is None:
+            base.replay_confirmed = False
+            base.replay_detail = "no numeric replay for this obligation"
         else:
-            assert model is not None
-            # Prefer a counterexample with a clear violation, if one exists within budget.
-            for extra in ob.sharpen:
-                sharper, sharp_model, _, _ = _check([*negation, extra], deadline)
-                if sharper == z3.sat and sharp_model is not None:
-                    model = sharp_model
-                    break
-            base.status = REFUTED
-            base.models["counterexample"] = model
-            base.counterexample = _values(model, ob.shown)
-            if ob.replay is None:
+            floats = {name: v.float for name, v in base.counterexample.items()}
+            try:
+                replay = ob.replay(floats)
+                base.replay_confirmed, base.replay_detail = replay.confirmed, replay.detail
+            except Exception as exc:  # a replay that crashes confirms nothing
                 base.replay_confirmed = False
-                base.replay_detail = "no numeric replay for this obligation"
-            else:
-                floats = {name: v.float for name, v in base.counterexample.items()}
-                try:
-                    replay = ob.replay(floats)
-                    base.replay_confirmed, base.replay_detail = replay.confirmed, replay.detail
-                except Exception as exc:  # a replay that crashes confirms nothing
-                    base.replay_confirmed = False
-                    base.replay_detail = f"replay raised {type(exc).__name__}: {exc}"
-    base.seconds = time.monotonic() - started
+                base.replay_detail = f"replay raised {type(exc).__name__}: {exc}"
     base.ok = base.status == ob.expected and (base.status != REFUTED or bool(base.replay_confirmed))
     if base.status == REFUTED and not base.replay_confirmed and ob.expected == REFUTED:
         base.message = "counterexample not confirmed by the numeric replay"
     if base.status == PROVED and base.witness_verified is False:
         base.ok = False
         base.message = "the non-vacuity witness does not satisfy the hypotheses"
-    return base
+    if base.status == ob.expected and preferred_missing:
+        base.ok = False
+        base.message = (
+            "no witness in the preferred case"
+            + (f" (undecided: {preferred_reason})" if preferred_reason else "")
+            + ": the claim's case may be empty"
+        )
+    if base.status == ob.expected and unreachable:
+        base.ok = False
+        base.message = "range endpoints unreachable under the hypotheses: " + "; ".join(unreachable)
+    if base.ok and undecided:
+        base.ok = False
+        base.status = UNKNOWN
+        base.message = "an endpoint reachability check was undecided"
+    return done(base)
 
 
 def _error_result(obligation_id: str, message: str, seconds: float) -> Result:
@@ -337,7 +545,14 @@ def _error_result(obligation_id: str, message: str, seconds: float) -> Result:
     )
 
 
-def run_one(obligation_id: str, profile: Profile, timeout_s: float) -> Result:
+def run_one(
+    obligation_id: str,
+    profile: Profile,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    *,
+    rlimit: int | None = None,
+    cross_check_limit: int | None = None,
+) -> Result:
     """Build the obligation by ID and discharge it; building errors become status ``error``."""
     started = time.monotonic()
     try:
@@ -347,18 +562,25 @@ def run_one(obligation_id: str, profile: Profile, timeout_s: float) -> Result:
             obligation_id, f"cannot build: {type(exc).__name__}: {exc}", time.monotonic() - started
         )
     try:
-        return check_obligation(ob, timeout_s)
+        return check_obligation(
+            ob,
+            timeout_s,
+            rlimit=rlimit if rlimit is not None else profile.budgets.z3_rlimit,
+            cross_check_limit=cross_check_limit,
+        )
     except z3.Z3Exception as exc:
         return _error_result(obligation_id, f"z3 error: {exc}", time.monotonic() - started)
 
 
-def _worker(profile: Profile, timeout_s: float, conn) -> None:
+def _worker(
+    profile: Profile, timeout_s: float | None, rlimit: int | None, cross: int | None, conn
+) -> None:
     """Worker process loop: receive obligation IDs, send back results, stop on None."""
     while True:
         obligation_id = conn.recv()
         if obligation_id is None:
             break
-        result = run_one(obligation_id, profile, timeout_s)
+        result = run_one(obligation_id, profile, timeout_s, rlimit=rlimit, cross_check_limit=cross)
         result.models = {}
         conn.send(result)
     conn.close()
@@ -375,7 +597,9 @@ def run_obligations(
     profile: Profile,
     *,
     jobs: int = 1,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    rlimit: int | None = None,
+    cross_check_limit: int | None = None,
     on_result: Callable[[Result], None] | None = None,
 ) -> list[Result]:
     """Discharge the obligations, in registry order in the returned list.
@@ -393,7 +617,9 @@ def run_obligations(
 
     if jobs <= 1:
         for oid in ids:
-            finish(run_one(oid, profile, timeout_s))
+            finish(
+                run_one(oid, profile, timeout_s, rlimit=rlimit, cross_check_limit=cross_check_limit)
+            )
         return [results[oid] for oid in ids]
 
     # Workers come from a fork server (a fresh process with the proof modules preloaded), never
@@ -406,7 +632,9 @@ def run_obligations(
 
     def start_worker() -> tuple[Connection, multiprocessing.process.BaseProcess]:
         parent, child = ctx.Pipe()
-        process = ctx.Process(target=_worker, args=(profile, timeout_s, child), daemon=True)
+        process = ctx.Process(
+            target=_worker, args=(profile, timeout_s, rlimit, cross_check_limit, child), daemon=True
+        )
         process.start()
         child.close()
         return parent, process
@@ -440,7 +668,7 @@ def run_obligations(
                 finish(result)
             now = time.monotonic()
             for conn, (oid, process, started) in list(busy.items()):
-                if now - started > timeout_s + _KILL_GRACE_S:
+                if timeout_s is not None and now - started > timeout_s + _KILL_GRACE_S:
                     # z3 ignored its own timeout: kill the worker, replace it, report unknown.
                     process.terminate()
                     process.join()

@@ -5,14 +5,22 @@ JSON schema ``navproof.prove/1`` (stable; new keys may be added, none removed or
 - ``schema``: "navproof.prove/1"
 - ``profile``: ``{"name", "source", "description"}``
 - ``generated_formulas``: ``{"path", "fresh", "reason"}`` (reason is null when fresh)
-- ``settings``: ``{"jobs", "timeout_s", "algebraic_digits"}``
+- ``settings``: ``{"jobs", "timeout_s", "algebraic_digits", "z3_rlimit", "cross_check",
+  "cvc5_resource_limit"}`` (``timeout_s`` null: no
+  wall-clock stop; the resource limit ``z3_rlimit`` per query decides)
 - ``obligations``: one record per obligation, in registry order: ``id``, ``claim``, ``title``,
   ``method`` ("z3" | "sympy"), ``expected`` ("proved" | "refuted"), ``status`` (proved, refuted,
   vacuous, unknown, failed, error), ``ok``, ``seconds``, ``witness`` and ``counterexample``
   (``{name: {"text", "float", "exact"}}`` or null), ``witness_verified``, ``witness_preferred``
   (the witness lies in the case the claim is about), ``replay_confirmed``,
   ``replay_detail``, ``checks`` (sympy identities), ``steps`` (z3 lemmas), ``solver``,
-  ``message``
+  ``message``; ``definedness`` (``{"status", "conditions", ...}``: every sqrt / Piecewise without
+  a default proved defined where hypotheses and premise hold), ``endpoints`` (one record per
+  covered profile range endpoint: ``variable``, ``parameter``, ``end``, ``value``, ``reachable``,
+  ``witness``), ``rlimit`` and ``resources_used`` (z3 resource units), ``fingerprint``
+  (``{"hypotheses", "premise", "conclusion"}`` digests), ``engines`` (``{engine: status}``: z3 or
+  sympy, and cvc5 with ``--cross-check``), ``cross_check`` (per re-decided query: ``query``,
+  ``z3``, ``cvc5``, ``reason``; null without ``--cross-check``)
 - ``totals``: ``{"obligations", "ok", "not_ok", "by_status": {status: count}}``
 - ``wall_seconds``, ``exit_code``
 """
@@ -90,6 +98,8 @@ def evidence(result: Result) -> str:
             f"replay {confirmed}: {result.replay_detail}"
         )
     text = f"witness: {format_values(result.witness)}" if result.witness else ""
+    if result.engines and "cvc5" in result.engines:
+        text = f"cvc5 {result.engines['cvc5']}; {text}"
     if result.message:
         text = f"{result.message}; {text}" if text else result.message
     return text
@@ -142,8 +152,10 @@ def to_json(
     freshness: Freshness,
     *,
     jobs: int,
-    timeout_s: float,
+    timeout_s: float | None,
     wall_seconds: float,
+    rlimit: int | None = None,
+    cross_check_limit: int | None = None,
 ) -> dict[str, object]:
     """The ``navproof.prove/1`` record of one run (see the module docstring)."""
     return {
@@ -154,7 +166,14 @@ def to_json(
             "fresh": freshness.fresh,
             "reason": freshness.reason,
         },
-        "settings": {"jobs": jobs, "timeout_s": timeout_s, "algebraic_digits": ALGEBRAIC_DIGITS},
+        "settings": {
+            "jobs": jobs,
+            "timeout_s": timeout_s,
+            "algebraic_digits": ALGEBRAIC_DIGITS,
+            "z3_rlimit": rlimit,
+            "cross_check": cross_check_limit is not None,
+            "cvc5_resource_limit": cross_check_limit,
+        },
         "obligations": [r.to_json() for r in results],
         "totals": totals(results),
         "wall_seconds": round(wall_seconds, 3),

@@ -12,6 +12,13 @@ polynomial the nlsat procedure decides:
   ever proved from a division by zero that would not hold for every value of the quotient;
 - ``x**(p/2)`` is ``sqrt(x)**p``; other integer powers are products.
 
+Definedness is kept apart so that it can be proved rather than assumed: ``domain`` lists the
+condition under which each partial piece is defined (``x >= 0`` for ``sqrt(x)``, the disjunction of
+the conditions of a Piecewise without a default), and ``definitions`` lists the side conditions
+with every sqrt definition guarded by its domain (``x >= 0 -> (y >= 0 and y*y == x)``), so that
+hypotheses plus ``definitions`` do not exclude the points where a piece is undefined. ``side`` is
+``definitions`` with the domains assumed: use it only once the domains are proved.
+
 Symbols become z3 Reals by name, and their sympy assumptions become side conditions
 (``positive`` gives ``> 0``, ``nonnegative`` gives ``>= 0``, ...). An environment can map a symbol
 name to any z3 term instead (e.g. ``n_dot_v`` to ``nx*vx + ny*vy``); the assumptions of such a
@@ -94,6 +101,9 @@ class Translator:
     # Assumptions of symbols taken from ``env``: not imposed (the caller's hypotheses define the
     # bound term), but listed so that the caller can check that they follow.
     bound: list[tuple[str, z3.BoolRef]] = field(default_factory=list)
+    # Where each partial piece is defined, and the side conditions guarded by those domains.
+    domain: list[z3.BoolRef] = field(default_factory=list)
+    definitions: list[z3.BoolRef] = field(default_factory=list)
     _memo: dict[sympy.Basic, z3.ExprRef] = field(default_factory=dict)
 
     # -- public -----------------------------------------------------------------------------
@@ -137,7 +147,9 @@ class Translator:
         if sym.name not in self.variables:
             var = z3.Real(self.prefix + sym.name, self.ctx)
             self.variables[sym.name] = var
-            self.side.extend(symbol_conditions(sym, var))
+            conditions = symbol_conditions(sym, var)
+            self.side.extend(conditions)
+            self.definitions.extend(conditions)
         return self.variables[sym.name]
 
     def _sqrt(self, base: sympy.Basic) -> z3.ArithRef:
@@ -146,6 +158,8 @@ class Translator:
             inner = self.term(base)
             root = self._fresh("sqrt")
             self.side.extend([root >= 0, root * root == inner])
+            self.domain.append(inner >= 0)
+            self.definitions.append(z3.Implies(inner >= 0, z3.And(root >= 0, root * root == inner)))
             self._memo[key] = root
         return self._memo[key]
 
@@ -154,7 +168,9 @@ class Translator:
         if key not in self._memo:
             denominator = self.term(base) if inner is None else inner
             inverse = self._fresh("inv")
-            self.side.append(z3.Implies(denominator != 0, inverse * denominator == 1))
+            definition = z3.Implies(denominator != 0, inverse * denominator == 1)
+            self.side.append(definition)
+            self.definitions.append(definition)
             self._memo[key] = inverse
         return self._memo[key]
 
@@ -190,6 +206,7 @@ class Translator:
         if not z3.is_true(last_condition):
             # No default branch: the expression is only defined where some condition holds.
             self.side.append(z3.Or([c for _, c in pieces]))
+            self.domain.append(z3.Or([c for _, c in pieces]))
         result = last_value
         for value, condition in reversed(pieces[:-1]):
             result = z3.If(condition, value, result)

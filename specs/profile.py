@@ -63,6 +63,9 @@ PARAMETER_RULES: dict[str, ParameterRule] = {
     ),
     "stop_speed_threshold_mps": ParameterRule("m/s", ">= 0", _non_negative),
     "arrival_velocity_threshold_mps": ParameterRule("m/s", ">= 0", _non_negative),
+    # steering and Arrive (T2, T3)
+    "steering_max_accel_mps2": ParameterRule("m/s^2", "> 0", _positive),
+    "arrive_stop_range_m": ParameterRule("m", "> 0", _positive),
 }
 
 
@@ -88,6 +91,19 @@ class Parameter:
 
 
 @dataclass(frozen=True)
+class ProofBudgets:
+    """Deterministic solver budgets of ``navproof prove`` (table ``[proof_budgets]``).
+
+    Resource limits, not seconds: the same proof gets the same answer on a loaded machine.
+    ``z3_rlimit`` bounds each z3 query (z3's ``rlimit``); ``cvc5_resource_limit`` bounds each
+    query of the cross-check (cvc5's ``resource-limit-per``).
+    """
+
+    z3_rlimit: int = 20_000_000
+    cvc5_resource_limit: int = 2_000_000
+
+
+@dataclass(frozen=True)
 class Profile:
     """A named, validated set of parameters."""
 
@@ -95,6 +111,7 @@ class Profile:
     description: str
     source: str
     parameters: dict[str, Parameter]
+    budgets: ProofBudgets = ProofBudgets()
 
     def __getitem__(self, name: str) -> Parameter:
         return self.parameters[name]
@@ -173,16 +190,26 @@ def load_profile(path: str | Path | None = None) -> Profile:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise SpecError(file, "<file>", None, f"cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        # a binary file, or text saved as latin-1: TOML is UTF-8 by definition
+        raise SpecError(file, "<file>", None,
+                        f"is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset "
+                        f"{exc.start}); save the profile as UTF-8") from exc
     try:
         data = tomllib.loads(text, parse_float=Decimal)
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(file, "<file>", None, f"is not valid TOML: {exc}") from exc
-    unknown = set(data) - {"profile", "parameters"}
+    unknown = set(data) - {"profile", "parameters", "proof_budgets"}
     if unknown:
         raise SpecError(
-            file, "<top>", sorted(unknown), "unknown tables; allowed: profile, parameters"
+            file,
+            "<top>",
+            sorted(unknown),
+            "unknown tables; allowed: profile, parameters, proof_budgets",
         )
     meta = data.get("profile", {})
+    if not isinstance(meta, dict):
+        raise SpecError(file, "profile", meta, "must be a table ([profile] with a name)")
     name = meta.get("name")
     if not isinstance(name, str) or not name.strip():
         raise SpecError(file, "profile.name", name, "must be a non-empty string")
@@ -198,4 +225,23 @@ def load_profile(path: str | Path | None = None) -> Profile:
         description=str(meta.get("description", "")),
         source=file,
         parameters={n: parameters[n] for n in PARAMETER_RULES},
+        budgets=_budgets(file, data.get("proof_budgets", {})),
     )
+
+
+def _budgets(file: str, raw: object) -> ProofBudgets:
+    """The ``[proof_budgets]`` table: each key a positive integer; missing keys keep defaults."""
+    if not isinstance(raw, dict):
+        raise SpecError(file, "proof_budgets", raw, "must be a table")
+    allowed = {"z3_rlimit", "cvc5_resource_limit"}
+    unknown = set(raw) - allowed
+    if unknown:
+        raise SpecError(
+            file, "proof_budgets", sorted(unknown), f"unknown keys; allowed: {sorted(allowed)}"
+        )
+    values: dict[str, int] = {}
+    for key, value in raw.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise SpecError(file, f"proof_budgets.{key}", value, "must be an integer > 0")
+        values[key] = value
+    return ProofBudgets(**values)

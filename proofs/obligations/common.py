@@ -21,9 +21,11 @@ sympy expressions that must each simplify to exactly zero.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import sympy
 import z3
@@ -60,6 +62,20 @@ class Step:
     forget: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Endpoint:
+    """A profile range endpoint an obligation covers: ``condition`` puts ``variable`` at it."""
+
+    variable: str
+    parameter: str
+    end: str  # "min" or "max"
+    value: str  # the exact endpoint value
+    condition: z3.BoolRef
+    # Why the claim's premise does not cover this endpoint (then it must be reachable under the
+    # hypotheses alone); None: covered, reachable under hypotheses and premise.
+    outside_claim: str | None = None
+
+
 @dataclass
 class Obligation:
     """One proof obligation: what is assumed, what must follow, and what outcome is expected."""
@@ -87,6 +103,45 @@ class Obligation:
     # Sympy assumptions of symbols bound to z3 terms (``dt`` positive, ``speed`` nonnegative):
     # sympy may have simplified with them, so each must follow from hypotheses and premise.
     bindings: list[tuple[str, z3.BoolRef]] = field(default_factory=list)
+    # Definedness, proved before anything else: ``domain`` holds the conditions under which each
+    # sqrt / Piecewise without a default is defined; ``guarded_hypotheses`` are the hypotheses
+    # with those definitions guarded by their domains (None: the same as ``hypotheses``).
+    domain: list[z3.BoolRef] = field(default_factory=list)
+    guarded_hypotheses: list[z3.BoolRef] | None = None
+    # Every range endpoint the obligation covers; each must be reachable under the facts.
+    endpoints: list[Endpoint] = field(default_factory=list)
+
+    def fingerprint(self) -> dict[str, str]:
+        """Digests of the exact statement: hypotheses, premise and conclusion (z3 obligations), or
+        the identity names (sympy obligations). Fresh variable numbers are renumbered in order of
+        appearance, so the digest depends on the statement only, never on what was built before.
+        """
+        if self.method == "sympy":
+            names = [name for name, _ in self.identities()] if self.identities else []
+            return {"identities": _digest("\n".join(names))}
+        parts = {
+            "hypotheses": "\n".join(h.sexpr() for h in self.hypotheses),
+            "premise": "\n".join(p.sexpr() for p in self.premise),
+            "conclusion": self.conclusion.sexpr() if self.conclusion is not None else "",
+        }
+        numbers: dict[str, str] = {}
+
+        def renumber(match: re.Match[str]) -> str:
+            index = numbers.setdefault(match.group(0), str(len(numbers) + 1))
+            return f"{match.group(1)}!{index}"
+
+        # Renumbered names change the printer's line breaks: compare with whitespace collapsed.
+        return {
+            key: _digest(" ".join(_FRESH.sub(renumber, text).split()))
+            for key, text in parts.items()
+        }
+
+
+_FRESH = re.compile(r"([A-Za-z_]+)!(\d+)")
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 class Builder:
@@ -98,6 +153,8 @@ class Builder:
         self.tr = Translator(env=self.env)
         self.hypotheses: list[z3.BoolRef] = []
         self.shown: dict[str, z3.ArithRef] = {}
+        self.endpoints: list[Endpoint] = []
+        self._placeholder_tags: dict[int, int] = {}
 
     def var(self, name: str, *conditions: Callable[[z3.ArithRef], z3.BoolRef]) -> z3.ArithRef:
         """A free real variable, shown in witnesses and counterexamples."""
@@ -132,15 +189,41 @@ class Builder:
         p = self.profile[parameter]
         return self.tr._val(p.min), self.tr._val(p.max)
 
+    def covers(
+        self, name: str, parameter: str, term: z3.ArithRef, *, squared: bool = False
+    ) -> None:
+        """Record that ``term`` (named ``name``) spans the profile's [min, max] of ``parameter``;
+        with ``squared`` the term is the squared norm of a vector and spans [min^2, max^2]."""
+        p = self.profile[parameter]
+        for end, value in (("min", p.min), ("max", p.max)):
+            target = self.tr._val(value * value if squared else value)
+            self.endpoints.append(Endpoint(name, parameter, end, str(value), term == target))
+
+    def outside_claim(self, variable: str, end: str, reason: str) -> None:
+        """Declare that the premise excludes one endpoint of ``variable`` (and say why)."""
+        for i, point in enumerate(self.endpoints):
+            if point.variable == variable and point.end == end:
+                self.endpoints[i] = replace(point, outside_claim=reason)
+                return
+        raise KeyError(f"no endpoint {variable} {end}")
+
     def param(self, name: str, parameter: str) -> z3.ArithRef:
         """A scalar parameter ranging over the profile's closed range [min, max]."""
         lo, hi = self.bounds(parameter)
-        return self.var(name, lambda x: lo <= x, lambda x: x <= hi)
+        x = self.var(name, lambda x: lo <= x, lambda x: x <= hi)
+        self.covers(name, parameter, x)
+        return x
 
     def projection(self, name: str, parameter: str) -> z3.ArithRef:
         """The projection on a unit normal of a vector whose norm ranges over ``parameter``."""
+        p = self.profile[parameter]
         _, hi = self.bounds(parameter)
-        return self.var(name, lambda x: -hi <= x, lambda x: x <= hi)
+        x = self.var(name, lambda x: -hi <= x, lambda x: x <= hi)
+        for end, value in (("min", -p.max), ("max", p.max)):
+            self.endpoints.append(
+                Endpoint(name, parameter, end, str(value), x == self.tr._val(value))
+            )
+        return x
 
     def vector(self, name: str) -> tuple[z3.ArithRef, z3.ArithRef]:
         return self.var(f"{name}_x"), self.var(f"{name}_y")
@@ -156,6 +239,7 @@ class Builder:
         x, y = self.vector(name)
         lo, hi = self.bounds(parameter)
         self.hypotheses.extend([lo * lo <= x * x + y * y, x * x + y * y <= hi * hi])
+        self.covers(f"|{name}|", parameter, x * x + y * y, squared=True)
         return x, y
 
     def norm(self, name: str, vec: tuple[z3.ArithRef, z3.ArithRef]) -> z3.ArithRef:
@@ -169,9 +253,9 @@ class Builder:
     def _bind(self, expr: sympy.Basic, subs: dict[str, z3.ExprRef | sympy.Basic]) -> sympy.Basic:
         """Substitute sympy values, and placeholders bound to z3 terms, for named symbols.
 
-        A z3 value is bound through a placeholder symbol named after the z3 term's identity, so
-        the translator's memo (and its sqrt / reciprocal variables) stays valid across calls and
-        the same ``sqrt(d)`` is one variable however often it is translated.
+        A z3 value is bound through a placeholder symbol named by the z3 term (its first use in
+        this builder), so the translator's memo (and its sqrt / reciprocal variables) stays valid
+        across calls and the same ``sqrt(d)`` is one variable however often it is translated.
         """
         by_name = {s.name: s for s in expr.free_symbols}
         unknown = set(subs) - set(by_name)
@@ -185,7 +269,10 @@ class Builder:
         for key, value in subs.items():
             if isinstance(value, z3.ExprRef):
                 original = by_name[key]
-                name = f"{key}@{value.get_id()}"
+                # Named by first use within this builder (never by z3's global term id), so the
+                # sympy ordering, and with it the statement's fingerprint, is reproducible.
+                tag = self._placeholder_tags.setdefault(value.get_id(), len(self._placeholder_tags))
+                name = f"{key}@{tag}"
                 self.env[name] = value
                 placeholders[original] = sympy.Symbol(name, **original.assumptions0)
         return expr.subs(placeholders, simultaneous=True) if placeholders else expr
@@ -205,6 +292,9 @@ class Builder:
             shown.setdefault(name, variable)
         return Obligation(
             hypotheses=[*self.hypotheses, *self.tr.side],
+            guarded_hypotheses=[*self.hypotheses, *self.tr.definitions],
+            domain=list(self.tr.domain),
+            endpoints=list(self.endpoints),
             shown=shown,
             bindings=list(self.tr.bound),
             **kwargs,  # type: ignore[arg-type]

@@ -1,8 +1,10 @@
 # DO NOT EDIT: generated from the sympy derivations in navproof.proofs.
 # Regenerate with `navproof generate` (or `make generate`); a test and
 # `navproof prove` fail when this file differs from a fresh generation.
-# expressions-sha256: 83f824413ffe468a9266f6cf7d2cf4eb89fa4d44b41f320e90b084a24190c3d6
+# expressions-sha256: 4da9bbfd09a8802f43d1355fc2cae7ad150804bb5608c1e51e9e6302fd28ea56
 """Closed-form navigation formulas generated from the proofs (vectorised, numpy)."""
+
+import functools
 
 import numpy
 
@@ -20,6 +22,18 @@ __all__ = [
     "necessary_normal_bound",
     "envelope_speed_cap",
     "linear_envelope_bound",
+    "braked_speed",
+    "brake_envelope_factor",
+    "brake_envelope_offset",
+    "brake_envelope_margin",
+    "rigid_second_derivative_bound",
+    "interpolation_excess_bound",
+    "rigid_rounding_slack",
+    "pivot_offset_bound",
+    "accel_curve_offset_bound",
+    "accel_curve_speed_bound",
+    "accel_curve_accel_bound",
+    "stop_curve_offset_bound",
     "slope_factor",
     "horizontal_cap",
     "access_peak_speed",
@@ -30,6 +44,10 @@ __all__ = [
     "access_position",
     "access_step_displacement",
     "interrupted_stop_point",
+    "steering_change",
+    "arrive_speed",
+    "discrete_brake_distance",
+    "linear_ramp_speed",
 ]
 
 
@@ -137,6 +155,102 @@ def linear_envelope_bound(*, s, dt, a, cmax):
     return 2*a*s/(2*a*dt + cmax)
 
 
+def braked_speed(*, speed, dt, a):
+    """Speed after one step of the strongest braking: max(|c| - a dt, 0) [m/s].
+
+    Claim: S7, F2. Derived in navproof.proofs as ``Piecewise((-a*dt + speed, speed > a*dt), (0, True))``.
+    """
+    return numpy.select([numpy.greater(speed, a*dt),True], [-a*dt + speed,0], default=numpy.nan)
+
+
+def brake_envelope_factor(*, cmax, dt, a):
+    """Factor K = max(Cmax/a - dt/2, dt/2) of the discrete braking envelope [s].
+
+    Claim: S7. Derived in navproof.proofs as ``Piecewise((-dt/2 + cmax/a, cmax > a*dt), (dt/2, True))``.
+    """
+    return numpy.select([numpy.greater(cmax, a*dt),True], [-1/2*dt + cmax/a,(1/2)*dt], default=numpy.nan)
+
+
+def brake_envelope_offset(*, s, dt, n_dot_e, n_dot_u, n_dot_v0, n_dot_r, kfac):
+    """Offset of the S7 half-plane dot(n, v1) <= q: step-end margin >= K dot(n, u + v1 - r) [m/s].
+
+    Claim: S7, B4. Derived in navproof.proofs as ``(2*dt*n_dot_e - 2*dt*n_dot_u - dt*n_dot_v0 + 2*kfac*n_dot_r - 2*kfac*n_dot_u + 2*s)/(dt + 2*kfac)``.
+    """
+    return (2*dt*n_dot_e - 2*dt*n_dot_u - dt*n_dot_v0 + 2*kfac*n_dot_r - 2*kfac*n_dot_u + 2*s)/(dt + 2*kfac)
+
+
+def brake_envelope_margin(*, s_end, n_dot_c, kfac):
+    """Signed S7 margin: step-end margin minus K dot(n, c1) [m].
+
+    Claim: S7. Derived in navproof.proofs as ``-kfac*n_dot_c + s_end``.
+    """
+    return -kfac*n_dot_c + s_end
+
+
+def rigid_second_derivative_bound(*, omega_e, d_omega, dw, p_max, q_max, dq_max, ddq_max):
+    """Bound M2 of |f''| of the local-frame margin excess f = m1.P + m2.Q [m/s^2].
+
+    Claim: B6. Derived in navproof.proofs as ``d_omega**2*q_max + 2*d_omega*dq_max + ddq_max + 2*dw*omega_e + omega_e**2*p_max``.
+    """
+    return d_omega**2*q_max + 2*d_omega*dq_max + ddq_max + 2*dw*omega_e + omega_e**2*p_max
+
+
+def interpolation_excess_bound(*, m2, h):
+    """Largest excess of a C^2 function with |f''| <= M2 over its chord on a piece of width h [m].
+
+    Claim: B6. Derived in navproof.proofs as ``h**2*m2/8``.
+    """
+    return (1/8)*h**2*m2
+
+
+def rigid_rounding_slack(*, ulp, offset_abs, q_max, p_max):
+    """Float64 rounding slack added to the certified local-frame bound [m].
+
+    Claim: B6. Derived in navproof.proofs as ``4*ulp*(offset_abs + p_max + q_max + 1)``.
+    """
+    return 4*ulp*(offset_abs + p_max + q_max + 1)
+
+
+def pivot_offset_bound(*, p0, dw, horizon):
+    """Bound of |P(t)| = |c_s - c_e + (w_s - w_e) t| for t in [0, horizon] [m].
+
+    Claim: B6. Derived in navproof.proofs as ``dw*horizon + p0``.
+    """
+    return dw*horizon + p0
+
+
+def accel_curve_offset_bound(*, q0, v0_norm, dv_norm, dt):
+    """Bound of |Q(t)| over the accelerating step from |Q(0)|, |v0|, |v1 - v0| [m].
+
+    Claim: B6. Derived in navproof.proofs as ``dt*dv_norm/2 + dt*v0_norm + q0``.
+    """
+    return (1/2)*dt*dv_norm + dt*v0_norm + q0
+
+
+def accel_curve_speed_bound(*, v0_norm, dv_norm):
+    """Bound of |Q'(t)| over the accelerating step [m/s].
+
+    Claim: B6. Derived in navproof.proofs as ``dv_norm + v0_norm``.
+    """
+    return dv_norm + v0_norm
+
+
+def accel_curve_accel_bound(*, dv_norm, dt):
+    """Bound of |Q''(t)| over the accelerating step [m/s^2].
+
+    Claim: B6. Derived in navproof.proofs as ``dv_norm/dt``.
+    """
+    return dv_norm/dt
+
+
+def stop_curve_offset_bound(*, q0, speed, dt, a):
+    """Bound of |Q| over the hold-then-brake stop from |Q| at its start [m].
+
+    Claim: B6, S1. Derived in navproof.proofs as ``q0 + speed*(dt + speed/(2*a))``.
+    """
+    return q0 + speed*(dt + (1/2)*speed/a)
+
+
 def slope_factor(*, grad_sq):
     """Slope factor k = sqrt(1 + |grad h|^2) of a planar patch [1].
 
@@ -215,3 +329,35 @@ def interrupted_stop_point(*, t, dt, d, vcap, accel):
     Claim: A4, A5. Derived in navproof.proofs as ``dt*Piecewise((Piecewise((accel*t, t <= sqrt(d)/sqrt(accel)), (accel*(-t + 2*sqrt(d)/sqrt(accel)), t <= 2*sqrt(d)/sqrt(accel)), (0, True)), d <= vcap**2/accel), (Piecewise((accel*t, t <= vcap/accel), (vcap, t <= d/vcap), (accel*(d/vcap - t + vcap/accel), t <= d/vcap + vcap/accel), (0, True)), True)) + Piecewise((Piecewise((accel*t**2/2, t <= sqrt(d)/sqrt(accel)), (2*sqrt(accel)*sqrt(d)*t - accel*t**2/2 - d, t <= 2*sqrt(d)/sqrt(accel)), (d, True)), d <= vcap**2/accel), (Piecewise((accel*t**2/2, t <= vcap/accel), (t*vcap - vcap**2/(2*accel), t <= d/vcap), (-accel*d**2/(2*vcap**2) + accel*d*t/vcap - accel*t**2/2 + t*vcap - vcap**2/(2*accel), t <= d/vcap + vcap/accel), (d, True)), True)) + Piecewise((Piecewise((accel**2*t**2, t <= sqrt(d)/sqrt(accel)), (accel**2*(-t + 2*sqrt(d)/sqrt(accel))**2, t <= 2*sqrt(d)/sqrt(accel)), (0, True)), d <= vcap**2/accel), (Piecewise((accel**2*t**2, t <= vcap/accel), (vcap**2, t <= d/vcap), (accel**2*(d/vcap - t + vcap/accel)**2, t <= d/vcap + vcap/accel), (0, True)), True))/(2*accel)``.
     """
     return dt*numpy.select([numpy.less_equal(d, vcap**2/accel),True], [numpy.select([numpy.less_equal(t, numpy.sqrt(d)/numpy.sqrt(accel)),numpy.less_equal(t, 2*numpy.sqrt(d)/numpy.sqrt(accel)),True], [accel*t,accel*(-t + 2*numpy.sqrt(d)/numpy.sqrt(accel)),0], default=numpy.nan),numpy.select([numpy.less_equal(t, vcap/accel),numpy.less_equal(t, d/vcap),numpy.less_equal(t, d/vcap + vcap/accel),True], [accel*t,vcap,accel*(d/vcap - t + vcap/accel),0], default=numpy.nan)], default=numpy.nan) + numpy.select([numpy.less_equal(d, vcap**2/accel),True], [numpy.select([numpy.less_equal(t, numpy.sqrt(d)/numpy.sqrt(accel)),numpy.less_equal(t, 2*numpy.sqrt(d)/numpy.sqrt(accel)),True], [(1/2)*accel*t**2,2*numpy.sqrt(accel)*numpy.sqrt(d)*t - 1/2*accel*t**2 - d,d], default=numpy.nan),numpy.select([numpy.less_equal(t, vcap/accel),numpy.less_equal(t, d/vcap),numpy.less_equal(t, d/vcap + vcap/accel),True], [(1/2)*accel*t**2,t*vcap - 1/2*vcap**2/accel,-1/2*accel*d**2/vcap**2 + accel*d*t/vcap - 1/2*accel*t**2 + t*vcap - 1/2*vcap**2/accel,d], default=numpy.nan)], default=numpy.nan) + (1/2)*numpy.select([numpy.less_equal(d, vcap**2/accel),True], [numpy.select([numpy.less_equal(t, numpy.sqrt(d)/numpy.sqrt(accel)),numpy.less_equal(t, 2*numpy.sqrt(d)/numpy.sqrt(accel)),True], [accel**2*t**2,accel**2*(-t + 2*numpy.sqrt(d)/numpy.sqrt(accel))**2,0], default=numpy.nan),numpy.select([numpy.less_equal(t, vcap/accel),numpy.less_equal(t, d/vcap),numpy.less_equal(t, d/vcap + vcap/accel),True], [accel**2*t**2,vcap**2,accel**2*(d/vcap - t + vcap/accel)**2,0], default=numpy.nan)], default=numpy.nan)/accel
+
+
+def steering_change(*, gap, max_accel, dt):
+    """Velocity change of one clamped steering step towards the desired velocity [m/s].
+
+    Claim: T2. Derived in navproof.proofs as ``Min(gap, dt*max_accel)``.
+    """
+    return functools.reduce(numpy.minimum, [gap, dt*max_accel])
+
+
+def arrive_speed(*, dist, stop_range, max_speed, max_accel, dt):
+    """Arrive speed curve: the speed the discrete follower can still brake from to rest at the stop range [m/s].
+
+    Claim: T3. Derived in navproof.proofs as ``Piecewise((0, dist <= stop_range), (Min(max_speed, -dt*max_accel/2 + sqrt(max_accel)*sqrt(dt**2*max_accel + 8*Max(0, dist - stop_range))/2), True))``.
+    """
+    return numpy.select([numpy.less_equal(dist, stop_range),True], [0,functools.reduce(numpy.minimum, [max_speed, -1/2*dt*max_accel + (1/2)*numpy.sqrt(max_accel)*numpy.sqrt(dt**2*max_accel + 8*functools.reduce(numpy.maximum, [0, dist - stop_range]))])], default=numpy.nan)
+
+
+def discrete_brake_distance(*, speed, max_accel, dt):
+    """Distance the discrete follower travels braking at maxAccel from speed w (w a whole number of maxAccel dt) [m].
+
+    Claim: T3. Derived in navproof.proofs as ``speed*(-dt*max_accel + speed)/(2*max_accel)``.
+    """
+    return (1/2)*speed*(-dt*max_accel + speed)/max_accel
+
+
+def linear_ramp_speed(*, dist, max_speed, slow_radius):
+    """The naive linear ramp maxSpeed dist / slowRadius (refuted by T3; never used to steer) [m/s].
+
+    Claim: T3. Derived in navproof.proofs as ``Min(max_speed, dist*max_speed/slow_radius)``.
+    """
+    return functools.reduce(numpy.minimum, [max_speed, dist*max_speed/slow_radius])

@@ -1,16 +1,25 @@
-"""``navproof explain``: one agent's ORCA velocity space as text, JSON and optionally SVG.
+"""``navproof explain``: one agent's step in velocity space as text, JSON and a picture.
 
-Shows the preferred and selected velocities, each constraint line with its permitted side, the
-max-speed circle, the feasible flag, the active and the conflicting constraints (Claim O4), on a
-small scenario: a JSON file or a built-in one. Scenario file format::
+Shows seed 002's debugging list — current, preferred and selected velocity, neighbour range,
+each neighbour's relative position and velocity, every ORCA line with its allowed side, the
+max-speed circle, the feasible region, the time horizon and the snapshot time — with the
+feasible flag, the binding and the conflicting constraints, the largest violation and whether
+zero velocity is feasible (Claim O4). A scenario with a ``boundary`` runs the safe step
+(``navproof.step``) instead of ORCA alone and adds its constraints: per edge the step-end
+half-plane (B4), the stop envelope (S3) and the stop from the step end (S1), the speed cap (V1)
+and the reachable disk (V2). Scenario: a JSON file or a built-in one::
 
     {"time_step": 0.25,
      "defaults": {"neighbor_dist": 15, "max_neighbors": 10, "time_horizon": 10,
                   "time_horizon_obst": 10, "radius": 1.5, "max_speed": 2},
      "agents": [{"position": [0, 0], "velocity": [0, 0], "pref_velocity": [1, 0]}, ...],
-     "obstacles": [[[x, y], [x, y], ...], ...]}
+     "obstacles": [[[x, y], [x, y], ...], ...],
+     "boundary": {"edges": [{"normal": [1, 0], "offset_m": 5, "velocity_mps": [0, 0]}, ...],
+                  "support_velocity_mps": [0, 0], "accel_mps2": 2.0, "vh_mps": 2.0}}
 
-Any agent key of the defaults may be given per agent.
+Any agent key of the defaults may be given per agent. Boundary edges ``dot(normal, x) <=
+offset_m`` (unit outward normal) hold for every agent; ``vh_mps`` defaults to each agent's max
+speed. ``-o FILE`` draws the picture (matplotlib, the ``navproof[plot]`` extra).
 """
 
 from __future__ import annotations
@@ -18,7 +27,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 BUILTIN: dict[str, dict[str, Any]] = {
     "crossing": {
@@ -51,6 +63,23 @@ BUILTIN: dict[str, dict[str, Any]] = {
         ],
         "obstacles": [],
     },
+    "corridor": {
+        "time_step": 0.1,
+        "defaults": {"radius": 0.4, "max_speed": 2.0, "time_horizon": 2.0},
+        "agents": [
+            {"position": [1.6, 0.0], "velocity": [1.2, 0.2], "pref_velocity": [2.0, 0.0]},
+            {"position": [0.6, -0.55], "velocity": [1.6, 0.0], "pref_velocity": [2.0, 0.0]},
+            {"position": [-0.5, 0.2], "velocity": [1.0, 0.0], "pref_velocity": [1.0, 0.0]},
+        ],
+        "obstacles": [],
+        "boundary": {
+            "edges": [{"normal": [0.0, 1.0], "offset_m": 0.6},
+                      {"normal": [0.0, -1.0], "offset_m": 1.0},
+                      {"normal": [1.0, 0.0], "offset_m": 2.0}],
+            "support_velocity_mps": [0.0, 0.0],
+            "accel_mps2": 4.0,
+        },
+    },
 }
 
 
@@ -60,9 +89,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--builtin", choices=sorted(BUILTIN), default="crossing",
                         help="built-in scenario when no file is given")
     parser.add_argument("--agent", type=int, default=0, help="agent to explain")
-    parser.add_argument("--steps", type=int, default=0, help="steps to run before explaining")
+    parser.add_argument("--step", "--steps", dest="steps", type=int, default=0, metavar="K",
+                        help="explain the solve of step K (K steps are run first; default 0)")
     parser.add_argument("--json", dest="json_out", metavar="FILE", help="write the record as JSON")
-    parser.add_argument("--svg", metavar="FILE", help="write the velocity-space picture as SVG")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="draw the step to FILE (.png, .svg or .pdf; needs navproof[plot])")
+    parser.add_argument("--svg", metavar="FILE", help="same as --output FILE.svg")
 
 
 def load_scenario(data: dict[str, Any]) -> Any:
@@ -99,9 +131,109 @@ def load_scenario(data: dict[str, Any]) -> Any:
     return crowd
 
 
+@dataclass(frozen=True)
+class Boundary:
+    """The safe step's world of a scenario: edges (N, K), support, caps (Claim: B1-B6, V1, V2)."""
+
+    edges: Any
+    support: Any
+    vh_mps: np.ndarray
+    accel_mps2: np.ndarray
+
+
+def _vector(field: str, value: Any) -> np.ndarray:
+    from navproof.core.errors import InvalidInput
+    from navproof.core.validation import check_valid_finite
+
+    arr = check_valid_finite(field, value)
+    if arr.shape != (2,):
+        raise InvalidInput(field, value, "must be a pair (x, y)")
+    return arr
+
+
+def load_boundary(data: dict[str, Any], crowd: Any) -> Boundary | None:
+    """The scenario's ``boundary`` for every agent of ``crowd``, or None (validated)."""
+    from navproof.boundary.edges import EdgeSet
+    from navproof.boundary.motion import Support
+    from navproof.core.errors import InvalidInput
+
+    raw = data.get("boundary")
+    if raw is None:
+        return None
+    allowed = {"edges", "support_velocity_mps", "accel_mps2", "vh_mps"}
+    if not isinstance(raw, dict) or set(raw) - allowed:
+        raise InvalidInput("boundary", raw, f"must be an object with keys among {sorted(allowed)}")
+    edges = raw.get("edges", [])
+    if not isinstance(edges, list):
+        raise InvalidInput("boundary.edges", edges, "must be a list")
+    n = crowd.num_agents
+    normal = np.zeros((n, len(edges), 2))
+    offset = np.zeros((n, len(edges)))
+    velocity = np.zeros((n, len(edges), 2))
+    for k, edge in enumerate(edges):
+        if not isinstance(edge, dict) or {"normal", "offset_m"} - set(edge) or set(edge) - {
+                "normal", "offset_m", "velocity_mps"}:
+            raise InvalidInput(f"boundary.edges[{k}]", edge,
+                               "must be an object with normal, offset_m and optional velocity_mps")
+        normal[:, k] = _vector(f"boundary.edges[{k}].normal", edge["normal"])
+        offset[:, k] = float(_vector(f"boundary.edges[{k}].offset_m", [edge["offset_m"], 0])[0])
+        velocity[:, k] = _vector(f"boundary.edges[{k}].velocity_mps",
+                                 edge.get("velocity_mps", [0.0, 0.0]))
+    try:
+        edge_set = EdgeSet.build(normal, offset, edge_velocity_mps=velocity)
+    except InvalidInput as exc:
+        raise InvalidInput(f"boundary.edges.{exc.field}", exc.value, exc.rule) from exc
+    carry = _vector("boundary.support_velocity_mps", raw.get("support_velocity_mps", [0, 0]))
+    accel = float(_vector("boundary.accel_mps2", [raw.get("accel_mps2", 2.0), 0.0])[0])
+    if not accel > 0.0:
+        raise InvalidInput("boundary.accel_mps2", accel, "must be > 0")
+    vh = raw.get("vh_mps")
+    vh_mps = crowd.max_speed.copy() if vh is None else np.full(
+        n, float(_vector("boundary.vh_mps", [vh, 0.0])[0]))
+    if np.any(vh_mps <= 0.0):
+        raise InvalidInput("boundary.vh_mps", vh, "must be > 0")
+    return Boundary(edge_set, Support.translating(np.broadcast_to(carry, (n, 2)).copy()), vh_mps,
+                    np.full(n, accel))
+
+
+def _safe_step(crowd: Any, boundary: Boundary) -> tuple[Any, Any]:
+    """Step input and result of the safe step on the crowd's snapshot."""
+    from navproof.step.inputs import step_input_from_crowd
+    from navproof.step.solve import solve_safe_step
+
+    inp = step_input_from_crowd(crowd, support=boundary.support, edges=boundary.edges,
+                                vh_mps=boundary.vh_mps, accel_mps2=boundary.accel_mps2)
+    return inp, solve_safe_step(inp)
+
+
+def _advance(crowd: Any, boundary: Boundary | None) -> None:
+    """One step: ORCA alone, or the safe step executed for its commit time (support carry
+    added back to the relative end velocity)."""
+    if boundary is None:
+        crowd.step()
+        return
+    inp, result = _safe_step(crowd, boundary)
+    carry = boundary.support.carry_mps(crowd.position)
+    world = result.velocity_mps + carry
+    crowd.velocity = world
+    crowd.position = crowd.position + world * result.commit_time_s[:, None]
+    crowd.global_time += crowd.time_step
+
+
+def explain_scene(crowd: Any, boundary: Boundary | None, agent: int) -> tuple[Any, Any]:
+    """The agent's ORCA record and the velocity scene of the crowd's current snapshot."""
+    from navproof.viz.scene import scene_from_record, scene_from_safe_step
+
+    record = crowd.compute_new_velocities().record(agent)
+    if boundary is None:
+        return record, scene_from_record(record.as_dict())
+    inp, result = _safe_step(crowd, boundary)
+    return record, scene_from_safe_step(inp, result, agent, record=record.as_dict())
+
+
 def ascii_picture(record: dict[str, Any], *, width: int = 41, height: int = 21) -> str:
     """Velocity plane of one agent as characters: feasible cells '.', max-speed circle 'o',
-    preferred 'P', selected 'V', origin '+'; the frame spans +-1.25 max speed."""
+    current 'C', preferred 'P', selected 'V', origin '+'; the frame spans +-1.25 max speed."""
     speed = max(record["max_speed_mps"], 1e-9)
     half = 1.25 * speed
     lines = [(ln["point"], ln["direction"]) for ln in record["lines"]]
@@ -124,80 +256,77 @@ def ascii_picture(record: dict[str, Any], *, width: int = 41, height: int = 21) 
             rows[r][c] = ch
 
     mark([0.0, 0.0], "+")
+    if record.get("current_velocity") is not None:
+        mark(record["current_velocity"], "C")
     mark(record["preferred_velocity"], "P")
     mark(record["selected_velocity"], "V")
     return "\n".join("".join(r) for r in rows)
 
 
-def svg_picture(record: dict[str, Any], *, size: int = 400) -> str:
-    """Velocity plane as SVG: circle, each line with a shaded forbidden side, P and V arrows."""
-    speed = max(record["max_speed_mps"], 1e-9)
-    half = 1.25 * speed
-    scale = size / (2.0 * half)
-
-    def xy(v: list[float]) -> tuple[float, float]:
-        return (v[0] + half) * scale, (half - v[1]) * scale
-
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}">',
-             f'<rect width="{size}" height="{size}" fill="white"/>']
-    for ln in record["lines"]:
-        p, d = ln["point"], ln["direction"]
-        a = xy([p[0] - 4 * half * d[0], p[1] - 4 * half * d[1]])
-        b = xy([p[0] + 4 * half * d[0], p[1] + 4 * half * d[1]])
-        # the forbidden side is to the right of the direction: shade a band there
-        q = xy([p[0] + 4 * half * d[0] + 4 * half * d[1], p[1] + 4 * half * d[1] - 4 * half * d[0]])
-        r = xy([p[0] - 4 * half * d[0] + 4 * half * d[1], p[1] - 4 * half * d[1] - 4 * half * d[0]])
-        colour = "red" if ln["conflicting"] else ("blue" if ln["active"] else "gray")
-        parts.append(f'<polygon points="{a[0]:.1f},{a[1]:.1f} {b[0]:.1f},{b[1]:.1f} '
-                     f'{q[0]:.1f},{q[1]:.1f} {r[0]:.1f},{r[1]:.1f}" fill="{colour}" '
-                     'fill-opacity="0.12"/>')
-        parts.append(f'<line x1="{a[0]:.1f}" y1="{a[1]:.1f}" x2="{b[0]:.1f}" y2="{b[1]:.1f}" '
-                     f'stroke="{colour}"><title>line {ln["index"]} ({ln["kind"]})</title></line>')
-    cx, cy = xy([0.0, 0.0])
-    parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{speed * scale:.1f}" fill="none" '
-                 'stroke="black"/>')
-    for key, colour in (("preferred_velocity", "green"), ("selected_velocity", "black")):
-        x, y = xy(record[key])
-        parts.append(f'<line x1="{cx:.1f}" y1="{cy:.1f}" x2="{x:.1f}" y2="{y:.1f}" '
-                     f'stroke="{colour}" stroke-width="2"><title>{key}</title></line>')
-    parts.append(f'<text x="5" y="15" font-size="12">agent {record["agent"]}: '
-                 f'{record["label"]}</text></svg>')
-    return "\n".join(parts)
-
-
 def run(args: argparse.Namespace) -> int:
-    """Print the agent's velocity space; 0 ok, 3 bad input (file, JSON, values, agent index)."""
+    """Print the agent's step; 0 ok, 3 bad input (file, JSON, values, agent index, output)."""
     import sys
 
+    from navproof.cli.output import check_valid_output_path
     from navproof.core.errors import InvalidInput, ObligationViolation
+    from navproof.viz.backend import PlotUnavailable, check_valid_image_path
 
+    outputs = [p for p in (args.output, args.svg) if p]
     try:
+        check_valid_output_path("--json", args.json_out)
+        check_valid_output_path("--svg", args.svg)
+        if args.svg and not args.svg.lower().endswith(".svg"):
+            raise InvalidInput("--svg", args.svg, "must end in .svg")
+        for path in outputs:
+            check_valid_image_path(path, field="--output")
         if args.scenario:
             with open(args.scenario, encoding="utf-8") as fh:
                 data = json.load(fh)
         else:
             data = BUILTIN[args.builtin]
         crowd = load_scenario(data)
+        boundary = load_boundary(data, crowd)
         if args.steps < 0:
-            raise InvalidInput("--steps", args.steps, "must be >= 0")
+            raise InvalidInput("--step", args.steps, "must be >= 0")
         for _ in range(args.steps):
-            crowd.step()
-        diag = crowd.compute_new_velocities()
-        record = diag.record(args.agent).as_dict()
+            _advance(crowd, boundary)
+        record, scene = explain_scene(crowd, boundary, args.agent)
     except (OSError, json.JSONDecodeError, InvalidInput, IndexError, TypeError) as exc:
         print(f"navproof explain: bad input: {exc}", file=sys.stderr)
         return 3
     except ObligationViolation as exc:
         print(f"navproof explain: {exc}", file=sys.stderr)
         return 1
-    print(str(diag.record(args.agent)))
-    print(ascii_picture(record))
-    print("legend: '.' feasible velocities, 'o' max-speed circle, 'P' preferred, 'V' selected, "
-          "'+' zero; each line permits the LEFT of its direction")
-    if args.json_out:
-        with open(args.json_out, "w", encoding="utf-8") as fh:
-            json.dump(record, fh, indent=2)
-    if args.svg:
-        with open(args.svg, "w", encoding="utf-8") as fh:
-            fh.write(svg_picture(record))
+    data_out = record.as_dict()
+    print(str(record))
+    print(ascii_picture(data_out))
+    print("legend: '.' feasible velocities, 'o' max-speed circle, 'C' current, 'P' preferred, "
+          "'V' selected, '+' zero; each line permits the LEFT of its direction")
+    if boundary is not None:
+        print(f"safe step ({scene.frame}): {scene.label}")
+        for h in scene.halfplanes:
+            print(f"  {h.label:<28} normal ({h.normal[0]:+.3f}, {h.normal[1]:+.3f}) "
+                  f"offset {h.offset_mps:+.4f} m/s  margin {h.margin_mps:+.4g} m/s")
+        for d in scene.disks:
+            print(f"  {d.label:<28} margin {d.margin_mps:+.4g} m/s")
+        for note in scene.notes:
+            print(f"  {note}")
+    print(f"verdict: {scene.verdict()}")
+    try:
+        if args.json_out:
+            with open(args.json_out, "w", encoding="utf-8") as fh:
+                json.dump({**data_out, "velocity_space": scene.as_dict()}, fh, indent=2)
+        if outputs:
+            from navproof.viz.velocity_space import draw_velocity_space
+
+            for path in outputs:
+                drawn = draw_velocity_space(scene, path)
+                print(f"picture: {drawn.path} ({drawn.halfplanes} half-planes, {drawn.disks} "
+                      f"disks, {drawn.neighbours} neighbours)")
+    except PlotUnavailable as exc:
+        print(f"navproof explain: {exc}", file=sys.stderr)
+        return 3
+    except OSError as exc:
+        print(f"navproof explain: cannot write output: {exc}", file=sys.stderr)
+        return 3
     return 0

@@ -1,6 +1,11 @@
 """``navproof prove``: discharge every claim obligation over a profile's parameter ranges.
 
-``navproof prove [--profile FILE] [--claims ID,...] [--json FILE] [-j N] [--timeout S]``
+``navproof prove [--profile FILE] [--claims ID,...] [--json FILE] [-j N] [--rlimit N]
+[--timeout S]``
+
+Budgets are deterministic: each z3 query gets the resource limit ``--rlimit`` (default: the
+profile's ``[proof_budgets] z3_rlimit``). Wall-clock time is reported; ``--timeout`` is an
+optional safety stop, off by default.
 
 Prints one progress line per obligation to stderr as it finishes, then the table and a summary to
 stdout; ``--json`` also writes the ``navproof.prove/1`` record (see ``navproof.proofs.report``).
@@ -16,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+from navproof.cli import ci_report
 from navproof.proofs import report
 from navproof.proofs.engine import DEFAULT_TIMEOUT_S, Result, run_obligations
 from navproof.proofs.obligations import OBLIGATION_IDS, claim_of, obligations_for
@@ -42,6 +48,17 @@ def check_valid_jobs(text: str) -> int:
     return jobs
 
 
+def check_valid_rlimit(text: str) -> int:
+    """argparse type of ``--rlimit``: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be >= 1")
+    return value
+
+
 def check_valid_timeout(text: str) -> float:
     """argparse type of ``--timeout``: seconds, a finite number > 0."""
     try:
@@ -59,6 +76,10 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         "--claims", metavar="ID,...", help="only these claim (or obligation) IDs, comma-separated"
     )
     parser.add_argument("--json", metavar="FILE", type=Path, help="also write a JSON record")
+    parser.add_argument("--junit", metavar="FILE", type=Path,
+                        help="also write a JUnit XML report (one test case per obligation)")
+    parser.add_argument("--markdown", metavar="FILE", type=Path,
+                        help="also write a Markdown report (a table for a pull-request comment)")
     parser.add_argument(
         "-j",
         "--jobs",
@@ -72,7 +93,27 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         type=check_valid_timeout,
         default=DEFAULT_TIMEOUT_S,
         metavar="S",
-        help=f"per-obligation time budget in seconds (default {DEFAULT_TIMEOUT_S:g})",
+        help="optional wall-clock stop per obligation in seconds (default: none; the resource "
+        "limit decides)",
+    )
+    parser.add_argument(
+        "--cross-check",
+        action="store_true",
+        help="have cvc5 re-decide every query z3 decided; disagreement or unknown fails",
+    )
+    parser.add_argument(
+        "--cvc5-rlimit",
+        type=check_valid_rlimit,
+        default=None,
+        metavar="N",
+        help="cvc5 resource limit per query (default: the profile's cvc5_resource_limit)",
+    )
+    parser.add_argument(
+        "--rlimit",
+        type=check_valid_rlimit,
+        default=None,
+        metavar="N",
+        help="z3 resource limit per query (default: the profile's [proof_budgets] z3_rlimit)",
     )
     parser.add_argument(
         "--generated-module",
@@ -132,7 +173,9 @@ def prove(
     ids: list[str],
     *,
     jobs: int,
-    timeout_s: float,
+    timeout_s: float | None,
+    rlimit: int | None = None,
+    cross_check_limit: int | None = None,
     label: str = "",
 ) -> tuple[list[Result], float]:
     """Run the obligations with stderr progress; returns results and wall time."""
@@ -145,7 +188,15 @@ def prove(
         print(label + report.progress_line(result, done, total), file=sys.stderr, flush=True)
 
     started = time.monotonic()
-    results = run_obligations(ids, profile, jobs=jobs, timeout_s=timeout_s, on_result=progress)
+    results = run_obligations(
+        ids,
+        profile,
+        jobs=jobs,
+        timeout_s=timeout_s,
+        rlimit=rlimit,
+        cross_check_limit=cross_check_limit,
+        on_result=progress,
+    )
     return results, time.monotonic() - started
 
 
@@ -163,17 +214,42 @@ def run(args: argparse.Namespace) -> int:
     fresh = freshness(args.generated_module)
     if not fresh.fresh:
         print(f"navproof prove: STALE generated formulas: {fresh.reason}", file=sys.stderr)
+    rlimit = args.rlimit if args.rlimit is not None else profile.budgets.z3_rlimit
+    stop = "none" if args.timeout is None else f"{args.timeout:g} s"
     print(
         f"profile {profile.name} ({profile.source}); {len(ids)} obligations, -j {args.jobs}, "
-        f"timeout {args.timeout:g} s",
+        f"z3 rlimit {rlimit} per query, wall-clock stop {stop}",
         file=sys.stderr,
     )
-    results, wall = prove(profile, ids, jobs=args.jobs, timeout_s=args.timeout)
+    cross = None
+    if getattr(args, "cross_check", False):
+        from navproof.proofs import cross_check
+
+        if not cross_check.available():
+            print("navproof prove: --cross-check needs the cvc5 package", file=sys.stderr)
+            return report.EXIT_BAD_INPUT
+        cross = args.cvc5_rlimit or profile.budgets.cvc5_resource_limit
+        print(f"cross-check: cvc5, resource limit {cross} per query", file=sys.stderr)
+    results, wall = prove(
+        profile,
+        ids,
+        jobs=args.jobs,
+        timeout_s=args.timeout,
+        rlimit=rlimit,
+        cross_check_limit=cross,
+    )
     print(f"navproof prove — profile {profile.name} ({profile.source})")
     print(report.table(results))
     print(report.summary_line(results, wall, fresh))
     data = report.to_json(
-        profile, results, fresh, jobs=args.jobs, timeout_s=args.timeout, wall_seconds=wall
+        profile,
+        results,
+        fresh,
+        jobs=args.jobs,
+        timeout_s=args.timeout,
+        wall_seconds=wall,
+        rlimit=rlimit,
+        cross_check_limit=cross,
     )
     if args.json is not None:
         try:
@@ -181,6 +257,11 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"navproof prove: cannot write --json {args.json}: {exc}", file=sys.stderr)
             return report.EXIT_BAD_INPUT
+    try:
+        ci_report.write_reports(data, junit=args.junit, markdown=args.markdown)
+    except OSError as exc:
+        print(f"navproof prove: cannot write a report: {exc}", file=sys.stderr)
+        return report.EXIT_BAD_INPUT
     claims = sorted({claim_of(r.id) for r in results})
     print(f"claims covered: {', '.join(claims)}", file=sys.stderr)
     return int(data["exit_code"])

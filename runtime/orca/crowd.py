@@ -21,7 +21,18 @@ import numpy as np
 from navproof.core.errors import InvalidInput, assertions_enabled
 from navproof.core.parallel import run_pieces
 from navproof.core.tolerances import ACTIVE_TOL_MPS
-from navproof.core.validation import check_valid_finite
+from navproof.core.validation import (
+    MAX_DURATION_S,
+    MAX_LENGTH_M,
+    MAX_NEIGHBORS,
+    MAX_SPEED_MPS,
+    MIN_DURATION_S,
+    MIN_NEIGHBOR_DIST_M,
+    check_valid_finite,
+    check_valid_integer,
+    check_valid_range,
+    check_valid_vector,
+)
 from navproof.orca.lines import agent_lines, obstacle_lines
 from navproof.orca.neighbors import AgentGrid, build_grid, query_into
 from navproof.orca.obstacles import ObstacleSet
@@ -51,14 +62,69 @@ class AgentDefaults:
     velocity: tuple[float, float] = (0.0, 0.0)
 
 
-def _check_bound(name: str, arr: np.ndarray, *, positive: bool) -> None:
-    bad = (arr <= 0.0) if positive else (arr < 0.0)
-    if np.any(bad):
-        rule = "must be > 0" if positive else "must be >= 0"
-        if arr.ndim:
-            i = int(np.flatnonzero(bad.ravel())[0])
-            raise InvalidInput(f"{name}[{i}]", float(arr.ravel()[i]), rule)
-        raise InvalidInput(name, float(arr), rule)
+@dataclass(frozen=True)
+class SolveSnapshot:
+    """The state one solve read (seed 002: 邻居范围, 相对位置与相对速度, 时间窗, 快照时点).
+
+    Copies of the crowd's per-agent arrays at the snapshot: ``position_m`` and ``velocity_mps``
+    (N, 2) (the current velocity the ORCA lines were built from), ``radius_m``,
+    ``neighbor_dist_m``, ``time_horizon_s``, ``time_horizon_obst_s`` (N,), the step
+    ``time_step_s``, the agent neighbours ``agent_neighbor_idx`` (N, k) in line order (-1
+    padded) and the obstacle edges near each agent as segments ``obstacle_edge_m`` (N, m, 2, 2)
+    with ``obstacle_edge_valid`` (N, m). Claim: O4.
+    """
+
+    position_m: np.ndarray
+    velocity_mps: np.ndarray
+    radius_m: np.ndarray
+    neighbor_dist_m: np.ndarray
+    time_horizon_s: np.ndarray
+    time_horizon_obst_s: np.ndarray
+    time_step_s: float
+    agent_neighbor_idx: np.ndarray
+    obstacle_edge_m: np.ndarray
+    obstacle_edge_valid: np.ndarray
+
+    def neighbors(self, agent: int) -> list[dict[str, Any]]:
+        """The agent's neighbours in line order: index, relative position (m) and relative
+        velocity (m/s) of the neighbour as seen from the agent, radius and distance."""
+        out = []
+        for slot, j in enumerate(self.agent_neighbor_idx[agent].tolist()):
+            if j < 0:
+                continue
+            rel_p = self.position_m[j] - self.position_m[agent]
+            rel_v = self.velocity_mps[j] - self.velocity_mps[agent]
+            out.append({
+                "slot": slot,
+                "agent": int(j),
+                "relative_position_m": [float(x) for x in rel_p],
+                "relative_velocity_mps": [float(x) for x in rel_v],
+                "radius_m": float(self.radius_m[j]),
+                "distance_m": float(np.hypot(*rel_p)),
+            })
+        return out
+
+    def obstacle_edges(self, agent: int) -> list[list[list[float]]]:
+        """Nearby obstacle edges as segments [[x1, y1], [x2, y2]] relative to the agent (m)."""
+        rows = self.obstacle_edge_m[agent][self.obstacle_edge_valid[agent]]
+        rel = rows - self.position_m[agent]
+        return [[[float(x) for x in a], [float(x) for x in b]] for a, b in rel]
+
+
+def snapshot_of(crowd: Crowd, agent_neighbor_idx: np.ndarray,
+                obstacle_neighbor_idx: np.ndarray) -> SolveSnapshot:
+    """The snapshot a solve of ``crowd`` reads, with its neighbour indices (copied)."""
+    obst = crowd.obstacles
+    valid = obstacle_neighbor_idx >= 0
+    edge = np.zeros(obstacle_neighbor_idx.shape + (2, 2))
+    if valid.any():
+        first = obstacle_neighbor_idx[valid]
+        edge[valid, 0] = obst.point[first]
+        edge[valid, 1] = obst.point[obst.next[first]]
+    return SolveSnapshot(
+        crowd.position.copy(), crowd.velocity.copy(), crowd.radius.copy(),
+        crowd.neighbor_dist.copy(), crowd.time_horizon.copy(), crowd.time_horizon_obst.copy(),
+        float(crowd.time_step), agent_neighbor_idx.copy(), edge, valid)
 
 
 @dataclass(frozen=True)
@@ -79,6 +145,15 @@ class AgentRecord:
     zero_velocity_feasible: bool
     max_violation_mps: float
     lines: list[dict[str, Any]] = field(default_factory=list)
+    current_velocity: tuple[float, float] | None = None
+    position_m: tuple[float, float] | None = None
+    radius_m: float | None = None
+    neighbor_dist_m: float | None = None
+    time_horizon_s: float | None = None
+    time_horizon_obst_s: float | None = None
+    time_step_s: float | None = None
+    neighbors: list[dict[str, Any]] = field(default_factory=list)
+    obstacle_edges: list[list[list[float]]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """Plain-JSON form of the record."""
@@ -97,13 +172,26 @@ class AgentRecord:
             "zero_velocity_feasible": self.zero_velocity_feasible,
             "max_violation_mps": self.max_violation_mps,
             "lines": self.lines,
+            "current_velocity": (None if self.current_velocity is None
+                                 else list(self.current_velocity)),
+            "position_m": None if self.position_m is None else list(self.position_m),
+            "radius_m": self.radius_m,
+            "neighbor_dist_m": self.neighbor_dist_m,
+            "time_horizon_s": self.time_horizon_s,
+            "time_horizon_obst_s": self.time_horizon_obst_s,
+            "time_step_s": self.time_step_s,
+            "neighbors": self.neighbors,
+            "obstacle_edges": self.obstacle_edges,
         }
 
     def __str__(self) -> str:
         px, py = self.preferred_velocity
         sx, sy = self.selected_velocity
-        rows = [
-            f"agent {self.agent} at t = {self.snapshot_time_s:.3f} s: {self.label}",
+        rows = [f"agent {self.agent} at t = {self.snapshot_time_s:.3f} s: {self.label}"]
+        if self.current_velocity is not None:
+            cx, cy = self.current_velocity
+            rows.append(f"  current velocity    ({cx:+.4f}, {cy:+.4f}) m/s")
+        rows += [
             f"  preferred velocity  ({px:+.4f}, {py:+.4f}) m/s",
             f"  selected velocity   ({sx:+.4f}, {sy:+.4f}) m/s   max speed {self.max_speed_mps:g}",
             f"  constraints {self.constraint_count} ({self.obstacle_constraint_count} obstacle)"
@@ -111,9 +199,20 @@ class AgentRecord:
             f"  zero velocity feasible: {self.zero_velocity_feasible}"
             f"   largest violation {self.max_violation_mps:.3g} m/s",
         ]
-        for line in self.lines:
+        if self.time_horizon_s is not None:
             rows.append(
-                f"  [{line['index']}] {line['kind']:<8} point ({line['point'][0]:+.4f}, "
+                f"  neighbour range {self.neighbor_dist_m:g} m, time horizon "
+                f"{self.time_horizon_s:g} s (obstacles {self.time_horizon_obst_s:g} s), "
+                f"step {self.time_step_s:g} s, radius {self.radius_m:g} m")
+        for nb in self.neighbors:
+            (rx, ry), (wx, wy) = nb["relative_position_m"], nb["relative_velocity_mps"]
+            rows.append(
+                f"  neighbour {nb['agent']:<4} at ({rx:+.3f}, {ry:+.3f}) m, relative velocity "
+                f"({wx:+.3f}, {wy:+.3f}) m/s, radius {nb['radius_m']:g} m")
+        for line in self.lines:
+            source = f" {line['source']}" if line.get("source") else ""
+            rows.append(
+                f"  [{line['index']}] {line['kind']:<8}{source} point ({line['point'][0]:+.4f}, "
                 f"{line['point'][1]:+.4f}) dir ({line['direction'][0]:+.4f}, "
                 f"{line['direction'][1]:+.4f}) violation {line['violation']:+.3g}")
         return "\n".join(rows)
@@ -142,6 +241,7 @@ class StepDiagnostics:
     num_hard: np.ndarray
     feasible: np.ndarray
     fail_line: np.ndarray
+    snapshot: SolveSnapshot | None = None
 
     @cached_property
     def _violation(self) -> np.ndarray:
@@ -195,11 +295,18 @@ class StepDiagnostics:
             raise IndexError(f"agent = {agent!r}: no such agent (0 <= agent < {n})")
         viol = line_violation(self.selected[agent:agent + 1], self.line_point[agent:agent + 1],
                               self.line_dir[agent:agent + 1], self.valid[agent:agent + 1])[0]
+        snap = self.snapshot
         lines = []
         for j in np.flatnonzero(self.valid[agent]):
+            hard = j < self.num_hard[agent]
+            source = None
+            if snap is not None and not hard:
+                neighbour = int(snap.agent_neighbor_idx[agent, j - self.num_hard[agent]])
+                source = f"agent {neighbour}"
             lines.append({
                 "index": int(j),
-                "kind": "obstacle" if j < self.num_hard[agent] else "agent",
+                "kind": "obstacle" if hard else "agent",
+                "source": source,
                 "point": [float(x) for x in self.line_point[agent, j]],
                 "direction": [float(x) for x in self.line_dir[agent, j]],
                 "violation": float(viol[j]),
@@ -222,10 +329,65 @@ class StepDiagnostics:
             zero_velocity_feasible=bool(self.zero_velocity_feasible[agent]),
             max_violation_mps=float(self.max_violation[agent]),
             lines=lines,
+            **({} if snap is None else _snapshot_items(snap, agent)),
         )
 
 
+def _snapshot_items(snap: SolveSnapshot, agent: int) -> dict[str, Any]:
+    """The record items of one agent read from the solve's snapshot."""
+    return {
+        "current_velocity": (float(snap.velocity_mps[agent, 0]),
+                             float(snap.velocity_mps[agent, 1])),
+        "position_m": (float(snap.position_m[agent, 0]), float(snap.position_m[agent, 1])),
+        "radius_m": float(snap.radius_m[agent]),
+        "neighbor_dist_m": float(snap.neighbor_dist_m[agent]),
+        "time_horizon_s": float(snap.time_horizon_s[agent]),
+        "time_horizon_obst_s": float(snap.time_horizon_obst_s[agent]),
+        "time_step_s": snap.time_step_s,
+        "neighbors": snap.neighbors(agent),
+        "obstacle_edges": snap.obstacle_edges(agent),
+    }
+
+
 _FLOAT_FIELDS = ("radius", "max_speed", "neighbor_dist", "time_horizon", "time_horizon_obst")
+
+# (low, high, low excluded, unit) of each per-agent number; see navproof.core.validation
+_SCALAR_RULES: dict[str, tuple[float, float, bool, str]] = {
+    "radius": (0.0, MAX_LENGTH_M, False, "m"),
+    "max_speed": (0.0, MAX_SPEED_MPS, False, "m/s"),
+    "neighbor_dist": (0.0, MAX_LENGTH_M, False, "m"),
+    "time_horizon": (MIN_DURATION_S, MAX_DURATION_S, False, "s"),
+    "time_horizon_obst": (MIN_DURATION_S, MAX_DURATION_S, False, "s"),
+}
+_VECTOR_BOUNDS: dict[str, tuple[float, str]] = {
+    "position": (MAX_LENGTH_M, "m"),
+    "velocity": (MAX_SPEED_MPS, "m/s"),
+    "pref_velocity": (MAX_SPEED_MPS, "m/s"),
+}
+
+
+def _check_valid_agent_scalar(name: str, value: Any) -> np.ndarray:
+    """A per-agent number (or array of them) within its rule, as float64 (ints for
+    ``max_neighbors``); a neighbour distance is 0 (no neighbours) or at least
+    ``MIN_NEIGHBOR_DIST_M``."""
+    if name == "max_neighbors":
+        return check_valid_integer(name, value, low=0, high=MAX_NEIGHBORS)
+    low, high, low_open, unit = _SCALAR_RULES[name]
+    arr = check_valid_range(name, value, low=low, high=high, low_open=low_open, unit=unit)
+    if name == "neighbor_dist":
+        tiny = (arr > 0.0) & (arr < MIN_NEIGHBOR_DIST_M)
+        if tiny.any():
+            idx = tuple(int(i) for i in np.argwhere(tiny)[0])
+            label = f"{name}[{', '.join(map(str, idx))}]" if idx else name
+            raise InvalidInput(label, float(arr[idx]),
+                               f"must be 0 (no neighbours) or >= {MIN_NEIGHBOR_DIST_M:g} m")
+    return arr
+
+
+def _check_valid_agent_vectors(name: str, value: Any) -> np.ndarray:
+    """Positions or velocities (..., 2) with every component within its working bound."""
+    bound, unit = _VECTOR_BOUNDS[name]
+    return check_valid_range(name, value, low=-bound, high=bound, unit=unit)
 
 
 class Crowd:
@@ -270,9 +432,8 @@ class Crowd:
     # ----------------------------------------------------------------- validation helpers
     @staticmethod
     def _valid_time_step(time_step: float) -> float:
-        value = float(check_valid_finite("time_step", time_step))
-        _check_bound("time_step", np.asarray(value), positive=True)
-        return value
+        return float(check_valid_range("time_step", time_step, low=MIN_DURATION_S,
+                                       high=MAX_DURATION_S, unit="s"))
 
     @property
     def num_agents(self) -> int:
@@ -306,39 +467,33 @@ class Crowd:
         pos = check_valid_finite("position", position)
         if pos.ndim != 2 or pos.shape[1] != 2:
             raise InvalidInput("position", position, "must have shape (M, 2)")
+        pos = _check_valid_agent_vectors("position", pos)
         m = pos.shape[0]
         d = self.defaults
 
         def vec(name: str, value: Any, default: tuple[float, float]) -> np.ndarray:
-            arr = check_valid_finite(name, default if value is None else value)
+            arr = _check_valid_agent_vectors(name, default if value is None else value)
             try:
                 return np.broadcast_to(arr, (m, 2)).astype(np.float64)
             except ValueError as exc:
                 raise InvalidInput(name, value, f"must broadcast to shape ({m}, 2)") from exc
 
-        def col(name: str, value: Any, default: float, positive: bool) -> np.ndarray:
+        def col(name: str, value: Any, default: float) -> np.ndarray:
             arr = check_valid_finite(name, default if value is None else value)
             try:
-                arr = np.broadcast_to(arr, (m,)).astype(np.float64)
+                arr = np.broadcast_to(arr, (m,)).copy()
             except ValueError as exc:
                 raise InvalidInput(name, value, f"must broadcast to shape ({m},)") from exc
-            _check_bound(name, arr, positive=positive)
-            return arr
+            return _check_valid_agent_scalar(name, arr)
 
         vel = vec("velocity", velocity, d.velocity)
         pref = vec("pref_velocity", pref_velocity, (0.0, 0.0))
-        rad = col("radius", radius, d.radius, False)
-        speed = col("max_speed", max_speed, d.max_speed, False)
-        ndist = col("neighbor_dist", neighbor_dist, d.neighbor_dist, False)
-        th = col("time_horizon", time_horizon, d.time_horizon, True)
-        tho = col("time_horizon_obst", time_horizon_obst, d.time_horizon_obst, True)
-        mn_raw = check_valid_finite("max_neighbors", d.max_neighbors if max_neighbors is None
-                               else max_neighbors)
-        mn = np.broadcast_to(mn_raw, (m,))
-        if np.any(mn != np.floor(mn)):
-            i = int(np.flatnonzero(mn != np.floor(mn))[0])
-            raise InvalidInput(f"max_neighbors[{i}]", float(mn[i]), "must be an integer")
-        _check_bound("max_neighbors", mn, positive=False)
+        rad = col("radius", radius, d.radius)
+        speed = col("max_speed", max_speed, d.max_speed)
+        ndist = col("neighbor_dist", neighbor_dist, d.neighbor_dist)
+        th = col("time_horizon", time_horizon, d.time_horizon)
+        tho = col("time_horizon_obst", time_horizon_obst, d.time_horizon_obst)
+        mn = col("max_neighbors", max_neighbors, d.max_neighbors)
         first = self.num_agents
         self.position = np.concatenate([self.position, pos])
         self.velocity = np.concatenate([self.velocity, vel])
@@ -354,9 +509,7 @@ class Crowd:
 
     def add_agent(self, position: Any, **params: Any) -> int:
         """Add one agent at ``position (x, y)``; keyword parameters as :meth:`add_agents`."""
-        pos = check_valid_finite("position", position)
-        if pos.shape != (2,):
-            raise InvalidInput("position", position, "must be a pair (x, y)")
+        pos = check_valid_vector("position", position, max_abs=MAX_LENGTH_M, unit="m")
         wrapped = {k: (np.asarray(v)[None] if k in ("velocity", "pref_velocity") and v is not None
                        else v) for k, v in params.items()}
         return int(self.add_agents(pos[None], **wrapped)[0])
@@ -374,9 +527,8 @@ class Crowd:
         if name not in ("position", "velocity", "pref_velocity"):
             raise InvalidInput("name", name, "must be position, velocity or pref_velocity")
         i = self._check_index(agent)
-        arr = check_valid_finite(name, value)
-        if arr.shape != (2,):
-            raise InvalidInput(name, value, "must be a pair (x, y)")
+        bound, unit = _VECTOR_BOUNDS[name]
+        arr = check_valid_vector(name, value, max_abs=bound, unit=unit)
         getattr(self, name)[i] = arr
 
     def set_agent_scalar(self, name: str, agent: int, value: Any) -> None:
@@ -387,10 +539,8 @@ class Crowd:
         arr = check_valid_finite(name, value)
         if arr.shape != ():
             raise InvalidInput(name, value, "must be a scalar")
-        _check_bound(name, arr, positive=name in ("time_horizon", "time_horizon_obst"))
+        arr = _check_valid_agent_scalar(name, arr)
         if name == "max_neighbors":
-            if float(arr) != int(arr):
-                raise InvalidInput(name, float(arr), "must be an integer")
             self.max_neighbors[i] = int(arr)
         else:
             getattr(self, name)[i] = float(arr)
@@ -398,7 +548,7 @@ class Crowd:
     def set_pref_velocities(self, pref_velocity: Any) -> None:
         """Set every agent's preferred velocity at once, ``(N, 2)`` m/s."""
         arr = check_valid_finite("pref_velocity", pref_velocity, shape=(self.num_agents, 2))
-        self.pref_velocity = arr.copy()
+        self.pref_velocity = _check_valid_agent_vectors("pref_velocity", arr).copy()
 
     def set_time_step(self, time_step: float) -> None:
         """Change the time step (s, > 0)."""
@@ -502,7 +652,9 @@ class Crowd:
                      ) -> tuple[np.ndarray, Any, Any]:
         obst_idx = self._obstacle_neighbors(rows, grid)
         lines = self._lines_for(rows, nb, obst_idx)
-        result = solve_closest(self.pref_velocity[rows], self.max_speed[rows], *lines)
+        threads = self.workers if rows.size >= PARALLEL_MIN_AGENTS else 1
+        result = solve_closest(self.pref_velocity[rows], self.max_speed[rows], *lines,
+                               threads=threads)
         return obst_idx, lines, result
 
     def compute_new_velocities(self) -> StepDiagnostics:
@@ -550,7 +702,8 @@ class Crowd:
         self.agent_neighbor_idx = nb_idx
         self.obstacle_neighbor_idx = obst_idx
         diag = build_diagnostics(self.global_time, self.pref_velocity, velocity, self.max_speed,
-                                 point, direction, valid, num_hard, feasible, fail_line)
+                                 point, direction, valid, num_hard, feasible, fail_line,
+                                 snapshot=snapshot_of(self, nb_idx, obst_idx))
         if self.assertions:
             from navproof.orca.monitor import check_solve
 
@@ -578,8 +731,10 @@ def _available_cpus() -> int:
 def build_diagnostics(snapshot_time_s: float, preferred: np.ndarray, selected: np.ndarray,
                       max_speed: np.ndarray, point: np.ndarray, direction: np.ndarray,
                       valid: np.ndarray, num_hard: np.ndarray, feasible: np.ndarray,
-                      fail_line: np.ndarray) -> StepDiagnostics:
-    """Diagnostics of one solve (see :class:`StepDiagnostics`). Claim: O4."""
+                      fail_line: np.ndarray, *, snapshot: SolveSnapshot | None = None
+                      ) -> StepDiagnostics:
+    """Diagnostics of one solve (see :class:`StepDiagnostics`); ``snapshot`` the state it read
+    (current velocities, neighbours, horizons). Claim: O4."""
     return StepDiagnostics(
         snapshot_time_s=float(snapshot_time_s),
         preferred=preferred.copy(),
@@ -591,4 +746,5 @@ def build_diagnostics(snapshot_time_s: float, preferred: np.ndarray, selected: n
         num_hard=num_hard,
         feasible=feasible,
         fail_line=fail_line,
+        snapshot=snapshot,
     )

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from navproof.boundary.model import EdgeSet, Support, take_edges, take_support
+from navproof.boundary.edges import EdgeSet, take_edges
+from navproof.boundary.motion import Support, take_support
 from navproof.core.errors import InvalidInput
 from navproof.core.validation import check_valid_finite
 from navproof.step.inputs import StepInput

@@ -13,9 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.boundary.model import check_valid_step, dot2
 from navproof.core.bisection import bisect
 from navproof.core.tolerances import EPS
+from navproof.core.validation import check_valid_step
+from navproof.core.vec2 import dot2
 
 
 def _cubic(c3: np.ndarray, c2: np.ndarray, c1: np.ndarray, c0: np.ndarray,

@@ -38,9 +38,10 @@ def test_pq_handoff_timeline_is_unchanged(tmp_path):
     result = _navproof("simulate", "pq-handoff", "--db", str(tmp_path / "pq.db"), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     # The record's path is the only machine-specific line.
-    text = "\n".join(
-        line for line in result.stdout.splitlines() if not line.startswith("record ")
-    ) + "\n"
+    text = (
+        "\n".join(line for line in result.stdout.splitlines() if not line.startswith("record "))
+        + "\n"
+    )
     _check_golden("simulate_pq_handoff.txt", text)
 
 

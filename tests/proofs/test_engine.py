@@ -1,5 +1,6 @@
-"""The proof engine: vacuity, unknown and timeouts are failures, replays gate refutations,
-parallel runs agree with in-process runs."""
+"""The proof engine: vacuity, undefinedness, unknown and exhausted budgets are failures, replays
+gate refutations, parallel runs agree with in-process runs. Budgets are resource limits (rlimit):
+no test here depends on the clock except the wall-clock safety stop's own test."""
 
 import pytest
 import z3
@@ -56,15 +57,95 @@ def test_an_undecided_query_is_unknown_and_exit_2(monkeypatch):
     # A solver that never decides anything (the "skip" tactic) stands in for a hard query.
     monkeypatch.setattr(engine, "STRATEGIES", (("skip", lambda: z3.Tactic("skip").solver()),))
     x = z3.Real("x_engine")
-    result = engine.check_obligation(_obligation(conclusion=x * x * x <= 2), timeout_s=5)
+    result = engine.check_obligation(_obligation(conclusion=x * x * x <= 2))
     assert result.status == engine.UNKNOWN and not result.ok
     assert "undecided" in result.message
     assert report.exit_code([result]) == report.EXIT_UNKNOWN
 
 
-def test_a_tiny_timeout_is_unknown_never_proved(profile):
-    result = engine.run_one("S5", profile, timeout_s=0.001)
+def test_a_tiny_resource_limit_is_unknown_never_proved(profile):
+    result = engine.run_one("S5", profile, rlimit=1)
     assert result.status == engine.UNKNOWN and not result.ok
+    assert result.rlimit == 1
+
+
+def test_the_same_budget_gives_the_same_answer_and_the_same_statement(profile):
+    first = engine.run_one("B4", profile)
+    second = engine.run_one("B4", profile)
+    assert first.status == second.status == PROVED
+    assert first.rlimit == profile.budgets.z3_rlimit
+    # z3's work varies with its process-wide state, but never the answer within the budget.
+    assert first.resources_used > 0 and second.resources_used > 0
+    assert first.fingerprint == second.fingerprint
+
+
+def test_an_undefined_sqrt_in_the_conclusion_is_a_failure_not_a_smaller_domain():
+    # "s >= 1" with sqrt(s - 1) in it must not be proved over s in [0, 10] by assuming s >= 1.
+    import sympy
+
+    from navproof.proofs.to_z3 import Translator
+
+    s = z3.Real("s_engine")
+    tr = Translator(env={"s": s})
+    root = tr.term(sympy.sqrt(sympy.Symbol("s", real=True) - 1))
+    ob = _obligation(
+        hypotheses=[s >= 0, s <= 10, *tr.side],
+        guarded_hypotheses=[s >= 0, s <= 10, *tr.definitions],
+        domain=list(tr.domain),
+        conclusion=z3.And(s >= 1, root >= 0),
+        shown={"s": s},
+    )
+    result = engine.check_obligation(ob)
+    assert result.status == engine.UNDEFINED and not result.ok
+    assert result.definedness["counterexample"]["s"]["float"] < 1
+    assert report.exit_code([result]) == report.EXIT_FAILED
+    # With the domain in the premise the same statement is proved, definedness included.
+    ob.premise.append(s >= 1)
+    proved = engine.check_obligation(ob)
+    assert proved.status == PROVED and proved.ok
+    assert proved.definedness["status"] == PROVED
+
+
+def test_a_piecewise_without_default_must_be_defined_where_the_facts_hold():
+    import sympy
+
+    from navproof.proofs.to_z3 import Translator
+
+    x = z3.Real("x_pw")
+    tr = Translator(env={"x": x})
+    xs = sympy.Symbol("x", real=True)
+    value = tr.term(sympy.Piecewise((xs, xs > 0)))
+    ob = _obligation(
+        hypotheses=[x >= -1, x <= 1, *tr.side],
+        guarded_hypotheses=[x >= -1, x <= 1, *tr.definitions],
+        domain=list(tr.domain),
+        conclusion=value <= 1,
+        shown={"x": x},
+    )
+    assert engine.check_obligation(ob).status == engine.UNDEFINED
+
+
+def test_a_missing_preferred_witness_fails():
+    x = z3.Real("x_engine")
+    result = engine.check_obligation(_obligation(witness_prefer=[x > 1]))
+    assert result.status == PROVED and not result.ok
+    assert "preferred case" in result.message
+    assert report.exit_code([result]) == report.EXIT_FAILED
+    assert engine.check_obligation(_obligation(witness_prefer=[x > z3.Q(1, 2)])).ok
+
+
+def test_a_range_endpoint_narrowed_by_a_stray_fact_fails(profile):
+    bb = reg.common.Builder(profile)
+    s = bb.param("s", "initial_margin_m")
+    bb.hypotheses.append(s >= z3.Q(1, 10))  # a stray fact: the range no longer starts at 0
+    ob = bb.obligation(id="T4", claim="T4", title="t", expected=PROVED, conclusion=s >= 0)
+    result = engine.check_obligation(ob)
+    assert result.status == PROVED and not result.ok
+    assert "s = 0 (initial_margin_m min)" in result.message
+    ends = {(e["variable"], e["end"]): e["reachable"] for e in result.endpoints}
+    assert ends == {("s", "min"): False, ("s", "max"): True}
+    reached = [e for e in result.endpoints if e["reachable"]][0]
+    assert reached["witness"]["s"].text == str(profile["initial_margin_m"].max)
 
 
 def test_a_false_claim_gives_a_counterexample():
@@ -140,15 +221,15 @@ def test_a_build_error_is_reported_not_raised(monkeypatch, profile):
         raise RuntimeError("boom")
 
     monkeypatch.setitem(reg.BUILDERS, "B1", broken)
-    result = engine.run_one("B1", profile, 5)
+    result = engine.run_one("B1", profile)
     assert result.status == engine.ERROR and "boom" in result.message
 
 
 def test_parallel_workers_agree_with_the_in_process_run(profile):
     ids = ["B1", "B5/endpoints", "S1", "A5"]
     seen = []
-    parallel = engine.run_obligations(ids, profile, jobs=2, timeout_s=30, on_result=seen.append)
-    serial = engine.run_obligations(ids, profile, jobs=1, timeout_s=30)
+    parallel = engine.run_obligations(ids, profile, jobs=2, on_result=seen.append)
+    serial = engine.run_obligations(ids, profile, jobs=1)
     assert [r.id for r in parallel] == ids
     assert sorted(r.id for r in seen) == sorted(ids)
     assert [(r.status, r.ok) for r in parallel] == [(r.status, r.ok) for r in serial]
@@ -172,8 +253,9 @@ def test_a_bound_value_must_meet_the_symbol_assumptions(profile):
     assert engine.check_obligation(ob).status == PROVED
 
 
-def test_a_worker_past_its_budget_is_killed_and_reported_unknown(monkeypatch, profile):
-    # No grace at all: the worker is killed at the first poll after its budget.
+def test_a_worker_past_its_wall_clock_stop_is_killed_and_reported_unknown(monkeypatch, profile):
+    # The optional wall-clock safety stop (the one clock-based test): with no grace at all the
+    # worker is killed at its first poll, long before S5 (seconds of solving) can finish.
     monkeypatch.setattr(engine, "_KILL_GRACE_S", -0.5)
     (result,) = engine.run_obligations(["S5"], profile, jobs=2, timeout_s=0.5)
     assert result.status == engine.UNKNOWN and not result.ok

@@ -5,8 +5,8 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from navproof import boundary as b
 from navproof import step as ss
-from navproof.boundary import model as b
 
 DT = 0.1
 N, K = 24, 3

@@ -23,7 +23,7 @@ def test_json_and_svg_outputs(tmp_path) -> None:
     assert data["zero_velocity_feasible"] is False
     assert len(data["lines"]) == data["constraint_count"] == 4
     assert data["conflicting_constraints"]
-    assert svg.read_text().startswith("<svg")
+    assert svg.read_text().lstrip().startswith("<?xml") and "</svg>" in svg.read_text()
 
 
 def test_scenario_file_with_obstacle(tmp_path, capsys) -> None:

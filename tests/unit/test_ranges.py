@@ -6,8 +6,8 @@ import dataclasses
 import numpy as np
 import pytest
 
+from navproof import boundary as b
 from navproof import step as ss
-from navproof.boundary import model as b
 from navproof.core.errors import InvalidInput
 from navproof.specs import load_profile
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from navproof.boundary import model as b
+from navproof import boundary as b
 from navproof.boundary import reference as ref
 
 RIGHT_AND_TOP = np.array([[[1.0, 0.0], [0.0, 1.0]]])

@@ -4,8 +4,8 @@ R3, F2): certified along the local-frame curve, never by the constant-velocity s
 import numpy as np
 import pytest
 
+from navproof import boundary as b
 from navproof import step as ss
-from navproof.boundary import model as b
 from navproof.boundary.reference import reference_velocity
 from navproof.boundary.stop_envelope import end_stop_margin_m
 

@@ -1,0 +1,16 @@
+"""The step length dt (s): validation and broadcasting against per-agent and per-edge arrays.
+Claim: B1 (dt > 0)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def per_edge(dt_s: float | np.ndarray) -> float | np.ndarray:
+    """A step length broadcastable against (N, K) arrays: scalars unchanged, (N,) -> (N, 1)."""
+    return dt_s if np.ndim(dt_s) == 0 else np.asarray(dt_s)[:, None]
+
+
+def per_agent(dt_s: float | np.ndarray, n: int) -> np.ndarray:
+    """A step length as a float64 array (N,)."""
+    return np.broadcast_to(np.asarray(dt_s, dtype=np.float64), (n,)).copy()
