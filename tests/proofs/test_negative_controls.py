@@ -11,7 +11,7 @@ import pytest
 import sympy
 
 from navproof import cli
-from navproof.proofs import access_curve, boundary, engine, slope, stop_envelope
+from navproof.proofs import access_curve, boundary, engine, slope, steering, stop_envelope
 from navproof.proofs import obligations as reg
 from navproof.proofs import symbols as sym
 from navproof.specs.profile import load_profile
@@ -66,6 +66,13 @@ CONTROLS = [
         lambda e: e.subs(sym.accel, 2 * sym.accel),
         "braking at 2a",
     ),
+    ("S7/reach", stop_envelope, "BRAKED_SPEED", _doubled, "braked speed doubled"),
+    ("S7/boundary", stop_envelope, "BRAKE_ENVELOPE_FACTOR", _halved, "envelope factor halved"),
+    ("S7/envelope", stop_envelope, "BRAKED_SPEED", _doubled, "braked speed doubled"),
+    ("T2", steering, "STEERING_CHANGE", _doubled, "step change doubled"),
+    ("T3/invariant", steering, "ARRIVE_SPEED", _doubled, "arrive speed doubled"),
+    ("T3/rest", steering, "ARRIVE_SPEED", _flip(sym.stop_range), "stop range sign flipped"),
+    ("T3/progress", steering, "ARRIVE_SPEED", _halved, "arrive speed halved"),
     ("V1", slope, "HORIZONTAL_CAP", _doubled, "cap doubled"),
     ("V1/factor", slope, "HORIZONTAL_CAP", _halved, "cap halved"),
     ("V1/factor", slope, "SLOPE_FACTOR", _halved, "k halved"),
