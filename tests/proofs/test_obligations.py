@@ -199,7 +199,7 @@ def test_r2_is_refuted_when_the_support_can_outrun_the_cap(profile):
 
 
 def test_claim_selection():
-    assert reg.obligations_for(["B5"]) == ["B5/endpoints", "B5/extremum"]
+    assert reg.obligations_for(["B5"]) == ["B5/endpoints", "B5/extremum", "B5/stationary"]
     assert reg.obligations_for(["A5", "B1"]) == ["B1", "A5"]
     assert reg.claim_of("B5/extremum") == "B5"
 
@@ -208,6 +208,7 @@ def test_proof_locations_name_the_builders():
     assert reg.proof_locations("B5") == [
         "navproof.proofs.obligations.boundary.b5_endpoints",
         "navproof.proofs.obligations.boundary.b5_extremum",
+        "navproof.proofs.obligations.boundary.b5_stationary",
     ]
     assert reg.proof_locations("S1") == ["navproof.proofs.obligations.stop_envelope.s1"]
     assert reg.proof_locations("O1") == []
