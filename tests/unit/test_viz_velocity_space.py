@@ -89,7 +89,6 @@ def test_the_verdict_names_the_constraints_that_held_the_agent_back() -> None:
     assert "zero velocity NOT feasible" in squeeze.verdict()
 
 
-@CORRIDOR_AFTER_S7
 def test_the_corridor_verdict_names_the_end_wall() -> None:
     _, (_, corridor) = _scene("corridor")
     assert "edge 2 stop from end" in corridor.verdict()
