@@ -22,7 +22,8 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	@touch $(STAMP)
 	@echo "== navproof is installed: run $(BIN)/navproof, or 'source $(BIN)/activate' first"
 
-# the test tools on top: pytest, pytest-xdist, hypothesis and the C++ RVO2 reference (pyrvo)
+# the test tools on top: pytest, pytest-xdist, pytest-timeout, hypothesis, cvc5 and the C++ RVO2
+# reference (pyrvo)
 $(TEST_STAMP): $(STAMP)
 	@echo "== installing the test tools (pytest, pytest-xdist, hypothesis, pyrvo)"
 	$(BIN)/python -m pip install --progress-bar on -e '.[test]'

@@ -26,7 +26,7 @@ def test_cvc5_decides_sat_and_unsat_like_z3():
     assert cross_check.check([x * x == 2, x > 0], 10**6)[0] == cross_check.SAT
 
 
-@pytest.mark.parametrize("obligation_id", ["B1", "S2/tight", "B5/endpoints", "A4", "S1"])
+@pytest.mark.parametrize("obligation_id", ["B1", "S2/tight", "B5/endpoints", "A2/peak", "A5", "S1"])
 def test_both_engines_agree_on_every_query(profile, obligation_id):
     result = engine.run_one(
         obligation_id, profile, cross_check_limit=profile.budgets.cvc5_resource_limit
@@ -48,6 +48,19 @@ def test_an_unknown_from_cvc5_fails_the_obligation(monkeypatch, profile):
     assert result.status == "proved" and not result.ok
     assert result.engines == {"z3": "proved", "cvc5": "unknown"}
     assert "cross-check unknown" in result.message
+
+
+def test_a_query_cvc5_cannot_decide_in_time_is_unknown_and_fails(monkeypatch, profile):
+    # cvc5's nonlinear procedure does not honour its resource limit on A4's negation (it ran for
+    # more than 20 minutes); the wall-clock stop turns that into an unknown, which fails.
+    original = cross_check.check
+    monkeypatch.setattr(
+        cross_check, "check", lambda assertions, limit: original(assertions, limit, 1.0)
+    )
+    result = engine.run_one("A4", profile, cross_check_limit=profile.budgets.cvc5_resource_limit)
+    assert result.engines == {"z3": "proved", "cvc5": "unknown"} and not result.ok
+    undecided = [r for r in result.cross_check if r["cvc5"] == "unknown"]
+    assert undecided and all("TIMEOUT" in r["reason"] for r in undecided)
 
 
 def test_a_disagreement_fails_the_obligation(monkeypatch, profile):
