@@ -1,42 +1,62 @@
-# Two entry points for a fresh machine: `make prove` and `make test`.
+# Two entry points for a fresh machine: `make prove` and `make test`. Each installs only what it
+# needs into .venv (with pip's progress shown) and says where the `navproof` command is.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# parallel test workers (pytest-xdist): one per core; JOBS=1 runs the suite in one process
+JOBS ?= auto
 STAMP := $(VENV)/.navproof-installed
+TEST_STAMP := $(VENV)/.navproof-test-installed
 
 .PHONY: prove test check generate bench clean
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test]'
-	touch $(STAMP)
+$(BIN)/python:
+	@echo "== creating $(VENV) (Python virtual environment)"
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+
+# navproof itself: numpy, sympy, z3-solver (what `navproof prove` needs)
+$(STAMP): pyproject.toml | $(BIN)/python
+	@echo "== installing navproof and its proof tools (sympy, z3-solver, numpy)"
+	$(BIN)/python -m pip install --progress-bar on -e .
+	@touch $(STAMP)
+	@echo "== navproof is installed: run $(BIN)/navproof, or 'source $(BIN)/activate' first"
+
+# the test tools on top: pytest, pytest-xdist, pytest-timeout, hypothesis, cvc5 and the C++ RVO2
+# reference (pyrvo)
+$(TEST_STAMP): $(STAMP)
+	@echo "== installing the test tools (pytest, pytest-xdist, hypothesis, pyrvo)"
+	$(BIN)/python -m pip install --progress-bar on -e '.[test]'
+	@touch $(TEST_STAMP)
 
 ## Prove every claim of the embedded default profile (exit code is CI-usable).
 prove: $(STAMP)
 	$(BIN)/navproof prove
 
-## Run the whole test suite.
-test: $(STAMP)
-	$(BIN)/python -m pytest
+## Run the whole test suite, in parallel (JOBS=auto: one worker per core).
+test: $(TEST_STAMP)
+	$(BIN)/python -m pytest -n $(JOBS)
 
 ## Regenerate runtime/_generated/formulas.py from the sympy derivations.
 generate: $(STAMP)
 	$(BIN)/navproof generate
 
 ## Lint, types, the freshness check, tests and proofs in one go.
-check: $(STAMP)
-	$(BIN)/python -m pip install -q -e '.[dev]'
+check: $(TEST_STAMP)
+	$(BIN)/python -m pip install --progress-bar on -e '.[dev]'
 	$(BIN)/python -m ruff check proofs runtime specs tests bench
 	$(BIN)/python -m mypy proofs specs runtime
 	$(BIN)/navproof generate --check
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(JOBS)
 	$(BIN)/navproof prove
 
-## Benchmarks (numbers only; never run by the tests).
-bench: $(STAMP)
+## Benchmarks (numbers only; never run by the tests): the crowd step beside pyrvo, the safe
+## step, peak memory per agent (20k to 1M agents) and cold start.
+bench: $(TEST_STAMP)
 	$(BIN)/python bench/orca_bench.py --json orca_bench.json
 	$(BIN)/python bench/safe_step_bench.py --json safe_step_bench.json
+	$(BIN)/python bench/memory_bench.py --json memory_bench.json
+	$(BIN)/python bench/cold_start_bench.py --json cold_start_bench.json
 
 clean:
 	rm -rf $(VENV) build *.egg-info

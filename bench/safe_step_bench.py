@@ -8,9 +8,10 @@ its own corridor box of four walls (1 to 6 m away), one of them a platform edge 
 0.2 m/s support, so each agent carries 12 edge half-planes (B4, S3, stop-from-end) besides its
 ORCA lines and both disks, plus the whole-curve and sweep verification.
 
-Rows: ``orca only`` (the same lines through RVO2's linear programs,
+Rows: ``crowd step (all)`` (the whole ORCA step of the same crowd: neighbours, lines, linear
+programs, for scale), ``orca only`` (the same lines through RVO2's linear programs,
 :func:`navproof.solver.lp.solve_closest`) and ``combined`` (:func:`navproof.step.solve_safe_step`,
-with and without assertion mode). Line construction is excluded from both timings.
+with and without assertion mode). Line construction is excluded from the last two.
 
 Usage: ``python bench/safe_step_bench.py [--sizes 1000 20000] [--steps 3] [--json out.json]``.
 """
@@ -59,14 +60,17 @@ def build(n: int, dt_s: float, seed: int = 0) -> tuple[ss.StepInput, tuple, Crow
     return inp, (crowd.pref_velocity, crowd.max_speed, point, direction, valid, num_hard), crowd
 
 
-def best_and_median(fn, steps: int) -> tuple[float, float]:
+def best_and_median(fn, steps: int) -> tuple[float, float, float]:
+    """Median and fastest wall seconds, and fastest CPU seconds of the process, per call."""
     fn()
-    times = []
+    times, cpus = [], []
     for _ in range(steps):
+        c0 = time.process_time()
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
-    return float(np.median(times)), float(np.min(times))
+        cpus.append(time.process_time() - c0)
+    return float(np.median(times)), float(np.min(times)), float(np.min(cpus))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,25 +81,28 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     dt = load_profile().defaults()["step_s"]
     rows = []
-    print(f"{'solve':<18} {'N':>7} {'ms/step':>10} {'(best)':>10} {'agent-steps/s':>14} "
-          f"{'safe':>6} {'F1':>6} {'F2':>6} {'F3':>6}")
+    print(f"{'solve':<18} {'N':>7} {'ms/step':>10} {'(best)':>10} {'cpu ms':>8} "
+          f"{'agent-steps/s':>14} {'safe':>6} {'F1':>6} {'F2':>6} {'F3':>6}")
     for n in args.sizes:
-        inp, lines, _ = build(n, dt)
+        inp, lines, crowd = build(n, dt)
         label_counts = np.bincount(ss.solve_safe_step(inp, assertions=False).label, minlength=4)
         cases = [("orca only", lambda lines=lines: solve_closest(*lines), None),
+                 ("crowd step (all)", lambda crowd=crowd: crowd.compute_new_velocities(), None),
                  ("combined", lambda inp=inp: ss.solve_safe_step(inp, assertions=False),
                   label_counts),
                  ("combined+assert", lambda inp=inp: ss.solve_safe_step(inp, assertions=True),
                   label_counts)]
         for name, fn, counts in cases:
-            med, best = best_and_median(fn, args.steps)
+            med, best, cpu = best_and_median(fn, args.steps)
             row = {"solve": name, "n": n, "steps": args.steps, "ms_per_step": med * 1e3,
-                   "ms_per_step_best": best * 1e3, "agent_steps_per_s": n / med}
+                   "ms_per_step_best": best * 1e3, "cpu_ms_best": cpu * 1e3,
+                   "agent_steps_per_s": n / med}
             if counts is not None:
                 row["labels"] = {ss.LABEL_NAMES[i]: int(c) for i, c in enumerate(counts)}
             rows.append(row)
             shown = counts if counts is not None else ["-"] * 4
-            print(f"{name:<18} {n:>7} {med * 1e3:>10.1f} {best * 1e3:>10.1f} {n / med:>14.0f} "
+            print(f"{name:<18} {n:>7} {med * 1e3:>10.1f} {best * 1e3:>10.1f} {cpu * 1e3:>8.1f} "
+                  f"{n / med:>14.0f} "
                   f"{shown[0]:>6} {shown[1]:>6} {shown[2]:>6} {shown[3]:>6}", flush=True)
     with open(args.json, "w", encoding="utf-8") as fh:
         json.dump({"dt_s": dt, "rows": rows}, fh, indent=2)

@@ -55,6 +55,9 @@ def render() -> str:
     """The full text of the generated module, deterministic for a given set of derivations."""
     functions = "\n\n".join(_render_function(f) for f in FORMULAS)
     names = ",\n".join(f'    "{f.name}"' for f in FORMULAS)
+    # the numpy printer folds Min and Max with functools.reduce
+    imports = ("import functools\n\nimport numpy\n" if "functools." in functions
+               else "import numpy\n")
     return (
         "# DO NOT EDIT: generated from the sympy derivations in navproof.proofs.\n"
         f"# Regenerate with `{REGENERATE_COMMAND}` (or `make generate`); a test and\n"
@@ -62,7 +65,7 @@ def render() -> str:
         f"# expressions-sha256: {expressions_digest()}\n"
         '"""Closed-form navigation formulas generated from the proofs (vectorised, numpy)."""\n'
         "\n"
-        "import numpy\n"
+        f"{imports}"
         "\n"
         f"__all__ = [\n{names},\n]\n"
         "\n\n"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from navproof.proofs import access_curve, boundary, orca, rigid, slope, stop_envelope
+from navproof.proofs import access_curve, boundary, orca, rigid, slope, steering, stop_envelope
 from navproof.proofs.formula import Formula
 
 FORMULAS: tuple[Formula, ...] = (
@@ -12,6 +12,7 @@ FORMULAS: tuple[Formula, ...] = (
     *slope.FORMULAS,
     *access_curve.FORMULAS,
     *orca.FORMULAS,
+    *steering.FORMULAS,
 )
 
 FORMULAS_BY_NAME: dict[str, Formula] = {f.name: f for f in FORMULAS}

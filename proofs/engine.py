@@ -131,6 +131,7 @@ class Result:
     resources_used: int | None = None
     fingerprint: dict[str, str] | None = None
     engines: dict[str, str] | None = None
+    cross_check: list[dict[str, object]] | None = None
     # In-process only (never serialised): the z3 models, for tests that evaluate them.
     models: dict[str, z3.ModelRef] = field(default_factory=dict, repr=False, compare=False)
 
@@ -168,6 +169,8 @@ class Budget:
     rlimit: int
     deadline: float | None = None
     used: int = 0
+    # The decided queries that make up the verdict: (label, assertions, "sat" | "unsat").
+    log: list[tuple[str, list[z3.BoolRef], str]] = field(default_factory=list)
 
     def account(self, solver: z3.Solver) -> None:
         global _last_rlimit_count
@@ -182,7 +185,7 @@ _last_rlimit_count = 0
 
 
 def _check(
-    assertions: list[z3.BoolRef], budget: Budget
+    assertions: list[z3.BoolRef], budget: Budget, label: str = ""
 ) -> tuple[z3.CheckSatResult, z3.ModelRef | None, str, str]:
     """Decide a conjunction with nlsat first, then z3's default strategy, within the budget.
 
@@ -202,8 +205,12 @@ def _check(
         result = solver.check()
         budget.account(solver)
         if result == z3.sat:
+            if label:
+                budget.log.append((label, list(assertions), "sat"))
             return result, solver.model(), name, ""
         if result == z3.unsat:
+            if label:
+                budget.log.append((label, list(assertions), "unsat"))
             return result, None, name, ""
         reason = solver.reason_unknown()
     return z3.unknown, None, "+".join(n for n, _ in strategies), reason
@@ -252,7 +259,9 @@ def _prove_by_steps(
             else (step.name, step.claim, step.forget)
         )
         started = time.monotonic()
-        outcome, _, solver, reason = _check([*_without(facts, forget), z3.Not(claim)], budget)
+        outcome, _, solver, reason = _check(
+            [*_without(facts, forget), z3.Not(claim)], budget, f"step: {name}"
+        )
         status = PROVED if outcome == z3.unsat else "not implied" if outcome == z3.sat else UNKNOWN
         result.steps.append(
             {"name": name, "status": status, "seconds": round(time.monotonic() - started, 4)}
@@ -288,7 +297,9 @@ def _definedness(ob: Obligation, budget: Budget) -> tuple[str, dict[str, object]
     if not ob.domain:
         return PROVED, {"status": PROVED, "conditions": 0}
     facts = [*(ob.guarded_hypotheses or ob.hypotheses), *ob.premise]
-    outcome, model, solver, reason = _check([*facts, z3.Not(z3.And(ob.domain))], budget)
+    outcome, model, solver, reason = _check(
+        [*facts, z3.Not(z3.And(ob.domain))], budget, "definedness"
+    )
     record: dict[str, object] = {"conditions": len(ob.domain), "solver": solver}
     if outcome == z3.unsat:
         record["status"] = PROVED
@@ -337,19 +348,54 @@ def _endpoints(
     return records, unreachable, undecided
 
 
+def _cross_check(result: Result, budget: Budget, resource_limit: int) -> None:
+    """Re-decide every logged query with cvc5; any disagreement or unknown fails the result."""
+    from navproof.proofs import cross_check
+
+    assert result.engines is not None
+    records: list[dict[str, object]] = []
+    verdict = result.status
+    for label, assertions, z3_answer in budget.log:
+        answer, reason = cross_check.check(assertions, resource_limit)
+        records.append({"query": label, "z3": z3_answer, "cvc5": answer, "reason": reason})
+        if answer == cross_check.UNKNOWN and verdict != "disagree":
+            verdict = UNKNOWN
+        elif answer != z3_answer:
+            verdict = "disagree"
+    if not records:
+        verdict = "no query"
+    result.cross_check = records
+    result.engines["cvc5"] = verdict
+    if verdict != result.status:
+        result.ok = False
+        bad = [
+            f"{r['query']}: z3 {r['z3']}, cvc5 {r['cvc5']}" for r in records if r["cvc5"] != r["z3"]
+        ]
+        result.message = "; ".join(
+            m for m in (result.message, f"cross-check {verdict}: " + "; ".join(bad)) if m
+        )
+
+
 def check_obligation(
-    ob: Obligation, timeout_s: float | None = DEFAULT_TIMEOUT_S, *, rlimit: int | None = None
+    ob: Obligation,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    *,
+    rlimit: int | None = None,
+    cross_check_limit: int | None = None,
 ) -> Result:
     """Discharge one obligation in this process (see the module docstring for the steps).
 
     ``rlimit`` is the z3 resource limit of each query (default ``DEFAULT_RLIMIT``); ``timeout_s``
-    an optional wall-clock stop.
+    an optional wall-clock stop; ``cross_check_limit``, when given, has cvc5 re-decide every
+    query of the verdict with that resource limit per query.
     """
     started = time.monotonic()
     if ob.method == "sympy":
         result = _sympy_result(ob, started)
         result.fingerprint = ob.fingerprint()
         result.engines = {"sympy": result.status}
+        if cross_check_limit is not None:
+            result.engines["cvc5"] = "not applicable (sympy identities)"
         return result
     budget = Budget(
         rlimit=rlimit if rlimit is not None else DEFAULT_RLIMIT,
@@ -370,10 +416,12 @@ def check_obligation(
     )
 
     def done(result: Result) -> Result:
-        result.seconds = time.monotonic() - started
-        result.resources_used = budget.used
         assert result.engines is not None
         result.engines["z3"] = result.status
+        if cross_check_limit is not None and result.status in (PROVED, REFUTED):
+            _cross_check(result, budget, cross_check_limit)
+        result.seconds = time.monotonic() - started
+        result.resources_used = budget.used
         return result
 
     # (0) Definedness of every sqrt and Piecewise without a default, proved, never assumed.
@@ -413,7 +461,7 @@ def check_obligation(
     base.witness_verified = z3.is_true(model.eval(z3.And(assumptions), model_completion=True))
     # The values bound to sympy symbols must meet the symbols' assumptions.
     for name, condition in ob.bindings:
-        outcome, _, _, _ = _check([*assumptions, z3.Not(condition)], budget)
+        outcome, _, _, _ = _check([*assumptions, z3.Not(condition)], budget, f"binding {name}")
         if outcome != z3.unsat:
             base.status = ERROR if outcome == z3.sat else UNKNOWN
             base.message = f"binding {name} does not meet {condition}"
@@ -427,7 +475,7 @@ def check_obligation(
     if result != z3.unsat:
         # Without (or past a failed) step chain: the plain negation decides, and gives a
         # genuine counterexample when one exists.
-        result, model, solver, plain_reason = _check(negation, budget)
+        result, model, solver, plain_reason = _check(negation, budget, "negation")
         reason = "; ".join(r for r in (reason, plain_reason) if r)
     base.solver = solver
     if result == z3.unsat:
@@ -503,6 +551,7 @@ def run_one(
     timeout_s: float | None = DEFAULT_TIMEOUT_S,
     *,
     rlimit: int | None = None,
+    cross_check_limit: int | None = None,
 ) -> Result:
     """Build the obligation by ID and discharge it; building errors become status ``error``."""
     started = time.monotonic()
@@ -514,19 +563,24 @@ def run_one(
         )
     try:
         return check_obligation(
-            ob, timeout_s, rlimit=rlimit if rlimit is not None else profile.budgets.z3_rlimit
+            ob,
+            timeout_s,
+            rlimit=rlimit if rlimit is not None else profile.budgets.z3_rlimit,
+            cross_check_limit=cross_check_limit,
         )
     except z3.Z3Exception as exc:
         return _error_result(obligation_id, f"z3 error: {exc}", time.monotonic() - started)
 
 
-def _worker(profile: Profile, timeout_s: float | None, rlimit: int | None, conn) -> None:
+def _worker(
+    profile: Profile, timeout_s: float | None, rlimit: int | None, cross: int | None, conn
+) -> None:
     """Worker process loop: receive obligation IDs, send back results, stop on None."""
     while True:
         obligation_id = conn.recv()
         if obligation_id is None:
             break
-        result = run_one(obligation_id, profile, timeout_s, rlimit=rlimit)
+        result = run_one(obligation_id, profile, timeout_s, rlimit=rlimit, cross_check_limit=cross)
         result.models = {}
         conn.send(result)
     conn.close()
@@ -545,6 +599,7 @@ def run_obligations(
     jobs: int = 1,
     timeout_s: float | None = DEFAULT_TIMEOUT_S,
     rlimit: int | None = None,
+    cross_check_limit: int | None = None,
     on_result: Callable[[Result], None] | None = None,
 ) -> list[Result]:
     """Discharge the obligations, in registry order in the returned list.
@@ -562,7 +617,9 @@ def run_obligations(
 
     if jobs <= 1:
         for oid in ids:
-            finish(run_one(oid, profile, timeout_s, rlimit=rlimit))
+            finish(
+                run_one(oid, profile, timeout_s, rlimit=rlimit, cross_check_limit=cross_check_limit)
+            )
         return [results[oid] for oid in ids]
 
     # Workers come from a fork server (a fresh process with the proof modules preloaded), never
@@ -575,7 +632,9 @@ def run_obligations(
 
     def start_worker() -> tuple[Connection, multiprocessing.process.BaseProcess]:
         parent, child = ctx.Pipe()
-        process = ctx.Process(target=_worker, args=(profile, timeout_s, rlimit, child), daemon=True)
+        process = ctx.Process(
+            target=_worker, args=(profile, timeout_s, rlimit, cross_check_limit, child), daemon=True
+        )
         process.start()
         child.close()
         return parent, process

@@ -5,7 +5,8 @@ JSON schema ``navproof.prove/1`` (stable; new keys may be added, none removed or
 - ``schema``: "navproof.prove/1"
 - ``profile``: ``{"name", "source", "description"}``
 - ``generated_formulas``: ``{"path", "fresh", "reason"}`` (reason is null when fresh)
-- ``settings``: ``{"jobs", "timeout_s", "algebraic_digits", "z3_rlimit"}`` (``timeout_s`` null: no
+- ``settings``: ``{"jobs", "timeout_s", "algebraic_digits", "z3_rlimit", "cross_check",
+  "cvc5_resource_limit"}`` (``timeout_s`` null: no
   wall-clock stop; the resource limit ``z3_rlimit`` per query decides)
 - ``obligations``: one record per obligation, in registry order: ``id``, ``claim``, ``title``,
   ``method`` ("z3" | "sympy"), ``expected`` ("proved" | "refuted"), ``status`` (proved, refuted,
@@ -17,7 +18,9 @@ JSON schema ``navproof.prove/1`` (stable; new keys may be added, none removed or
   a default proved defined where hypotheses and premise hold), ``endpoints`` (one record per
   covered profile range endpoint: ``variable``, ``parameter``, ``end``, ``value``, ``reachable``,
   ``witness``), ``rlimit`` and ``resources_used`` (z3 resource units), ``fingerprint``
-  (``{"hypotheses", "premise", "conclusion"}`` digests), ``engines`` (``{engine: status}``)
+  (``{"hypotheses", "premise", "conclusion"}`` digests), ``engines`` (``{engine: status}``: z3 or
+  sympy, and cvc5 with ``--cross-check``), ``cross_check`` (per re-decided query: ``query``,
+  ``z3``, ``cvc5``, ``reason``; null without ``--cross-check``)
 - ``totals``: ``{"obligations", "ok", "not_ok", "by_status": {status: count}}``
 - ``wall_seconds``, ``exit_code``
 """
@@ -95,6 +98,8 @@ def evidence(result: Result) -> str:
             f"replay {confirmed}: {result.replay_detail}"
         )
     text = f"witness: {format_values(result.witness)}" if result.witness else ""
+    if result.engines and "cvc5" in result.engines:
+        text = f"cvc5 {result.engines['cvc5']}; {text}"
     if result.message:
         text = f"{result.message}; {text}" if text else result.message
     return text
@@ -150,6 +155,7 @@ def to_json(
     timeout_s: float | None,
     wall_seconds: float,
     rlimit: int | None = None,
+    cross_check_limit: int | None = None,
 ) -> dict[str, object]:
     """The ``navproof.prove/1`` record of one run (see the module docstring)."""
     return {
@@ -165,6 +171,8 @@ def to_json(
             "timeout_s": timeout_s,
             "algebraic_digits": ALGEBRAIC_DIGITS,
             "z3_rlimit": rlimit,
+            "cross_check": cross_check_limit is not None,
+            "cvc5_resource_limit": cross_check_limit,
         },
         "obligations": [r.to_json() for r in results],
         "totals": totals(results),

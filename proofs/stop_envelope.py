@@ -1,8 +1,18 @@
-"""Derivation of the reaction-plus-brake stop envelope (seed 000, claims S1–S5).
+"""Derivation of the reaction-plus-brake stop envelope (seed 000, claims S1–S5) and of the
+discrete-time braking envelope that makes the safe label control-invariant (S7).
 
 A candidate relative-to-reference velocity c = u + v - r is held for one reaction step dt, then
 braked at the budget a straight back to zero. Along the direction of c the body travels
 D(|c|) = |c| dt + |c|^2 / (2a); its normal displacement is dot(n, c) (dt + |c| / (2a)).
+
+S7: the runtime moves in steps. Within a step the relative velocity ramps linearly from the
+actual end velocity of the previous step (B4) and changes by at most a dt (V2), so the strongest
+braking is one step at a time, |c| -> max(|c| - a dt, 0) along c. The S3 half-plane tightens by
+dot(n, c) dt / (dt + Cmax/(2a)) per step, faster than such a step can brake when |c| is near
+Cmax, so S3 alone is not recursively feasible. The braking envelope ``dot(n, c1) K <= margin at
+the step end`` is: one braking step consumes dt (dot(n, c1) + dot(n, c2)) / 2 of the margin and
+releases K (dot(n, c1) - dot(n, c2)) of the envelope, and K below is the least factor for which
+the release covers the consumption at every speed up to Cmax and on the last step to rest.
 """
 
 from __future__ import annotations
@@ -10,8 +20,26 @@ from __future__ import annotations
 import sympy
 from sympy import diff, integrate, simplify, solve
 
+from navproof.proofs.boundary import ACCEL_MARGIN
 from navproof.proofs.formula import Formula
-from navproof.proofs.symbols import a, carry, cmax, dt, n_dot_c, s, speed, t, vh
+from navproof.proofs.symbols import (
+    a,
+    carry,
+    cmax,
+    dt,
+    kfac,
+    n_dot_c,
+    n_dot_e,
+    n_dot_r,
+    n_dot_u,
+    n_dot_v0,
+    n_dot_v1,
+    s,
+    s_end,
+    speed,
+    t,
+    vh,
+)
 
 tau = sympy.Symbol("tau", nonnegative=True)
 
@@ -47,6 +75,32 @@ ENVELOPE_SPEED_CAP = vh + carry
 # S3: every edge shares the stop factor of the worst speed Cmax; solve the linear bound on dot(n,c).
 (_s3_root,) = solve(sympy.Eq(n_dot_c * STOP_DISPLACEMENT_FACTOR.subs(speed, cmax), s), n_dot_c)
 LINEAR_ENVELOPE_BOUND = simplify(_s3_root)
+
+# S7: one step of the strongest braking along c (V2 radius a dt), never past rest.
+BRAKED_SPEED = sympy.Piecewise((speed - a * dt, speed > a * dt), (0, True))
+
+# While braking (|c| > a dt) the speed ratio is lambda = (|c| - a dt)/|c|: the step consumes
+# dt dot(n, c1) (1 + lambda)/2 of the margin (linear ramp, B4) and the envelope releases
+# K dot(n, c1) (1 - lambda). Equality gives the least K at that speed; it grows with the speed.
+_lam = (speed - a * dt) / speed
+(_k_braking,) = solve(sympy.Eq(kfac * (1 - _lam), dt * (1 + _lam) / 2), kfac)
+assert simplify(_k_braking - (speed / a - dt / 2)) == 0
+assert diff(_k_braking, speed).is_positive
+# The last step (|c| <= a dt) ramps to rest over the whole step: it consumes dt dot(n, c1)/2.
+_k_last = dt / 2
+# K = max(Cmax/a - dt/2, dt/2), written as a piecewise form (the first piece wins above a dt).
+BRAKE_ENVELOPE_FACTOR = sympy.Piecewise((_k_braking.subs(speed, cmax), cmax > a * dt),
+                                        (_k_last, True))
+
+# The envelope in the solve variable: margin at the step end (B4) >= K dot(n, u + v1 - r).
+BRAKE_ENVELOPE_MARGIN = s_end - kfac * n_dot_c
+_end_envelope = ACCEL_MARGIN.subs(t, dt) - kfac * (n_dot_u + n_dot_v1 - n_dot_r)
+(_s7_root,) = solve(sympy.Eq(_end_envelope, 0), n_dot_v1)
+BRAKE_ENVELOPE_OFFSET = simplify(_s7_root)
+# The pieces meet at Cmax = a dt, and the factor covers the continuous brake from the step end
+# that S1 assumes (Cmax/(2a) <= K on both pieces).
+assert simplify(_k_braking.subs(speed, a * dt) - _k_last) == 0
+assert simplify((_k_braking.subs(speed, cmax) - cmax / (2 * a)).subs(cmax, a * dt)) == 0
 
 FORMULAS = (
     Formula(
@@ -104,5 +158,37 @@ FORMULAS = (
         ("S3", "S5"),
         "Offset of the stop half-plane dot(n, u + v - r) <= s / (dt + Cmax/(2a))",
         "m/s",
+    ),
+    Formula(
+        "braked_speed",
+        BRAKED_SPEED,
+        (speed, dt, a),
+        ("S7", "F2"),
+        "Speed after one step of the strongest braking: max(|c| - a dt, 0)",
+        "m/s",
+    ),
+    Formula(
+        "brake_envelope_factor",
+        BRAKE_ENVELOPE_FACTOR,
+        (cmax, dt, a),
+        ("S7",),
+        "Factor K = max(Cmax/a - dt/2, dt/2) of the discrete braking envelope",
+        "s",
+    ),
+    Formula(
+        "brake_envelope_offset",
+        BRAKE_ENVELOPE_OFFSET,
+        (s, dt, n_dot_e, n_dot_u, n_dot_v0, n_dot_r, kfac),
+        ("S7", "B4"),
+        "Offset of the S7 half-plane dot(n, v1) <= q: step-end margin >= K dot(n, u + v1 - r)",
+        "m/s",
+    ),
+    Formula(
+        "brake_envelope_margin",
+        BRAKE_ENVELOPE_MARGIN,
+        (s_end, n_dot_c, kfac),
+        ("S7",),
+        "Signed S7 margin: step-end margin minus K dot(n, c1)",
+        "m",
     ),
 )

@@ -29,6 +29,9 @@ n_dot_c = Symbol("n_dot_c", real=True)  # dot(n, c), m/s
 cmax = Symbol("cmax", positive=True)  # shared envelope speed Cmax, m/s
 vh = Symbol("vh", positive=True)  # horizontal relative speed cap Vh, m/s
 carry = Symbol("carry", nonnegative=True)  # |u - r|, m/s
+n_dot_r = Symbol("n_dot_r", real=True)  # reference velocity along n, m/s
+s_end = Symbol("s_end", real=True)  # margin at the end of the step, m
+kfac = Symbol("kfac", positive=True)  # S7 braking envelope factor K, s
 
 # Slope budgets (V1)
 grad_sq = Symbol("grad_sq", nonnegative=True)  # |grad h|^2 of a planar patch, 1
@@ -39,3 +42,11 @@ surface_cap = Symbol("surface_cap", positive=True)  # speed or acceleration cap 
 d = Symbol("d", nonnegative=True)  # access length, m
 vcap = Symbol("vcap", positive=True)  # access speed cap, m/s
 accel = Symbol("accel", positive=True)  # access acceleration magnitude, m/s^2
+
+# Steering and Arrive (T2, T3)
+max_speed = Symbol("max_speed", positive=True)  # steering speed cap maxSpeed, m/s
+max_accel = Symbol("max_accel", positive=True)  # steering acceleration cap maxAccel, m/s^2
+gap = Symbol("gap", nonnegative=True)  # |desired - v|, the velocity change steering asks for, m/s
+dist = Symbol("dist", nonnegative=True)  # distance from the body to its target, m
+stop_range = Symbol("stop_range", positive=True)  # Arrive's stop range, m
+slow_radius = Symbol("slow_radius", positive=True)  # slowing radius of the naive linear ramp, m

@@ -63,6 +63,9 @@ PARAMETER_RULES: dict[str, ParameterRule] = {
     ),
     "stop_speed_threshold_mps": ParameterRule("m/s", ">= 0", _non_negative),
     "arrival_velocity_threshold_mps": ParameterRule("m/s", ">= 0", _non_negative),
+    # steering and Arrive (T2, T3)
+    "steering_max_accel_mps2": ParameterRule("m/s^2", "> 0", _positive),
+    "arrive_stop_range_m": ParameterRule("m", "> 0", _positive),
 }
 
 
@@ -187,6 +190,11 @@ def load_profile(path: str | Path | None = None) -> Profile:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise SpecError(file, "<file>", None, f"cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        # a binary file, or text saved as latin-1: TOML is UTF-8 by definition
+        raise SpecError(file, "<file>", None,
+                        f"is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset "
+                        f"{exc.start}); save the profile as UTF-8") from exc
     try:
         data = tomllib.loads(text, parse_float=Decimal)
     except tomllib.TOMLDecodeError as exc:
@@ -200,6 +208,8 @@ def load_profile(path: str | Path | None = None) -> Profile:
             "unknown tables; allowed: profile, parameters, proof_budgets",
         )
     meta = data.get("profile", {})
+    if not isinstance(meta, dict):
+        raise SpecError(file, "profile", meta, "must be a table ([profile] with a name)")
     name = meta.get("name")
     if not isinstance(name, str) or not name.strip():
         raise SpecError(file, "profile.name", name, "must be a non-empty string")

@@ -7,10 +7,12 @@ module             claims                      derivations it builds on
 =================  ==========================  ===========================================
 ``boundary``       B1-B5                       ``navproof.proofs.boundary``
 ``stop_envelope``  S1-S5                       ``stop_envelope``, ``slope``, ``boundary``
+``invariance``     S7                          ``stop_envelope``, ``boundary``, ``slope``
 ``reference``      R2, R3                      ``boundary``, ``slope``
 ``access_curve``   A1-A5                       ``access_curve``
 ``slope``          V1                          ``slope``
 ``orca``           O1, O3, O5, O6, O7          ``orca``
+``steering``       T2, T3                      ``steering``
 =================  ==========================  ===========================================
 
 The building blocks (``Obligation``, ``Step``, ``Replay``, ``Builder``, vector helpers) live in
@@ -65,10 +67,12 @@ __all__ = [
 FAMILIES: tuple[str, ...] = (
     "boundary",
     "stop_envelope",
+    "invariance",
     "reference",
     "access_curve",
     "slope",
     "orca",
+    "steering",
 )
 
 

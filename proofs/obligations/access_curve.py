@@ -84,6 +84,48 @@ def a2(profile: Profile) -> Obligation:
     )
 
 
+def a2_peak(profile: Profile) -> Obligation:
+    """A1/A2 pinned: ``PEAK_SPEED`` is vCap on a long curve and sqrt(a d) on a short one, and the
+    curve's speed ``ACCESS_SPEED`` reaches it at the end of the acceleration ``ACCEL_TIME``."""
+    bb = Builder(profile)
+    curve = _access(bb)
+    peak = bb.alias("peak", bb.term(access_curve.PEAK_SPEED, **curve))
+    short = bb.formula(access_curve.IS_SHORT, **curve)
+    catalogue_short = bb.term(sympy.sqrt(sym.accel * sym.d), d=curve["d"], accel=curve["accel"])
+    reached = bb.term(access_curve.ACCESS_SPEED, t=access_curve.ACCEL_TIME, **curve)
+
+    def replay(x: Values) -> Replay:
+        f = runtime_formulas()
+        args = dict(d=x["d"], vcap=x["vcap"], accel=x["accel"])
+        pk = f.access_peak_speed(**args)
+        want = (x["accel"] * x["d"]) ** 0.5 if x["d"] <= x["vcap"] ** 2 / x["accel"] else x["vcap"]
+        return Replay(bool(abs(pk - want) > 1e-9), f"peak {pk:.6g} vs catalogue {want:.6g}")
+
+    return bb.obligation(
+        id="A2/peak",
+        claim="A2",
+        title="peak speed vCap (long), sqrt(a d) (short), reached by the curve",
+        expected=PROVED,
+        premise=[],
+        conclusion=z3.And(
+            z3.If(short, peak == catalogue_short, peak == curve["vcap"]), reached == peak
+        ),
+        replay=replay,
+        witness_prefer=[z3.Not(short)],
+    )
+
+
+def _stepped_stop_point(position_m: float, speed_mps: float, hold_s: float, accel: float) -> float:
+    """Stop point by fine time stepping, independent of the access-curve and S1 formulas: hold
+    ``speed_mps`` for ``hold_s``, then brake at ``accel`` until rest."""
+    steps = 20000
+    x = position_m + speed_mps * hold_s
+    h = speed_mps / accel / steps
+    for i in range(steps):
+        x += (speed_mps - accel * (i + 0.5) * h) * h
+    return x
+
+
 def _a45(profile: Profile, reaction: bool) -> Obligation:
     bb = Builder(profile)
     curve = _access(bb)
@@ -95,11 +137,32 @@ def _a45(profile: Profile, reaction: bool) -> Obligation:
     stop = bb.term(access_curve.INTERRUPTED_STOP_POINT, t=t, dt=dt, **curve)
     bb.shown["stop"] = stop
 
+    # The independent braking model: from the interruption speed v, braking at the curve's
+    # accel covers v^2 / (2 accel) (kinematics, not the S1 derivation).
+    position = bb.term(access_curve.ACCESS_POSITION, t=t, **curve)
+    speed_now = bb.term(access_curve.ACCESS_SPEED, t=t, **curve)
+    hold = dt if reaction else z3.RealVal(0)
+    kinematic_stop = position + speed_now * hold + speed_now * speed_now / (2 * curve["accel"])
+
     def replay(x: Values) -> Replay:
-        sp = runtime_formulas().interrupted_stop_point(
-            t=x["t"], dt=x.get("dt", 0.0), d=x["d"], vcap=x["vcap"], accel=x["accel"]
+        f = runtime_formulas()
+        args = dict(d=x["d"], vcap=x["vcap"], accel=x["accel"])
+        sp = f.interrupted_stop_point(t=x["t"], dt=x.get("dt", 0.0), **args)
+        stepped = _stepped_stop_point(
+            f.access_position(t=x["t"], **args),
+            f.access_speed(t=x["t"], **args),
+            x.get("dt", 0.0),
+            x["accel"],
         )
-        return Replay(bool(sp > x["d"]), f"stop point {sp:.6g} vs d {x['d']:.6g}")
+        bad = (
+            stepped > x["d"] + 1e-9 or abs(stepped - sp) > 1e-6
+            if not reaction
+            else stepped > x["d"]
+        )
+        return Replay(
+            bool(bad),
+            f"stop point {sp:.6g}, time-stepped braking {stepped:.6g}, d {x['d']:.6g}",
+        )
 
     if reaction:
         return bb.obligation(
@@ -119,7 +182,7 @@ def _a45(profile: Profile, reaction: bool) -> Obligation:
         title="interrupted and braked at once never crosses",
         expected=PROVED,
         premise=[0 <= t, t <= total],
-        conclusion=stop <= curve["d"],
+        conclusion=z3.And(stop == kinematic_stop, stop <= curve["d"]),
         replay=replay,
         witness_prefer=[0 < t, t < total, curve["d"] > 0],
     )
@@ -213,5 +276,5 @@ a3 = identity_obligation(
 )
 
 
-OBLIGATIONS = {"A1": a1, "A2": a2, "A3": a3, "A4": a4, "A5": a5}
+OBLIGATIONS = {"A1": a1, "A2": a2, "A2/peak": a2_peak, "A3": a3, "A4": a4, "A5": a5}
 REFUTABLE = frozenset({"A5"})

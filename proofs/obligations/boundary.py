@@ -108,6 +108,47 @@ def b2(profile: Profile) -> Obligation:
     )
 
 
+def b2_world(profile: Profile) -> Obligation:
+    """B2 pinned: ``CONSTANT_VELOCITY_MARGIN`` is the catalogue's world margin
+    b(t) - dot(n, x(t)) = s + t dot(n, e) - t dot(n, u + v) at every t, and on the B1 half-plane's
+    boundary (dot(n, v) = ``STEP_HALFPLANE_OFFSET``) it is exactly 0 at dt: the bound is tight."""
+    bb = Builder(profile)
+    dt = bb.param("dt", "step_s")
+    s = bb.param("s", "initial_margin_m")
+    nu = bb.projection("n_dot_u", "support_speed_mps")
+    ne = bb.projection("n_dot_e", "edge_speed_mps")
+    nv = bb.var("n_dot_v")
+    t = bb.var("t", lambda x: x >= 0)
+    common = {"s": s, "n_dot_e": ne, "n_dot_u": nu}
+    offset = bb.term(boundary.STEP_HALFPLANE_OFFSET, dt=dt, **common)
+    margin = bb.term(boundary.CONSTANT_VELOCITY_MARGIN, t=t, n_dot_v=nv, **common)
+    at_offset = bb.term(boundary.CONSTANT_VELOCITY_MARGIN, t=dt, n_dot_v=offset, **common)
+    world = s + t * ne - t * (nu + nv)
+
+    def replay(x: Values) -> Replay:
+        f = runtime_formulas()
+        args = dict(s=x["s"], n_dot_e=x["n_dot_e"], n_dot_u=x["n_dot_u"])
+        m = f.constant_velocity_margin(t=x["t"], n_dot_v=x["n_dot_v"], **args)
+        w = x["s"] + x["t"] * (x["n_dot_e"] - x["n_dot_u"] - x["n_dot_v"])
+        off = f.step_halfplane_offset(dt=x["dt"], **args)
+        end = f.constant_velocity_margin(t=x["dt"], n_dot_v=off, **args)
+        return Replay(
+            bool(abs(m - w) > 1e-9 or abs(end) > 1e-9),
+            f"margin {m:.6g} vs world {w:.6g}; margin at dt on the boundary {end:.6g}",
+        )
+
+    return bb.obligation(
+        id="B2/world",
+        claim="B2",
+        title="margin is the world margin; the half-plane is tight",
+        expected=PROVED,
+        premise=[],
+        conclusion=z3.And(margin == world, at_offset == 0),
+        replay=replay,
+        witness_prefer=[s > 0, t > 0, nv != 0, nu != 0, ne != 0],
+    )
+
+
 def b3(profile: Profile) -> Obligation:
     """B3: a fixed edge (e = 0) and a co-moving edge (e = u) in one intersection.
 
@@ -296,6 +337,68 @@ def _b5(profile: Profile, with_extremum: bool) -> Obligation:
     )
 
 
+def b5_stationary(profile: Profile) -> Obligation:
+    """B5 pinned: ``ACCEL_MARGIN`` is the world margin of the accelerating step,
+    s + t dot(n, e) - t dot(n, u) - (v0 t + (v1 - v0) t^2 / (2 dt)) (projections on n), and its
+    time derivative vanishes at ``ACCEL_EXTREMUM_TIME`` when v0 != v1."""
+    bb = Builder(profile)
+    dt = bb.param("dt", "step_s")
+    s = bb.param("s", "initial_margin_m")
+    nu = bb.projection("n_dot_u", "support_speed_mps")
+    ne = bb.projection("n_dot_e", "edge_speed_mps")
+    v0 = bb.var("n_dot_v0")
+    v1 = bb.var("n_dot_v1")
+    t = bb.var("t", lambda x: x >= 0)
+    common = {"s": s, "dt": dt, "n_dot_e": ne, "n_dot_u": nu, "n_dot_v0": v0, "n_dot_v1": v1}
+    margin = bb.term(boundary.ACCEL_MARGIN, t=t, **common)
+    half = z3.RealVal("1/2")
+    world = s + t * ne - t * nu - (v0 * t + (v1 - v0) * t * t * half / dt)
+    t_star = bb.term(boundary.ACCEL_EXTREMUM_TIME, **{k: v for k, v in common.items() if k != "s"})
+    bb.shown["t_star"] = t_star
+    slope_at_star = ne - nu - v0 - (v1 - v0) * t_star / dt
+
+    def replay(x: Values) -> Replay:
+        f = runtime_formulas()
+        args = {k: x[k] for k in ("s", "dt", "n_dot_e", "n_dot_u", "n_dot_v0", "n_dot_v1")}
+        m = f.accel_margin(t=x["t"], **args)
+        tt, h = x["t"], x["dt"]
+        w = (
+            args["s"]
+            + tt * (args["n_dot_e"] - args["n_dot_u"])
+            - (args["n_dot_v0"] * tt + (args["n_dot_v1"] - args["n_dot_v0"]) * tt * tt / (2 * h))
+        )
+        ts = f.accel_extremum_time(**{k: v for k, v in args.items() if k != "s"})
+        # The derivative by a central difference of the world margin (independent of t*'s form).
+        eps = 1e-6
+
+        def world(time: float) -> float:
+            return (
+                args["s"]
+                + time * (args["n_dot_e"] - args["n_dot_u"])
+                - (
+                    args["n_dot_v0"] * time
+                    + (args["n_dot_v1"] - args["n_dot_v0"]) * time * time / (2 * h)
+                )
+            )
+
+        slope = (world(ts + eps) - world(ts - eps)) / (2 * eps)
+        return Replay(
+            bool(abs(m - w) > 1e-9 or abs(slope) > 1e-6),
+            f"margin {m:.6g} vs world {w:.6g}; world slope at t* {ts:.6g}: {slope:.3g}",
+        )
+
+    return bb.obligation(
+        id="B5/stationary",
+        claim="B5",
+        title="accelerating margin is the world margin; t* is its stationary point",
+        expected=PROVED,
+        premise=[v0 != v1],
+        conclusion=z3.And(margin == world, slope_at_star == 0),
+        replay=replay,
+        witness_prefer=[s > 0, t > 0, 0 < t_star, t_star < dt],
+    )
+
+
 def b5_endpoints(profile: Profile) -> Obligation:
     """B5 (refutable half): margin(0) >= 0 and margin(dt) >= 0 do NOT give margin(t) >= 0 for
     every t in [0, dt].
@@ -314,9 +417,11 @@ def b5_extremum(profile: Profile) -> Obligation:
 OBLIGATIONS = {
     "B1": b1,
     "B2": b2,
+    "B2/world": b2_world,
     "B3": b3,
     "B4": b4,
     "B5/endpoints": b5_endpoints,
     "B5/extremum": b5_extremum,
+    "B5/stationary": b5_stationary,
 }
 REFUTABLE = frozenset({"B5/endpoints"})

@@ -34,6 +34,11 @@ from navproof.proofs import symbols as sym
 from navproof.proofs.to_z3 import Translator
 from navproof.specs.profile import Profile
 
+_DERIVATION_SYMBOL_NAMES = frozenset(
+    value.name for value in vars(sym).values() if isinstance(value, sympy.Symbol)
+)
+"""Names of the symbols of the derivation modules (``navproof.proofs.symbols``)."""
+
 PROVED = "proved"
 REFUTED = "refuted"
 
@@ -258,7 +263,12 @@ class Builder:
         across calls and the same ``sqrt(d)`` is one variable however often it is translated.
         """
         by_name = {s.name: s for s in expr.free_symbols}
-        unknown = set(subs) - set(by_name)
+        # A derivation may legitimately lose a symbol (a term that cancels, or a wrong
+        # derivation that dropped it): its binding is then moot, and the obligation itself
+        # decides whether the formula is still the claim. A name that is no derivation symbol
+        # at all is a typo in the obligation and stays an error.
+        unknown = set(subs) - set(by_name) - _DERIVATION_SYMBOL_NAMES
+        subs = {k: v for k, v in subs.items() if k in by_name}
         if unknown:
             raise KeyError(f"{sorted(unknown)} are not symbols of {expr}")
         # Sympy values first (they may bring in symbols that z3 bindings then replace).

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import sympy
+import z3
 
 from navproof.proofs import slope
 from navproof.proofs.obligations.common import (
@@ -61,4 +62,44 @@ def v1(profile: Profile) -> Obligation:
     )
 
 
-OBLIGATIONS = {"V1": v1}
+def v1_factor(profile: Profile) -> Obligation:
+    """V1 pinned: ``SLOPE_FACTOR`` is the catalogue's k with k^2 = 1 + |grad h|^2, and the cap
+    ``HORIZONTAL_CAP`` is tight: a horizontal speed of exactly Vh along the gradient moves at
+    exactly V along the surface (Vh^2 (1 + |g|^2) = V^2)."""
+    bb = Builder(profile)
+    surface = bb.param("V", "surface_speed_cap_mps")
+    grad_sq = bb.var("|g|^2", lambda x: x >= 0)
+    k = bb.alias("k", bb.term(slope.SLOPE_FACTOR, grad_sq=grad_sq))
+    k_lo, k_hi = bb.bounds("slope_factor")
+    bb.hypotheses.extend([k_lo <= k, k <= k_hi])
+    bb.covers("k", "slope_factor", k)
+    vh = bb.alias("Vh", bb.term(slope.HORIZONTAL_CAP, surface_cap=surface, k=k))
+
+    def replay(x: Values) -> Replay:
+        f = runtime_formulas()
+        kk = f.slope_factor(grad_sq=x["|g|^2"])
+        vh_f = f.horizontal_cap(surface_cap=x["V"], k=kk)
+        # Walk along the gradient at vh_f for a short time: surface length over time.
+        h = 1e-3
+        run = vh_f * h
+        rise = run * x["|g|^2"] ** 0.5
+        surface_speed = (run * run + rise * rise) ** 0.5 / h
+        return Replay(
+            bool(abs(kk * kk - 1 - x["|g|^2"]) > 1e-9 or abs(surface_speed - x["V"]) > 1e-9),
+            f"k {kk:.6g}, surface speed at Vh along the gradient {surface_speed:.6g}, "
+            f"V {x['V']:.6g}",
+        )
+
+    return bb.obligation(
+        id="V1/factor",
+        claim="V1",
+        title="k^2 = 1 + |grad h|^2 and Vh is tight along the gradient",
+        expected=PROVED,
+        premise=[],
+        conclusion=z3.And(k * k == 1 + grad_sq, vh * vh * (1 + grad_sq) == surface * surface),
+        replay=replay,
+        witness_prefer=[grad_sq > 0],
+    )
+
+
+OBLIGATIONS = {"V1": v1, "V1/factor": v1_factor}

@@ -78,6 +78,151 @@ def s2(profile: Profile) -> Obligation:
     )
 
 
+def s2_tight(profile: Profile) -> Obligation:
+    """S2 pinned (tight): with c parallel to n (dot(n, c) = |c|) at exactly
+    ``NECESSARY_NORMAL_BOUND``, the normal stop displacement ``NORMAL_STOP_DISPLACEMENT`` is
+    exactly s: the bound is the largest admissible normal speed, not merely a safe one."""
+    bb = Builder(profile)
+    dt = bb.param("dt", "step_s")
+    a = bb.param("a", "brake_budget_mps2")
+    s = bb.param("s", "initial_margin_m")
+    bound = bb.alias("bound", bb.term(stop_envelope.NECESSARY_NORMAL_BOUND, s=s, dt=dt, a=a))
+    displacement = bb.term(
+        stop_envelope.NORMAL_STOP_DISPLACEMENT, n_dot_c=bound, speed=bound, dt=dt, a=a
+    )
+    bb.shown["displacement"] = displacement
+
+    def replay(x: Values) -> Replay:
+        nb = runtime_formulas().necessary_normal_bound(s=x["s"], dt=x["dt"], a=x["a"])
+        moved = _stepped_stop_distance(nb, x["dt"], x["a"])
+        return Replay(
+            bool(abs(moved - x["s"]) > 1e-4 * max(1.0, x["s"])),
+            f"bound {nb:.6g}: time-stepped stop moves {moved:.6g} vs s {x['s']:.6g}",
+        )
+
+    return bb.obligation(
+        id="S2/tight",
+        claim="S2",
+        title="a straight-in stop at the necessary bound uses exactly the margin",
+        expected=PROVED,
+        premise=[],
+        conclusion=z3.And(bound >= 0, displacement == s),
+        replay=replay,
+        witness_prefer=[s > 0],
+    )
+
+
+def s3_tight(profile: Profile) -> Obligation:
+    """S3 pinned (tight): a c with |c| = Cmax and dot(n, c) = ``LINEAR_ENVELOPE_BOUND`` stops
+    with a normal displacement of exactly s."""
+    bb = Builder(profile)
+    dt = bb.param("dt", "step_s")
+    a = bb.param("a", "brake_budget_mps2")
+    s = bb.param("s", "initial_margin_m")
+    cmax = bb.var("Cmax", lambda x: x > 0)
+    bound = bb.alias(
+        "bound", bb.term(stop_envelope.LINEAR_ENVELOPE_BOUND, s=s, dt=dt, a=a, cmax=cmax)
+    )
+    displacement = bb.term(
+        stop_envelope.NORMAL_STOP_DISPLACEMENT, n_dot_c=bound, speed=cmax, dt=dt, a=a
+    )
+
+    def replay(x: Values) -> Replay:
+        lb = runtime_formulas().linear_envelope_bound(
+            s=x["s"], dt=x["dt"], a=x["a"], cmax=x["Cmax"]
+        )
+        moved = lb / x["Cmax"] * _stepped_stop_distance(x["Cmax"], x["dt"], x["a"])
+        return Replay(
+            bool(abs(moved - x["s"]) > 1e-4 * max(1.0, x["s"])),
+            f"bound {lb:.6g}: time-stepped normal displacement {moved:.6g} vs s {x['s']:.6g}",
+        )
+
+    return bb.obligation(
+        id="S3/tight",
+        claim="S3",
+        title="at |c| = Cmax the linear envelope uses exactly the margin",
+        expected=PROVED,
+        premise=[],
+        conclusion=displacement == s,
+        replay=replay,
+        witness_prefer=[s > 0],
+    )
+
+
+def s4_cap(profile: Profile) -> Obligation:
+    """S4 pinned: ``ENVELOPE_SPEED_CAP`` is the catalogue's Cmax = Vh + |u - r|, with
+    Vh = ``HORIZONTAL_CAP``(V, k) = V / k."""
+    bb = Builder(profile)
+    surface = bb.param("V", "surface_speed_cap_mps")
+    k = bb.param("k", "slope_factor")
+    carry = bb.var("|u-r|", lambda x: x >= 0)
+    vh = bb.alias("Vh", bb.term(slope.HORIZONTAL_CAP, surface_cap=surface, k=k))
+    cmax = bb.term(stop_envelope.ENVELOPE_SPEED_CAP, vh=vh, carry=carry)
+    bb.shown["Cmax"] = cmax
+
+    def replay(x: Values) -> Replay:
+        f = runtime_formulas()
+        vh_f = f.horizontal_cap(surface_cap=x["V"], k=x["k"])
+        cm = f.envelope_speed_cap(vh=vh_f, carry=x["|u-r|"])
+        want = x["V"] / x["k"] + x["|u-r|"]
+        return Replay(bool(abs(cm - want) > 1e-9), f"Cmax {cm:.6g} vs V/k + |u-r| {want:.6g}")
+
+    return bb.obligation(
+        id="S4/cap",
+        claim="S4",
+        title="Cmax = V/k + |u - r|",
+        expected=PROVED,
+        premise=[],
+        conclusion=z3.And(vh * k == surface, cmax == vh + carry),
+        replay=replay,
+        witness_prefer=[carry > 0, k > 1],
+    )
+
+
+def s5_tight(profile: Profile) -> Obligation:
+    """S5 pinned (tight): when Cmax equals ``NECESSARY_NORMAL_BOUND`` the linear envelope
+    ``LINEAR_ENVELOPE_BOUND`` equals it too, so S5's inequality is the best possible."""
+    bb = Builder(profile)
+    dt = bb.param("dt", "step_s")
+    a = bb.param("a", "brake_budget_mps2")
+    s = bb.param("s", "initial_margin_m")
+    bb.outside_claim("s", "min", "s = 0 gives a zero necessary bound, and Cmax is positive")
+    necessary = bb.alias(
+        "necessary", bb.term(stop_envelope.NECESSARY_NORMAL_BOUND, s=s, dt=dt, a=a)
+    )
+    linear = bb.term(stop_envelope.LINEAR_ENVELOPE_BOUND, s=s, dt=dt, a=a, cmax=necessary)
+    bb.shown["linear"] = linear
+
+    def replay(x: Values) -> Replay:
+        f = runtime_formulas()
+        nb = f.necessary_normal_bound(s=x["s"], dt=x["dt"], a=x["a"])
+        lb = f.linear_envelope_bound(s=x["s"], dt=x["dt"], a=x["a"], cmax=nb)
+        return Replay(bool(abs(lb - nb) > 1e-9), f"linear {lb:.6g} vs necessary {nb:.6g}")
+
+    return bb.obligation(
+        id="S5/tight",
+        claim="S5",
+        title="the linear envelope meets the necessary bound at Cmax = the bound",
+        expected=PROVED,
+        premise=[s > 0],
+        conclusion=linear == necessary,
+        replay=replay,
+    )
+
+
+def _stepped_stop_distance(speed_mps: float, dt_s: float, a_mps2: float) -> float:
+    """Distance of the hold-then-brake stop by fine time stepping (independent of S1's formula):
+    hold ``speed_mps`` for ``dt_s``, then lose ``a_mps2`` per second until rest."""
+    steps = 20000
+    distance = speed_mps * dt_s
+    brake_s = speed_mps / a_mps2
+    h = brake_s / steps
+    for i in range(steps):
+        # Midpoint rule on the linear speed profile of each sub-step.
+        distance += (speed_mps - a_mps2 * (i + 0.5) * h) * h
+    return distance
+
+
 def _envelope_cap(bb: Builder, u, r) -> tuple[z3.ArithRef, z3.ArithRef]:
     """Vh = ``HORIZONTAL_CAP``(V, k) and Cmax = ``ENVELOPE_SPEED_CAP``(Vh, |u - r|) (aliases)."""
     surface = bb.param("V", "surface_speed_cap_mps")
@@ -273,6 +418,18 @@ def s5(profile: Profile) -> Obligation:
     )
 
 
+def _switches_at(pw: sympy.Piecewise, times: list[sympy.Basic]) -> bool:
+    """True when the pieces of a time Piecewise are ``t <= times[i]`` and then a default."""
+    conditions = [cond for _, cond in pw.args]
+    if len(conditions) != len(times) + 1 or conditions[-1] != sympy.true:
+        return False
+    # sympy may print ``t <= dt`` as ``dt >= t``: compare the relation's content, not its form.
+    return all(
+        isinstance(cond, (sympy.Le, sympy.Ge)) and cond.lts == sym.t and is_zero(cond.gts - time)
+        for cond, time in zip(conditions[:-1], times, strict=True)
+    )
+
+
 def _s1_identities() -> list[tuple[str, bool]]:
     c, a, dt = sym.speed, sym.a, sym.dt
     dist = stop_envelope.STOP_DISTANCE
@@ -305,6 +462,25 @@ def _s1_identities() -> list[tuple[str, bool]]:
             ),
         ),
         (
+            "trajectory piece 1 (reaction, t <= dt) is t",
+            is_zero(stop_envelope.STOP_TRAJECTORY_FACTOR.args[0][0] - sym.t),
+        ),
+        (
+            "trajectory piece 2 (braking) is dt + (t - dt) - a (t - dt)^2 / (2 |c|)",
+            is_zero(
+                stop_envelope.STOP_TRAJECTORY_FACTOR.args[1][0]
+                - (dt + (sym.t - dt) - a * (sym.t - dt) ** 2 / (2 * c))
+            ),
+        ),
+        (
+            "trajectory piece 3 (at rest) is dt + |c| / (2a)",
+            is_zero(stop_envelope.STOP_TRAJECTORY_FACTOR.args[2][0] - (dt + c / (2 * a))),
+        ),
+        (
+            "trajectory pieces switch at dt and at dt + |c|/a",
+            _switches_at(stop_envelope.STOP_TRAJECTORY_FACTOR, [dt, dt + c / a]),
+        ),
+        (
             "the braking trajectory ends at the stop distance",
             is_zero(stop_envelope.BRAKING_PHASE_FACTOR.subs(sym.t, dt + c / a) * c - dist),
         ),
@@ -316,4 +492,14 @@ s1 = identity_obligation(
 )
 
 
-OBLIGATIONS = {"S1": s1, "S2": s2, "S3": s3, "S4": s4, "S5": s5}
+OBLIGATIONS = {
+    "S1": s1,
+    "S2": s2,
+    "S2/tight": s2_tight,
+    "S3": s3,
+    "S3/tight": s3_tight,
+    "S4": s4,
+    "S4/cap": s4_cap,
+    "S5": s5,
+    "S5/tight": s5_tight,
+}

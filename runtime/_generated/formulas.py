@@ -1,8 +1,10 @@
 # DO NOT EDIT: generated from the sympy derivations in navproof.proofs.
 # Regenerate with `navproof generate` (or `make generate`); a test and
 # `navproof prove` fail when this file differs from a fresh generation.
-# expressions-sha256: 32d5188c130235ed4c38bcc287ad8afe923b9bb4a0dbd3a1a83e5cd7cc68eb3a
+# expressions-sha256: 442a78aec342ee2c53d5834de09c7cd9904359e8a18fdff93dc2d4fe1281359a
 """Closed-form navigation formulas generated from the proofs (vectorised, numpy)."""
+
+import functools
 
 import numpy
 
@@ -20,6 +22,10 @@ __all__ = [
     "necessary_normal_bound",
     "envelope_speed_cap",
     "linear_envelope_bound",
+    "braked_speed",
+    "brake_envelope_factor",
+    "brake_envelope_offset",
+    "brake_envelope_margin",
     "rigid_second_derivative_bound",
     "interpolation_excess_bound",
     "rigid_rounding_slack",
@@ -47,6 +53,10 @@ __all__ = [
     "orca_relative_distance_sq",
     "orca_closest_approach_time",
     "orca_pair_share",
+    "steering_change",
+    "arrive_speed",
+    "discrete_brake_distance",
+    "linear_ramp_speed",
 ]
 
 
@@ -152,6 +162,38 @@ def linear_envelope_bound(*, s, dt, a, cmax):
     Claim: S3, S5. Derived in navproof.proofs as ``2*a*s/(2*a*dt + cmax)``.
     """
     return 2*a*s/(2*a*dt + cmax)
+
+
+def braked_speed(*, speed, dt, a):
+    """Speed after one step of the strongest braking: max(|c| - a dt, 0) [m/s].
+
+    Claim: S7, F2. Derived in navproof.proofs as ``Piecewise((-a*dt + speed, speed > a*dt), (0, True))``.
+    """
+    return numpy.select([numpy.greater(speed, a*dt),True], [-a*dt + speed,0], default=numpy.nan)
+
+
+def brake_envelope_factor(*, cmax, dt, a):
+    """Factor K = max(Cmax/a - dt/2, dt/2) of the discrete braking envelope [s].
+
+    Claim: S7. Derived in navproof.proofs as ``Piecewise((-dt/2 + cmax/a, cmax > a*dt), (dt/2, True))``.
+    """
+    return numpy.select([numpy.greater(cmax, a*dt),True], [-1/2*dt + cmax/a,(1/2)*dt], default=numpy.nan)
+
+
+def brake_envelope_offset(*, s, dt, n_dot_e, n_dot_u, n_dot_v0, n_dot_r, kfac):
+    """Offset of the S7 half-plane dot(n, v1) <= q: step-end margin >= K dot(n, u + v1 - r) [m/s].
+
+    Claim: S7, B4. Derived in navproof.proofs as ``(2*dt*n_dot_e - 2*dt*n_dot_u - dt*n_dot_v0 + 2*kfac*n_dot_r - 2*kfac*n_dot_u + 2*s)/(dt + 2*kfac)``.
+    """
+    return (2*dt*n_dot_e - 2*dt*n_dot_u - dt*n_dot_v0 + 2*kfac*n_dot_r - 2*kfac*n_dot_u + 2*s)/(dt + 2*kfac)
+
+
+def brake_envelope_margin(*, s_end, n_dot_c, kfac):
+    """Signed S7 margin: step-end margin minus K dot(n, c1) [m].
+
+    Claim: S7. Derived in navproof.proofs as ``-kfac*n_dot_c + s_end``.
+    """
+    return -kfac*n_dot_c + s_end
 
 
 def rigid_second_derivative_bound(*, omega_e, d_omega, dw, p_max, q_max, dq_max, ddq_max):
@@ -368,3 +410,35 @@ def orca_pair_share(*, weight_own, weight_other):
     Claim: O7. Derived in navproof.proofs as ``weight_own/(weight_other + weight_own)``.
     """
     return weight_own/(weight_other + weight_own)
+
+
+def steering_change(*, gap, max_accel, dt):
+    """Velocity change of one clamped steering step towards the desired velocity [m/s].
+
+    Claim: T2. Derived in navproof.proofs as ``Min(gap, dt*max_accel)``.
+    """
+    return functools.reduce(numpy.minimum, [gap, dt*max_accel])
+
+
+def arrive_speed(*, dist, stop_range, max_speed, max_accel, dt):
+    """Arrive speed curve: the speed the discrete follower can still brake from to rest at the stop range [m/s].
+
+    Claim: T3. Derived in navproof.proofs as ``Piecewise((0, dist <= stop_range), (Min(max_speed, -dt*max_accel/2 + sqrt(max_accel)*sqrt(dt**2*max_accel + 8*Max(0, dist - stop_range))/2), True))``.
+    """
+    return numpy.select([numpy.less_equal(dist, stop_range),True], [0,functools.reduce(numpy.minimum, [max_speed, -1/2*dt*max_accel + (1/2)*numpy.sqrt(max_accel)*numpy.sqrt(dt**2*max_accel + 8*functools.reduce(numpy.maximum, [0, dist - stop_range]))])], default=numpy.nan)
+
+
+def discrete_brake_distance(*, speed, max_accel, dt):
+    """Distance the discrete follower travels braking at maxAccel from speed w (w a whole number of maxAccel dt) [m].
+
+    Claim: T3. Derived in navproof.proofs as ``speed*(-dt*max_accel + speed)/(2*max_accel)``.
+    """
+    return (1/2)*speed*(-dt*max_accel + speed)/max_accel
+
+
+def linear_ramp_speed(*, dist, max_speed, slow_radius):
+    """The naive linear ramp maxSpeed dist / slowRadius (refuted by T3; never used to steer) [m/s].
+
+    Claim: T3. Derived in navproof.proofs as ``Min(max_speed, dist*max_speed/slow_radius)``.
+    """
+    return functools.reduce(numpy.minimum, [max_speed, dist*max_speed/slow_radius])

@@ -37,14 +37,15 @@ from navproof.boundary.motion import (
     take_motion,
     take_support,
 )
-from navproof.boundary.patches import Patch, check_valid_convex, make_patch, polygon_halfplanes
+from navproof.boundary.patches import Patch, make_patch, polygon_halfplanes
 from navproof.boundary.rigid import (
     local_frame_excess_m,
     rigid_curve_margin_bound_m,
     rotating_stop_margin_bound_m,
     rotating_stop_pairs,
 )
-from navproof.boundary.step_length import check_valid_step, per_agent, per_edge
+from navproof.boundary.step_length import per_agent, per_edge
+from navproof.core.validation import check_valid_convex, check_valid_step
 
 __all__ = [
     "EDGE_KIND_NAMES", "EDGE_PORTAL", "EDGE_WALL", "MOTION_FIXED", "MOTION_NAMES", "MOTION_RIGID",

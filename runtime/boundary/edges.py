@@ -13,8 +13,7 @@ import numpy as np
 
 from navproof.boundary.motion import Motion, take_motion
 from navproof.core.errors import InvalidInput
-from navproof.core.tolerances import UNIT_LENGTH_TOL
-from navproof.core.validation import check_valid_finite
+from navproof.core.validation import check_valid_finite, check_valid_normals
 from navproof.core.vec2 import dot2
 
 EDGE_WALL = 0
@@ -22,18 +21,6 @@ EDGE_PORTAL = 1
 EDGE_KIND_NAMES = ("wall", "portal")
 """A wall must never be crossed and needs a stop envelope; a portal to the next same-gradient
 region of the route only bounds the step (B4/B5: at most up to the portal per step, C3)."""
-
-
-def check_valid_normals(field: str, normal: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """Return normals (N, K, 2); InvalidInput for a zero or non-unit normal of a valid edge."""
-    arr = np.asarray(normal, dtype=np.float64)
-    length = np.hypot(arr[..., 0], arr[..., 1])
-    bad = valid & ~(np.abs(length - 1.0) <= UNIT_LENGTH_TOL)
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise InvalidInput(f"{field}{list(idx)}", arr[idx].tolist(),
-                           "outward normal must be a unit vector (|n| = 1)")
-    return arr
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.core.errors import InvalidInput
-from navproof.core.tolerances import ANGLE_TOL_RAD, EPS
-from navproof.core.validation import check_valid_finite
+from navproof.core.validation import check_valid_convex, check_valid_finite
 
 
 @dataclass(frozen=True)
@@ -39,27 +37,6 @@ def polygon_halfplanes(vertices_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     length = np.hypot(d[:, 0], d[:, 1])
     normal = np.stack([d[:, 1], -d[:, 0]], axis=1) / length[:, None]
     return normal, np.einsum("ij,ij->i", normal, v)
-
-
-def check_valid_convex(field: str, vertices_m: np.ndarray) -> np.ndarray:
-    """Return the vertices (P, 2) of a strictly convex CCW polygon; else raise InvalidInput.
-
-    Claim: C1 (a piece must be convex for its half-planes to describe it).
-    """
-    v = check_valid_finite(field, vertices_m)
-    if v.ndim != 2 or v.shape[1] != 2 or v.shape[0] < 3:
-        raise InvalidInput(field, v.tolist(), "needs at least 3 vertices of shape (P, 2)")
-    d = np.roll(v, -1, axis=0) - v
-    if np.any(np.hypot(d[:, 0], d[:, 1]) <= EPS):
-        raise InvalidInput(field, v.tolist(), "has a repeated vertex (zero-length edge)")
-    turn = d[:, 0] * np.roll(d, -1, axis=0)[:, 1] - d[:, 1] * np.roll(d, -1, axis=0)[:, 0]
-    if np.any(turn <= EPS):
-        raise InvalidInput(field, v.tolist(), "must be a strictly convex counter-clockwise polygon")
-    heading = np.arctan2(d[:, 1], d[:, 0])
-    winding = np.sum(np.mod(np.diff(np.append(heading, heading[0])), 2.0 * np.pi))
-    if winding > 2.0 * np.pi + ANGLE_TOL_RAD:
-        raise InvalidInput(field, v.tolist(), "must be simple (winds around more than once)")
-    return v
 
 
 def make_patch(patch_id: int, vertices_m: np.ndarray, gradient: np.ndarray) -> Patch:

@@ -48,13 +48,17 @@ def halfplanes_to_lines(normal: np.ndarray, offset: np.ndarray) -> tuple[np.ndar
 
 
 def reference_velocity(edges: EdgeSet, support: Support, x0_m: np.ndarray,
-                       vh_mps: np.ndarray) -> Reference:
+                       vh_mps: np.ndarray, *, certified: np.ndarray | None = None
+                       ) -> Reference:
     """Reference velocity r (R1), stop target vStop and its reachability (R2) for every agent.
 
     The closest point to u of the edge half-planes is unique, so the tie rule "by edge ID" only
     fixes the order in which the constraints are processed: edges are fed sorted by edge ID,
     which makes the result reproducible bit for bit. All edges fixed gives r = 0; all edges
-    co-moving with u gives r = u. Claim: R1, R2.
+    co-moving with u gives r = u. Walls in ``certified`` (N, K) leave the constraints: next to
+    rotating motion their stop and the hold at rest on the support are certified in the wall's
+    local frame (B6), so for them the reference is the rest on the support, a velocity that
+    turns with it (r(t) = u(t)), not a constant r. Claim: R1, R2, B6.
     """
     x0 = check_valid_finite("x0_m", x0_m)
     vh = check_valid_finite("vh_mps", vh_mps)
@@ -62,7 +66,7 @@ def reference_velocity(edges: EdgeSet, support: Support, x0_m: np.ndarray,
     e = edges.edge_velocity_mps(x0)
     n = edges.normal
     # walls only: drifting through a portal into the next same-gradient region is allowed
-    walls = edges.wall
+    walls = edges.wall if certified is None else edges.wall & ~certified
     order = np.argsort(np.where(walls, edges.edge_id, np.iinfo(np.int64).max), axis=1,
                        kind="stable")
     n_sorted = np.take_along_axis(n, order[..., None], axis=1)

@@ -14,20 +14,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.boundary.step_length import check_valid_step
 from navproof.core.errors import InvalidInput
-from navproof.core.validation import check_valid_finite, check_valid_positive
-
-
-def check_valid_slope_factor(field: str, k: np.ndarray) -> np.ndarray:
-    """Return slope factors as float64; InvalidInput when non-finite or below 1. Claim: V1."""
-    arr = check_valid_finite(field, k)
-    bad = arr < 1.0
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0]) if arr.ndim else ()
-        raise InvalidInput(f"{field}{list(idx)}" if idx else field, float(arr[idx]),
-                           "slope factor k = sqrt(1 + |grad h|^2) is >= 1")
-    return arr
+from navproof.core.validation import (
+    check_valid_finite,
+    check_valid_positive,
+    check_valid_slope_factor,
+    check_valid_step,
+)
 
 
 def slope_factor(gradient: np.ndarray) -> np.ndarray:

@@ -23,17 +23,21 @@ from navproof.core.validation import check_valid_finite
 from navproof.core.vec2 import dot2
 
 
-def check_valid_budget(field: str, a_mps2: np.ndarray) -> np.ndarray:
-    """Return the braking budget (m/s^2) as float64; InvalidInput when NaN, infinite or <= 0.
+def check_valid_budget(field: str, a_mps2: np.ndarray, *, allow_zero: bool = False
+                       ) -> np.ndarray:
+    """Return the braking budget (m/s^2) as float64; InvalidInput when NaN, infinite or <= 0
+    (< 0 with ``allow_zero``: the safe step holds an agent with a zero budget instead, S6).
 
-    A zero budget would reach a division in S1-S3: it is refused here instead. Claim: S6.
+    A zero budget would reach a division in S1-S3 and S7: it is refused here instead. Claim: S6.
     """
     arr = np.asarray(a_mps2, dtype=np.float64)
-    bad = ~np.isfinite(arr) | (arr <= 0.0)
+    bad = ~np.isfinite(arr) | ((arr < 0.0) if allow_zero else (arr <= 0.0))
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0]) if arr.ndim else ()
-        raise InvalidInput(f"{field}{list(idx)}" if idx else field, float(arr[idx]),
-                           "braking budget must be finite and > 0 m/s^2 (S6: no division by a = 0)")
+        rule = ("braking budget must be finite and >= 0 m/s^2 (S6: a zero budget holds)"
+                if allow_zero else
+                "braking budget must be finite and > 0 m/s^2 (S6: no division by a = 0)")
+        raise InvalidInput(f"{field}{list(idx)}" if idx else field, float(arr[idx]), rule)
     return arr
 
 
@@ -120,6 +124,48 @@ def end_stop_offset_mps(normal: np.ndarray, s_m: np.ndarray, dt_s: float, a_mps2
     return affine_root(excess(0.0), excess(1.0))
 
 
+def brake_envelope_factor_s(cmax_mps: np.ndarray, dt_s: float | np.ndarray,
+                            a_mps2: np.ndarray) -> np.ndarray:
+    """Factor K (s, (N,)) of the discrete braking envelope: max(Cmax/a - dt/2, dt/2), the least
+    factor for which one step of the strongest braking releases as much envelope as it consumes
+    margin (seed 000 with the step's linear ramp and the V2 radius a dt). Claim: S7."""
+    a = check_valid_budget("a_mps2", a_mps2)
+    return formulas.brake_envelope_factor(cmax=np.asarray(cmax_mps, dtype=np.float64),
+                                          dt=np.asarray(dt_s, dtype=np.float64), a=a)
+
+
+def brake_envelope_offset_mps(normal: np.ndarray, s_m: np.ndarray, dt_s: float | np.ndarray,
+                              kfac_s: np.ndarray, n_dot_e: np.ndarray, u_mps: np.ndarray,
+                              r_mps: np.ndarray, v0_mps: np.ndarray) -> np.ndarray:
+    """Offset q (m/s, (N, K)) of the S7 half-plane ``dot(n, v1) <= q``: the margin at the end of
+    the accelerating step (B4) is at least K dot(n, u + v1 - r). A safe step inside it leaves a
+    safe braking candidate for the next step (proved by the S7 obligations). Claim: S7, B4."""
+    return formulas.brake_envelope_offset(
+        s=s_m, dt=per_edge(dt_s), n_dot_e=n_dot_e, n_dot_u=dot2(normal, u_mps[:, None, :]),
+        n_dot_v0=dot2(normal, v0_mps[:, None, :]), n_dot_r=dot2(normal, r_mps[:, None, :]),
+        kfac=np.asarray(kfac_s, dtype=np.float64)[:, None])
+
+
+def brake_envelope_margin_m(end_margin_m: np.ndarray, normal: np.ndarray, c1_mps: np.ndarray,
+                            kfac_s: np.ndarray) -> np.ndarray:
+    """Signed S7 margin (m, (N, K)): margin at the step end minus K dot(n, c1), where
+    c1 = u + v1 - r. Claim: S7."""
+    return formulas.brake_envelope_margin(s_end=end_margin_m,
+                                          n_dot_c=dot2(normal, c1_mps[:, None, :]),
+                                          kfac=np.asarray(kfac_s, dtype=np.float64)[:, None])
+
+
+def braking_candidate_mps(v0_mps: np.ndarray, c0_mps: np.ndarray, dt_s: np.ndarray,
+                          a_mps2: np.ndarray) -> np.ndarray:
+    """One step of the strongest braking along c (m/s, (N, 2)): the end velocity whose
+    c = u + v - r has the generated ``braked_speed`` max(|c0| - a dt, 0) in the direction of
+    c0; it lies in the reachable disk. The witness candidate of S7. Claim: S7, V2."""
+    speed = np.hypot(c0_mps[:, 0], c0_mps[:, 1])
+    after = formulas.braked_speed(speed=speed, dt=dt_s, a=a_mps2)
+    scale = np.where(speed > 0.0, after / np.where(speed > 0.0, speed, 1.0), 0.0)
+    return v0_mps - c0_mps * (1.0 - scale)[:, None]
+
+
 def end_stop_margin_m(end_margin_m: np.ndarray, normal: np.ndarray, c1_mps: np.ndarray,
                       a_mps2: np.ndarray) -> np.ndarray:
     """Signed margin (m, (N, K)) left after braking at a from the step end with velocity c1
@@ -151,6 +197,10 @@ def hold_is_safe(normal: np.ndarray, r_mps: np.ndarray, e_mps: np.ndarray,
 
 
 __all__ = [
+    "brake_envelope_factor_s",
+    "brake_envelope_margin_m",
+    "brake_envelope_offset_mps",
+    "braking_candidate_mps",
     "check_valid_budget",
     "end_stop_margin_m",
     "end_stop_offset_mps",

@@ -1,21 +1,34 @@
 """The ``navproof`` command line: prove, claims, generate, audit, simulate, explain.
 
 Each sub-command lives in its own module exposing ``add_arguments(parser)`` and ``run(args)``;
-this file only dispatches, importing the heavy proof chain only when a command needs it.
+this file only dispatches. It imports the module of the one command being run and nothing else,
+so ``navproof --help``, ``simulate``, ``explain`` and ``claims`` never load sympy or z3.
 
-Exit codes: 0 as expected, 1 a claim failed, 2 unknown/timeout, 3 bad input.
+Exit codes (every command):
+
+* 0 every claim as expected;
+* 1 a claim failed (a refuted proof obligation, a violated run-time obligation, a scenario that
+  ended outside its claim) -- and nothing else ever exits 1;
+* 2 a proof was unknown or out of its budget;
+* 3 bad input (usage, files, values): one line on stderr naming what was wrong;
+* 4 an unexpected internal error: one line on stderr, the traceback only with ``--debug``.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+import traceback
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_UNKNOWN = 2
 EXIT_BAD_INPUT = 3
+EXIT_INTERNAL = 4
+EXIT_INTERRUPTED = 130
+"""Ctrl-C: the shell's convention (128 + SIGINT), never mistaken for a verdict."""
 
 # command name -> (module implementing it, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -27,25 +40,74 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("navproof.cli.audit", "re-prove a candidate profile against a base"),
 }
 
+_EPILOG = ("exit codes: 0 every claim as expected, 1 a claim failed, 2 a proof unknown or out of "
+           "budget, 3 bad input, 4 internal error (rerun with --debug for the traceback)")
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="navproof", description=__doc__.splitlines()[0])
+
+def _command_of(argv: list[str]) -> str | None:
+    """The sub-command named on the command line (the first word that is not an option)."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; only ``command``'s module is imported to declare its options."""
+    parser = argparse.ArgumentParser(prog="navproof", description=__doc__.splitlines()[0],
+                                     epilog=_EPILOG)
+    parser.add_argument("--debug", action="store_true",
+                        help="print the traceback of an internal error (exit code 4)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
-        module = importlib.import_module(module_name)
-        command_parser = sub.add_parser(name, help=help_text, description=help_text)
-        module.add_arguments(command_parser)
-        command_parser.set_defaults(_run=module.run)
+        command_parser = sub.add_parser(name, help=help_text, description=help_text,
+                                        epilog=_EPILOG)
+        if name == command:
+            module = importlib.import_module(module_name)
+            module.add_arguments(command_parser)
+            command_parser.set_defaults(_run=module.run)
     return parser
 
 
+def _quiet_broken_pipe() -> None:
+    """The reader went away (``navproof claims | head``): stop writing, say nothing."""
+    try:
+        # further writes (and the interpreter's final flush) go nowhere instead of raising
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    """Run one command; returns its exit code (see the module docstring)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # --debug is accepted anywhere on the line, before or after the command's own options
+    debug = "--debug" in argv
+    argv = [word for word in argv if word != "--debug"]
+    parser = build_parser(_command_of(argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on bad usage; bad input is 3 here
         return EXIT_BAD_INPUT if exc.code not in (0, None) else EXIT_OK
-    return int(args._run(args))
+    try:
+        code = int(args._run(args))
+        # flushed here, not at interpreter exit, so that a closed pipe is handled below
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+        return EXIT_OK
+    except KeyboardInterrupt:
+        print("navproof: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - the one place that turns a crash into exit 4
+        if debug:
+            traceback.print_exc()
+        where = f"navproof {args.command}"
+        print(f"{where}: internal error: {type(exc).__name__}: {exc} "
+              f"(exit {EXIT_INTERNAL}; rerun with --debug for the traceback)", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """``navproof claims``: the catalogue with, per claim, where it is proved, enforced and tested.
 
-``obligations`` are the z3/sympy obligation builders that discharge the claim in ``navproof prove``.
+``obligations`` are the z3/sympy obligation builders that discharge the claim in ``navproof prove``,
+read from the registry's source text (``BUILDERS``/``OBLIGATIONS`` tables) so that listing the
+claims never loads sympy or z3; a test checks the reading against the imported registry.
 The file lists are found by reading the source: a module counts for a claim when it cites the
 claim's ID (docstrings cite the claim they implement). Tests are listed only from a checkout.
 """
@@ -8,6 +10,7 @@ claim's ID (docstrings cite the claim they implement). Tests are listed only fro
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib.util
 import json
 import re
@@ -51,10 +54,60 @@ def _modules_citing(
     return found
 
 
+_REGISTRY_TABLES = ("BUILDERS", "OBLIGATIONS")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(_PROOFS).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(["navproof.proofs", *parts])
+
+
+def _registered_builders() -> list[tuple[str, str]]:
+    """``(obligation ID, module.function)`` of every obligation builder, from the source text.
+
+    A registry table is a module-level dict literal named ``BUILDERS`` or ``OBLIGATIONS`` mapping
+    obligation IDs to builder functions; a builder imported from another module is named by the
+    module that defines it, as ``function.__module__`` would.
+    """
+    found: dict[str, str] = {}
+    for path in sorted(_PROOFS.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        module = _module_name(path)
+        # builders are functions, or module-level names bound to a built function
+        defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+        defined |= {t.id for node in tree.body if isinstance(node, ast.Assign)
+                    for t in node.targets if isinstance(t, ast.Name)}
+        imported = {alias.asname or alias.name: f"{node.module}.{alias.name}"
+                    for node in tree.body if isinstance(node, ast.ImportFrom) and node.module
+                    for alias in node.names}
+        for node in tree.body:
+            target = (node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1
+                      else node.target if isinstance(node, ast.AnnAssign) else None)
+            if not (isinstance(target, ast.Name) and target.id in _REGISTRY_TABLES
+                    and isinstance(node.value, ast.Dict)):
+                continue
+            for key, value in zip(node.value.keys, node.value.values, strict=True):
+                if not (isinstance(key, ast.Constant) and isinstance(key.value, str)
+                        and isinstance(value, ast.Name)):
+                    continue
+                if value.id in defined:
+                    found[key.value] = f"{module}.{value.id}"
+                elif value.id in imported:
+                    found[key.value] = imported[value.id]
+    return list(found.items())
+
+
+def proof_locations(claim_id: str) -> list[str]:
+    """Where a claim is discharged: ``module.function`` of each obligation builder of the claim
+    (obligation IDs are the claim ID, or the claim ID and a ``/`` suffix)."""
+    return [where for oid, where in _registered_builders()
+            if oid.split("/", 1)[0] == claim_id]
+
+
 def claim_locations() -> list[dict[str, Any]]:
     """One record per claim: its catalogue fields and the files that prove, enforce and test it."""
-    from navproof.proofs.obligations import proof_locations
-
     claims = load_claims()
     ids = list(claims)
     folders = _source_folders()
@@ -86,10 +139,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Print the listing (and write --json); 0 done, 3 bad input (catalogue, output path)."""
+    from navproof.cli.output import check_valid_output_path, write_output
+    from navproof.core.errors import InvalidInput
+
     try:
+        check_valid_output_path("--json", args.json)
         records = claim_locations()
-    except SpecError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (SpecError, InvalidInput) as exc:
+        print(f"navproof claims: bad input: {exc}", file=sys.stderr)
         return 3
     for rec in records:
         flag = " (refutable)" if rec["refutable"] else ""
@@ -98,5 +156,10 @@ def run(args: argparse.Namespace) -> int:
             files = rec[role]
             print(f"     {role:<11} {', '.join(files) if files else '-'}")
     if args.json:
-        Path(args.json).write_text(json.dumps(records, indent=2, ensure_ascii=False) + "\n")
+        try:
+            write_output("--json", args.json,
+                         json.dumps(records, indent=2, ensure_ascii=False) + "\n")
+        except InvalidInput as exc:
+            print(f"navproof claims: bad input: {exc}", file=sys.stderr)
+            return 3
     return 0

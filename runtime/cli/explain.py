@@ -153,7 +153,8 @@ def _vector(field: str, value: Any) -> np.ndarray:
 
 def load_boundary(data: dict[str, Any], crowd: Any) -> Boundary | None:
     """The scenario's ``boundary`` for every agent of ``crowd``, or None (validated)."""
-    from navproof.boundary.model import EdgeSet, Support
+    from navproof.boundary.edges import EdgeSet
+    from navproof.boundary.motion import Support
     from navproof.core.errors import InvalidInput
 
     raw = data.get("boundary")
@@ -266,11 +267,14 @@ def run(args: argparse.Namespace) -> int:
     """Print the agent's step; 0 ok, 3 bad input (file, JSON, values, agent index, output)."""
     import sys
 
+    from navproof.cli.output import check_valid_output_path
     from navproof.core.errors import InvalidInput, ObligationViolation
     from navproof.viz.backend import PlotUnavailable, check_valid_image_path
 
     outputs = [p for p in (args.output, args.svg) if p]
     try:
+        check_valid_output_path("--json", args.json_out)
+        check_valid_output_path("--svg", args.svg)
         if args.svg and not args.svg.lower().endswith(".svg"):
             raise InvalidInput("--svg", args.svg, "must end in .svg")
         for path in outputs:

@@ -97,6 +97,18 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         "limit decides)",
     )
     parser.add_argument(
+        "--cross-check",
+        action="store_true",
+        help="have cvc5 re-decide every query z3 decided; disagreement or unknown fails",
+    )
+    parser.add_argument(
+        "--cvc5-rlimit",
+        type=check_valid_rlimit,
+        default=None,
+        metavar="N",
+        help="cvc5 resource limit per query (default: the profile's cvc5_resource_limit)",
+    )
+    parser.add_argument(
         "--rlimit",
         type=check_valid_rlimit,
         default=None,
@@ -163,6 +175,7 @@ def prove(
     jobs: int,
     timeout_s: float | None,
     rlimit: int | None = None,
+    cross_check_limit: int | None = None,
     label: str = "",
 ) -> tuple[list[Result], float]:
     """Run the obligations with stderr progress; returns results and wall time."""
@@ -176,7 +189,13 @@ def prove(
 
     started = time.monotonic()
     results = run_obligations(
-        ids, profile, jobs=jobs, timeout_s=timeout_s, rlimit=rlimit, on_result=progress
+        ids,
+        profile,
+        jobs=jobs,
+        timeout_s=timeout_s,
+        rlimit=rlimit,
+        cross_check_limit=cross_check_limit,
+        on_result=progress,
     )
     return results, time.monotonic() - started
 
@@ -202,7 +221,23 @@ def run(args: argparse.Namespace) -> int:
         f"z3 rlimit {rlimit} per query, wall-clock stop {stop}",
         file=sys.stderr,
     )
-    results, wall = prove(profile, ids, jobs=args.jobs, timeout_s=args.timeout, rlimit=rlimit)
+    cross = None
+    if getattr(args, "cross_check", False):
+        from navproof.proofs import cross_check
+
+        if not cross_check.available():
+            print("navproof prove: --cross-check needs the cvc5 package", file=sys.stderr)
+            return report.EXIT_BAD_INPUT
+        cross = args.cvc5_rlimit or profile.budgets.cvc5_resource_limit
+        print(f"cross-check: cvc5, resource limit {cross} per query", file=sys.stderr)
+    results, wall = prove(
+        profile,
+        ids,
+        jobs=args.jobs,
+        timeout_s=args.timeout,
+        rlimit=rlimit,
+        cross_check_limit=cross,
+    )
     print(f"navproof prove — profile {profile.name} ({profile.source})")
     print(report.table(results))
     print(report.summary_line(results, wall, fresh))
@@ -214,6 +249,7 @@ def run(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
         wall_seconds=wall,
         rlimit=rlimit,
+        cross_check_limit=cross,
     )
     if args.json is not None:
         try:

@@ -1,17 +1,26 @@
-"""``navproof simulate SCENARIO``: run a named scenario and print its timeline.
+"""``navproof simulate SCENARIO``: run a scenario file (``*.toml``, see
+:mod:`navproof.scenario`) or a named scenario, and report.
 
-Scenarios are registered by name in ``SCENARIOS`` (name -> module, function, help); the function
+A scenario file builds a :class:`navproof.world.World` and runs it for ``--steps`` (default: the
+file's), with a progress bar on stderr, a one-screen report and, with ``--json OUT``, the JSON
+summary (agents, arrivals, the reason of every agent that did not arrive, signed clearances,
+label, fallback and flag counts, handoff outcomes, agent-steps per second). ``--assert`` turns
+on assertion mode for the whole step and checks the file's ``[expect]`` table.
+
+Named scenarios are registered in ``SCENARIOS`` (name -> module, function, help); the function
 takes the parsed arguments and returns the exit code. The scenario modules are imported only
 when the command runs.
 
-Exit codes: 0 the scenario reached its goal, 1 it ended otherwise (for example in Failure),
-3 bad input (unknown scenario, unusable record file, bad option values).
+Exit codes: 0 the scenario reached its goal, 1 it ended otherwise (for example in Failure, an
+expectation missed or an obligation violated in assertion mode), 3 bad input (unknown
+scenario, malformed file, unusable record file, bad option values).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import sqlite3
 import sys
 from dataclasses import dataclass
 
@@ -39,8 +48,14 @@ SCENARIOS: dict[str, Scenario] = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("scenario", choices=sorted(SCENARIOS),
-                        help="; ".join(f"{n}: {s.help}" for n, s in SCENARIOS.items()))
+    parser.add_argument("scenario", metavar="SCENARIO",
+                        help="a scenario file (*.toml) or one of: "
+                             + "; ".join(f"{n}: {s.help}" for n, s in SCENARIOS.items()))
+    parser.add_argument("--steps", type=int, metavar="N",
+                        help="scenario files: number of steps (default: the file's)")
+    parser.add_argument("--assert", dest="assert_mode", action="store_true",
+                        help="scenario files: assertion mode for every step, and the file's "
+                             "[expect] checked at the end")
     parser.add_argument("--db", metavar="FILE", help="durable action record (SQLite) to keep")
     parser.add_argument("--resume", action="store_true",
                         help="continue from the record in --db and its persisted world")
@@ -60,15 +75,26 @@ def run(args: argparse.Namespace) -> int:
     from navproof.core.errors import InvalidInput
     from navproof.specs.errors import SpecError
 
+    if args.scenario.endswith(".toml"):
+        from navproof.cli.world_run import run_file
+
+        return run_file(args)
     scenario = SCENARIOS.get(args.scenario)
     if scenario is None:
-        print(f"unknown scenario {args.scenario!r}; known: {sorted(SCENARIOS)}", file=sys.stderr)
+        print(f"unknown scenario {args.scenario!r}: not a *.toml file nor one of "
+              f"{sorted(SCENARIOS)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     runner = getattr(importlib.import_module(scenario.module), scenario.function)
     try:
         return int(runner(args))
     except (InvalidInput, SpecError) as exc:
         print(f"navproof simulate {args.scenario}: bad input: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except sqlite3.DatabaseError as exc:
+        # the record file broke under the run: corrupt pages, a file made read-only, a full disk
+        print(f"navproof simulate {args.scenario}: bad input: --db {args.db}: the record cannot "
+              f"be used ({type(exc).__name__}: {exc}); the last committed step is kept",
+              file=sys.stderr)
         return EXIT_BAD_INPUT
 
 

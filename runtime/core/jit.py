@@ -15,10 +15,11 @@ Compiled loops release the interpreter lock, so worker threads run them on separ
 from __future__ import annotations
 
 import threading
+import types
 from collections.abc import Callable
 from typing import Any
 
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()
 
 
 class CompiledLoop:
@@ -49,6 +50,14 @@ def compiled_loop(func: Callable[..., Any]) -> CompiledLoop:
 
 def _compile(func: Callable[..., Any]) -> Callable[..., Any]:
     import numba
+
+    # compiled loops that call other compiled loops of their module see those machine-code
+    # functions under the same names (a loop is typed once, with its callees inlined)
+    callees = {name: value.compiled() for name, value in func.__globals__.items()
+               if isinstance(value, CompiledLoop) and name in func.__code__.co_names}
+    if callees:
+        func = types.FunctionType(func.__code__, {**func.__globals__, **callees},
+                                  func.__name__, func.__defaults__, func.__closure__)
 
     try:
         # numba picks the first writable location (next to the source, then per user)

@@ -62,3 +62,11 @@ their union is convex (Claim C1)."""
 BISECTION_STEPS = 60
 """Halvings of every bisection of the runtime (a first contact time, a portal time): 60 halvings
 shrink any step of at most 2^10 s below float64 resolution."""
+
+STEERING_REACHED_REL = 1e-12
+"""Fraction of one step's velocity change (unitless) within which clamped steering counts the
+desired velocity as reached and takes it as it is (Claim T2): no rounding residue keeps a body
+creeping after Arrive has asked it to stop."""
+
+STEERING_CHECK_REL = 1e-9
+"""Assertion-mode slack of the T2 bounds (m/s per m/s of the speed cap)."""

@@ -9,7 +9,6 @@ peak is ``v0`` (length twice the braking distance), so it too integrates exactly
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,27 +16,11 @@ import numpy as np
 from navproof._generated import formulas
 from navproof.core.errors import EPS, InvalidInput, ObligationViolation, assertions_enabled
 from navproof.core.tolerances import SPEED_MATCH_TOL_MPS
+from navproof.core.validation import check_valid_scalar
 
 
 def _scalar(value: object) -> float:
     return float(np.asarray(value, dtype=float))
-
-
-def check_valid_scalar(field: str, value: float, *, minimum: float | None = None,
-                       strictly_positive: bool = False) -> float:
-    """Return ``value`` as float; InvalidInput naming the field when it is not finite, not
-    positive when required, or below ``minimum``."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise InvalidInput(field, value, "must be a number") from None
-    if not math.isfinite(number):
-        raise InvalidInput(field, value, "must be finite")
-    if strictly_positive and number <= 0:
-        raise InvalidInput(field, value, "must be > 0")
-    if minimum is not None and number < minimum:
-        raise InvalidInput(field, value, f"must be >= {minimum}")
-    return number
 
 
 @dataclass(frozen=True)

@@ -384,6 +384,9 @@ def _run(db: Path, world_path: Path, resume: bool, crash_at_s: float | None, cra
 
 def run_cli(args: Any) -> int:
     """``navproof simulate pq-handoff`` entry: run, print, optionally write JSON; exit code."""
+    from navproof.cli.output import check_valid_output_path, write_output
+
+    check_valid_output_path("--json", args.json)
     result = run_pq_handoff(
         db_path=Path(args.db) if args.db else None,
         resume=bool(args.resume),
@@ -392,9 +395,7 @@ def run_cli(args: Any) -> int:
         pace_s=float(args.pace or 0.0),
     )
     if args.json:
-        Path(args.json).write_text(
-            json.dumps({"scenario": "pq-handoff", **result.summary,
-                        "timeline": result.timeline}, indent=2, default=str) + "\n",
-            encoding="utf-8",
-        )
+        write_output("--json", args.json,
+                     json.dumps({"scenario": "pq-handoff", **result.summary,
+                                 "timeline": result.timeline}, indent=2, default=str) + "\n")
     return result.exit_code

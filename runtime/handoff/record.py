@@ -225,8 +225,43 @@ class MotionTags:
     motion: str
 
 
+def _sidecars(path: Path) -> list[Path]:
+    """The write-ahead log and shared-memory files SQLite keeps beside a WAL-mode database."""
+    return [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
+
+
+def _check_valid_location(path: Path) -> None:
+    """RecordError naming the cause when the record cannot be written where it is asked for: a
+    WAL-mode record writes ``FILE-wal`` and ``FILE-shm`` beside ``FILE``."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise RecordError("db", str(path), "is a directory, not a record file")
+    if not folder.is_dir():
+        raise RecordError("db", str(path), f"its folder {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise RecordError("db", str(path), f"its folder {str(folder)!r} is read-only; the record "
+                                           "writes FILE-wal and FILE-shm beside FILE")
+    if path.exists() and not os.access(path, os.R_OK | os.W_OK):
+        raise RecordError("db", str(path), "is read-only (or unreadable); the record is "
+                                           "written after every step")
+
+
 def _probe(path: Path) -> tuple[int, int, list[str]]:
-    """Application ID, schema version and table names of an existing file, read-only."""
+    """Application ID, schema version and table names of an existing file, read-only.
+
+    A read-only look at a WAL-mode file can create empty ``-wal``/``-shm`` files beside it;
+    the ones that did not exist before are removed again, so a refused file is left exactly
+    as it was (with its folder)."""
+    existed = {p for p in _sidecars(path) if p.exists()}
+    try:
+        return _probe_open(path)
+    finally:
+        for extra in _sidecars(path):
+            if extra not in existed and extra.exists() and extra.stat().st_size == 0:
+                extra.unlink()
+
+
+def _probe_open(path: Path) -> tuple[int, int, list[str]]:
     uri = f"{path.resolve().as_uri()}?mode=ro"
     try:
         conn = sqlite3.connect(uri, uri=True)
@@ -263,6 +298,7 @@ class HandoffRecord:
         another application, or a record of a newer schema than this runtime knows.
         """
         path = Path(path)
+        _check_valid_location(path)
         fresh = not path.exists() or path.stat().st_size == 0
         if not fresh:
             app_id, version, tables = _probe(path)

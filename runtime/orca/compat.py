@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from navproof.core.errors import InvalidInput
+from navproof.core.validation import MAX_LENGTH_M, check_valid_range, check_valid_vector
 from navproof.orca.crowd import AgentDefaults, Crowd
 
 
@@ -60,10 +61,20 @@ class RVOSimulator:
                  timeHorizonObst: float | None = None, radius: float | None = None,  # noqa: N803
                  maxSpeed: float | None = None,  # noqa: N803
                  velocity: tuple[float, float] | None = None) -> int:
-        """Add an agent; either only ``pos`` (defaults) or all parameters. Returns its index."""
-        if neighborDist is not None and velocity is None:
-            raise ValueError("Either pass only 'pos', or pass all parameters.")
-        if neighborDist is None:
+        """Add an agent at ``pos``; returns its index.
+
+        As in RVO2's bindings, pass either ``pos`` alone (the defaults apply) or every
+        parameter. A subset (``addAgent(pos, radius=3.0)``) raises InvalidInput naming the
+        missing parameters instead of silently falling back to the defaults.
+        """
+        given = {"neighborDist": neighborDist, "maxNeighbors": maxNeighbors,
+                 "timeHorizon": timeHorizon, "timeHorizonObst": timeHorizonObst,
+                 "radius": radius, "maxSpeed": maxSpeed, "velocity": velocity}
+        missing = [name for name, value in given.items() if value is None]
+        if missing and len(missing) < len(given):
+            raise InvalidInput("addAgent", {k: v for k, v in given.items() if v is not None},
+                               f"pass only pos, or every parameter (missing: {missing})")
+        if len(missing) == len(given):
             return self._crowd.add_agent(pos)
         return self._crowd.add_agent(pos, neighbor_dist=neighborDist, max_neighbors=maxNeighbors,
                                      time_horizon=timeHorizon, time_horizon_obst=timeHorizonObst,
@@ -267,11 +278,11 @@ class RVOSimulator:
 
         An exact geometric test; RVO2 answers the same question through its partition tree.
         """
+        q = np.stack([check_valid_vector("point1", point1, max_abs=MAX_LENGTH_M, unit="m"),
+                      check_valid_vector("point2", point2, max_abs=MAX_LENGTH_M, unit="m")])
+        radius = float(check_valid_range("radius", radius, low=0.0, high=MAX_LENGTH_M, unit="m"))
         self._processed()
         obs = self._crowd.obstacles
-        q = np.array([point1, point2], dtype=np.float64)
-        if not np.all(np.isfinite(q)):
-            raise InvalidInput("point", (point1, point2), "must be finite")
         if obs.point.shape[0] == 0:
             return True
         a, b = obs.point, obs.point[obs.next]

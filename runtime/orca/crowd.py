@@ -22,7 +22,18 @@ import numpy as np
 from navproof.core.errors import InvalidInput, assertions_enabled
 from navproof.core.parallel import run_pieces
 from navproof.core.tolerances import ACTIVE_TOL_MPS
-from navproof.core.validation import check_valid_finite
+from navproof.core.validation import (
+    MAX_DURATION_S,
+    MAX_LENGTH_M,
+    MAX_NEIGHBORS,
+    MAX_SPEED_MPS,
+    MIN_DURATION_S,
+    MIN_NEIGHBOR_DIST_M,
+    check_valid_finite,
+    check_valid_integer,
+    check_valid_range,
+    check_valid_vector,
+)
 from navproof.orca.lines import agent_lines, obstacle_lines
 from navproof.orca.neighbors import AgentGrid, build_grid, query_into
 from navproof.orca.obstacles import ObstacleSet
@@ -51,16 +62,6 @@ class AgentDefaults:
     radius: float = 1.5
     max_speed: float = 2.0
     velocity: tuple[float, float] = (0.0, 0.0)
-
-
-def _check_bound(name: str, arr: np.ndarray, *, positive: bool) -> None:
-    bad = (arr <= 0.0) if positive else (arr < 0.0)
-    if np.any(bad):
-        rule = "must be > 0" if positive else "must be >= 0"
-        if arr.ndim:
-            i = int(np.flatnonzero(bad.ravel())[0])
-            raise InvalidInput(f"{name}[{i}]", float(arr.ravel()[i]), rule)
-        raise InvalidInput(name, float(arr), rule)
 
 
 @dataclass(frozen=True)
@@ -362,6 +363,50 @@ def _snapshot_items(snap: SolveSnapshot, agent: int) -> dict[str, Any]:
 _FLOAT_FIELDS = ("radius", "max_speed", "neighbor_dist", "time_horizon", "time_horizon_obst",
                  "responsibility_weight", "priority")
 
+# Working bounds of the O7 settings: weights are compared as ratios, priorities by order.
+MAX_RESPONSIBILITY_WEIGHT = 1e6
+MAX_PRIORITY = 1e9
+
+# (low, high, low excluded, unit) of each per-agent number; see navproof.core.validation
+_SCALAR_RULES: dict[str, tuple[float, float, bool, str]] = {
+    "radius": (0.0, MAX_LENGTH_M, False, "m"),
+    "max_speed": (0.0, MAX_SPEED_MPS, False, "m/s"),
+    "neighbor_dist": (0.0, MAX_LENGTH_M, False, "m"),
+    "time_horizon": (MIN_DURATION_S, MAX_DURATION_S, False, "s"),
+    "time_horizon_obst": (MIN_DURATION_S, MAX_DURATION_S, False, "s"),
+    "responsibility_weight": (0.0, MAX_RESPONSIBILITY_WEIGHT, True, ""),
+    "priority": (-MAX_PRIORITY, MAX_PRIORITY, False, ""),
+}
+_VECTOR_BOUNDS: dict[str, tuple[float, str]] = {
+    "position": (MAX_LENGTH_M, "m"),
+    "velocity": (MAX_SPEED_MPS, "m/s"),
+    "pref_velocity": (MAX_SPEED_MPS, "m/s"),
+}
+
+
+def _check_valid_agent_scalar(name: str, value: Any) -> np.ndarray:
+    """A per-agent number (or array of them) within its rule, as float64 (ints for
+    ``max_neighbors``); a neighbour distance is 0 (no neighbours) or at least
+    ``MIN_NEIGHBOR_DIST_M``."""
+    if name == "max_neighbors":
+        return check_valid_integer(name, value, low=0, high=MAX_NEIGHBORS)
+    low, high, low_open, unit = _SCALAR_RULES[name]
+    arr = check_valid_range(name, value, low=low, high=high, low_open=low_open, unit=unit)
+    if name == "neighbor_dist":
+        tiny = (arr > 0.0) & (arr < MIN_NEIGHBOR_DIST_M)
+        if tiny.any():
+            idx = tuple(int(i) for i in np.argwhere(tiny)[0])
+            label = f"{name}[{', '.join(map(str, idx))}]" if idx else name
+            raise InvalidInput(label, float(arr[idx]),
+                               f"must be 0 (no neighbours) or >= {MIN_NEIGHBOR_DIST_M:g} m")
+    return arr
+
+
+def _check_valid_agent_vectors(name: str, value: Any) -> np.ndarray:
+    """Positions or velocities (..., 2) with every component within its working bound."""
+    bound, unit = _VECTOR_BOUNDS[name]
+    return check_valid_range(name, value, low=-bound, high=bound, unit=unit)
+
 
 class Crowd:
     """ORCA simulator for many agents held in arrays. Claim: O1-O6.
@@ -433,9 +478,8 @@ class Crowd:
     # ----------------------------------------------------------------- validation helpers
     @staticmethod
     def _valid_time_step(time_step: float) -> float:
-        value = float(check_valid_finite("time_step", time_step))
-        _check_bound("time_step", np.asarray(value), positive=True)
-        return value
+        return float(check_valid_range("time_step", time_step, low=MIN_DURATION_S,
+                                       high=MAX_DURATION_S, unit="s"))
 
     @property
     def num_agents(self) -> int:
@@ -473,45 +517,35 @@ class Crowd:
         pos = check_valid_finite("position", position)
         if pos.ndim != 2 or pos.shape[1] != 2:
             raise InvalidInput("position", position, "must have shape (M, 2)")
+        pos = _check_valid_agent_vectors("position", pos)
         m = pos.shape[0]
         d = self.defaults
 
         def vec(name: str, value: Any, default: tuple[float, float]) -> np.ndarray:
-            arr = check_valid_finite(name, default if value is None else value)
+            arr = _check_valid_agent_vectors(name, default if value is None else value)
             try:
                 return np.broadcast_to(arr, (m, 2)).astype(np.float64)
             except ValueError as exc:
                 raise InvalidInput(name, value, f"must broadcast to shape ({m}, 2)") from exc
 
-        def col(name: str, value: Any, default: float, positive: bool) -> np.ndarray:
+        def col(name: str, value: Any, default: float) -> np.ndarray:
             arr = check_valid_finite(name, default if value is None else value)
             try:
-                arr = np.broadcast_to(arr, (m,)).astype(np.float64)
+                arr = np.broadcast_to(arr, (m,)).copy()
             except ValueError as exc:
                 raise InvalidInput(name, value, f"must broadcast to shape ({m},)") from exc
-            _check_bound(name, arr, positive=positive)
-            return arr
+            return _check_valid_agent_scalar(name, arr)
 
         vel = vec("velocity", velocity, d.velocity)
         pref = vec("pref_velocity", pref_velocity, (0.0, 0.0))
-        rad = col("radius", radius, d.radius, False)
-        speed = col("max_speed", max_speed, d.max_speed, False)
-        ndist = col("neighbor_dist", neighbor_dist, d.neighbor_dist, False)
-        th = col("time_horizon", time_horizon, d.time_horizon, True)
-        tho = col("time_horizon_obst", time_horizon_obst, d.time_horizon_obst, True)
-        mn_raw = check_valid_finite("max_neighbors", d.max_neighbors if max_neighbors is None
-                               else max_neighbors)
-        mn = np.broadcast_to(mn_raw, (m,))
-        if np.any(mn != np.floor(mn)):
-            i = int(np.flatnonzero(mn != np.floor(mn))[0])
-            raise InvalidInput(f"max_neighbors[{i}]", float(mn[i]), "must be an integer")
-        _check_bound("max_neighbors", mn, positive=False)
-        weight = col("responsibility_weight", responsibility_weight, 1.0, True)
-        try:
-            prio = np.broadcast_to(check_valid_finite("priority", 0.0 if priority is None
-                                                      else priority), (m,)).astype(np.float64)
-        except ValueError as exc:
-            raise InvalidInput("priority", priority, f"must broadcast to shape ({m},)") from exc
+        rad = col("radius", radius, d.radius)
+        speed = col("max_speed", max_speed, d.max_speed)
+        ndist = col("neighbor_dist", neighbor_dist, d.neighbor_dist)
+        th = col("time_horizon", time_horizon, d.time_horizon)
+        tho = col("time_horizon_obst", time_horizon_obst, d.time_horizon_obst)
+        mn = col("max_neighbors", max_neighbors, d.max_neighbors)
+        weight = col("responsibility_weight", responsibility_weight, 1.0)
+        prio = col("priority", priority, 0.0)
         coop_raw = np.asarray(True if cooperative is None else cooperative)
         if coop_raw.dtype != bool:
             raise InvalidInput("cooperative", cooperative, "must be True or False")
@@ -538,9 +572,7 @@ class Crowd:
 
     def add_agent(self, position: Any, **params: Any) -> int:
         """Add one agent at ``position (x, y)``; keyword parameters as :meth:`add_agents`."""
-        pos = check_valid_finite("position", position)
-        if pos.shape != (2,):
-            raise InvalidInput("position", position, "must be a pair (x, y)")
+        pos = check_valid_vector("position", position, max_abs=MAX_LENGTH_M, unit="m")
         wrapped = {k: (np.asarray(v)[None] if k in ("velocity", "pref_velocity") and v is not None
                        else v) for k, v in params.items()}
         return int(self.add_agents(pos[None], **wrapped)[0])
@@ -559,9 +591,8 @@ class Crowd:
         if name not in ("position", "velocity", "pref_velocity"):
             raise InvalidInput("name", name, "must be position, velocity or pref_velocity")
         i = self._check_index(agent)
-        arr = check_valid_finite(name, value)
-        if arr.shape != (2,):
-            raise InvalidInput(name, value, "must be a pair (x, y)")
+        bound, unit = _VECTOR_BOUNDS[name]
+        arr = check_valid_vector(name, value, max_abs=bound, unit=unit)
         getattr(self, name)[i] = arr
 
     def set_agent_scalar(self, name: str, agent: int, value: Any) -> None:
@@ -572,12 +603,8 @@ class Crowd:
         arr = check_valid_finite(name, value)
         if arr.shape != ():
             raise InvalidInput(name, value, "must be a scalar")
-        if name != "priority":
-            _check_bound(name, arr, positive=name in ("time_horizon", "time_horizon_obst",
-                                                      "responsibility_weight"))
+        arr = _check_valid_agent_scalar(name, arr)
         if name == "max_neighbors":
-            if float(arr) != int(arr):
-                raise InvalidInput(name, float(arr), "must be an integer")
             self.max_neighbors[i] = int(arr)
         else:
             getattr(self, name)[i] = float(arr)
@@ -592,7 +619,7 @@ class Crowd:
     def set_pref_velocities(self, pref_velocity: Any) -> None:
         """Set every agent's preferred velocity at once, ``(N, 2)`` m/s."""
         arr = check_valid_finite("pref_velocity", pref_velocity, shape=(self.num_agents, 2))
-        self.pref_velocity = arr.copy()
+        self.pref_velocity = _check_valid_agent_vectors("pref_velocity", arr).copy()
 
     def set_time_step(self, time_step: float) -> None:
         """Change the time step (s, > 0)."""
@@ -737,7 +764,9 @@ class Crowd:
                      ) -> tuple[np.ndarray, Any, Any]:
         obst_idx = self._obstacle_neighbors(rows, grid)
         lines = self._lines_for(rows, nb, obst_idx)
-        result = solve_closest(self._preferred[rows], self.max_speed[rows], *lines)
+        threads = self.workers if rows.size >= PARALLEL_MIN_AGENTS else 1
+        result = solve_closest(self._preferred[rows], self.max_speed[rows], *lines,
+                               threads=threads)
         return obst_idx, lines, result
 
     def compute_new_velocities(self) -> StepDiagnostics:

@@ -18,35 +18,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from navproof.core.errors import InvalidInput
 from navproof.core.tolerances import RVO_EPSILON
+from navproof.core.validation import check_valid_polygon
 
 
 def _left_of(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
     """Twice the signed area of (a, b, c), m^2: positive when c lies left of a -> b."""
     return float((a[0] - c[0]) * (b[1] - a[1]) - (a[1] - c[1]) * (b[0] - a[0]))
-
-
-def check_valid_polygon(vertices: object, *, field_name: str = "vertices") -> np.ndarray:
-    """The polygon as a float64 ``(V, 2)`` array, or InvalidInput naming the rule broken."""
-    try:
-        arr = np.asarray(vertices, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInput(field_name, vertices, "must be a sequence of (x, y) pairs") from exc
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise InvalidInput(field_name, vertices, "must be a sequence of (x, y) pairs")
-    if arr.shape[0] < 2:
-        raise InvalidInput(field_name, arr.tolist(), "needs at least 2 vertices")
-    if not np.all(np.isfinite(arr)):
-        bad = int(np.flatnonzero(~np.all(np.isfinite(arr), axis=1))[0])
-        raise InvalidInput(f"{field_name}[{bad}]", arr[bad].tolist(), "must be finite")
-    nxt = np.roll(arr, -1, axis=0)
-    same = np.all(arr == nxt, axis=1)
-    if same.any():
-        bad = int(np.flatnonzero(same)[0])
-        raise InvalidInput(f"{field_name}[{bad}]", arr[bad].tolist(),
-                           "consecutive vertices must differ (repeated vertex)")
-    return arr
 
 
 @dataclass

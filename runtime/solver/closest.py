@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from navproof.core.tolerances import EPS, PARALLEL_DET
+from navproof.solver.on_line import disk_interval, halfplane_interval, nearest_on_line
 
 CHUNK_ROWS = 512
 """Rows per chunk of the candidate enumeration (bounds the temporary arrays)."""
@@ -220,32 +221,21 @@ def _closest_point(preferred: np.ndarray, hp_normal: np.ndarray, hp_offset: np.n
         t_hi = np.full(rows.size, np.inf)
         ok = np.ones(rows.size, bool)
         for disk in range(2):
-            wx = qx - centre[rows, disk, 0]
-            wy = qy - centre[rows, disk, 1]
-            b = dx * wx + dy * wy
-            disc = b * b - (wx * wx + wy * wy) + radius[rows, disk] ** 2
-            half = np.sqrt(np.maximum(disc, 0.0))
+            inside, lo, hi = disk_interval(qx, qy, dx, dy, centre[rows, disk, 0],
+                                           centre[rows, disk, 1], radius[rows, disk])
             use = dvalid[rows, disk]
-            ok &= ~use | (disc >= 0.0)
-            t_lo = np.where(use, np.maximum(t_lo, -b - half), t_lo)
-            t_hi = np.where(use, np.minimum(t_hi, -b + half), t_hi)
+            ok &= ~use | inside
+            t_lo = np.where(use, np.maximum(t_lo, lo), t_lo)
+            t_hi = np.where(use, np.minimum(t_hi, hi), t_hi)
         if i:
-            nj, cj, vj = n[rows, :i], c[rows, :i], hp_valid[rows, :i]
-            # dot(n_j, v) <= c_j along the line: t dot(n_j, d_i) <= c_j - dot(n_j, q_i)
-            slope = nj[..., 0] * dx[:, None] + nj[..., 1] * dy[:, None]
-            room = cj - nj[..., 0] * qx[:, None] - nj[..., 1] * qy[:, None]
-            parallel = np.abs(slope) <= PARALLEL_DET
-            # a parallel line j leaves all of line i or none of it
-            ok &= ~np.any(vj & parallel & (room < -tol), axis=1)
-            bound = room / np.where(parallel, 1.0, slope)
-            t_hi = np.minimum(t_hi, np.min(np.where(vj & ~parallel & (slope > 0.0), bound,
-                                                    np.inf), axis=1))
-            t_lo = np.maximum(t_lo, np.max(np.where(vj & ~parallel & (slope < 0.0), bound,
-                                                    -np.inf), axis=1))
+            ok_j, lo_j, hi_j = halfplane_interval(
+                qx[:, None], qy[:, None], dx[:, None], dy[:, None], n[rows, :i, 0],
+                n[rows, :i, 1], c[rows, :i], hp_valid[rows, :i], parallel_det=PARALLEL_DET,
+                tol=tol, axis=1)
+            ok &= ok_j
+            t_lo, t_hi = np.maximum(t_lo, lo_j), np.minimum(t_hi, hi_j)
         ok &= t_lo <= t_hi
-        t = dx * (preferred[rows, 0] - qx) + dy * (preferred[rows, 1] - qy)
-        t = np.minimum(np.maximum(t, t_lo), t_hi)
-        moved = np.stack([qx + t * dx, qy + t * dy], axis=1)
+        moved = nearest_on_line(qx, qy, dx, dy, preferred[rows], t_lo, t_hi)
         result[rows] = moved
         found[rows[~ok]] = False
         later = n[rows, i + 1:]

@@ -10,17 +10,26 @@ and ``det(direction, point - v)`` is its signed violation in m/s (positive: outs
 
 Constraints for ``N`` agents are held as arrays ``line_point (N, K, 2)``, ``line_dir (N, K, 2)``
 with a validity mask ``valid (N, K)``. The first ``num_hard[n]`` slots of row ``n`` are hard
-lines (obstacles, boundaries): the fallback of :func:`solve_closest` never relaxes them. Every
-function loops over the constraint index only; agents are processed as whole arrays.
+lines (obstacles, boundaries): the fallback of :func:`solve_closest` never relaxes them.
+
+The programs are RVO2's own incremental algorithm, one agent at a time in a compiled loop
+(:mod:`navproof.core.jit`): the work per agent depends on its lines (most agents stop after a
+few), which whole-array code can only follow with masks over every agent.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from navproof.core.jit import compiled_loop
+from navproof.core.parallel import run_pieces
 from navproof.core.tolerances import RVO_EPSILON
+
+_TINY = float(np.finfo(np.float64).tiny)
+"""Smallest normal float: shorter bisector directions count as zero (their inverse overflows)."""
 
 
 def det2(ax: np.ndarray, ay: np.ndarray, bx: np.ndarray, by: np.ndarray) -> np.ndarray:
@@ -44,149 +53,160 @@ def line_violation(velocity: np.ndarray, line_point: np.ndarray, line_dir: np.nd
     return py
 
 
-def _planes(lp: np.ndarray, ld: np.ndarray, lv: np.ndarray
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Line components as contiguous (K, M) planes: line index first, one row per line."""
-    point = np.ascontiguousarray(lp.transpose(2, 1, 0))
-    direction = np.ascontiguousarray(ld.transpose(2, 1, 0))
-    return point[0], point[1], direction[0], direction[1], np.ascontiguousarray(lv.T)
+@compiled_loop
+def _lp1(px, py, dx, dy, valid, i, radius, opt_x, opt_y, direction_opt, out):
+    """Optimum on line ``i`` inside the disk and the valid lines ``j < i`` (linearProgram1).
 
-
-def _lp1(planes: tuple[np.ndarray, ...], i: int, rows: np.ndarray, radius: np.ndarray,
-         opt: np.ndarray, direction_opt: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Optimum on line ``i`` inside the disk and the valid lines ``j < i`` (RVO2 linearProgram1).
-
-    ``planes`` are the (K, M) line planes of :func:`_planes`; the program is solved for the
-    columns ``rows`` (``radius`` and ``opt`` given for those rows). Returns ``(ok, result)``;
-    ``ok`` is False where the disk and the earlier lines leave nothing of line ``i``.
+    Writes the point into ``out`` and returns True, or returns False (``out`` untouched).
     Claim: O2.
     """
-    pxs, pys, dxs, dys, lvs = planes
-    px, py = pxs[i, rows], pys[i, rows]
-    dx, dy = dxs[i, rows], dys[i, rows]
-    dot = px * dx + py * dy
-    disc = dot * dot + radius * radius - (px * px + py * py)
-    ok = disc >= 0.0
-    sqrt_disc = np.sqrt(np.maximum(disc, 0.0))
+    pix, piy, dix, diy = px[i], py[i], dx[i], dy[i]
+    dot = pix * dix + piy * diy
+    # squared distance of the line from the origin as det(d, p)^2, not RVO2's |p|^2 - dot^2
+    # (equal for a unit d): projected lines of linearProgram3 pass through crossings of nearly
+    # parallel lines far from the origin, where |p|^2 - dot^2 cancels (O2 overshoot)
+    offset = dix * piy - diy * pix
+    disc = radius * radius - offset * offset
+    if not disc >= 0.0:
+        return False
+    sqrt_disc = math.sqrt(disc)
     t_left = -dot - sqrt_disc
     t_right = -dot + sqrt_disc
-    if i > 0:
-        pjx, pjy = np.take(pxs[:i], rows, axis=1), np.take(pys[:i], rows, axis=1)
-        djx, djy = np.take(dxs[:i], rows, axis=1), np.take(dys[:i], rows, axis=1)
-        vj = np.take(lvs[:i], rows, axis=1)
-        denominator = det2(dx, dy, djx, djy)
-        numerator = det2(djx, djy, px - pjx, py - pjy)
-        parallel = np.abs(denominator) <= RVO_EPSILON
-        # (almost) parallel lines: line i lies wholly outside line j
-        ok &= ~np.any(vj & parallel & (numerator < 0.0), axis=0)
-        crossing = vj & ~parallel
-        t = numerator / np.where(crossing, denominator, 1.0)
-        # line j bounds line i on the right (denominator >= 0) or on the left
-        t_right = np.minimum(t_right, np.min(np.where(crossing & (denominator >= 0.0), t, np.inf),
-                                             axis=0))
-        t_left = np.maximum(t_left, np.max(np.where(crossing & (denominator < 0.0), t, -np.inf),
-                                           axis=0))
-        ok &= t_left <= t_right
+    for j in range(i):
+        if not valid[j]:
+            continue
+        denominator = dix * dy[j] - diy * dx[j]
+        numerator = dx[j] * (piy - py[j]) - dy[j] * (pix - px[j])
+        if abs(denominator) <= RVO_EPSILON:
+            if numerator < 0.0:
+                return False
+            continue
+        t = numerator / denominator
+        if denominator >= 0.0:
+            t_right = min(t_right, t)
+        else:
+            t_left = max(t_left, t)
+        if t_left > t_right:
+            return False
     if direction_opt:
-        take_right = opt[:, 0] * dx + opt[:, 1] * dy > 0.0
-        t_sel = np.where(take_right, t_right, t_left)
+        t = t_right if opt_x * dix + opt_y * diy > 0.0 else t_left
     else:
-        t_sel = dx * (opt[:, 0] - px) + dy * (opt[:, 1] - py)
-        t_sel = np.where(t_sel < t_left, t_left, np.where(t_sel > t_right, t_right, t_sel))
-    result = np.stack([px + t_sel * dx, py + t_sel * dy], axis=1)
-    return ok, result
+        t = dix * (opt_x - pix) + diy * (opt_y - piy)
+        if t < t_left:
+            t = t_left
+        elif t > t_right:
+            t = t_right
+    out[0] = pix + t * dix
+    out[1] = piy + t * diy
+    return True
 
 
-def _lp2(lp: np.ndarray, ld: np.ndarray, lv: np.ndarray, radius: np.ndarray, opt: np.ndarray,
-         direction_opt: bool) -> tuple[np.ndarray, np.ndarray]:
+@compiled_loop
+def _lp2(px, py, dx, dy, valid, radius, opt_x, opt_y, direction_opt, out):
     """Closest point to ``opt`` (or furthest along unit ``opt``) in disk ∩ lines (linearProgram2).
 
-    Returns ``(result (M, 2) m/s, fail (M,))`` where ``fail`` is the index of the first line the
-    incremental solve could not satisfy, or ``K`` when all were satisfied.
+    Writes the point into ``out``; returns the first line it could not satisfy, or K.
     Claim: O2.
     """
-    m, k = lv.shape
     if direction_opt:
-        result = opt * radius[:, None]
+        out[0] = opt_x * radius
+        out[1] = opt_y * radius
     else:
-        opt_sq = np.einsum("ij,ij->i", opt, opt)
-        outside = opt_sq > radius * radius
-        inv_len = 1.0 / np.sqrt(np.where(outside, opt_sq, 1.0))
-        result = np.where(outside[:, None], opt * (inv_len * radius)[:, None], opt)
-    fail = np.full(m, k, dtype=np.int64)
-    active = np.ones(m, dtype=bool)
-    planes = _planes(lp, ld, lv)
-    pxs, pys, dxs, dys, lvs = planes
-    for i in range(k):
-        cand = active & lvs[i]
-        if not cand.any():
+        opt_sq = opt_x * opt_x + opt_y * opt_y
+        if opt_sq > radius * radius:
+            scale = 1.0 / math.sqrt(opt_sq) * radius
+            out[0] = opt_x * scale
+            out[1] = opt_y * scale
+        else:
+            out[0] = opt_x
+            out[1] = opt_y
+    for i in range(valid.size):
+        if not valid[i]:
             continue
-        viol = det2(dxs[i], dys[i], pxs[i] - result[:, 0], pys[i] - result[:, 1])
-        rows = np.flatnonzero(cand & (viol > 0.0))
-        if rows.size == 0:
-            continue
-        ok, res = _lp1(planes, i, rows, radius[rows], opt[rows], direction_opt)
-        if ok.all():
-            result[rows] = res
-            continue
-        result[rows[ok]] = res[ok]
-        bad = rows[~ok]
-        fail[bad] = i
-        active[bad] = False
-    return result, fail
+        if dx[i] * (py[i] - out[1]) - dy[i] * (px[i] - out[0]) > 0.0:
+            if not _lp1(px, py, dx, dy, valid, i, radius, opt_x, opt_y, direction_opt, out):
+                return i
+    return valid.size
 
 
-def _lp3(lp: np.ndarray, ld: np.ndarray, lv: np.ndarray, num_hard: np.ndarray, begin: np.ndarray,
-         radius: np.ndarray, result: np.ndarray) -> np.ndarray:
-    """Velocity minimising the largest violation of soft lines, hard lines kept (linearProgram3).
+@compiled_loop
+def _lp3(px, py, dx, dy, valid, num_hard, begin, radius, out, work_px, work_py, work_dx,
+         work_dy, work_valid, trial):
+    """Velocity minimising the largest soft violation, hard lines kept (linearProgram3).
 
-    Rows start at line ``begin``; returns the largest soft violation reached (m/s) and updates
-    ``result`` in place. Claim: O4 (the degraded answer; never labelled feasible).
+    Starts from ``out`` at line ``begin``, updates ``out`` and returns the largest soft
+    violation reached (m/s). ``work_*`` and ``trial`` are scratch arrays of the caller.
+    Claim: O4 (the degraded answer; never labelled feasible).
     """
-    m, k = lv.shape
-    distance = np.zeros(m)
-    slot = np.arange(k)
-    for i in range(k):
-        cand = lv[:, i] & (begin <= i)
-        if not cand.any():
+    k = valid.size
+    distance = 0.0
+    for i in range(begin, k):
+        if not valid[i]:
             continue
-        viol = det2(ld[:, i, 0], ld[:, i, 1], lp[:, i, 0] - result[:, 0],
-                    lp[:, i, 1] - result[:, 1])
-        rows = np.flatnonzero(cand & (viol > distance))
-        if rows.size == 0:
+        pix, piy, dix, diy = px[i], py[i], dx[i], dy[i]
+        if not dix * (piy - out[1]) - diy * (pix - out[0]) > distance:
             continue
-        pix, piy = lp[rows, i, 0][:, None], lp[rows, i, 1][:, None]
-        dix, diy = ld[rows, i, 0][:, None], ld[rows, i, 1][:, None]
-        pj, dj, vj = lp[rows], ld[rows], lv[rows]
-        hard = slot[None, :] < num_hard[rows, None]
-        soft = ~hard & (slot[None, :] < i) & vj
-        determinant = det2(dix, diy, dj[..., 0], dj[..., 1])
-        parallel = np.abs(determinant) <= RVO_EPSILON
-        same_dir = parallel & (dix * dj[..., 0] + diy * dj[..., 1] > 0.0)
-        # lines i and j pointing opposite ways: the bisector passes midway between them
-        t = det2(dj[..., 0], dj[..., 1], pix - pj[..., 0], piy - pj[..., 1]) / np.where(
-            parallel, 1.0, determinant)
-        qx = np.where(parallel, 0.5 * (pix + pj[..., 0]), pix + t * dix)
-        qy = np.where(parallel, 0.5 * (piy + pj[..., 1]), piy + t * diy)
-        bx, by = dj[..., 0] - dix, dj[..., 1] - diy
-        blen = np.hypot(bx, by)
-        # equal directions are the skipped same-direction case; subnormal lengths count as 0
-        usable = blen >= np.finfo(np.float64).tiny
-        inv_blen = 1.0 / np.where(usable, blen, 1.0)
-        proj_valid = soft & ~same_dir & usable
-        proj_point = np.where(hard[..., None], pj, np.stack([qx, qy], axis=-1))
-        proj_dir = np.where(hard[..., None], dj,
-                            np.stack([bx * inv_blen, by * inv_blen], axis=-1))
-        proj_ok = (hard & vj) | proj_valid
-        opt = np.concatenate([-diy, dix], axis=1)
-        res, fail = _lp2(proj_point, proj_dir, proj_ok, radius[rows], opt, True)
-        # a failure here is floating-point noise only: the current result stays
-        keep = fail < k
-        res[keep] = result[rows[keep]]
-        result[rows] = res
-        distance[rows] = det2(ld[rows, i, 0], ld[rows, i, 1], lp[rows, i, 0] - res[:, 0],
-                              lp[rows, i, 1] - res[:, 1])
+        for j in range(k):
+            work_valid[j] = False
+            if j < num_hard:
+                work_px[j], work_py[j], work_dx[j], work_dy[j] = px[j], py[j], dx[j], dy[j]
+                work_valid[j] = valid[j]
+                continue
+            if j >= i or not valid[j]:
+                continue
+            determinant = dix * dy[j] - diy * dx[j]
+            parallel = abs(determinant) <= RVO_EPSILON
+            if parallel and dix * dx[j] + diy * dy[j] > 0.0:
+                continue
+            bx, by = dx[j] - dix, dy[j] - diy
+            b_len = math.hypot(bx, by)
+            if not b_len >= _TINY:
+                continue
+            if parallel:
+                work_px[j] = 0.5 * (pix + px[j])
+                work_py[j] = 0.5 * (piy + py[j])
+            else:
+                t = (dx[j] * (piy - py[j]) - dy[j] * (pix - px[j])) / determinant
+                work_px[j] = pix + t * dix
+                work_py[j] = piy + t * diy
+            inv_b_len = 1.0 / b_len
+            work_dx[j] = bx * inv_b_len
+            work_dy[j] = by * inv_b_len
+            work_valid[j] = True
+        if _lp2(work_px, work_py, work_dx, work_dy, work_valid, radius, -diy, dix, True,
+                trial) == k:
+            # a failure here is floating-point noise only: the current result stays
+            out[0] = trial[0]
+            out[1] = trial[1]
+        distance = dix * (piy - out[1]) - diy * (pix - out[0])
     return distance
+
+
+@compiled_loop
+def _solve_rows(preferred, radius, point, direction, valid, num_hard, lo, hi, velocity, fail_line,
+               violation):
+    """Rows ``lo:hi`` of :func:`solve_closest`, written into its output arrays. Claim: O2, O4."""
+    k = valid.shape[1]
+    px, py, dx, dy = np.empty(k), np.empty(k), np.empty(k), np.empty(k)
+    work_px, work_py, work_dx, work_dy = np.empty(k), np.empty(k), np.empty(k), np.empty(k)
+    work_valid = np.empty(k, dtype=np.bool_)
+    out = np.empty(2)
+    trial = np.empty(2)
+    for r in range(lo, hi):
+        for j in range(k):
+            px[j], py[j] = point[r, j, 0], point[r, j, 1]
+            dx[j], dy[j] = direction[r, j, 0], direction[r, j, 1]
+        fail = _lp2(px, py, dx, dy, valid[r], radius[r], preferred[r, 0], preferred[r, 1], False,
+                    out)
+        if fail < k:
+            fail_line[r] = fail
+            violation[r] = _lp3(px, py, dx, dy, valid[r], num_hard[r], fail, radius[r], out,
+                                work_px, work_py, work_dx, work_dy, work_valid, trial)
+        else:
+            fail_line[r] = -1
+            violation[r] = 0.0
+        velocity[r, 0] = out[0]
+        velocity[r, 1] = out[1]
 
 
 @dataclass(frozen=True)
@@ -206,8 +226,8 @@ class ClosestResult:
 
 
 def solve_closest(preferred: np.ndarray, radius: np.ndarray, line_point: np.ndarray,
-                  line_dir: np.ndarray, valid: np.ndarray, num_hard: np.ndarray | None = None
-                  ) -> ClosestResult:
+                  line_dir: np.ndarray, valid: np.ndarray, num_hard: np.ndarray | None = None,
+                  *, threads: int = 1) -> ClosestResult:
     """Velocity (m/s) closest to ``preferred`` inside the disk of ``radius`` and all half-planes.
 
     Exactly RVO2's order: linearProgram2 over the lines in slot order; where it fails at line
@@ -217,22 +237,24 @@ def solve_closest(preferred: np.ndarray, radius: np.ndarray, line_point: np.ndar
 
     ``preferred (N, 2)``, ``radius (N,)`` max speed, ``line_point/line_dir (N, K, 2)``,
     ``valid (N, K)``, ``num_hard (N,)`` ints (default 0). Convention: a line allows the LEFT of
-    its direction, ``det(direction, point - v) <= 0``.
+    its direction, ``det(direction, point - v) <= 0``. ``threads`` > 1 shares the agents
+    between that many threads (each agent's answer is the same either way).
     Claim: O1, O2, O4.
     """
-    preferred = np.asarray(preferred, dtype=np.float64)
-    radius = np.asarray(radius, dtype=np.float64)
+    preferred = np.ascontiguousarray(preferred, dtype=np.float64)
+    radius = np.ascontiguousarray(radius, dtype=np.float64)
+    line_point = np.ascontiguousarray(line_point, dtype=np.float64)
+    line_dir = np.ascontiguousarray(line_dir, dtype=np.float64)
+    valid = np.ascontiguousarray(valid, dtype=bool)
     n = preferred.shape[0]
-    k = valid.shape[1]
-    if num_hard is None:
-        num_hard = np.zeros(n, dtype=np.int64)
-    velocity, fail = _lp2(line_point, line_dir, valid, radius, preferred.copy(), False)
-    infeasible = fail < k
-    violation = np.zeros(n)
-    if infeasible.any():
-        rows = np.flatnonzero(infeasible)
-        sub_velocity = velocity[rows]
-        violation[rows] = _lp3(line_point[rows], line_dir[rows], valid[rows], num_hard[rows],
-                               fail[rows], radius[rows], sub_velocity)
-        velocity[rows] = sub_velocity
-    return ClosestResult(velocity, ~infeasible, np.where(infeasible, fail, -1), violation)
+    num_hard = (np.zeros(n, dtype=np.int64) if num_hard is None
+                else np.ascontiguousarray(num_hard, dtype=np.int64))
+    velocity = np.empty((n, 2))
+    fail_line = np.empty(n, dtype=np.int64)
+    violation = np.empty(n)
+    pieces = max(1, min(16, n // 1024)) if threads > 1 else 1
+    bounds = np.linspace(0, n, pieces + 1).astype(int).tolist()
+    run_pieces(lambda i: _solve_rows(preferred, radius, line_point, line_dir, valid, num_hard,
+                                     bounds[i], bounds[i + 1], velocity, fail_line, violation),
+               pieces, threads=threads)
+    return ClosestResult(velocity, fail_line < 0, fail_line, violation)

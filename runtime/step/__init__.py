@@ -17,11 +17,13 @@ from navproof.step.result import (
     DYNAMIC_AVOIDANCE_FAILED,
     FLAG_CARRY_EXCEEDS_CANCEL,
     FLAG_NAMES,
+    FLAG_NO_BRAKING_BUDGET,
     FLAG_NO_REFERENCE,
     FLAG_ROTATING_STOP_UNCERTIFIED,
     FLAG_TRUNCATED,
     LABEL_NAMES,
     NO_STOP_GUARANTEE,
+    OVERLAP_RECOVERY,
     SAFE,
     SOLVE_FAILED,
     Margins,
@@ -30,8 +32,10 @@ from navproof.step.result import (
 from navproof.step.solve import solve_safe_step
 
 __all__ = [
-    "DYNAMIC_AVOIDANCE_FAILED", "FLAG_CARRY_EXCEEDS_CANCEL", "FLAG_NAMES", "FLAG_NO_REFERENCE",
+    "DYNAMIC_AVOIDANCE_FAILED", "FLAG_CARRY_EXCEEDS_CANCEL", "FLAG_NAMES",
+    "FLAG_NO_BRAKING_BUDGET", "FLAG_NO_REFERENCE",
     "FLAG_ROTATING_STOP_UNCERTIFIED", "FLAG_TRUNCATED", "LABEL_NAMES", "NO_STOP_GUARANTEE",
+    "OVERLAP_RECOVERY",
     "SAFE", "SOLVE_FAILED", "Margins", "Neighbors", "SafeStepResult", "StepInput",
     "check_valid_step_input", "solve_safe_step", "step_input_from_crowd",
 ]

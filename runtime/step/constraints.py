@@ -1,10 +1,14 @@
 """Constraints of the safe step in the solve variable v1, prepared once per step (seed 000).
 
 Per edge: the continuous-acceleration step-end half-plane (B4), the shared stop envelope (S3)
-and the stop-from-step-end half-plane (S1); the ORCA half-planes (O2, built on world
-velocities) shifted by the support carry u: ``dot(n, u + v1) <= c``; the reference velocity and
-stop target (R1, R2); the walls whose stop is certified in a local frame (B6).
-Claim: B1, B3, B4, S1, S3, R1, R2, O2, O5.
+and the discrete braking envelope (S7: the step-end margin covers K dot(n, c1), which keeps the
+safe label recursively feasible); the ORCA half-planes (O2, built on world velocities) shifted
+by the support carry u: ``dot(n, u + v1) <= c``; the reference velocity and stop target (R1,
+R2); the walls whose stop is certified in a local frame (B6). Those walls leave the reference's
+constraints: their stop and the hold at rest on the support are certified along the support's
+motion, a reference that turns or accelerates with it (seed 000: "支撑或边界旋转、加速时，参考速度
+也会变化").
+Claim: B1, B3, B4, S3, S7, R1, R2, O2, O5, B6.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from navproof.boundary.reference import Reference, reference_velocity
 from navproof.boundary.rigid import rotating_stop_pairs
 from navproof.boundary.step_length import per_edge
 from navproof.boundary.stop_envelope import (
-    end_stop_offset_mps,
+    brake_envelope_factor_s,
+    brake_envelope_offset_mps,
     envelope_speed_cap_mps,
     stop_halfplane_offset_mps,
 )
@@ -35,9 +40,10 @@ IMPOSSIBLE_OFFSET_MPS = -1.0e6
 class Prepared:
     """Everything the solve and the verification of one step share: the carry ``u`` (N, 2), the
     normal components of edge velocity, carry and v0 and the initial margins ``s`` (N, K), the
-    reference, the envelope cap ``cmax`` (N,), the edge half-planes (B4, S3, stop from the step
-    end; (N, 3K)), the ORCA half-planes in v1 (N, L), and ``rot_stop`` (N, K): walls whose stop
-    is certified in the local frame (B6), None if nothing rotates."""
+    reference, the envelope cap ``cmax`` (N,) and the braking envelope factor ``kfac_s`` (N,),
+    the edge half-planes (B4, S3, S7; (N, 3K)), the ORCA half-planes in v1 (N, L), and
+    ``rot_stop`` (N, K): walls whose stop is certified in the local frame (B6), None if nothing
+    rotates."""
 
     u: np.ndarray
     n_dot_e: np.ndarray
@@ -46,6 +52,7 @@ class Prepared:
     s: np.ndarray
     ref: Reference
     cmax: np.ndarray
+    kfac_s: np.ndarray
     edge_planes: HalfPlanes
     orca_planes: HalfPlanes
     rot_stop: np.ndarray | None = None
@@ -59,7 +66,7 @@ def sanitise_halfplanes(offset: np.ndarray, valid: np.ndarray) -> tuple[np.ndarr
 
 
 def prepare_constraints(inp: StepInput) -> Prepared:
-    """Constraints of every agent in the solve variable v1. Claim: B1, B3, B4, S3, R1, R2."""
+    """Constraints of every agent in the solve variable v1. Claim: B1, B3, B4, S3, S7, R1, R2."""
     dt = inp.dt_s
     edges, x0, v0 = inp.edges, inp.position_m, inp.velocity_mps
     n = edges.normal
@@ -69,22 +76,24 @@ def prepare_constraints(inp: StepInput) -> Prepared:
     n_dot_u = dot2(n, u[:, None, :])
     n_dot_v0 = dot2(n, v0[:, None, :])
     s = edges.initial_margin_m(x0)
-    ref = reference_velocity(edges, inp.support, x0, inp.vh_mps)
+    rot_stop = rotating_stop_pairs(edges, inp.support)
+    ref = reference_velocity(edges, inp.support, x0, inp.vh_mps, certified=rot_stop)
     cmax = envelope_speed_cap_mps(inp.vh_mps, u, ref.r_mps)
+    kfac = brake_envelope_factor_s(cmax, inp.dt_per_agent_s, inp.accel_mps2)
     b4 = accel_halfplane_offset_mps(s, per_edge(dt), n_dot_e, n_dot_u, n_dot_v0)
     s3 = stop_halfplane_offset_mps(n, s, dt, inp.accel_mps2, cmax, u, ref.r_mps)
-    end = end_stop_offset_mps(n, s, dt, inp.accel_mps2, cmax, n_dot_e, u, ref.r_mps, v0)
+    s7 = brake_envelope_offset_mps(n, s, dt, kfac, n_dot_e, u, ref.r_mps, v0)
     # the stop half-planes need a reference; without one only the B4 half-plane remains
     has_ref = ref.exists[:, None] & edges.wall
-    offsets = np.concatenate([b4, s3, end], axis=1) - EPS
+    offsets = np.concatenate([b4, s3, s7], axis=1) - EPS
     valid = np.concatenate([edges.valid, has_ref, has_ref], axis=1)
     offsets, valid = sanitise_halfplanes(offsets, valid)
     edge_planes = HalfPlanes(np.concatenate([n, n, n], axis=1), offsets, valid)
     # ORCA lines act on the world velocity w = u + v1
     orca_planes = from_rvo_lines(inp.orca_point, inp.orca_direction, inp.orca_valid,
                                  shift_mps=u)
-    return Prepared(u, n_dot_e, n_dot_u, n_dot_v0, s, ref, cmax, edge_planes, orca_planes,
-                    rotating_stop_pairs(edges, inp.support))
+    return Prepared(u, n_dot_e, n_dot_u, n_dot_v0, s, ref, cmax, kfac, edge_planes, orca_planes,
+                    rot_stop)
 
 
 def obstacle_lines_only(orca: HalfPlanes, num_hard: np.ndarray) -> HalfPlanes:

@@ -25,12 +25,12 @@ from navproof._generated import formulas
 from navproof.boundary.edges import EDGE_PORTAL, EDGE_WALL, EdgeSet, take_edges
 from navproof.boundary.margins import accel_extremum_time_s
 from navproof.boundary.motion import Motion
-from navproof.boundary.patches import Patch, check_valid_convex, polygon_halfplanes
-from navproof.boundary.step_length import check_valid_step, per_agent
+from navproof.boundary.patches import Patch, polygon_halfplanes
+from navproof.boundary.step_length import per_agent
 from navproof.core.bisection import bisect
 from navproof.core.errors import InvalidInput
 from navproof.core.tolerances import AREA_REL_TOL, EPS, UNIT_LENGTH_TOL
-from navproof.core.validation import check_valid_finite
+from navproof.core.validation import check_valid_convex, check_valid_finite, check_valid_step
 from navproof.step.inputs import Neighbors, StepInput
 from navproof.step.result import SafeStepResult
 from navproof.step.snapshot import scatter_rows, take_input_rows

@@ -1,16 +1,21 @@
 """The fallback order of the safe step for agents without a verified velocity (seed 000).
 
 F1: the dynamic-neighbour lines relaxed, the braking velocity closest to vStop in the corridor
-half-planes and the reachable disk ("dynamic avoidance failed"). F2: the strongest reachable
-braking towards vStop, truncated at the first sweep contact ("no stop guarantee"). F3: without
-a reference there is no stop target; the strongest reachable braking towards relative rest,
-truncated the same way ("solve failed"). Claim: F1, F2, F3, V2, W1.
+half-planes and the reachable disk ("dynamic avoidance failed"). F2: the strongest braking in
+the reachable disk, truncated at the first sweep contact ("no stop guarantee"): of the full-
+budget brakes towards vStop and straight back from each wall, the one that leaves the largest
+least braking-envelope margin (S7) at the step end. F3: without a reference there is no stop
+target; the strongest reachable braking towards relative rest, truncated the same way ("solve
+failed"). Claim: F1, F2, F3, S7, V2, W1.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from navproof.boundary.margins import accel_end_margin_m
+from navproof.core.vec2 import dot2
+from navproof.boundary.stop_envelope import brake_envelope_margin_m
 from navproof.step.constraints import Prepared
 from navproof.step.inputs import StepInput
 from navproof.step.search import CORRIDOR_ONLY, closest_verified
@@ -26,17 +31,53 @@ def f1_relaxed_neighbours(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
                             keep=CORRIDOR_ONLY, known=known)
 
 
-def _strongest_braking(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
-                       target_mps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The reachable velocity (V2) nearest ``target_mps`` (R, 2) straight from v0, and how long
-    it may be executed before the first sweep contact (s, (R,)). Claim: V2, W1."""
+def _toward(v0: np.ndarray, target_mps: np.ndarray, reach_mps: np.ndarray) -> np.ndarray:
+    """The reachable velocity (V2, radius ``reach_mps``) nearest ``target_mps``, from v0."""
+    toward = target_mps - v0
+    length = np.linalg.norm(toward, axis=-1)
+    scale = np.where(length > reach_mps, reach_mps / np.where(length > 0.0, length, 1.0), 1.0)
+    return v0 + toward * scale[..., None]
+
+
+def _least_brake_margin_m(inp: StepInput, prep: Prepared, agents: np.ndarray,
+                          v1: np.ndarray) -> np.ndarray:
+    """Least over the walls of min(step-end margin, S7 braking-envelope margin) (m, (R,)) of
+    end velocities ``v1`` (R, 2): how far inside the body ends once braked. Claim: S7."""
+    normal = inp.edges.normal[agents]
+    end = accel_end_margin_m(prep.s[agents], inp.dt_per_agent_s[agents, None],
+                             prep.n_dot_e[agents], prep.n_dot_u[agents], prep.n_dot_v0[agents],
+                             dot2(normal, v1[:, None, :]))
+    c1 = prep.u[agents] + v1 - prep.ref.r_mps[agents]
+    brake = brake_envelope_margin_m(end, normal, c1, prep.kfac_s[agents])
+    least = np.where(inp.edges.wall[agents], np.minimum(end, brake), np.inf)
+    return least.min(axis=1, initial=np.inf)
+
+
+def _hardest_brake(inp: StepInput, prep: Prepared, agents: np.ndarray,
+                   v_stop: np.ndarray) -> np.ndarray:
+    """F2's choice (m/s, (R, 2)): the brake towards ``v_stop`` or straight back from one of the
+    walls at the full reachable radius, whichever leaves the largest least margin. Claim: F2."""
+    v0 = inp.velocity_mps[agents]
+    reach = inp.accel_mps2[agents] * inp.dt_per_agent_s[agents]
+    best = _toward(v0, v_stop, reach)
+    score = _least_brake_margin_m(inp, prep, agents, best)
+    walls = inp.edges.wall[agents]
+    normal = inp.edges.normal[agents]
+    for i in range(walls.shape[1]):
+        cand = v0 - normal[:, i] * reach[:, None]
+        cand_score = _least_brake_margin_m(inp, prep, agents, cand)
+        better = walls[:, i] & (cand_score > score)
+        best = np.where(better[:, None], cand, best)
+        score = np.where(better, cand_score, score)
+    return best
+
+
+def truncated_by_sweep(inp: StepInput, prep: Prepared, agents: np.ndarray, v_brake: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """``v_brake`` (R, 2) and how long it may be executed before the first sweep contact
+    (s, (R,)). Claim: W1."""
     dt = inp.dt_per_agent_s[agents]
     v0 = inp.velocity_mps[agents]
-    toward = target_mps - v0
-    length = np.linalg.norm(toward, axis=1)
-    reach = inp.accel_mps2[agents] * dt
-    scale = np.where(length > reach, reach / np.where(length > 0.0, length, 1.0), 1.0)
-    v_brake = v0 + toward * scale[:, None]
     nb = inp.neighbors
     if nb is not None and nb.valid.shape[1]:
         sub = nb.take(agents)
@@ -50,9 +91,10 @@ def _strongest_braking(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
 
 def f2_strongest_braking(inp: StepInput, prep: Prepared, agents: np.ndarray
                          ) -> tuple[np.ndarray, np.ndarray]:
-    """F2: strongest reachable braking towards vStop, truncated by the sweep. Returns (v1 (R, 2),
-    commit time (s, (R,))). Claim: F2."""
-    return _strongest_braking(inp, prep, agents, target_mps=prep.ref.v_stop_mps[agents])
+    """F2: the strongest braking in the reachable disk (:func:`_hardest_brake`), truncated by the
+    sweep. Returns (v1 (R, 2), commit time (s, (R,))). Claim: F2."""
+    v_brake = _hardest_brake(inp, prep, agents, prep.ref.v_stop_mps[agents])
+    return truncated_by_sweep(inp, prep, agents, v_brake)
 
 
 def f3_brake_to_relative_rest(inp: StepInput, prep: Prepared, agents: np.ndarray
@@ -60,4 +102,6 @@ def f3_brake_to_relative_rest(inp: StepInput, prep: Prepared, agents: np.ndarray
     """F3 (no reference, so no stop target): strongest reachable braking towards rest relative
     to the support, truncated by the sweep. Returns (v1 (R, 2), commit time (s, (R,))).
     Claim: F3."""
-    return _strongest_braking(inp, prep, agents, target_mps=np.zeros((agents.size, 2)))
+    v0 = inp.velocity_mps[agents]
+    reach = inp.accel_mps2[agents] * inp.dt_per_agent_s[agents]
+    return truncated_by_sweep(inp, prep, agents, _toward(v0, np.zeros_like(v0), reach))

@@ -14,11 +14,16 @@ from typing import Any
 import numpy as np
 
 from navproof.boundary.edges import EdgeSet
-from navproof.boundary.motion import Support
-from navproof.boundary.step_length import check_valid_step, per_agent
-from navproof.boundary.stop_envelope import check_valid_budget
+from navproof.boundary.motion import Motion, Support
+from navproof.boundary.step_length import per_agent
 from navproof.core.errors import InvalidInput
-from navproof.core.validation import check_valid_finite, check_valid_positive
+from navproof.core.validation import (
+    check_valid_budget,
+    check_valid_finite,
+    check_valid_positive,
+    check_valid_step,
+    check_valid_unit_where,
+)
 
 
 @dataclass(frozen=True)
@@ -102,10 +107,32 @@ def _check_valid_finite_where(field: str, value: np.ndarray, valid: np.ndarray) 
         check_valid_finite(field, np.where(valid[..., None], value, 0.0))
 
 
+def _check_valid_motion(field: str, motion: Motion, valid: np.ndarray | None = None) -> None:
+    """Pivot, velocity and angular velocity of a motion finite (in ``valid`` slots, if given):
+    a Support or EdgeSet built directly, without its validating constructors, is checked too."""
+    for name in ("pivot_m", "velocity_mps"):
+        value = np.asarray(getattr(motion, name), dtype=np.float64)
+        if valid is None:
+            check_valid_finite(f"{field}.{name}", value)
+        else:
+            _check_valid_finite_where(f"{field}.{name}", value, valid)
+    omega = np.asarray(motion.omega_radps, dtype=np.float64)
+    check_valid_finite(f"{field}.omega_radps",
+                       omega if valid is None else np.where(valid, omega, 0.0))
+
+
 def check_valid_step_input(inp: StepInput) -> StepInput:
     """Validate every field (InvalidInput naming field and value; nothing is changed) and
     return the input with default ORCA and neighbour arrays filled in. Claim: S6 (no division by
-    a zero budget, no non-finite velocity), B1 (dt > 0)."""
+    a zero budget, no non-finite velocity), B1 (dt > 0), O2 (ORCA lines as RVO2 defines them).
+
+    ORCA line directions must be unit vectors, like the edge normals: the solver measures a
+    line's violation as ``det(direction, point - v)`` in m/s, which is only a distance for a unit
+    direction. A non-unit direction is refused rather than normalised here, because a caller
+    who passes one has built the line with some other convention, and a zero direction
+    describes no half-plane at all; both used to yield a velocity labelled SAFE that violated
+    the line. Supports and edges built directly (without their validating constructors) are
+    checked for finite motions and unit normals as well."""
     x0 = check_valid_finite("position_m", inp.position_m)
     n = x0.shape[0]
     dt = check_valid_step(inp.dt_s)
@@ -118,7 +145,8 @@ def check_valid_step_input(inp: StepInput) -> StepInput:
         if arr.shape != (n, 2):
             raise InvalidInput(name, arr.shape, "must have shape (N, 2)")
     check_valid_positive("vh_mps", np.broadcast_to(inp.vh_mps, (n,)))
-    check_valid_budget("accel_mps2", np.broadcast_to(inp.accel_mps2, (n,)))
+    # a zero budget is that agent's own matter: the hold rule (S6), not an error for the batch
+    check_valid_budget("accel_mps2", np.broadcast_to(inp.accel_mps2, (n,)), allow_zero=True)
     check_valid_positive("radius_m", np.broadcast_to(inp.radius_m, (n,)))
     if inp.edges.normal.shape[0] != n:
         raise InvalidInput("edges", inp.edges.normal.shape, f"must hold edges of {n} agents")
@@ -130,6 +158,13 @@ def check_valid_step_input(inp: StepInput) -> StepInput:
         orca_valid = np.zeros((n, 0), bool)
     _check_valid_finite_where("orca_point", orca_point, orca_valid)
     _check_valid_finite_where("orca_direction", orca_direction, orca_valid)
+    check_valid_unit_where("orca_direction", orca_direction, orca_valid,
+                           what="ORCA line direction")
+    _check_valid_motion("support.motion", inp.support.motion)
+    edge_valid = np.asarray(inp.edges.valid, dtype=bool)
+    check_valid_unit_where("edges.normal", inp.edges.normal, edge_valid, what="outward normal")
+    check_valid_finite("edges.offset_m", np.where(edge_valid, inp.edges.offset_m, 0.0))
+    _check_valid_motion("edges.motion", inp.edges.motion, edge_valid)
     num_hard = np.zeros(n, np.int64) if inp.orca_num_hard is None else np.broadcast_to(
         np.asarray(inp.orca_num_hard, np.int64), (n,)).copy()
     if np.any((num_hard < 0) | (num_hard > orca_valid.shape[1])):

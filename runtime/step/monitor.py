@@ -2,9 +2,9 @@
 
 The committed velocities are re-evaluated from the step input with the same generated formulas
 the proofs discharge (independently of the margins the solver reported): whole-step coverage of
-every edge (B2/B5, B6 for rotating edges), the shared stop envelope (S3), the certified stop and
-hold in the local frame of every wall next to rotating motion (B6), the reachable disk (V2) and
-the neighbour sweep (W1). A violation raises :class:`ObligationViolation` with the claim
+every edge (B2/B5, B6 for rotating edges), the shared stop envelope (S3), the discrete braking
+envelope (S7), the certified stop and hold in the local frame of every wall next to rotating
+motion (B6), the reachable disk (V2) and the neighbour sweep (W1). A violation raises :class:`ObligationViolation` with the claim
 ID, the agent, the signed margin (negative: how far outside) and the offending data.
 
 Which obligations bind depends on the label: ``safe`` steps owe all four; ``dynamic avoidance
@@ -16,11 +16,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from navproof.boundary.margins import curve_min_margin_m
+from navproof.boundary.margins import curve_min_margin_m, end_margin_m
 from navproof.boundary.reference import reference_velocity
 from navproof.boundary.rigid import rotating_stop_pairs
 from navproof.boundary.slope import reach_margin_mps
-from navproof.boundary.stop_envelope import envelope_margin_m, envelope_speed_cap_mps
+from navproof.boundary.stop_envelope import (
+    brake_envelope_factor_s,
+    brake_envelope_margin_m,
+    envelope_margin_m,
+    envelope_speed_cap_mps,
+)
 from navproof.core.errors import ObligationViolation
 from navproof.core.tolerances import EPS
 from navproof.step.inputs import StepInput
@@ -28,6 +33,7 @@ from navproof.step.result import (
     DYNAMIC_AVOIDANCE_FAILED,
     FLAG_CARRY_EXCEEDS_CANCEL,
     LABEL_NAMES,
+    OVERLAP_RECOVERY,
     SAFE,
     SafeStepResult,
 )
@@ -50,28 +56,40 @@ def _raise_first(claim: str, message: str, margin: np.ndarray, owed: np.ndarray,
 
 def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
     """Re-check the committed step of every agent; raise ObligationViolation on the first
-    violated obligation. Claim: B2, B5, B6, S3, R3, V2, W1, F2 (never labelled safe)."""
+    violated obligation. Claim: B2, B5, B6, S3, S7, R3, V2, W1, F2 (never labelled safe)."""
     dt = inp.dt_s
     x0, v0, v1 = inp.position_m, inp.velocity_mps, result.velocity_mps
     label = result.label
+    # S6: a zero budget enters no stop formula (its hold keeps v0, checked by V2 below)
+    braking = inp.accel_mps2 > 0.0
+    budget = np.where(braking, inp.accel_mps2, 1.0)
     safe = label == SAFE
-    corridor = safe | (label == DYNAMIC_AVOIDANCE_FAILED)
+    separating = label == OVERLAP_RECOVERY
+    corridor = safe | separating | (label == DYNAMIC_AVOIDANCE_FAILED)
     data = {"position_m": x0, "v0_mps": v0, "v1_mps": v1}
     curve = curve_min_margin_m(inp.edges, inp.support, x0, v0, v1, dt)
     _raise_first("B5", "committed curve leaves an edge during the step", curve, corridor,
                  {**data, "curve_margin_m": curve}, label)
     u = inp.support.carry_mps(x0)
-    ref = reference_velocity(inp.edges, inp.support, x0, inp.vh_mps)
+    rot = rotating_stop_pairs(inp.edges, inp.support)
+    ref = reference_velocity(inp.edges, inp.support, x0, inp.vh_mps, certified=rot)
     cmax = envelope_speed_cap_mps(inp.vh_mps, u, ref.r_mps)
     s = inp.edges.initial_margin_m(x0)
-    env = envelope_margin_m(inp.edges.normal, s, u + v1 - ref.r_mps, dt, inp.accel_mps2, cmax)
+    c1 = u + v1 - ref.r_mps
+    env = envelope_margin_m(inp.edges.normal, s, c1, dt, budget, cmax)
     env = np.where(inp.edges.wall, env, np.inf)
     _raise_first("S3", "committed velocity outside the shared stop envelope", env,
-                 corridor & ref.exists, {**data, "envelope_margin_m": env}, label)
-    rot = rotating_stop_pairs(inp.edges, inp.support)
+                 corridor & ref.exists & braking, {**data, "envelope_margin_m": env}, label)
+    kfac = brake_envelope_factor_s(cmax, inp.dt_per_agent_s, budget)
+    brake = brake_envelope_margin_m(end_margin_m(inp.edges, inp.support, x0, v0, v1, dt),
+                                    inp.edges.normal, c1, kfac)
+    brake = np.where(inp.edges.wall, brake, np.inf)
+    _raise_first("S7", "committed step leaves no braking candidate for the next step", brake,
+                 corridor & ref.exists & braking, {**data, "brake_envelope_margin_m": brake},
+                 label)
     if rot is not None and rot.any():
         rot_m = rotating_stop_margins_m(inp.edges, inp.support, x0, v0, inp.dt_per_agent_s,
-                                        inp.accel_mps2, agents=np.arange(inp.count), v1_mps=v1,
+                                        budget, agents=np.arange(inp.count), v1_mps=v1,
                                         pairs=rot)
         _raise_first("B6", "stop or hold next to rotating motion not certified", rot_m,
                      corridor & ref.exists, {**data, "rotating_stop_margin_m": rot_m}, label)
@@ -81,7 +99,8 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
     nb = inp.neighbors
     if nb is not None and nb.valid.shape[1]:
         sweep, t_min = sweep_margins_m(x0, u, v0, v1, inp.dt_per_agent_s, inp.radius_m, nb)
-        _raise_first("W1", "committed curve comes within the combined radius", sweep, safe,
+        _raise_first("W1", "committed curve comes within the combined radius", sweep,
+                     safe | separating,
                      {**data, "sweep_margin_m": sweep, "time_s": t_min}, label)
     carry = ((result.flags & FLAG_CARRY_EXCEEDS_CANCEL) != 0) | ~ref.reachable
     _raise_first("R2", "unreachable stop target labelled safe", np.where(carry & safe, -1.0, 0.0),

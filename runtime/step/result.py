@@ -14,25 +14,34 @@ SAFE = 0
 DYNAMIC_AVOIDANCE_FAILED = 1
 NO_STOP_GUARANTEE = 2
 SOLVE_FAILED = 3
-LABEL_NAMES = ("safe", "dynamic avoidance failed", "no stop guarantee", "solve failed")
+OVERLAP_RECOVERY = 4
+LABEL_NAMES = ("safe", "dynamic avoidance failed", "no stop guarantee", "solve failed",
+               "separating an overlap")
 
 # flags: bit set per agent
 FLAG_CARRY_EXCEEDS_CANCEL = 1
 FLAG_NO_REFERENCE = 2
 FLAG_TRUNCATED = 4
 FLAG_ROTATING_STOP_UNCERTIFIED = 8
+FLAG_NO_BRAKING_BUDGET = 16
 FLAG_NAMES = {
     FLAG_CARRY_EXCEEDS_CANCEL: "support carry exceeds cancel capacity",
     FLAG_NO_REFERENCE: "no reference velocity keeps every edge",
     FLAG_TRUNCATED: "step truncated by the sweep",
     FLAG_ROTATING_STOP_UNCERTIFIED: "stop or hold on a rotating support / next to a rotating "
                                     "edge not certified",
+    FLAG_NO_BRAKING_BUDGET: "zero braking budget: hold rule",
 }
 """FLAG_ROTATING_STOP_UNCERTIFIED: the committed velocity's stop after the step (reaction, brake
 to rest on the support, then the hold at rest on the support) could not be certified in some
 wall's local frame (B6); resting on a rotating support is not resting relative to a fixed or
 differently moving wall, so such an agent is never labelled safe (S3 and R3 assume constant
-velocities)."""
+velocities).
+
+FLAG_NO_BRAKING_BUDGET (S6): the agent's budget is zero, so no velocity but its own is reachable
+and no division by the budget is made; it keeps its velocity, labelled safe only when it is at
+rest relative to a reference that keeps every wall (the hold), otherwise "no stop guarantee"
+(the velocity is the controller's to handle)."""
 
 
 @dataclass(frozen=True)
@@ -40,9 +49,10 @@ class Margins:
     """Signed margins of a velocity per agent and constraint (positive: inside).
 
     ``edge_curve_m`` (N, K) whole-step curve margin (B2/B5/B6); ``envelope_m`` (N, K) the S3
-    envelope s - dot(n, c)(dt + Cmax/(2a)); ``end_stop_m`` (N, K) margin left after braking from
-    the step end (S1), for walls next to rotating motion (B6) the least of that and the certified
-    margin of the whole local-frame stop and hold; ``necessary_mps`` (N, K) S2 bound minus
+    envelope s - dot(n, c)(dt + Cmax/(2a)); ``end_stop_m`` (N, K) the S7 braking envelope
+    margin, the margin at the step end minus K dot(n, c1) (which covers S1's brake from the step
+    end), for walls next to rotating motion (B6) the least of that and the certified margin of
+    the whole local-frame stop and hold; ``necessary_mps`` (N, K) S2 bound minus
     dot(n, c); ``sweep_m`` (N, J) W1 (exact within SWEEP_EXACT_BAND_M of contact, certified
     bound beyond); ``reach_mps`` V2; ``speed_mps`` (N,) V1; ``orca_mps`` (N, L) ORCA lines
     (m/s).

@@ -22,7 +22,7 @@ from navproof.solver.closest import best_candidates, closest_point
 from navproof.solver.halfplanes import Disks, HalfPlanes
 from navproof.step.constraints import Prepared, obstacle_lines_only, sanitise_halfplanes
 from navproof.step.inputs import StepInput
-from navproof.step.verify import KnownMargins, verify_candidates
+from navproof.step.verify import KnownMargins, as_index, verify_candidates
 
 CUT_ROUNDS = 8
 """Rounds of B5 cutting planes before a row goes to the fallback order."""
@@ -45,6 +45,9 @@ EVERY_CONSTRAINT = ConstraintChoice(neighbour_lines=True, speed_disk=True, sweep
 """The nominal step (label safe)."""
 CORRIDOR_ONLY = ConstraintChoice(neighbour_lines=False, speed_disk=False, sweep=False)
 """F1: dynamic-neighbour lines, speed disk and sweep relaxed (label dynamic avoidance failed)."""
+SEPARATING = ConstraintChoice(neighbour_lines=False, speed_disk=True, sweep=True)
+"""O6: dynamic-neighbour lines replaced by separation half-planes (label separating an
+overlap)."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,17 @@ def _cut_planes(normal: np.ndarray, cuts_mps: np.ndarray) -> HalfPlanes:
     """One B5 cutting plane per edge ``dot(n, v1) <= cut - EPS``; +inf means no cut yet."""
     offset, valid = sanitise_halfplanes(cuts_mps - EPS, np.isfinite(cuts_mps))
     return HalfPlanes(normal, offset, valid)
+
+
+def _with_cuts(planes: HalfPlanes, cuts_mps: np.ndarray) -> HalfPlanes:
+    """``planes`` whose last K slots (one per edge) carry the B5 cuts ``cuts_mps`` (R, K)."""
+    k = cuts_mps.shape[1]
+    if not np.isfinite(cuts_mps).any():
+        return planes
+    cut = _cut_planes(planes.normal[:, planes.valid.shape[1] - k:], cuts_mps)
+    keep = planes.valid.shape[1] - k
+    return HalfPlanes(planes.normal, np.concatenate([planes.offset[:, :keep], cut.offset], axis=1),
+                      np.concatenate([planes.valid[:, :keep], cut.valid], axis=1))
 
 
 def _verify_optimum(inp: StepInput, prep: Prepared, agents: np.ndarray, preferred: np.ndarray,
@@ -159,21 +173,26 @@ def _interior_dips(outcome: _RoundOutcome, dt_s: np.ndarray) -> np.ndarray:
 
 
 def closest_verified(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
-                     preferred_mps: np.ndarray, keep: ConstraintChoice, known: KnownMargins
-                     ) -> tuple[np.ndarray, np.ndarray]:
+                     preferred_mps: np.ndarray, keep: ConstraintChoice, known: KnownMargins,
+                     extra: HalfPlanes | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Closest verified velocity to ``preferred_mps`` (R, 2) for ``agents`` (R,) under the
-    constraints ``keep`` chooses; the margins of accepted candidates go to ``known``. Returns
-    (found (R,), v1 (R, 2)). Claim: O2, O5, V1, V2, B5, B6, S1, W1."""
+    constraints ``keep`` chooses and the ``extra`` half-planes (R, ...); the margins of accepted
+    candidates go to ``known``. Returns (found (R,), v1 (R, 2)).
+    Claim: O2, O5, O6, V1, V2, B5, B6, S7, W1."""
     r, k = agents.size, inp.edges.valid.shape[1]
     dt = inp.dt_per_agent_s[agents]
-    orca = prep.orca_planes.take(agents)
+    # every agent in order: views instead of row copies
+    at = as_index(agents, inp.count)
+    orca = prep.orca_planes.take(at)
     if not keep.neighbour_lines:
         num_hard = inp.orca_num_hard
         assert num_hard is not None  # filled in by check_valid_step_input
         orca = obstacle_lines_only(orca, num_hard[agents])
-    # slot order: edge half-planes, ORCA lines, then one cut slot per edge
-    fixed = HalfPlanes.join(prep.edge_planes.take(agents), orca)
-    edge_normal = inp.edges.normal[agents]
+    # slot order: edge half-planes, ORCA lines, the extra half-planes (O6), then one cut slot
+    # per edge; the normals are joined once, the offsets of the cut slots change from round to
+    # round
+    parts = [prep.edge_planes.take(at), orca] + ([] if extra is None else [extra])
+    fixed = HalfPlanes.join(*parts, _cut_planes(inp.edges.normal[at], np.full((r, k), np.inf)))
     disks = _disks(inp, agents, speed_disk=keep.speed_disk)
     cuts = np.full((r, k), np.inf)
     found = np.zeros(r, bool)
@@ -184,7 +203,7 @@ def closest_verified(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
             break
         # the first round takes every row: views, no copies
         sel = still_open if still_open.size < r else slice(None)
-        planes = HalfPlanes.join(fixed.take(sel), _cut_planes(edge_normal[sel], cuts[sel]))
+        planes = _with_cuts(fixed.take(sel), cuts[sel])
         outcome = _verify_round(inp, prep, agents[sel], preferred_mps[sel], planes,
                                 disks.take(sel), check_sweep=keep.sweep, known=known)
         result[still_open[outcome.accepted]] = outcome.velocity[outcome.accepted]

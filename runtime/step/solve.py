@@ -36,21 +36,31 @@ from navproof.step.fallbacks import (
     f1_relaxed_neighbours,
     f2_strongest_braking,
     f3_brake_to_relative_rest,
+    truncated_by_sweep,
+)
+from navproof.step.hold import (
+    hold_label_safe,
+    with_stand_in_budget,
+    zero_budget_agents,
+    zero_budget_margins,
 )
 from navproof.step.inputs import StepInput, check_valid_step_input
 from navproof.step.monitor import check_committed_step
 from navproof.step.result import (
     DYNAMIC_AVOIDANCE_FAILED,
     FLAG_CARRY_EXCEEDS_CANCEL,
+    FLAG_NO_BRAKING_BUDGET,
     FLAG_NO_REFERENCE,
     FLAG_ROTATING_STOP_UNCERTIFIED,
     FLAG_TRUNCATED,
     NO_STOP_GUARANTEE,
+    OVERLAP_RECOVERY,
     SAFE,
     SOLVE_FAILED,
     SafeStepResult,
 )
-from navproof.step.search import EVERY_CONSTRAINT, closest_verified
+from navproof.step.overlap import overlapping_agents, separation_planes
+from navproof.step.search import EVERY_CONSTRAINT, SEPARATING, closest_verified
 from navproof.step.verify import KnownMargins, committed_margins
 
 
@@ -59,7 +69,8 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
     """Safe end velocities (m/s, relative to the support) of N agents for one step, with labels,
     flags, commit times, reference and signed margins.
 
-    Order: exact closest verified velocity to the preferred one (label SAFE) -> F1 (ORCA lines
+    Order: exact closest verified velocity to the preferred one (label SAFE) -> for agents
+    overlapping a neighbour, the O6 separation (label "separating an overlap") -> F1 (ORCA lines
     relaxed, braking velocity closest to vStop in the corridor half-planes and the reachable
     disk; "dynamic avoidance failed") -> F2 (strongest reachable braking towards vStop, truncated
     at the first sweep contact; "no stop guarantee") -> F3 when no reference velocity exists,
@@ -69,11 +80,15 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
     the committed step is re-checked by :mod:`navproof.step.monitor`. With a ``profile``
     (a :class:`navproof.specs.Profile`), a step outside the ranges its proofs cover is refused
     (:func:`navproof.core.ranges.check_step_in_profile`).
-    Claim: B1-B6, S3, R1, R2, V1, V2, W1, F1, F2, F3.
+    An agent with a zero braking budget follows the hold rule of :mod:`navproof.step.hold`
+    (S6) without affecting the others.
+    Claim: B1-B6, S3, S6, S7, R1, R2, V1, V2, W1, F1, F2, F3.
     """
-    inp = check_valid_step_input(inp)
+    given = check_valid_step_input(inp)
     if profile is not None:
-        check_step_in_profile(inp, profile)
+        check_step_in_profile(given, profile)
+    hold = zero_budget_agents(given)
+    inp = with_stand_in_budget(given, hold) if hold.any() else given
     n = inp.count
     dt = inp.dt_per_agent_s
     prep = prepare_constraints(inp)
@@ -87,7 +102,20 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
                                  keep=EVERY_CONSTRAINT, known=known)
     velocity[found] = v1[found]
     label[found] = SAFE
+    overlap = overlapping_agents(inp)
+    # a step that starts overlapped is never labelled safe, even where ORCA's own one-step
+    # separation line is met
+    label[found & overlap] = OVERLAP_RECOVERY
     rest = np.flatnonzero(~found)
+    apart = rest[overlap[rest]]
+    if apart.size:
+        # O6: separation half-planes instead of the neighbour lines, sweep kept
+        sep, v1 = closest_verified(inp, prep, apart, preferred_mps=inp.preferred_mps[apart],
+                                   keep=SEPARATING, known=known,
+                                   extra=separation_planes(inp, prep, apart))
+        velocity[apart[sep]] = v1[sep]
+        label[apart[sep]] = OVERLAP_RECOVERY
+        rest = np.setdiff1d(rest, apart[sep])
     if rest.size:
         f1, v1 = f1_relaxed_neighbours(inp, prep, rest, known=known)
         velocity[rest[f1]] = v1[f1]
@@ -108,11 +136,25 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
     flags[no_ref] |= FLAG_NO_REFERENCE
     flags[unreachable] |= FLAG_CARRY_EXCEEDS_CANCEL
     label[(label == SAFE) & (no_ref | unreachable)] = NO_STOP_GUARANTEE
+    if hold.any():
+        # S6: no reachable velocity but the agent's own; its margins are those of v0
+        agents = np.flatnonzero(hold)
+        velocity[agents], commit[agents] = truncated_by_sweep(inp, prep, agents,
+                                                              inp.velocity_mps[agents])
+        known.has_curve[agents] = False
+        known.has_sweep[agents] = False
+        flags[agents] &= ~np.uint8(FLAG_TRUNCATED)
+        flags[agents[commit[agents] < dt[agents]]] |= FLAG_TRUNCATED
+        flags[agents] |= FLAG_NO_BRAKING_BUDGET
     margins = committed_margins(inp, prep, velocity, known)
+    if hold.any():
+        margins = zero_budget_margins(inp, prep, margins, hold)
+        label[hold] = np.where(hold_label_safe(inp, prep, margins, hold)[hold], SAFE,
+                               NO_STOP_GUARANTEE)
     if prep.rot_stop is not None:
         uncertified = np.any(prep.rot_stop & (margins.end_stop_m < -EPS), axis=1)
         flags[uncertified] |= FLAG_ROTATING_STOP_UNCERTIFIED
     result = SafeStepResult(velocity, label, flags, commit, prep.ref, prep.cmax, margins)
     if assertions_enabled(assertions):
-        check_committed_step(inp, result)
+        check_committed_step(given, result)
     return result

@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.boundary.step_length import check_valid_step
 from navproof.core.bisection import bisect
 from navproof.core.tolerances import EPS
+from navproof.core.validation import check_valid_step
 from navproof.core.vec2 import dot2
 
 

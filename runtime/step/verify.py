@@ -1,9 +1,10 @@
 """Whole-step verification of candidate velocities, shared by the solve and its monitor.
 
 A candidate v1 is verified against the whole continuous curve (B5 exact for translating
-motion, the certified local-frame bound of B6 otherwise), the stop from the step end (S1), the
-certified stop and hold next to rotating motion (B6) and the neighbour sweep (W1).
-Claim: B4, B5, B6, S1, S3, W1.
+motion, the certified local-frame bound of B6 otherwise), the discrete braking envelope from
+the step end (S7, which covers S1's brake from the step end), the certified stop and hold next
+to rotating motion (B6) and the neighbour sweep (W1).
+Claim: B4, B5, B6, S1, S3, S7, W1.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from navproof.boundary.motion import Support, take_support
 from navproof.boundary.rigid import rotating_stop_margin_bound_m
 from navproof.boundary.slope import reach_margin_mps, speed_margin_mps
 from navproof.boundary.stop_envelope import (
-    end_stop_margin_m,
+    brake_envelope_margin_m,
     envelope_margin_m,
     necessary_bound_mps,
 )
@@ -162,13 +163,14 @@ def verify_candidates(inp: StepInput, prep: Prepared, rows: np.ndarray, v1: np.n
                       check_sweep: bool) -> tuple[np.ndarray, Checked]:
     """Whole-curve verification of candidates ``v1`` (R, 2) of agents ``rows`` (R,).
 
-    Returns (passes (R,), the margins checked). Claim: B5, B6, S1 (stop from the step end), W1.
+    Returns (passes (R,), the margins checked). Claim: B5, B6, S7 (braking from the step end),
+    W1.
     """
     at = as_index(rows, inp.count)
     curve, exact, t_min, end = _curve_margins(inp, prep, at, v1)
     ok = np.all(curve >= -EPS, axis=1)
     c1 = prep.u[at] + v1 - prep.ref.r_mps[at]
-    stop = end_stop_margin_m(end, inp.edges.normal[at], c1, inp.accel_mps2[at])
+    stop = brake_envelope_margin_m(end, inp.edges.normal[at], c1, prep.kfac_s[at])
     ok &= ~prep.ref.exists[at] | np.all(~inp.edges.wall[at] | (stop >= -EPS), axis=1)
     rot = _rotating_stop_margins(inp, prep, at, v1)
     if rot is not None:
@@ -186,7 +188,7 @@ def verify_candidates(inp: StepInput, prep: Prepared, rows: np.ndarray, v1: np.n
 def committed_margins(inp: StepInput, prep: Prepared, v1: np.ndarray,
                       known: KnownMargins) -> Margins:
     """Signed margins of the committed velocities (every agent), reusing those its verification
-    computed. Claim: B5, B6, S1-S3, V1, V2, W1, O2."""
+    computed. Claim: B5, B6, S2, S3, S7, V1, V2, W1, O2."""
     dt = inp.dt_s
     n = inp.edges.normal
     curve, end, sweep = known.curve_m, known.end_m, known.sweep_m
@@ -198,7 +200,7 @@ def committed_margins(inp: StepInput, prep: Prepared, v1: np.ndarray,
         sweep[rest] = _sweep_margins(inp, prep, inp.neighbors, rest, v1[rest])
     c1 = prep.u + v1 - prep.ref.r_mps
     env = envelope_margin_m(n, prep.s, c1, dt, inp.accel_mps2, prep.cmax)
-    stop = end_stop_margin_m(end, n, c1, inp.accel_mps2)
+    stop = brake_envelope_margin_m(end, n, c1, prep.kfac_s)
     rot = _rotating_stop_margins(inp, prep, slice(None), v1)
     if rot is not None:
         stop = np.minimum(stop, rot)

@@ -58,6 +58,20 @@ REQUIRED = {
     "O7/colliding_below_one": REFUTED,
     "O7/cutoff_above_one": REFUTED,
     "O7/left_leg_above_one": REFUTED,
+    "T2": PROVED,
+    "T3/invariant": PROVED,
+    "T3/rest": PROVED,
+    "T3/progress": PROVED,
+    "T3/ramp": REFUTED,
+    # Statements that pin the formulas (equalities and tightness against the catalogue's forms).
+    "B2/world": PROVED,
+    "B5/stationary": PROVED,
+    "S2/tight": PROVED,
+    "S3/tight": PROVED,
+    "S4/cap": PROVED,
+    "S5/tight": PROVED,
+    "A2/peak": PROVED,
+    "V1/factor": PROVED,
 }
 
 
@@ -206,7 +220,7 @@ def test_r2_is_refuted_when_the_support_can_outrun_the_cap(profile):
 
 
 def test_claim_selection():
-    assert reg.obligations_for(["B5"]) == ["B5/endpoints", "B5/extremum"]
+    assert reg.obligations_for(["B5"]) == ["B5/endpoints", "B5/extremum", "B5/stationary"]
     assert reg.obligations_for(["A5", "B1"]) == ["B1", "A5"]
     assert reg.claim_of("B5/extremum") == "B5"
 
@@ -215,6 +229,7 @@ def test_proof_locations_name_the_builders():
     assert reg.proof_locations("B5") == [
         "navproof.proofs.obligations.boundary.b5_endpoints",
         "navproof.proofs.obligations.boundary.b5_extremum",
+        "navproof.proofs.obligations.boundary.b5_stationary",
     ]
     assert reg.proof_locations("S1") == ["navproof.proofs.obligations.stop_envelope.s1"]
     assert reg.proof_locations("O1") == ["navproof.proofs.obligations.orca.o1_unconstrained"]
@@ -241,3 +256,12 @@ def test_the_registry_rejects_an_id_declared_by_two_families():
         reg.collect([wrong])
     builders, refutable = reg.collect([types.SimpleNamespace(__name__="ok", OBLIGATIONS={})])
     assert builders == {} and refutable == frozenset()
+
+
+def test_t3_ramp_counterexample_is_a_replayed_overshoot(proved):
+    _, result = proved["T3/ramp"]
+    x = _floats(result.counterexample)
+    assert 2 * x["R"] * x["max_accel"] < x["max_speed"] ** 2  # the catalogue's condition
+    brake = formulas.discrete_brake_distance(speed=x["w"], max_accel=x["max_accel"], dt=x["dt"])
+    assert brake > x["x"] + x["r"]
+    assert result.replay_confirmed

@@ -140,7 +140,7 @@ def test_claims_filter_selects_obligations_of_those_claims(tmp_path):
     code, out, _ = _run("--claims", "B5,S1", "--json", str(path))
     assert code == 0
     ids = [r["id"] for r in json.loads(path.read_text())["obligations"]]
-    assert ids == ["B5/endpoints", "B5/extremum", "S1"]
+    assert ids == ["B5/endpoints", "B5/extremum", "B5/stationary", "S1"]
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ import pytest
 from navproof import boundary as b
 from navproof._generated import formulas
 from navproof.core.errors import InvalidInput
+from navproof.core.validation import check_valid_step
 
 DT = 0.1
 
@@ -137,9 +138,9 @@ def test_bad_offsets_steps_and_pieces_are_refused():
     with pytest.raises(InvalidInput, match="offset_m"):
         b.EdgeSet.build(np.array([[[1.0, 0.0]]]), np.array([[np.nan]]))
     with pytest.raises(InvalidInput, match="dt_s"):
-        b.check_valid_step(0.0)
+        check_valid_step(0.0)
     with pytest.raises(InvalidInput, match="dt_s"):
-        b.check_valid_step(-0.1)
+        check_valid_step(-0.1)
     with pytest.raises(InvalidInput, match="convex"):
         b.make_patch(1, np.array([[0, 0], [2, 0], [1, 0.2], [2, 2], [0, 2]]), np.zeros(2))
     with pytest.raises(InvalidInput, match="convex"):

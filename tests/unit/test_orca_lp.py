@@ -70,6 +70,18 @@ def test_opposite_parallel_lines_fall_back_and_are_labelled() -> None:
     np.testing.assert_allclose(res.fallback_violation[0], 0.5)
 
 
+def test_fallback_through_far_crossing_stays_inside_disk() -> None:
+    # two nearly opposite lines: linearProgram3 projects on their bisector, which passes
+    # through their crossing about 1e5 m/s from the origin; the chord of the disk on it must not
+    # lose precision there (the max-speed cap held only to 1e-4 before, Claim O2)
+    a = 2.922
+    b = a + np.pi + 1.5e-5
+    res = _one((0.32, 1.16), 0.5, [((-1.57, -1.77), (np.cos(a), np.sin(a))),
+                                   ((0.82, 1.86), (np.cos(b), np.sin(b)))])
+    assert not res.feasible[0]
+    assert np.hypot(*res.velocity[0]) <= 0.5 + 1e-9
+
+
 def test_fallback_keeps_hard_line() -> None:
     # hard: x <= -0.5; soft: x >= 0.5 -> soft violated by 1, hard respected
     lines = [((-0.5, 0.0), (0.0, 1.0)), ((0.5, 0.0), (0.0, -1.0))]

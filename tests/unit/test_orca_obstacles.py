@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from navproof.core.errors import InvalidInput
-from navproof.orca.obstacles import ObstacleSet, check_valid_polygon
+from navproof.core.validation import check_valid_polygon
+from navproof.orca.obstacles import ObstacleSet
 
 
 def test_square_links_and_directions() -> None:

@@ -6,6 +6,7 @@ import pytest
 
 from navproof import boundary as b
 from navproof import step as ss
+from navproof.boundary import stop_envelope as se
 from navproof.core.errors import InvalidInput, ObligationViolation
 from navproof.orca import crowd as orca_crowd
 from navproof.orca import lines as orca
@@ -115,9 +116,15 @@ def test_pq_orca_asking_two_mps_towards_q_is_rejected():
     assert forced.label_names() == ["dynamic avoidance failed"]
     assert forced.velocity_mps[0, 0] <= 0.1 / 1.1 + 1e-9
     assert forced.margins.edge_curve_m[0, 0] >= 0.0
-    # v = (0.08, 1.8) itself is admissible: it stays in P
+    # v = (0.08, 1.8) itself stays in P (S3: the whole stop moves 0.0801 m in X) ...
+    s3 = se.envelope_margin_m(np.array([[[1.0, 0.0]]]), np.array([[0.1]]), np.array([[0.08, 1.8]]),
+                              DT, np.array([1.0]), np.array([2.0]))
+    assert s3[0, 0] >= 0.0
+    # ... but the step after it could not brake inside S3 again: the safe step keeps the
+    # discrete braking envelope (S7, K = Cmax/a - dt/2 = 1.95 s), which takes the normal speed
+    # to (s - dt v0_x/2) / (K + dt/2) = 0.048 m/s and keeps the speed along the edge
     keep = ss.solve_safe_step(step([-0.1, 0.0], [0.08, 1.8], [0.08, 1.8]), assertions=True)
-    assert keep.velocity_mps[0].tolist() == pytest.approx([0.08, 1.8])
+    assert keep.velocity_mps[0].tolist() == pytest.approx([0.048, 1.8], abs=1e-6)
     assert keep.label_names() == ["safe"]
 
 
@@ -211,8 +218,9 @@ def test_bad_inputs_are_refused_and_nothing_changes():
     with pytest.raises(InvalidInput, match="velocity_mps"):
         ss.solve_safe_step(ss.StepInput(**{**inp.__dict__,
                                            "velocity_mps": np.array([[np.nan, 0.0]])}))
+    # a zero budget is the hold rule of that agent (S6); a negative one is refused
     with pytest.raises(InvalidInput, match="accel_mps2"):
-        ss.solve_safe_step(ss.StepInput(**{**inp.__dict__, "accel_mps2": np.array([0.0])}))
+        ss.solve_safe_step(ss.StepInput(**{**inp.__dict__, "accel_mps2": np.array([-1.0])}))
     with pytest.raises(InvalidInput, match="vh_mps"):
         ss.solve_safe_step(ss.StepInput(**{**inp.__dict__, "vh_mps": np.array([-1.0])}))
     assert inp.velocity_mps.tolist() == [[0.0, 0.0]]
@@ -337,10 +345,13 @@ def test_rotating_platform_with_its_own_edge_and_a_fixed_world_wall():
                        support, edges, np.full(n, 2.0), np.full(n, 2.0), np.full(n, 0.3))
     res = ss.solve_safe_step(inp, assertions=True)
     # agent 1 sits at radius 1 of a platform turning towards the wall y <= 1: at rest on the
-    # platform it is carried onto the wall, so its stop and hold cannot be certified (B6, R3)
-    assert res.label.tolist() == [ss.SAFE, ss.NO_STOP_GUARANTEE, ss.SAFE]
-    assert res.flags[1] & ss.FLAG_ROTATING_STOP_UNCERTIFIED
-    assert not np.any(res.flags[[0, 2]] & ss.FLAG_ROTATING_STOP_UNCERTIFIED)
+    # platform where it stands it is carried onto the wall, so its preferred step cannot be
+    # certified (B6, R3); it is never labelled safe, and what it commits is a stop and hold
+    # certified in the wall's frame (it steps inwards)
+    assert res.label[[0, 2]].tolist() == [ss.SAFE, ss.SAFE]
+    assert res.label[1] in (ss.DYNAMIC_AVOIDANCE_FAILED, ss.NO_STOP_GUARANTEE)
+    assert res.margins.end_stop_m[1].min() >= -1e-9
+    assert not np.any(res.flags & ss.FLAG_ROTATING_STOP_UNCERTIFIED)
     assert np.all(res.margins.edge_curve_m[[0, 2]] >= 0.0)
     # the certified B6 bound is below a dense evaluation of the true local-frame margin
     dense = -b.local_frame_excess_m(edges, support, x0, np.zeros((n, 2)), res.velocity_mps, DT,

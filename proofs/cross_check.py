@@ -1,0 +1,62 @@
+"""A second engine: cvc5 re-decides the queries z3 decided (``navproof prove --cross-check``).
+
+Each query is a conjunction of z3 assertions; it goes to cvc5 as SMT-LIB 2 text (z3's own
+printer, exact rationals) under the logic QF_NRA with the resource limit ``rlimit-per`` (the
+profile's ``[proof_budgets] cvc5_resource_limit`` or ``--cvc5-rlimit``), so the answer does not
+depend on the machine's load. cvc5's nonlinear procedure does not always honour that limit
+(the negation of A4 ran for more than 20 minutes under it), so each query also has a wall-clock
+stop, ``tlimit-per`` = ``TIME_LIMIT_S``; reaching it is an unknown, never a pass. The engine compares each answer with z3's: a disagreement, or an
+unknown from cvc5, fails the obligation.
+
+cvc5 is imported only here, and only when a cross-check is asked for.
+"""
+
+from __future__ import annotations
+
+import z3
+
+SAT = "sat"
+UNSAT = "unsat"
+UNKNOWN = "unknown"
+
+# Wall-clock stop of one cvc5 query (seconds): a backstop for the resource limit, see above.
+TIME_LIMIT_S = 30.0
+
+
+def available() -> bool:
+    """True when the cvc5 Python bindings can be imported."""
+    try:
+        import cvc5  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def check(
+    assertions: list[z3.BoolRef], resource_limit: int, time_limit_s: float = TIME_LIMIT_S
+) -> tuple[str, str]:
+    """cvc5's answer (sat, unsat or unknown) for the conjunction, and the reason when unknown."""
+    import cvc5
+
+    printer = z3.Solver()
+    printer.add(*assertions)
+    text = printer.to_smt2().replace("(check-sat)", "")
+    terms = cvc5.TermManager()
+    solver = cvc5.Solver(terms)
+    solver.setOption("rlimit-per", str(resource_limit))
+    solver.setOption("tlimit-per", str(max(1, round(time_limit_s * 1000))))
+    solver.setLogic("QF_NRA")
+    parser = cvc5.InputParser(solver)
+    parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, text, "query")
+    symbols = parser.getSymbolManager()
+    while True:
+        command = parser.nextCommand()
+        if command.isNull():
+            break
+        command.invoke(solver, symbols)
+    result = solver.checkSat()
+    if result.isSat():
+        return SAT, ""
+    if result.isUnsat():
+        return UNSAT, ""
+    return UNKNOWN, str(result.getUnknownExplanation())

@@ -1,0 +1,313 @@
+"""S7 — control invariance (derivations: ``navproof.proofs.stop_envelope``,
+``boundary``).
+
+S7 obligations: a safe step at k leaves a safe candidate at k + 1 (control invariance).
+
+Setting (the claim's hypotheses): one edge of a set (each edge is proved alone; the candidate
+below does not depend on the edge, so it serves every edge at once), edge and support
+translating at constant velocities within the profile's ranges, the reference r keeping the
+edge (``dot(n, r - e) <= 0``, R1) and the stop target within the cap (``|r - u| <= Vh``, R2), no
+dynamic neighbours. The state at the start of step k + 1 is the end of step k: margin ``s1``
+and end velocity ``v1`` (relative to the support), ``c1 = u + v1 - r``.
+
+Premise (step k was labelled safe): ``|v1| <= Vh`` (V1), ``s1 >= 0`` (B4) and the S7 braking
+envelope ``BRAKE_ENVELOPE_MARGIN(s1, dot(n, c1), K) >= 0`` with ``K = BRAKE_ENVELOPE_FACTOR``.
+
+Candidate (the witness of the next step): the strongest braking along c, ``c2 = lambda c1``
+with ``lambda |c1| = BRAKED_SPEED(|c1|)`` (``lambda = 0`` at rest), i.e. ``v2 = r - u + c2``.
+
+Conclusions, split into three obligations that z3 decides separately:
+- ``S7/reach``: ``|v2 - v1| <= a dt`` (V2) and ``|v2| <= Vh`` (V1);
+- ``S7/boundary``: the margin of the whole next step (B4's ``ACCEL_MARGIN`` for all t in
+  [0, dt]) stays >= 0, and the S7 envelope holds again at its end;
+- ``S7/envelope``: the next step also meets the shared linear envelope of S3
+  (``dot(n, c2) <= LINEAR_ENVELOPE_BOUND(s1, dt, a, Cmax)``).
+By induction the body stays safe on every step; while it approaches, the speed falls by a dt per
+step, so it comes to rest with a margin >= 0 (at or before the wall), and the hold at r keeps
+that margin (R3).
+"""
+
+from __future__ import annotations
+
+import math
+
+import z3
+
+from navproof.proofs import boundary, stop_envelope
+from navproof.proofs.obligations.common import (
+    PROVED,
+    Builder,
+    Obligation,
+    Replay,
+    Step,
+    Values,
+    dot,
+    runtime_formulas,
+    sub,
+)
+from navproof.proofs.obligations.stop_envelope import _envelope_cap
+from navproof.specs.profile import Profile
+
+
+class _Setting:
+    """The variables, premise and braking candidate shared by the three S7 obligations."""
+
+    def __init__(self, profile: Profile) -> None:
+        bb = self.bb = Builder(profile)
+        self.dt = bb.param("dt", "step_s")
+        self.a = bb.param("a", "brake_budget_mps2")
+        self.n = bb.unit("n")
+        self.u = bb.bounded_vector("u", "support_speed_mps")
+        self.e = bb.bounded_vector("e", "edge_speed_mps")
+        self.r = bb.vector("r")
+        self.c1 = bb.vector("c1")
+        self.s1 = bb.var("s1")
+        self.vh, self.cmax = _envelope_cap(bb, self.u, self.r)
+        self.k = bb.alias("K", bb.term(stop_envelope.BRAKE_ENVELOPE_FACTOR, cmax=self.cmax,
+                                       dt=self.dt, a=self.a))
+        # the stop target w = r - u and the end velocity v1 = c1 + w as named components
+        self.w = (bb.alias("w_x", self.r[0] - self.u[0]), bb.alias("w_y", self.r[1] - self.u[1]))
+        self.v1 = (bb.alias("v1_x", self.c1[0] + self.w[0]),
+                   bb.alias("v1_y", self.c1[1] + self.w[1]))
+        self.speed_v1 = bb.norm("|v1|", self.v1)
+        self.speed_w = bb.norm("|w|", self.w)
+        self.speed_c1 = bb.norm("|c1|", self.c1)
+        self.speed_c2 = bb.alias("|c2|", bb.term(stop_envelope.BRAKED_SPEED,
+                                                  speed=self.speed_c1, dt=self.dt, a=self.a))
+        # c2 = lambda c1 with lambda |c1| = |c2| (zero at rest): no division
+        self.lam = bb.var("lambda")
+        bb.hypotheses.append(z3.If(self.speed_c1 > 0, self.lam * self.speed_c1 == self.speed_c2,
+                                   self.lam == 0))
+        self.c2 = (self.lam * self.c1[0], self.lam * self.c1[1])
+        self.v2 = (self.c2[0] + self.w[0], self.c2[1] + self.w[1])
+        self.p1 = bb.alias("n_dot_c1", dot(self.n, self.c1))
+        self.p2 = bb.alias("n_dot_c2", self.lam * self.p1)
+        self.nu = bb.alias("n_dot_u", dot(self.n, self.u))
+        self.ne = bb.alias("n_dot_e", dot(self.n, self.e))
+        self.nr = bb.alias("n_dot_r", dot(self.n, self.r))
+        envelope = bb.term(stop_envelope.BRAKE_ENVELOPE_MARGIN, s_end=self.s1, n_dot_c=self.p1,
+                           kfac=self.k)
+        self.premise = [self.speed_v1 <= self.vh, self.speed_w <= self.vh, self.s1 >= 0,
+                        envelope >= 0, self.nr - self.ne <= 0]
+
+    def keep_only(self, *terms: z3.ExprRef) -> tuple[str, ...]:
+        """Names to forget so that a step sees only the facts about ``terms``'s constants."""
+        # only the named variables are forgotten; the translator's helper variables (reciprocals)
+        # go with the facts of the variables they belong to
+        named = set(self.bb.names(*self.bb.shown.values()))
+        return tuple(sorted(named - set(self.bb.names(*terms))))
+
+    def margin(self, t: z3.ArithRef) -> z3.ArithRef:
+        """B4's margin at time t of step k + 1 (from v1 to the candidate v2)."""
+        # dot(n, v) = dot(n, c) + dot(n, r) - dot(n, u) for v = c + r - u
+        return self.bb.term(boundary.ACCEL_MARGIN, s=self.s1, t=t, dt=self.dt, n_dot_e=self.ne,
+                            n_dot_u=self.nu, n_dot_v0=self.p1 + self.nr - self.nu,
+                            n_dot_v1=self.p2 + self.nr - self.nu)
+
+    def candidate_steps(self) -> list[Step]:
+        """Lemmas about the candidate: |c1| <= Cmax, 0 <= lambda <= 1, |c1| - |c2| <= a dt."""
+        m1, m2, lam = self.speed_c1, self.speed_c2, self.lam
+        return [
+            Step("dot(v1, w) >= -|v1| |w|",
+                 dot(self.v1, self.w) >= -self.speed_v1 * self.speed_w,
+                 self.keep_only(*self.v1, *self.w, self.speed_v1, self.speed_w)),
+            Step("|c1| <= |v1| + |w| (c1 = v1 - w)", m1 <= self.speed_v1 + self.speed_w,
+                 self.keep_only(m1, *self.c1, *self.v1, *self.w, self.speed_v1, self.speed_w)),
+            Step("|w| = |u - r|", self.speed_w == self.bb.shown["|u-r|"],
+                 self.keep_only(*self.w, *self.u, *self.r, self.speed_w,
+                                self.bb.shown["|u-r|"])),
+            Step("|c1| <= Cmax (S4)", m1 <= self.cmax,
+                 self.keep_only(m1, self.cmax, self.speed_v1, self.speed_w, self.vh,
+                                self.bb.shown["|u-r|"])),
+            Step("0 <= |c1| - |c2| <= a dt", z3.And(m1 - m2 >= 0, m1 - m2 <= self.a * self.dt),
+                 self.keep_only(m1, m2, self.a, self.dt)),
+            Step("0 <= lambda <= 1", z3.And(lam >= 0, lam <= 1),
+                 self.keep_only(m1, m2, lam, self.a, self.dt)),
+        ]
+
+    @staticmethod
+    def replay_state(x: Values) -> dict[str, float]:
+        """The candidate recomputed from a model through the generated runtime formulas."""
+        f = runtime_formulas()
+        vh = f.horizontal_cap(surface_cap=x["V"], k=x["k"])
+        w = (x["r_x"] - x["u_x"], x["r_y"] - x["u_y"])
+        cm = f.envelope_speed_cap(vh=vh, carry=math.hypot(*w))
+        kk = f.brake_envelope_factor(cmax=cm, dt=x["dt"], a=x["a"])
+        c1 = (x["c1_x"], x["c1_y"])
+        m1 = math.hypot(*c1)
+        m2 = float(f.braked_speed(speed=m1, dt=x["dt"], a=x["a"]))
+        scale = m2 / m1 if m1 > 0 else 0.0
+        c2 = (c1[0] * scale, c1[1] * scale)
+        v1 = (c1[0] + w[0], c1[1] + w[1])
+        v2 = (c2[0] + w[0], c2[1] + w[1])
+        n = (x["n_x"], x["n_y"])
+        p1 = n[0] * c1[0] + n[1] * c1[1]
+        drift = n[0] * (x["r_x"] - x["e_x"]) + n[1] * (x["r_y"] - x["e_y"])
+        premise = (math.hypot(*v1) <= vh and math.hypot(*w) <= vh and x["s1"] >= 0
+                   and f.brake_envelope_margin(s_end=x["s1"], n_dot_c=p1, kfac=kk) >= 0
+                   and drift <= 0)
+        return {"vh": vh, "cmax": cm, "K": kk, "v1x": v1[0], "v1y": v1[1], "v2x": v2[0],
+                "v2y": v2[1], "c2x": c2[0], "c2y": c2[1], "premise": float(premise)}
+
+
+def s7_reach(profile: Profile) -> Obligation:
+    """S7/reach: the braking candidate lies in the reachable disk (V2) and the speed disk (V1).
+
+    |v2 - v1| = (1 - lambda) |c1| = |c1| - |c2| <= a dt; v2 = lambda v1 + (1 - lambda) w is a
+    convex combination of v1 and the stop target w = r - u, both within Vh (Cauchy-Schwarz).
+    """
+    st = _Setting(profile)
+    bb = st.bb
+    lam, m1, m2 = st.lam, st.speed_c1, st.speed_c2
+    d = (st.v2[0] - st.v1[0], st.v2[1] - st.v1[1])
+    reach_sq = bb.alias("|v2-v1|^2", dot(d, d))
+    speed_sq = bb.alias("|v2|^2", dot(st.v2, st.v2))
+    radius = st.a * st.dt
+    cauchy = dot(st.v1, st.w) <= st.speed_v1 * st.speed_w
+    combo = bb.alias("mix", lam * st.speed_v1 + (1 - lam) * st.speed_w)
+    vectors = (*st.c1, *st.v1, *st.w, st.speed_v1, st.speed_w)
+    steps = [
+        *st.candidate_steps(),
+        Step("dot(v1, w) <= |v1| |w|", cauchy, st.keep_only(*st.v1, *st.w, st.speed_v1,
+                                                               st.speed_w)),
+        Step("|v2|^2 <= mix^2, mix = lambda |v1| + (1 - lambda) |w|", speed_sq <= combo * combo,
+             st.keep_only(*vectors, lam, speed_sq, combo)),
+        Step("0 <= mix <= Vh", z3.And(combo >= 0, combo <= st.vh),
+             st.keep_only(st.speed_v1, st.speed_w, lam, st.vh, combo)),
+        Step("|v2 - v1| = |c1| - |c2|", reach_sq == (m1 - m2) ** 2,
+             st.keep_only(*st.c1, *st.v1, *st.w, m1, m2, lam, st.a, st.dt, reach_sq)),
+    ]
+
+    def replay(x: Values) -> Replay:
+        y = _Setting.replay_state(x)
+        reach = math.hypot(y["v2x"] - y["v1x"], y["v2y"] - y["v1y"])
+        spd = math.hypot(y["v2x"], y["v2y"])
+        bad = reach > x["a"] * x["dt"] * (1 + 1e-12) or spd > y["vh"] * (1 + 1e-12)
+        return Replay(bool(y["premise"] and bad), f"|v2-v1| {reach:.6g}, |v2| {spd:.6g}")
+
+    return bb.obligation(
+        id="S7/reach",
+        claim="S7",
+        title="the braking candidate is reachable and within the speed cap",
+        expected=PROVED,
+        premise=st.premise,
+        conclusion=z3.And(reach_sq <= radius * radius, speed_sq <= st.vh * st.vh),
+        replay=replay,
+        witness_prefer=[m1 > radius],
+        steps=steps,
+        conclusion_forget=st.keep_only(st.a, st.dt, st.vh, m1, m2, reach_sq, speed_sq, combo),
+    )
+
+
+def s7_boundary(profile: Profile) -> Obligation:
+    """S7/boundary: the candidate's whole step stays inside and ends inside the S7 envelope.
+
+    Steps: |dot(n, c1)| <= |c1|; the envelope releases K (dot(n,c1) - dot(n,c2)) >=
+    dt (dot(n,c1) + dot(n,c2))/2, the margin the step consumes (the derivation of
+    ``BRAKE_ENVELOPE_FACTOR``); the reference drift never consumes margin; the ramp's
+    displacement up to any t is at most its whole-step one while dot(n, c) keeps one sign.
+    """
+    st = _Setting(profile)
+    bb = st.bb
+    t = bb.var("t")
+    st.premise.extend([t >= 0, t <= st.dt])
+    end = st.margin(st.dt)
+    at_t = st.margin(t)
+    envelope = bb.term(stop_envelope.BRAKE_ENVELOPE_MARGIN, s_end=end, n_dot_c=st.p2,
+                       kfac=st.k)
+    p1, p2, k, dt, a, m1, lam = st.p1, st.p2, st.k, st.dt, st.a, st.speed_c1, st.lam
+    consumed = dt * (p1 + p2) / 2
+    drift = st.nr - st.ne
+    scalars = (p1, p2, k, dt, a, m1, st.speed_c2, lam, st.s1, st.cmax)
+    steps = [
+        *st.candidate_steps(),
+        Step("|dot(n, c1)| <= |c1|", z3.And(p1 <= m1, -p1 <= m1),
+             st.keep_only(*st.n, *st.c1, m1, p1)),
+        Step("K >= |c1|/a - dt/2 and K >= dt/2",
+             z3.And(k * a >= m1 - a * dt / 2, 2 * k >= dt), st.keep_only(k, st.cmax, a, dt, m1)),
+        Step("one braking step: K dot(n,c2) + consumed <= max(K dot(n,c1), 0)",
+             k * p2 + consumed <= z3.If(p1 >= 0, k * p1, 0), st.keep_only(*scalars)),
+        Step("end margin = s1 - consumed - dt dot(n, r - e)",
+             end == st.s1 - consumed - dt * drift,
+             st.keep_only(*scalars, st.nr, st.ne, st.nu)),
+        Step("margin at t >= s1 - consumed (approaching) or s1 (leaving)",
+             at_t >= z3.If(p1 >= 0, st.s1 - consumed, st.s1),
+             st.keep_only(*scalars, st.nr, st.ne, st.nu, t)),
+    ]
+
+    def replay(x: Values) -> Replay:
+        f = runtime_formulas()
+        y = _Setting.replay_state(x)
+        n = (x["n_x"], x["n_y"])
+
+        def nd(vx: float, vy: float) -> float:
+            return n[0] * vx + n[1] * vy
+
+        common = dict(s=x["s1"], dt=x["dt"], n_dot_e=nd(x["e_x"], x["e_y"]),
+                      n_dot_u=nd(x["u_x"], x["u_y"]), n_dot_v0=nd(y["v1x"], y["v1y"]),
+                      n_dot_v1=nd(y["v2x"], y["v2y"]))
+        m_t = f.accel_margin(t=x["t"], **common)
+        m_end = f.accel_margin(t=x["dt"], **common)
+        env = f.brake_envelope_margin(s_end=m_end, n_dot_c=nd(y["c2x"], y["c2y"]), kfac=y["K"])
+        bad = m_t < 0 or env < 0 or m_end < 0
+        return Replay(bool(y["premise"] and bad),
+                      f"margin at t {m_t:.6g}, envelope at the end {env:.6g}")
+
+    return bb.obligation(
+        id="S7/boundary",
+        claim="S7",
+        title="the braking candidate's step stays inside and keeps the S7 envelope",
+        expected=PROVED,
+        premise=st.premise,
+        conclusion=z3.And(at_t >= 0, end >= 0, envelope >= 0),
+        replay=replay,
+        witness_prefer=[p1 > 0, m1 > a * dt, t > 0, t < dt, drift < 0],
+        steps=steps,
+        conclusion_forget=st.keep_only(*scalars, st.nr, st.ne, st.nu, t),
+    )
+
+
+def s7_envelope(profile: Profile) -> Obligation:
+    """S7/envelope: the candidate also meets S3's shared linear envelope at step k + 1.
+
+    Steps: lambda (dt + Cmax/(2a)) <= K (lambda = 1 - a dt/|c1| <= 1 - a dt/Cmax while braking,
+    0 on the last step); the premise s1 >= K dot(n, c1) then bounds dot(n, c2) (dt + Cmax/(2a))
+    by s1.
+    """
+    st = _Setting(profile)
+    bb = st.bb
+    bound = bb.term(stop_envelope.LINEAR_ENVELOPE_BOUND, s=st.s1, dt=st.dt, a=st.a,
+                    cmax=st.cmax)
+    factor_cap = bb.alias("factor(Cmax)", bb.term(stop_envelope.STOP_DISPLACEMENT_FACTOR,
+                                                  speed=st.cmax, dt=st.dt, a=st.a))
+    p1, p2, k, lam = st.p1, st.p2, st.k, st.lam
+    scalars = (st.cmax, st.dt, st.a, k, lam, st.speed_c1, st.speed_c2, factor_cap)
+    steps = [
+        *st.candidate_steps(),
+        Step("lambda factor(Cmax) <= K", lam * factor_cap <= k, st.keep_only(*scalars)),
+        Step("dot(n, c2) factor(Cmax) <= max(K dot(n, c1), 0)",
+             p2 * factor_cap <= z3.If(p1 >= 0, k * p1, 0), st.keep_only(*scalars, p1, p2)),
+    ]
+
+    def replay(x: Values) -> Replay:
+        f = runtime_formulas()
+        y = _Setting.replay_state(x)
+        lb = f.linear_envelope_bound(s=x["s1"], dt=x["dt"], a=x["a"], cmax=y["cmax"])
+        p2_f = x["n_x"] * y["c2x"] + x["n_y"] * y["c2y"]
+        return Replay(bool(y["premise"] and p2_f > lb), f"dot(n,c2) {p2_f:.6g}, bound {lb:.6g}")
+
+    return bb.obligation(
+        id="S7/envelope",
+        claim="S7",
+        title="the braking candidate meets the shared linear envelope (S3)",
+        expected=PROVED,
+        premise=st.premise,
+        conclusion=p2 <= bound,
+        replay=replay,
+        witness_prefer=[p1 > 0, st.speed_c1 > st.a * st.dt],
+        steps=steps,
+        conclusion_forget=st.keep_only(*scalars, p1, p2, st.s1, bound),
+    )
+
+
+OBLIGATIONS = {"S7/reach": s7_reach, "S7/boundary": s7_boundary, "S7/envelope": s7_envelope}

@@ -1,0 +1,103 @@
+"""``navproof simulate FILE.toml``: run a scenario file's World with a progress bar, print the
+outcome and optionally write the JSON summary. Claim: T4 (the whole pipeline)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 3
+BAR_WIDTH = 30
+
+
+class ProgressBar:
+    """A one-line progress bar on a text stream (redrawn at most every 1 % of the run)."""
+
+    def __init__(self, out: TextIO, label: str) -> None:
+        self.out = out
+        self.label = label
+        self._shown = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        percent = 100 * done // total
+        if percent == self._shown and done != total:
+            return
+        self._shown = percent
+        filled = BAR_WIDTH * done // total
+        self.out.write(f"\r{self.label} [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] "
+                       f"{done}/{total} steps")
+        self.out.flush()
+
+    def close(self) -> None:
+        self.out.write("\n")
+        self.out.flush()
+
+
+def _report(summary: dict[str, Any], out: TextIO) -> None:
+    def fmt(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:+.4f} m"
+
+    out.write(f"{summary['scenario']}: {summary['arrived']}/{summary['agents']} arrived after "
+              f"{summary['steps']} steps ({summary['time_s']:.2f} s); min agent clearance "
+              f"{fmt(summary['min_agent_clearance_m'])}, min wall clearance "
+              f"{fmt(summary['min_wall_clearance_m'])}; "
+              f"{summary['agent_steps_per_s']} agent-steps/s\n")
+    labels = ", ".join(f"{k}: {v}" for k, v in summary["labels"].items() if v)
+    out.write(f"  labels  {labels}\n")
+    flags = ", ".join(f"{k}: {v}" for k, v in summary["flags"].items() if v)
+    if flags:
+        out.write(f"  flags   {flags}\n")
+    for h in summary["handoffs"]:
+        out.write(f"  handoff agent {h['agent']} {h['from']} -> {h['to']}: {h['phase']} after "
+                  f"{h['attempts_used']} attempt(s)" + (f"; fault {h['fault']}" if h['fault']
+                                                         else "") + "\n")
+    for agent, reason in summary["not_arrived"].items():
+        out.write(f"  agent {agent} not arrived: {reason}\n")
+    for missed in summary["expectations"]:
+        out.write(f"  EXPECTATION MISSED: {missed}\n")
+
+
+def run_file(args: argparse.Namespace, *, out: TextIO | None = None,
+             err: TextIO | None = None) -> int:
+    """Load, run and report one scenario file; returns the exit code."""
+    from navproof.core.errors import InvalidInput, ObligationViolation
+    from navproof.scenario import load_scenario, run_scenario
+    from navproof.specs.errors import SpecError
+
+    out = out or sys.stdout
+    err = err or sys.stderr
+    for option in ("db", "resume", "crash_at"):
+        if getattr(args, option, None):
+            print(f"navproof simulate {args.scenario}: --{option.replace('_', '-')} applies to "
+                  "the named pq-handoff scenario only", file=err)
+            return EXIT_BAD_INPUT
+    if args.steps is not None and args.steps <= 0:
+        print(f"navproof simulate: bad input: --steps = {args.steps}: must be > 0", file=err)
+        return EXIT_BAD_INPUT
+    try:
+        scenario = load_scenario(Path(args.scenario),
+                                 assertions=True if args.assert_mode else None)
+    except (InvalidInput, SpecError) as exc:
+        print(f"navproof simulate: bad input: {exc}", file=err)
+        return EXIT_BAD_INPUT
+    bar = ProgressBar(err, scenario.name)
+    try:
+        summary = run_scenario(scenario, steps=args.steps, progress=bar)
+    except ObligationViolation as exc:
+        bar.close()
+        print(f"navproof simulate {scenario.name}: obligation violated: {exc}", file=err)
+        return EXIT_FAILED
+    finally:
+        scenario.world.close()
+    bar.close()
+    _report(summary, out)
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    if args.assert_mode and summary["expectations"]:
+        return EXIT_FAILED
+    return EXIT_OK

@@ -1,0 +1,16 @@
+"""Steering (seed 002, "Steering：先产生期望运动", "Arrive"): the preferred velocity of every
+agent, vectorised over agents. Seek (T1), acceleration-clamped steering (T2) and Arrive with
+the shipped speed curve and stop range (T3); the formulas come from ``navproof._generated``."""
+
+from navproof.steering.arrive import arrive_velocity
+from navproof.steering.clamp import check_steering_step, clamped_steering
+from navproof.steering.params import SteeringParams
+from navproof.steering.seek import seek_velocity
+
+__all__ = [
+    "SteeringParams",
+    "arrive_velocity",
+    "check_steering_step",
+    "clamped_steering",
+    "seek_velocity",
+]

@@ -1,0 +1,54 @@
+"""Already-overlapping neighbours (claim O6, seed 002): a shorter-horizon separation rule.
+
+A pair that overlaps at the start of the step cannot reach the combined radius within one step
+at the reachable acceleration, so ORCA's one-step separation line leaves no velocity and the
+sweep (W1) has no contact-free candidate. For such an agent the step keeps the edges, the disks,
+the static-obstacle lines and the sweep (whose overlap rule lets no pair get any closer during
+the step), replaces the neighbour lines by one separation half-plane per overlapping neighbour:
+the end velocity moves away from it, relative to its predicted velocity, at
+``min(share * overlap / OVERLAP_HORIZON_S, share * a dt)``, and labels the result "separating
+an overlap" (never safe). Bodies move along their reachable curves: no teleport.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from navproof.solver.halfplanes import HalfPlanes
+from navproof.step.constraints import Prepared
+from navproof.step.inputs import StepInput
+
+OVERLAP_HORIZON_S = 0.5
+"""Horizon (s) over which an overlap is to be removed: shorter than ORCA's neighbour horizon,
+longer than one step (within one step the reachable disk cannot remove it)."""
+SEPARATION_SHARE = 0.5
+"""Each agent's share of the separation (reciprocal, as ORCA's responsibility 1/2)."""
+
+
+def overlapping_agents(inp: StepInput) -> np.ndarray:
+    """(N,) True for agents with a neighbour they overlap at the start of the step. Claim: O6."""
+    nb = inp.neighbors
+    if nb is None or nb.valid.shape[1] == 0:
+        return np.zeros(inp.count, bool)
+    gap = np.linalg.norm(inp.position_m[:, None, :] - nb.position_m, axis=-1)
+    return np.any(nb.valid & (gap < inp.radius_m[:, None] + nb.radius_m), axis=1)
+
+
+def separation_planes(inp: StepInput, prep: Prepared, agents: np.ndarray) -> HalfPlanes:
+    """One half-plane per overlapping neighbour slot of ``agents`` (R, J), in the solve variable
+    v1: ``dot(d, u + v1 - w) >= sigma`` with d the unit direction away from the neighbour, i.e.
+    ``dot(-d, v1) <= dot(d, u - w) - sigma``. Coincident centres give no direction and no
+    half-plane. Claim: O6."""
+    nb = inp.neighbors
+    assert nb is not None
+    sub = nb.take(agents)
+    away = inp.position_m[agents, None, :] - sub.position_m
+    gap = np.linalg.norm(away, axis=-1)
+    comb = inp.radius_m[agents, None] + sub.radius_m
+    valid = sub.valid & (gap < comb) & (gap > 0.0)
+    d = away / np.where(gap > 0.0, gap, 1.0)[..., None]
+    reach = (inp.accel_mps2[agents] * inp.dt_per_agent_s[agents])[:, None]
+    sigma = SEPARATION_SHARE * np.minimum((comb - gap) / OVERLAP_HORIZON_S, reach)
+    carry = prep.u[agents, None, :] - sub.velocity_mps
+    offset = np.einsum("rjk,rjk->rj", d, carry) - sigma
+    return HalfPlanes(-d, np.where(valid, offset, 0.0), valid)

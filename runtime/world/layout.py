@@ -1,0 +1,272 @@
+"""The static and moving geometry of a World: obstacles, the corridor region, slope patches and
+supports (conveyors and rotating platforms), with vectorised look-ups per agent.
+
+Every table is built once; a step gathers rows by index (agent -> patch, agent -> support),
+never loops over agents. Regions, patches and platforms are convex CCW polygons in the space of
+body centres (already eroded by the body radius, C2). Claim: C1, C2, B3, B6, V1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from navproof.boundary import (
+    EDGE_WALL,
+    EdgeSet,
+    Motion,
+    Patch,
+    Support,
+    check_valid_convex,
+    make_patch,
+    polygon_halfplanes,
+)
+from navproof.core.errors import EPS, InvalidInput
+from navproof.core.tolerances import UNIT_LENGTH_TOL
+from navproof.core.validation import check_valid_finite
+
+SUPPORT_CONVEYOR = "conveyor"
+SUPPORT_PLATFORM = "platform"
+
+
+@dataclass(frozen=True)
+class SupportSpec:
+    """A moving support: a conveyor (a fixed area whose surface translates at ``velocity_mps``)
+    or a platform (a convex piece rotating at ``omega_radps`` about ``pivot_m``; its edges are
+    walls that move with it for the bodies it carries). Claim: B3, B6."""
+
+    name: str
+    kind: str
+    vertices_m: np.ndarray
+    velocity_mps: np.ndarray
+    pivot_m: np.ndarray
+    omega_radps: float
+
+    @staticmethod
+    def build(name: str, kind: str, vertices_m: object, *, velocity_mps: object = (0.0, 0.0),
+              pivot_m: object = (0.0, 0.0), omega_radps: float = 0.0) -> SupportSpec:
+        """Validated support (InvalidInput naming the field)."""
+        if kind not in (SUPPORT_CONVEYOR, SUPPORT_PLATFORM):
+            raise InvalidInput("kind", kind, f"must be {SUPPORT_CONVEYOR!r} or "
+                                             f"{SUPPORT_PLATFORM!r}")
+        vel = check_valid_finite("velocity_mps", velocity_mps)
+        piv = check_valid_finite("pivot_m", pivot_m)
+        om = float(check_valid_finite("omega_radps", omega_radps))
+        if vel.shape != (2,) or piv.shape != (2,):
+            raise InvalidInput("velocity_mps", vel.tolist(), "must be a pair (x, y)")
+        if kind == SUPPORT_CONVEYOR and om != 0.0:
+            raise InvalidInput("omega_radps", om, "a conveyor translates only")
+        return SupportSpec(name, kind, check_valid_convex("vertices_m", vertices_m), vel, piv, om)
+
+
+def _contains(normal: np.ndarray, offset: np.ndarray, valid: np.ndarray,
+              x_m: np.ndarray) -> np.ndarray:
+    """(N, T) True where point i lies in convex table entry j (half-planes (T, K))."""
+    margin = offset[None] - (x_m[:, None, None, 0] * normal[None, ..., 0]
+                             + x_m[:, None, None, 1] * normal[None, ..., 1])
+    return np.all((margin >= -EPS) | ~valid[None], axis=2)
+
+
+def _table(polygons: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Half-plane table of convex polygons: normals (T, K, 2), offsets (T, K), valid (T, K)."""
+    width = max((p.shape[0] for p in polygons), default=0)
+    normal = np.zeros((len(polygons), width, 2))
+    offset = np.zeros((len(polygons), width))
+    valid = np.zeros((len(polygons), width), bool)
+    for i, poly in enumerate(polygons):
+        n, b = polygon_halfplanes(poly)
+        normal[i, :n.shape[0]], offset[i, :n.shape[0]], valid[i, :n.shape[0]] = n, b, True
+    return normal, offset, valid
+
+
+@dataclass(frozen=True)
+class CommonEdge:
+    """The common edge of two patches: ``dot(normal, x) = offset_m``, normal from p into q."""
+
+    p: int
+    q: int
+    normal: np.ndarray
+    offset_m: float
+
+
+class Layout:
+    """Obstacles (for ORCA, O5), one convex corridor region, slope patches and supports."""
+
+    def __init__(self, *, obstacles: list[np.ndarray] | None = None,
+                 corridor_m: np.ndarray | None = None,
+                 patches: list[tuple[str, np.ndarray, np.ndarray]] | None = None,
+                 supports: list[SupportSpec] | None = None) -> None:
+        self.obstacles = [check_valid_finite(f"obstacles[{i}]", o)
+                          for i, o in enumerate(obstacles or [])]
+        self.corridor = None if corridor_m is None else check_valid_convex("corridor", corridor_m)
+        self.patch_names = [name for name, _, _ in (patches or [])]
+        if len(set(self.patch_names)) != len(self.patch_names):
+            raise InvalidInput("patches", self.patch_names, "patch names must be unique")
+        self.patches: list[Patch] = [make_patch(i, v, g)
+                                     for i, (_, v, g) in enumerate(patches or [])]
+        self.supports = list(supports or [])
+        self.patch_normal, self.patch_offset, self.patch_valid = _table(
+            [p.vertices_m for p in self.patches])
+        self.patch_k = np.array([p.slope_factor for p in self.patches] + [1.0])
+        if self.corridor is not None:
+            self.corridor_normal, self.corridor_offset = polygon_halfplanes(self.corridor)
+        else:
+            self.corridor_normal, self.corridor_offset = np.zeros((0, 2)), np.zeros(0)
+        self.common_edges = self._common_edges()
+        self.support_angle_rad = np.zeros(len(self.supports))
+        self.support_version = np.zeros(len(self.supports), np.int64)
+
+    # --------------------------------------------------------------------- look-ups
+    def _common_edges(self) -> dict[tuple[int, int], CommonEdge]:
+        """Edges patch p shares with patch q (opposite normals, same line): the handoff edges."""
+        out: dict[tuple[int, int], CommonEdge] = {}
+        for p, pp in enumerate(self.patches):
+            pn, pb = pp.halfplanes()
+            for q, qq in enumerate(self.patches):
+                if p == q:
+                    continue
+                qn, qb = qq.halfplanes()
+                for i in range(pn.shape[0]):
+                    for j in range(qn.shape[0]):
+                        opposite = np.allclose(pn[i], -qn[j], atol=UNIT_LENGTH_TOL)
+                        if opposite and abs(pb[i] + qb[j]) <= EPS:
+                            out[(p, q)] = CommonEdge(p, q, pn[i].copy(), float(pb[i]))
+        return out
+
+    def patch_of(self, x_m: np.ndarray) -> np.ndarray:
+        """Index of the first patch containing each position (N,), -1 where none."""
+        if not self.patches:
+            return np.full(x_m.shape[0], -1, np.int64)
+        inside = _contains(self.patch_normal, self.patch_offset, self.patch_valid, x_m)
+        return np.where(inside.any(axis=1), np.argmax(inside, axis=1), -1)
+
+    def platform_vertices(self, s: int) -> np.ndarray:
+        """Current vertices of support ``s`` (a platform has turned by its angle so far)."""
+        spec = self.supports[s]
+        c, si = np.cos(self.support_angle_rad[s]), np.sin(self.support_angle_rad[s])
+        rel = spec.vertices_m - spec.pivot_m
+        return spec.pivot_m + rel @ np.array([[c, si], [-si, c]])
+
+    def support_of(self, x_m: np.ndarray) -> np.ndarray:
+        """Index of the support each position stands on (N,), -1 for the static ground."""
+        if not self.supports:
+            return np.full(x_m.shape[0], -1, np.int64)
+        normal, offset, valid = _table([self.platform_vertices(s)
+                                        for s in range(len(self.supports))])
+        inside = _contains(normal, offset, valid, x_m)
+        return np.where(inside.any(axis=1), np.argmax(inside, axis=1), -1)
+
+    def support_motion(self, support_index: np.ndarray) -> Support:
+        """The supports of N agents (static ground where the index is -1). Claim: B3, B6."""
+        n = support_index.shape[0]
+        pivot, vel = np.zeros((n, 2)), np.zeros((n, 2))
+        omega, version = np.zeros(n), np.zeros(n, np.int64)
+        on = support_index >= 0
+        if on.any():
+            table_pivot = np.array([s.pivot_m for s in self.supports])
+            table_vel = np.array([s.velocity_mps for s in self.supports])
+            table_omega = np.array([s.omega_radps for s in self.supports])
+            idx = support_index[on]
+            pivot[on], vel[on], omega[on] = table_pivot[idx], table_vel[idx], table_omega[idx]
+            version[on] = self.support_version[idx] + 1000 * (idx + 1)
+        return Support(Motion(pivot, vel, omega, version))
+
+    def edges(self, patch_index: np.ndarray, support_index: np.ndarray) -> EdgeSet:
+        """Every agent's walls: the corridor region and its patch's piece, or, on a platform, the
+        platform's edges moving with it. Claim: C1, C2, B3, B6, R1."""
+        n = patch_index.shape[0]
+        parts_n, parts_b, parts_v, parts_id = [], [], [], []
+        platforms = [s for s, spec in enumerate(self.supports) if spec.kind == SUPPORT_PLATFORM]
+        # a carried body is bounded by its platform's walls alone: the platform lies inside the
+        # corridor, and fixed walls together with walls turning with the body leave no common
+        # reference velocity (R1), so the far fixed walls would only void every stop guarantee
+        carried = np.isin(support_index, platforms)
+        kc = self.corridor_normal.shape[0]
+        if kc:
+            parts_n.append(np.broadcast_to(self.corridor_normal, (n, kc, 2)))
+            parts_b.append(np.broadcast_to(self.corridor_offset, (n, kc)))
+            parts_v.append(np.broadcast_to(~carried[:, None], (n, kc)))
+            parts_id.append(np.broadcast_to(np.arange(kc), (n, kc)))
+        kp = self.patch_normal.shape[1]
+        if kp:
+            on = patch_index >= 0
+            idx = np.where(on, patch_index, 0)
+            parts_n.append(self.patch_normal[idx])
+            parts_b.append(self.patch_offset[idx])
+            parts_v.append(self.patch_valid[idx] & (on & ~carried)[:, None])
+            parts_id.append(100 * (idx[:, None] + 1) + np.arange(kp)[None, :])
+        moving = None
+        if platforms:
+            normal, offset, valid = _table([self.platform_vertices(s)
+                                            for s in range(len(self.supports))])
+            on = np.isin(support_index, platforms)
+            idx = np.where(on, support_index, 0)
+            ks = normal.shape[1]
+            parts_n.append(normal[idx])
+            parts_b.append(offset[idx])
+            parts_v.append(valid[idx] & on[:, None])
+            parts_id.append(10000 * (idx[:, None] + 1) + np.arange(ks)[None, :])
+            moving = (kc + kp, ks)
+        if not parts_n:
+            return EdgeSet.build(np.zeros((n, 0, 2)), np.zeros((n, 0)))
+        normal = np.concatenate(parts_n, axis=1)
+        offset = np.concatenate(parts_b, axis=1)
+        valid = np.concatenate(parts_v, axis=1)
+        k = normal.shape[1]
+        pivot, vel = np.zeros((n, k, 2)), np.zeros((n, k, 2))
+        omega, version = np.zeros((n, k)), np.zeros((n, k), np.int64)
+        if moving is not None:
+            # platform walls share the platform's rigid motion (the carried body's own support)
+            first, ks = moving
+            sup = self.support_motion(support_index).motion
+            sl = slice(first, first + ks)
+            on = valid[:, sl]
+            pivot[:, sl] = np.where(on[..., None], sup.pivot_m[:, None, :], 0.0)
+            vel[:, sl] = np.where(on[..., None], sup.velocity_mps[:, None, :], 0.0)
+            omega[:, sl] = np.where(on, sup.omega_radps[:, None], 0.0)
+            version[:, sl] = np.where(on, sup.version[:, None], 0)
+        return EdgeSet.build(normal, offset, valid=valid,
+                             motion=Motion(pivot, vel, omega, version),
+                             edge_id=np.concatenate(parts_id, axis=1),
+                             kind=np.full((n, k), EDGE_WALL))
+
+    def advance(self, dt_s: float) -> None:
+        """Turn every platform by ``omega dt`` (the state of the next step)."""
+        for s, spec in enumerate(self.supports):
+            self.support_angle_rad[s] += spec.omega_radps * dt_s
+
+    # ----------------------------------------------------------------- clearances
+    def wall_clearance_m(self, x_m: np.ndarray, radius_m: np.ndarray,
+                         edges: EdgeSet) -> np.ndarray:
+        """Signed clearance (m, (N,)) of body centres to their walls (edges are already in
+        centre space) and of body discs to the obstacles; +inf without any."""
+        out = np.full(x_m.shape[0], np.inf)
+        if edges.valid.shape[1]:
+            margin = np.where(edges.valid, edges.initial_margin_m(x_m), np.inf)
+            out = np.minimum(out, margin.min(axis=1))
+        for poly in self.obstacles:
+            out = np.minimum(out, _polygon_signed_distance_m(poly, x_m) - radius_m)
+        return out
+
+
+def _polygon_signed_distance_m(vertices_m: np.ndarray, x_m: np.ndarray) -> np.ndarray:
+    """Signed distance (m, (N,)) from points to a polygon's boundary: positive outside a solid
+    (CCW) polygon, negative inside; a 2-vertex obstacle is a segment."""
+    a = vertices_m
+    b = np.roll(vertices_m, -1, axis=0)
+    if a.shape[0] == 2:
+        a, b = a[:1], b[:1]
+    ab = b - a
+    ap = x_m[:, None, :] - a[None]
+    t = np.clip((ap[..., 0] * ab[:, 0] + ap[..., 1] * ab[:, 1])
+                / np.maximum((ab * ab).sum(axis=1), EPS), 0.0, 1.0)
+    closest = a[None] + t[..., None] * ab[None]
+    dist = np.hypot(*(x_m[:, None, :] - closest).transpose(2, 0, 1)).min(axis=1)
+    if vertices_m.shape[0] < 3:
+        return dist
+    # inside a CCW polygon: left of every edge for convex ones; winding test in general
+    cross = ab[None, :, 0] * ap[..., 1] - ab[None, :, 1] * ap[..., 0]
+    area2 = float(np.sum(a[:, 0] * b[:, 1] - b[:, 0] * a[:, 1]))
+    inside = np.all(cross > 0.0, axis=1) if area2 > 0 else np.zeros(x_m.shape[0], bool)
+    return np.where(inside, -dist, dist)

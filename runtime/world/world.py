@@ -1,0 +1,509 @@
+"""The whole pipeline of seed 002 and seed 000 as one object: a World of agents with routes,
+obstacles, a corridor region, slope patches, conveyors and rotating platforms.
+
+One :meth:`World.step` (Claim: T4, the order of seed 002's data flow):
+
+1. snapshot (P1): time origin, support and edge versions of every agent;
+2. goals: each agent's current waypoint (passed waypoints are dropped);
+3. steering: Arrive at the last waypoint, Seek through the others (T1, T3), relative to the
+   support and clamped by maxAccel dt (T2): the preferred velocity;
+4. ORCA lines from the executed positions and world velocities (O2-O6);
+5. the safe step: boundaries, stop envelopes, the reachable disk and the sweep, with the
+   labelled fallbacks (B1-B6, S3, R1-R2, V1-V2, W1, F1-F3), re-checked against the snapshot;
+6. the motion controller: the verified curve up to the commit time, carried by the support
+   (with the rotation carry), gives the executed positions and velocities;
+7. handoffs: bodies at a patch edge belong to their handoff controller (H1-H10), which moves
+   them instead of the solve;
+8. diagnostics: labels, flags, clearances, stalls.
+
+The next step reads the executed state (T4), never the previous suggestion. Every per-agent
+stage is one set of array operations over the crowd; only the few handoff bodies are handled
+one by one. Assertion mode checks the whole step and names the claim that failed.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from navproof.boundary.slope import horizontal_caps
+from navproof.core.errors import EPS, InvalidInput, ObligationViolation, assertions_enabled
+from navproof.orca.crowd import Crowd
+from navproof.steering import (
+    SteeringParams,
+    arrive_velocity,
+    check_steering_step,
+    clamped_steering,
+    seek_velocity,
+)
+from navproof.step import (
+    SAFE,
+    Neighbors,
+    SafeStepResult,
+    StepInput,
+    solve_safe_step,
+)
+from navproof.step.snapshot import ActualState, commit_step, take_input_rows, take_snapshot
+from navproof.world.agents import (
+    AgentDefaults,
+    check_positive,
+    check_valid_finite_2d,
+    pack_routes,
+    pad_routes,
+    rows_snapshot,
+)
+from navproof.world.clearance import agent_clearance_m
+from navproof.world.handoffs import Handoffs
+from navproof.world.layout import Layout
+from navproof.world.motion import execute, relative_curve_m, support_to_world
+
+STALL_STEPS = 20
+"""Steps at near-zero speed while the preferred speed is not that count as a stall (O8)."""
+STALL_SPEED_FRACTION = 0.05
+"""Below this fraction of its preferred speed a body counts as not moving (O8)."""
+SIDE_BIAS_STEPS = 3
+"""A body held below half the speed it asks for during this many steps gets the side bias (O8)."""
+SIDE_BIAS_RAD = 0.5
+"""The tie-break of symmetric deadlocks (O8), part one: a held body's desired direction turns
+this far to its right (clockwise), the same rule for everybody, so a symmetric ring turns into a
+roundabout. Part two, for a pair that still blocks each other (a door one body wide): of two
+held bodies within reach of each other, the one with the higher index yields for YIELD_STEPS
+(backs off away from the other and to its right at half speed) and the other passes. ORCA's
+lines and the safe step's checks are untouched (O2, O3 hold as before); only the preferred
+velocity changes."""
+YIELD_STEPS = 30
+"""Steps a body yields once it gave way (O8): it backs off at half speed, away and to its right."""
+YIELD_REACH_M = 1.0
+"""Two held bodies closer than their combined radius plus this (m) are a deadlocked pair."""
+HANDOFF_TRIGGER_M = 0.2
+"""A body whose route crosses a patch edge is handed to the handoff controller within this
+distance (m) of the edge (well inside the access-length range of the profile)."""
+
+
+@dataclass(frozen=True)
+class WorldStep:
+    """What one step did, per agent: the preferred velocity (relative to the support), the safe
+    step's label and flags (-1 for a body moved by its handoff controller), executed world
+    velocities, and the signed clearances (m) over the whole step."""
+
+    time_s: float
+    preferred_mps: np.ndarray
+    label: np.ndarray
+    flags: np.ndarray
+    velocity_mps: np.ndarray
+    agent_clearance_m: np.ndarray
+    wall_clearance_m: np.ndarray
+    handoff_rows: np.ndarray
+
+
+class World:
+    """Agents with routes on a :class:`~navproof.world.layout.Layout`, stepped as one pipeline.
+
+    ``time_step_s`` within the profile's ``step_s`` range; ``assertions`` as everywhere
+    (default: ``NAVPROOF_ASSERT``); ``responsibility`` is ORCA's share of each avoidance;
+    ``record_path`` the handoff record (a temporary file when None). Claim: T4.
+    """
+
+    def __init__(self, layout: Layout, *, time_step_s: float | None = None,
+                 profile: Any = None, assertions: bool | None = None,
+                 responsibility: float = 0.5, steering: SteeringParams | None = None,
+                 defaults: AgentDefaults | None = None,
+                 record_path: str | Path | None = None) -> None:
+        if profile is None:
+            from navproof.specs.profile import load_profile
+
+            profile = load_profile()
+        self.profile = profile
+        dt = float(profile.defaults()["step_s"] if time_step_s is None else time_step_s)
+        try:
+            profile.check_value("step_s", dt)
+        except ValueError as exc:
+            raise InvalidInput("time_step_s", dt, str(exc)) from None
+        self.dt_s = dt
+        self.layout = layout
+        self.assertions = assertions_enabled(assertions)
+        self.steering = steering or SteeringParams.from_profile(profile)
+        d = profile.defaults()
+        self.defaults = defaults or AgentDefaults(
+            radius_m=d["agent_radius_m"], max_speed_mps=d["max_speed_mps"],
+            max_accel_mps2=d["brake_budget_mps2"], stop_range_m=self.steering.stop_range_m,
+            neighbor_dist_m=d["neighbor_dist_m"], max_neighbors=int(d["max_neighbors"]),
+            time_horizon_s=d["orca_time_horizon_s"],
+            time_horizon_obst_s=d["obstacle_time_horizon_s"])
+        self.arrival_speed_mps = d["arrival_velocity_threshold_mps"]
+        self.crowd = Crowd(dt, assertions=False, responsibility=responsibility)
+        for poly in layout.obstacles:
+            self.crowd.add_obstacle(poly)
+        self.time_s = 0.0
+        self.step_index = 0
+        self.position_m = np.zeros((0, 2))
+        self.velocity_mps = np.zeros((0, 2))
+        self.radius_m = np.zeros(0)
+        self.max_speed_mps = np.zeros(0)
+        self.max_accel_mps2 = np.zeros(0)
+        self.stop_range_m = np.zeros(0)
+        self.route_m = np.zeros((0, 1, 2))
+        self.route_count = np.zeros(0, np.int64)
+        self.route_index = np.zeros(0, np.int64)
+        self.patch = np.zeros(0, np.int64)
+        self.handoff_failed = np.zeros(0, bool)
+        self.stall_steps = np.zeros(0, np.int64)
+        self.held_steps = np.zeros(0, np.int64)
+        self.yield_left = np.zeros(0, np.int64)
+        self.yield_dir = np.zeros((0, 2))
+        self.stalled = np.zeros(0, bool)
+        self.arrived_at_s = np.zeros(0)
+        self._record_dir: tempfile.TemporaryDirectory[str] | None = None
+        self._record_path = record_path
+        self._handoffs: Handoffs | None = None
+
+    # ------------------------------------------------------------------------ agents
+    @property
+    def count(self) -> int:
+        return int(self.position_m.shape[0])
+
+    def add_agents(self, position_m: Any, routes: list[Any], *, velocity_mps: Any = None,
+                   radius_m: Any = None, max_speed_mps: Any = None, max_accel_mps2: Any = None,
+                   stop_range_m: Any = None, neighbor_dist_m: Any = None,
+                   max_neighbors: Any = None, time_horizon_s: Any = None,
+                   time_horizon_obst_s: Any = None) -> np.ndarray:
+        """Add agents at ``position_m`` (M, 2), each with a route (a list of waypoints, the
+        last one its goal); returns their indices. Missing values come from the defaults;
+        nothing is added when any value is invalid (InvalidInput naming it)."""
+        pos = check_valid_finite_2d("position_m", position_m)
+        m = pos.shape[0]
+        if len(routes) != m:
+            raise InvalidInput("routes", len(routes), f"must give one route per agent ({m})")
+        route, count = pack_routes([np.asarray(r, dtype=np.float64) for r in routes])
+        d = self.defaults
+        vel = np.zeros((m, 2)) if velocity_mps is None else np.broadcast_to(
+            check_valid_finite_2d("velocity_mps", velocity_mps), (m, 2))
+        radius = check_positive("radius_m", d.radius_m if radius_m is None else radius_m, m)
+        speed = check_positive("max_speed_mps", d.max_speed_mps if max_speed_mps is None
+                               else max_speed_mps, m)
+        accel = check_positive("max_accel_mps2", d.max_accel_mps2 if max_accel_mps2 is None
+                               else max_accel_mps2, m)
+        stop = check_positive("stop_range_m", d.stop_range_m if stop_range_m is None
+                              else stop_range_m, m)
+        for name, value in (("max_speed_mps", speed), ("stop_range_m", stop),
+                            ("max_accel_mps2", accel)):
+            rule = {"max_speed_mps": "max_speed_mps", "stop_range_m": "arrive_stop_range_m",
+                    "max_accel_mps2": "brake_budget_mps2"}[name]
+            bad = ~((value >= float(self.profile[rule].min))
+                    & (value <= float(self.profile[rule].max)))
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise InvalidInput(f"{name}[{i}]", float(value[i]),
+                                   f"must lie in the profile range of {rule} (the proofs' "
+                                   f"range)")
+        self.crowd.add_agents(
+            pos, velocity=vel, radius=radius, max_speed=speed,
+            neighbor_dist=d.neighbor_dist_m if neighbor_dist_m is None else neighbor_dist_m,
+            max_neighbors=d.max_neighbors if max_neighbors is None else max_neighbors,
+            time_horizon=d.time_horizon_s if time_horizon_s is None else time_horizon_s,
+            time_horizon_obst=(d.time_horizon_obst_s if time_horizon_obst_s is None
+                               else time_horizon_obst_s))
+        first = self.count
+        width = max(self.route_m.shape[1], route.shape[1])
+        self.route_m = np.concatenate([pad_routes(self.route_m, width),
+                                       pad_routes(route, width)])
+        self.route_count = np.concatenate([self.route_count, count])
+        self.route_index = np.concatenate([self.route_index, np.zeros(m, np.int64)])
+        self.position_m = np.concatenate([self.position_m, pos])
+        self.velocity_mps = np.concatenate([self.velocity_mps, vel])
+        self.radius_m = np.concatenate([self.radius_m, radius])
+        self.max_speed_mps = np.concatenate([self.max_speed_mps, speed])
+        self.max_accel_mps2 = np.concatenate([self.max_accel_mps2, accel])
+        self.stop_range_m = np.concatenate([self.stop_range_m, stop])
+        self.patch = np.concatenate([self.patch, self.layout.patch_of(pos)])
+        self.handoff_failed = np.concatenate([self.handoff_failed, np.zeros(m, bool)])
+        self.stall_steps = np.concatenate([self.stall_steps, np.zeros(m, np.int64)])
+        self.held_steps = np.concatenate([self.held_steps, np.zeros(m, np.int64)])
+        self.yield_left = np.concatenate([self.yield_left, np.zeros(m, np.int64)])
+        self.yield_dir = np.concatenate([self.yield_dir, np.zeros((m, 2))])
+        self.stalled = np.concatenate([self.stalled, np.zeros(m, bool)])
+        self.arrived_at_s = np.concatenate([self.arrived_at_s, np.full(m, np.nan)])
+        return np.arange(first, first + m)
+
+    # ------------------------------------------------------------------------- stages
+    def _handoff_machinery(self) -> Handoffs:
+        if self._handoffs is None:
+            from navproof.handoff.controller import HandoffParams
+            from navproof.handoff.record import HandoffRecord
+
+            if self._record_path is None:
+                self._record_dir = tempfile.TemporaryDirectory(prefix="navproof-world-")
+                self._record_path = Path(self._record_dir.name) / "handoffs.db"
+            params = HandoffParams.from_profile(self.profile, step_s=self.dt_s)
+            self._handoffs = Handoffs(HandoffRecord.open(self._record_path), params,
+                                      assertions=self.assertions)
+        return self._handoffs
+
+    @property
+    def handoffs(self) -> Handoffs | None:
+        """The handoff bodies and outcomes (None until the first handoff)."""
+        return self._handoffs
+
+    def targets(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each agent's current waypoint (m, (N, 2)) and whether it is its goal (N,), after
+        dropping the waypoints it has passed (within its radius)."""
+        rows = np.arange(self.count)
+        target = self.route_m[rows, self.route_index]
+        last = self.route_index >= self.route_count - 1
+        passed = ~last & (np.hypot(*(target - self.position_m).T) <= self.radius_m)
+        self.route_index = np.where(passed, self.route_index + 1, self.route_index)
+        last = self.route_index >= self.route_count - 1
+        return self.route_m[rows, self.route_index], last
+
+    def _caps(self) -> tuple[np.ndarray, np.ndarray]:
+        """Horizontal speed and acceleration caps of each agent on its patch (V1)."""
+        k = self.layout.patch_k[self.patch]
+        return horizontal_caps(self.max_speed_mps, self.max_accel_mps2, k)
+
+    def preferred(self, target_m: np.ndarray, last: np.ndarray, carry_mps: np.ndarray,
+                  v0_mps: np.ndarray, vh_mps: np.ndarray, accel_mps2: np.ndarray
+                  ) -> np.ndarray:
+        """Steering: the preferred velocity relative to the support (m/s, (N, 2)). Arrive at
+        the goal, Seek through waypoints (world frame), minus the support carry, capped at Vh,
+        then one clamped steering step from the executed velocity. Claim: T1, T2, T3."""
+        steer_accel = np.minimum(self.steering.max_accel_mps2, accel_mps2)
+        arrive, _ = arrive_velocity(self.position_m, target_m, max_speed_mps=vh_mps,
+                                    max_accel_mps2=steer_accel,
+                                    stop_range_m=self.stop_range_m, dt_s=self.dt_s)
+        seek = seek_velocity(self.position_m, target_m, vh_mps)
+        desired_world = np.where(last[:, None], arrive, seek)
+        desired_world = self._tie_break(desired_world, vh_mps)
+        # a body at its goal holds still in the world, not on its support
+        desired = desired_world - carry_mps
+        speed = np.hypot(*desired.T)
+        over = speed > vh_mps
+        desired = np.where(over[:, None], desired * (vh_mps / np.where(over, speed, 1.0))[:, None],
+                           desired)
+        new = clamped_steering(v0_mps, desired, steer_accel, self.dt_s)
+        if self.assertions:
+            check_steering_step(v0_mps, new, desired, steer_accel, vh_mps, self.dt_s)
+        return new
+
+    def _tie_break(self, desired_mps: np.ndarray, vh_mps: np.ndarray) -> np.ndarray:
+        """The deterministic deadlock tie-break of SIDE_BIAS_RAD (O8) on desired velocities."""
+        held = self.held_steps >= SIDE_BIAS_STEPS
+        if not held.any() and not (self.yield_left > 0).any():
+            return desired_mps
+        c, s = np.cos(-SIDE_BIAS_RAD), np.sin(-SIDE_BIAS_RAD)
+        right = np.array([[c, s], [-s, c]])
+        out = np.where(held[:, None], desired_mps @ right, desired_mps)
+        nb = self.crowd.agent_neighbor_idx
+        if nb.shape[0] == self.count and nb.shape[1]:
+            rows = np.arange(self.count)[:, None]
+            j = np.where(nb >= 0, nb, 0)
+            away = self.position_m[:, None, :] - self.position_m[j]
+            reach = self.radius_m[:, None] + self.radius_m[j] + YIELD_REACH_M
+            pair = (nb >= 0) & (nb < rows) & held[:, None] & held[j] \
+                & (np.hypot(away[..., 0], away[..., 1]) <= reach)
+            start = pair.any(axis=1) & (self.yield_left == 0)
+            if start.any():
+                first = np.argmax(pair, axis=1)
+                direction = away[np.arange(self.count), first]
+                length = np.hypot(*direction.T)
+                unit = direction / np.where(length > 0.0, length, 1.0)[:, None]
+                self.yield_dir = np.where(start[:, None], unit @ right, self.yield_dir)
+                self.yield_left = np.where(start, YIELD_STEPS, self.yield_left)
+        yielding = self.yield_left > 0
+        out = np.where(yielding[:, None], self.yield_dir * (0.5 * vh_mps)[:, None], out)
+        self.yield_left = np.maximum(self.yield_left - 1, 0)
+        return out
+
+    # --------------------------------------------------------------------------- step
+    def step(self) -> WorldStep:
+        """Advance every agent by one step (see the module docstring). Claim: T4."""
+        n = self.count
+        dt = self.dt_s
+        layout = self.layout
+        x0 = self.position_m
+        support_index = layout.support_of(x0)
+        support = layout.support_motion(support_index)
+        edges = layout.edges(self.patch, support_index)
+        snapshot = take_snapshot(self.time_s, support, edges)
+        carry = support.carry_mps(x0)
+        # the executed world velocity of the last step, relative to today's support (T4)
+        v0 = self.velocity_mps - carry
+        target, last = self.targets()
+        vh, accel = self._caps()
+        preferred = self.preferred(target, last, carry, v0, vh, accel)
+        # ORCA reads the executed state (T4): positions and world velocities as executed
+        crowd = self.crowd
+        crowd.position = x0
+        crowd.velocity = self.velocity_mps
+        crowd.max_speed = vh
+        point, direction, valid, num_hard = crowd.compute_lines()
+        neighbors = Neighbors.gather(crowd.agent_neighbor_idx, x0, self.velocity_mps,
+                                     self.radius_m)
+        inp = StepInput(x0, v0, preferred, dt, support, edges, vh, accel, self.radius_m,
+                        orca_point=point, orca_direction=direction, orca_valid=valid,
+                        neighbors=neighbors, orca_num_hard=num_hard)
+        handoff_rows = np.array(sorted(self._handoffs.active), np.int64) \
+            if self._handoffs is not None else np.zeros(0, np.int64)
+        free = np.setdiff1d(np.arange(n), handoff_rows, assume_unique=True)
+        label = np.full(n, -1, np.int8)
+        flags = np.zeros(n, np.uint8)
+        commit = np.full(n, dt)
+        v1 = v0.copy()
+        if free.size:
+            solve_inp = inp if free.size == n else take_input_rows(inp, free)
+            result = solve_safe_step(solve_inp, assertions=self.assertions)
+            actual = ActualState(self.time_s, solve_inp.position_m, solve_inp.velocity_mps,
+                                 solve_inp.support, solve_inp.edges)
+            result, _ = commit_step(rows_snapshot(snapshot, free, n), solve_inp, result,
+                                    actual, assertions=self.assertions)
+            label[free], flags[free] = result.label, result.flags
+            commit[free], v1[free] = result.commit_time_s, result.velocity_mps
+        executed = execute(x0, v0, v1, commit, dt, support)
+        position, velocity = executed.position_m.copy(), executed.velocity_world_mps.copy()
+        mid = support_to_world(support, relative_curve_m(x0, v0, v1, dt, commit, 0.5 * dt),
+                               0.5 * dt)
+        tick = int(round(self.time_s / self._tick_s()))
+        if handoff_rows.size:
+            for agent in handoff_rows.tolist():
+                self._step_handoff(agent, tick, position, velocity, mid)
+        self._begin_handoffs(tick, position, velocity, target, free)
+        agent_clear = agent_clearance_m(x0, mid, position, self.radius_m,
+                                        self.crowd.agent_neighbor_idx, dt)
+        wall_clear = np.minimum.reduce([layout.wall_clearance_m(p, self.radius_m, edges)
+                                        for p in (x0, mid, position)])
+        if self.assertions:
+            self._check_step(label, wall_clear, agent_clear)
+        self.position_m, self.velocity_mps = position, velocity
+        self.time_s += dt
+        self.step_index += 1
+        layout.advance(dt)
+        self._update_status(preferred, carry)
+        return WorldStep(self.time_s, preferred, label, flags, velocity, agent_clear, wall_clear,
+                         handoff_rows)
+
+    def _tick_s(self) -> float:
+        return float(self.profile.defaults()["tick_s"])
+
+    def _sweep_clear(self, agent: int, position: np.ndarray) -> Any:
+        """Straight-segment test of a handoff body's access against every other body."""
+        def clear(start: np.ndarray, end: np.ndarray) -> bool:
+            seg = np.asarray(end, float) - np.asarray(start, float)
+            rel = position - np.asarray(start, float)
+            t = np.clip(rel @ seg / max(float(seg @ seg), EPS), 0.0, 1.0)
+            dist = np.hypot(*(rel - t[:, None] * seg).T)
+            gap = dist - self.radius_m - self.radius_m[agent]
+            gap[agent] = np.inf
+            return bool(np.all(gap >= 0.0))
+        return clear
+
+    def _step_handoff(self, agent: int, tick: int, position: np.ndarray, velocity: np.ndarray,
+                      mid: np.ndarray) -> None:
+        """One step of a body owned by its handoff controller (H4), in place."""
+        machinery = self._handoff_machinery()
+        body = machinery.active[agent]
+        x = self.position_m[agent]
+        moved = machinery.step(body, tick=tick, step_index=self.step_index, time_s=self.time_s,
+                               dt_s=self.dt_s, x_m=x, v_world_mps=self.velocity_mps[agent],
+                               sweep_clear=self._sweep_clear(agent, self.position_m))
+        if moved is None:
+            outcome = machinery.finish(body)
+            if machinery.adopted(outcome):
+                self.patch[agent] = body.edge.q
+            else:
+                self.handoff_failed[agent] = True
+            position[agent], velocity[agent] = x, self.velocity_mps[agent]
+        else:
+            position[agent], velocity[agent] = moved
+        mid[agent] = 0.5 * (x + position[agent])
+
+    def _begin_handoffs(self, tick: int, position: np.ndarray, velocity: np.ndarray,
+                        target: np.ndarray, free: np.ndarray) -> None:
+        """Hand the bodies whose route crosses a patch edge and that reached it to the handoff
+        controller (vectorised test; the few found are registered one by one). Claim: H1."""
+        layout = self.layout
+        if not layout.common_edges or free.size == 0:
+            return
+        target_patch = layout.patch_of(target[free])
+        here = self.patch[free]
+        crossing = (here >= 0) & (target_patch >= 0) & (target_patch != here) \
+            & ~self.handoff_failed[free]
+        if not crossing.any():
+            return
+        for i in np.flatnonzero(crossing).tolist():
+            agent = int(free[i])
+            edge = layout.common_edges.get((int(here[i]), int(target_patch[i])))
+            if edge is None:
+                continue
+            margin = edge.offset_m - float(edge.normal @ position[agent])
+            if margin > HANDOFF_TRIGGER_M:
+                continue
+            self._handoff_machinery().begin(
+                agent, edge, layout, tick=tick, time_s=self.time_s + self.dt_s,
+                x_m=position[agent], v_world_mps=velocity[agent],
+                sweep_clear=self._sweep_clear(agent, position))
+
+    def _check_step(self, label: np.ndarray, wall_clear: np.ndarray,
+                    agent_clear: np.ndarray) -> None:
+        """Assertion mode over the executed step: a body labelled safe kept every wall (B5)
+        and its neighbours' combined radius (W1) along its executed motion."""
+        safe = label == SAFE
+        bad = safe & (wall_clear < -EPS)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ObligationViolation("B5", "a body labelled safe crossed a wall during the "
+                                            "executed step", agent=i,
+                                      observed=float(wall_clear[i]), limit=0.0,
+                                      margin=float(wall_clear[i]),
+                                      data={"position_m": self.position_m[i].tolist()})
+        _ = agent_clear  # pairs may start overlapping (O6); W1 is checked by the step monitor
+
+    def _update_status(self, preferred: np.ndarray, carry: np.ndarray) -> None:
+        """Arrivals (goal within the stop range, world speed within the arrival threshold) and
+        stalls (O8: no motion for STALL_STEPS while the preferred speed is not zero)."""
+        rows = np.arange(self.count)
+        goal = self.route_m[rows, self.route_count - 1]
+        on_goal_leg = self.route_index >= self.route_count - 1
+        dist = np.hypot(*(goal - self.position_m).T)
+        speed = np.hypot(*self.velocity_mps.T)
+        at_goal = on_goal_leg & (dist <= self.stop_range_m + EPS) \
+            & (speed <= self.arrival_speed_mps + EPS)
+        newly = at_goal & np.isnan(self.arrived_at_s)
+        self.arrived_at_s[newly] = self.time_s
+        self.arrived_at_s[~at_goal] = np.nan
+        wanted = np.hypot(*(preferred + carry).T)
+        stuck = ~at_goal & (wanted > 0.0) & (speed < STALL_SPEED_FRACTION * self.max_speed_mps)
+        # held back by its neighbours: moving at less than half the speed it asks for
+        self.held_steps = np.where(~at_goal & (speed < 0.5 * wanted), self.held_steps + 1, 0)
+        self.stall_steps = np.where(stuck, self.stall_steps + 1, 0)
+        self.stalled |= self.stall_steps >= STALL_STEPS
+
+    @property
+    def arrived(self) -> np.ndarray:
+        """(N,) True for agents at their goal and at rest there."""
+        return ~np.isnan(self.arrived_at_s)
+
+    def close(self) -> None:
+        """Close the handoff record (and remove its temporary folder)."""
+        if self._handoffs is not None:
+            self._handoffs.record.close()
+        if self._record_dir is not None:
+            self._record_dir.cleanup()
+
+    def __enter__(self) -> World:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        # handoff records hold a SQLite connection: close it with the world
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+
+__all__ = ["World", "WorldStep", "SafeStepResult"]

@@ -1,0 +1,141 @@
+"""The World pipeline: executed state read back (T4), the motion controller's support carry and
+rotation carry, Arrive without overshoot, slope handoffs, assertion mode over the whole step."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from navproof import InvalidInput, ObligationViolation
+from navproof import step as safe_step
+from navproof.world import Layout, SupportSpec, World
+from navproof.world import world as world_module
+
+CONVEYOR = SupportSpec.build("belt", "conveyor", [[-10.0, -5.0], [10.0, -5.0], [10.0, 5.0],
+                                                 [-10.0, 5.0]], velocity_mps=(0.3, 0.0))
+
+
+def test_t4_orca_reads_the_executed_state_not_the_suggestion():
+    world = World(Layout(supports=[CONVEYOR]), assertions=True)
+    world.add_agents([[0.0, 0.0], [3.0, 0.0]], [[[8.0, 0.0]], [[-8.0, 0.0]]], radius_m=0.4)
+    first = world.step()
+    executed = world.velocity_mps.copy()
+    # executed world velocity = carry + relative velocity, not the preferred relative velocity
+    np.testing.assert_allclose(executed, first.preferred_mps + [0.3, 0.0])
+    world.step()
+    np.testing.assert_array_equal(world.crowd.velocity, executed)  # what ORCA read
+    world.close()
+
+
+def test_a_body_riding_a_conveyor_is_carried_and_ramps_its_own_velocity():
+    world = World(Layout(supports=[CONVEYOR]))
+    # at rest on the belt (world velocity = the belt's), walking on along it
+    world.add_agents([[0.0, 0.0]], [[[5.0, 0.0]]], velocity_mps=[[0.3, 0.0]], radius_m=0.4)
+    world.step()
+    # carried 0.3 m/s for 0.1 s plus the B4 ramp from 0 to maxAccel dt = 0.1 m/s
+    assert world.position_m[0, 0] == pytest.approx(0.3 * 0.1 + 0.5 * 0.1 * 0.1)
+    np.testing.assert_allclose(world.velocity_mps[0], [0.4, 0.0])
+    world.close()
+
+
+def test_a_body_at_rest_in_the_world_on_a_conveyor_holds_its_goal():
+    world = World(Layout(supports=[CONVEYOR]))
+    world.add_agents([[0.0, 0.0]], [[[0.05, 0.0]]], radius_m=0.4)
+    for _ in range(5):
+        world.step()
+    # it already walks against the belt at exactly the belt's speed: it stays where it is
+    assert world.position_m[0, 0] == pytest.approx(0.0, abs=1e-12)
+    assert world.arrived.all()
+    world.close()
+
+
+def test_rotation_carry_turns_the_body_and_its_velocity_with_the_platform():
+    omega = 0.05
+    platform = SupportSpec.build("disc", "platform", [[-4.0, -4.0], [4.0, -4.0], [4.0, 4.0],
+                                                      [-4.0, 4.0]], omega_radps=omega)
+    world = World(Layout(supports=[platform]), assertions=True)
+    world.add_agents([[2.0, 0.0]], [[[2.0, 0.0]]], radius_m=0.4, stop_range_m=0.5)
+    world.step()
+    angle = omega * 0.1
+    # the goal is 0 m away: the body stays at relative rest and rides the platform
+    rel = world.velocity_mps[0] - omega * np.array([-world.position_m[0, 1],
+                                                    world.position_m[0, 0]])
+    assert np.hypot(*world.position_m[0]) == pytest.approx(2.0, abs=0.02)
+    assert np.hypot(*rel) <= 0.1 + 1e-9  # at most one step of maxAccel dt relative speed
+    assert world.position_m[0, 1] != 0.0 or angle == 0.0
+    world.close()
+
+
+def test_t3_a_lone_agent_arrives_inside_its_stop_range_without_passing_the_goal():
+    world = World(Layout(), assertions=True)
+    world.add_agents([[0.0, 0.0]], [[[6.0, 0.0]]], radius_m=0.4, max_speed_mps=2.0,
+                     stop_range_m=0.1)
+    furthest = 0.0
+    for _ in range(200):
+        world.step()
+        furthest = max(furthest, world.position_m[0, 0])
+    assert world.arrived.all()
+    assert abs(world.position_m[0, 0] - 6.0) <= 0.1
+    assert furthest <= 6.0 + 0.1
+    world.close()
+
+
+def test_waypoints_are_passed_then_the_goal_is_arrived_at():
+    world = World(Layout(), assertions=True)
+    world.add_agents([[0.0, 0.0]], [[[2.0, 2.0], [4.0, 0.0]]], radius_m=0.4)
+    for _ in range(300):
+        world.step()
+    assert world.route_index[0] == 1 and world.arrived.all()
+    world.close()
+
+
+def test_p_to_q_handoff_adopts_q_and_halves_the_caps():
+    sqrt3 = 3.0 ** 0.5
+    layout = Layout(patches=[("P", np.array([[-5.0, -3.0], [0.0, -3.0], [0.0, 3.0],
+                                             [-5.0, 3.0]]), np.zeros(2)),
+                             ("Q", np.array([[0.0, -3.0], [5.0, -3.0], [5.0, 3.0],
+                                             [0.0, 3.0]]), np.array([sqrt3, 0.0]))])
+    assert (0, 1) in layout.common_edges
+    world = World(layout, assertions=True)
+    world.add_agents([[-2.0, 0.0]], [[[3.0, 0.0]]], radius_m=0.3, max_speed_mps=1.0)
+    moved_by_controller = 0
+    for _ in range(300):
+        step = world.step()
+        moved_by_controller += int(step.label[0] == -1)
+    assert moved_by_controller > 0
+    assert world.patch[0] == 1
+    assert [o.phase for o in world.handoffs.outcomes] == ["Following"]
+    vh, accel = world._caps()
+    assert vh[0] == pytest.approx(0.5) and accel[0] == pytest.approx(0.5)
+    assert world.arrived.all()
+    world.close()
+
+
+def test_assertion_mode_names_the_claim_when_a_safe_body_crosses_a_wall(monkeypatch):
+    real = safe_step.solve_safe_step
+
+    def careless(inp, *, assertions=None, profile=None):
+        result = real(inp, assertions=False)
+        # a "safe" answer that walks straight through the wall at x = 1
+        return dataclasses.replace(result, velocity_mps=np.full_like(result.velocity_mps, 30.0))
+
+    monkeypatch.setattr(world_module, "solve_safe_step", careless)
+    corridor = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
+    world = World(Layout(corridor_m=corridor), assertions=True)
+    world.add_agents([[0.9, 0.0]], [[[0.0, 0.0]]], radius_m=0.4)
+    with pytest.raises(ObligationViolation) as info:
+        world.step()
+    assert info.value.claim_id == "B5"
+    assert info.value.margin < 0
+    world.close()
+
+
+def test_bad_agents_are_refused_by_name_and_nothing_is_added():
+    world = World(Layout())
+    with pytest.raises(InvalidInput, match=r"radius_m\[1\]"):
+        world.add_agents([[0.0, 0.0], [1.0, 0.0]], [[[1.0, 1.0]], [[2.0, 2.0]]],
+                         radius_m=[0.4, -1.0])
+    with pytest.raises(InvalidInput, match="stop_range_m"):
+        world.add_agents([[0.0, 0.0]], [[[1.0, 1.0]]], stop_range_m=9.0)
+    assert world.count == 0
+    world.close()
