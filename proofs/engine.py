@@ -315,17 +315,36 @@ def _definedness(ob: Obligation, budget: Budget) -> tuple[str, dict[str, object]
     return UNKNOWN, record
 
 
+def _exact_values(model: z3.ModelRef, shown: dict[str, z3.ArithRef]) -> dict[str, Fraction]:
+    """The witness's rational values by name (irrational ones are left out)."""
+    out: dict[str, Fraction] = {}
+    for name, term in shown.items():
+        value = model.eval(term, model_completion=True)
+        if z3.is_rational_value(value):
+            out[name] = Fraction(value.numerator_as_long(), value.denominator_as_long())
+    return out
+
+
 def _endpoints(
-    ob: Obligation, assumptions: list[z3.BoolRef], budget: Budget
+    ob: Obligation, assumptions: list[z3.BoolRef], budget: Budget, witness: z3.ModelRef
 ) -> tuple[list[dict[str, object]], list[str], bool]:
-    """Reach each covered range endpoint under hypotheses and premise; returns the records, the
-    unreachable endpoints and whether one was undecided."""
+    """Reach each covered range endpoint under hypotheses and premise (first, when the
+    obligation gives a hint, at the hinted values); returns the records, the unreachable
+    endpoints and whether one was undecided."""
     records: list[dict[str, object]] = []
     unreachable: list[str] = []
     undecided = False
+    exact = _exact_values(witness, ob.shown)
     for point in ob.endpoints:
         facts = assumptions if point.outside_claim is None else ob.hypotheses
-        outcome, model, _, reason = _check([*facts, point.condition], budget)
+        outcome, model, reason, hinted = z3.unknown, None, "", False
+        fixed = ob.endpoint_hint(point, exact, ob.endpoints) if ob.endpoint_hint else None
+        if fixed:
+            pins = [ob.shown[name] == z3.RealVal(str(value)) for name, value in fixed.items()]
+            outcome, model, _, reason = _check([*facts, point.condition, *pins], budget)
+            hinted = outcome == z3.sat
+        if not hinted:
+            outcome, model, _, reason = _check([*facts, point.condition], budget)
         record: dict[str, object] = {
             "variable": point.variable,
             "parameter": point.parameter,
@@ -336,6 +355,8 @@ def _endpoints(
             "outside_claim": point.outside_claim,
             "witness": None,
         }
+        if hinted:
+            record["found_by"] = "rescaled witness"
         if outcome == z3.sat and model is not None:
             record["witness"] = _values(model, ob.shown)
         elif outcome == z3.unsat:
@@ -466,7 +487,7 @@ def check_obligation(
             base.status = ERROR if outcome == z3.sat else UNKNOWN
             base.message = f"binding {name} does not meet {condition}"
             return done(base)
-    base.endpoints, unreachable, undecided = _endpoints(ob, assumptions, budget)
+    base.endpoints, unreachable, undecided = _endpoints(ob, assumptions, budget, model)
 
     # (2) Proof by unsatisfiability of the negation, through the lemmas when there are any.
     assert ob.conclusion is not None

@@ -26,6 +26,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 
 import sympy
 import z3
@@ -115,6 +116,9 @@ class Obligation:
     guarded_hypotheses: list[z3.BoolRef] | None = None
     # Every range endpoint the obligation covers; each must be reachable under the facts.
     endpoints: list[Endpoint] = field(default_factory=list)
+    # Optional: exact values of named variables (from the witness) to try first when reaching an
+    # endpoint; z3 still decides that query (see ``navproof.proofs.obligations.scaling``).
+    endpoint_hint: Callable[..., dict[str, Fraction] | None] | None = None
 
     def fingerprint(self) -> dict[str, str]:
         """Digests of the exact statement: hypotheses, premise and conclusion (z3 obligations), or

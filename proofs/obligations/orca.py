@@ -32,6 +32,7 @@ import sympy
 import z3
 
 from navproof.proofs import orca
+from navproof.proofs.obligations.scaling import ScaleRoles, rescaled_endpoint
 from navproof.proofs.obligations.common import (
     PROVED,
     REFUTED,
@@ -193,6 +194,16 @@ class _Pair:
         side (u . n >= 0)."""
         return self.n_u >= 0
 
+    def endpoint_hint(self) -> Callable[..., dict | None]:
+        """Endpoints of radius, horizon and speed reached from the rescaled witness."""
+        names = set(self.bb.shown)
+        velocities = tuple(f"{v}_{c}" for v in ("vA", "vB", "vA_new", "vB_new", "y") for c in "xy"
+                           if f"{v}_{c}" in names)
+        horizon = "dt" if self.case == "colliding" else "tau"
+        return rescaled_endpoint(ScaleRoles(
+            lengths=("rA", "rB", "p_x", "p_y"), times=(horizon, "t"), velocities=velocities,
+            speed_cap="max_speed", kept=("alpha", "beta")))
+
     def distance_ok(self, t: z3.ArithRef) -> z3.BoolRef:
         q = _sub(self.p, (self.x[0] * t, self.x[1] * t))
         return _dot(q, q) >= self.comb_r * self.comb_r
@@ -352,6 +363,7 @@ def reciprocity(profile: Profile, case: str, shares: str) -> Obligation:
     sharpen = [] if expected == PROVED or case not in ("cutoff", "colliding") else [
         z3.And(clear, total == (z3.Q(1, 2) if shares == "below-one" else z3.Q(3, 2))), clear]
     return bb.obligation(
+        endpoint_hint=pr.endpoint_hint(),
         id=oid,
         claim=oid.split("/")[0],
         title=f"{case}: {what} keeps {keeps}" if expected == PROVED
@@ -419,6 +431,7 @@ def smallest_change(profile: Profile, case: str) -> Obligation:
         conclusion = z3.And(perpendicular, on_leg, tangent)
         prefer = [pr.n_u > 0]
     return bb.obligation(
+        endpoint_hint=pr.endpoint_hint(),
         id=_closest_id(case),
         claim=_closest_id(case).split("/")[0],
         title=f"{case}: the line passes through v + u, normal along u, v + u on the boundary",
@@ -460,6 +473,7 @@ def overlap_bounded(profile: Profile) -> Obligation:
              (*bb.names(pr.va, pr.vb, pr.va_new, pr.vb_new), "max_speed", "t")),
     ]
     return bb.obligation(
+        endpoint_hint=pr.endpoint_hint(),
         id="O6/bounded",
         claim="O6",
         title="overlap rule: |u| dt <= overlap depth + |v| dt, ends exactly touching",
@@ -491,6 +505,12 @@ def _edge_frame(bb: Builder) -> dict[str, z3.ArithRef | Vec]:
     m = (e[1], -e[0])
     return {"r": r, "tau": tau, "itau": itau, "q1": q1, "e": e, "len": length, "h": h, "x": x,
             "t": t, "sigma": sigma, "m": m}
+
+
+# O5's frame: lengths, times and velocities of the edge and the agent; e and sigma are unitless.
+_EDGE_HINT = rescaled_endpoint(ScaleRoles(
+    lengths=("r", "q1_x", "q1_y", "len"), times=("tau_obst", "t"),
+    velocities=("x_x", "x_y", "v0_x", "v0_y"), kept=("e_x", "e_y", "sigma")))
 
 
 def _misses_segment(bb: Builder, f: dict, normal: Vec
@@ -542,6 +562,7 @@ def obstacle_segment(profile: Profile) -> Obligation:
         *tail,
     ]
     return bb.obligation(
+        endpoint_hint=_EDGE_HINT,
         id="O5/segment",
         claim="O5",
         title="a velocity allowed by an edge's cut-off line misses the segment within tau_obst",
@@ -627,6 +648,7 @@ def obstacle_vertex(profile: Profile) -> Obligation:
         *tail,
     ]
     return bb.obligation(
+        endpoint_hint=_EDGE_HINT,
         id="O5/vertex",
         claim="O5",
         title="a velocity allowed by a vertex's cut-off circle line misses the segment",
