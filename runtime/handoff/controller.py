@@ -12,8 +12,6 @@ take effect; the body is only ever moved by commands, never set to a position.
 from __future__ import annotations
 
 import math
-import os
-import signal
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -45,11 +43,6 @@ from navproof.handoff.phases import (
     route_completion,
 )
 from navproof.handoff.record import ActionRow, ActionSpec, HandoffRecord, MotionTags
-
-TEST_HOOK_ENV = "NAVPROOF_HANDOFF_TEST_HOOK"
-"""Test hook: ``kill-before-dispatch[:N]`` SIGKILLs the process right after the N-th attempt
-registration of this process is committed and before that attempt is dispatched (default 1)."""
-
 
 @dataclass(frozen=True)
 class HandoffParams:
@@ -225,25 +218,6 @@ class HandoffEvent:
     speed_mps: float
 
 
-@dataclass
-class _Hook:
-    registrations: int = 0
-
-
-_HOOK = _Hook()
-
-
-def _before_dispatch_hook() -> None:
-    """Test hook between the durable registration of an attempt and its dispatch (H7)."""
-    _HOOK.registrations += 1
-    value = os.environ.get(TEST_HOOK_ENV, "")
-    if not value.startswith("kill-before-dispatch"):
-        return
-    _, _, nth = value.partition(":")
-    if _HOOK.registrations == (int(nth) if nth else 1):
-        os.kill(os.getpid(), signal.SIGKILL)
-
-
 def check_attempt_budget(*, attempt_no: int, max_attempts: int, tick: int, deadline_tick: int,
                          assert_mode: bool | None = None) -> None:
     """Raise ObligationViolation (H5) in assertion mode when an access attempt would be
@@ -277,13 +251,19 @@ class HandoffController:
     Build with :meth:`begin` (a new handoff) or :meth:`recover` (after a process restart). Per
     physics step call :meth:`tick` with the actual feedback and environment snapshot, then
     :meth:`command`, hand the command to the mover and pass its report to :meth:`accept`.
+
+    ``on_dispatch(attempt_no)``, when given, is called after an attempt is durably registered
+    and before it is dispatched: the one point where a crash must leave the attempt registered
+    but never dispatched (H7), so a caller can observe or interrupt it there.
     """
 
     def __init__(self, record: HandoffRecord, target: HandoffTarget, params: HandoffParams,
                  *, epoch: int, assert_mode: bool | None = None,
-                 listener: Callable[[HandoffEvent], None] | None = None) -> None:
+                 listener: Callable[[HandoffEvent], None] | None = None,
+                 on_dispatch: Callable[[int], None] | None = None) -> None:
         self.record = record
         self.listener = listener
+        self.on_dispatch = on_dispatch
         self.target = target
         self.params = params
         self.epoch = epoch
@@ -305,6 +285,7 @@ class HandoffController:
         cls, record: HandoffRecord, target: HandoffTarget, params: HandoffParams, *,
         epoch: int, tick: int, feedback: Feedback, snapshot: Snapshot,
         assert_mode: bool | None = None, listener: Callable[[HandoffEvent], None] | None = None,
+        on_dispatch: Callable[[int], None] | None = None,
     ) -> HandoffController:
         """Register a new handoff: ``Following -> Approaching`` with the deadline counted from
         this tick and the attempt budget of the profile; the first access attempt is registered
@@ -312,7 +293,7 @@ class HandoffController:
         if not feedback.valid:
             raise InvalidInput("feedback", feedback, "must be finite to begin a handoff")
         ctrl = cls(record, target, params, epoch=epoch, assert_mode=assert_mode,
-                   listener=listener)
+                   listener=listener, on_dispatch=on_dispatch)
         ctrl._tick = tick
         spec = ActionSpec(
             action_id=target.action_id,
@@ -350,6 +331,7 @@ class HandoffController:
         cls, record: HandoffRecord, target: HandoffTarget, params: HandoffParams, *,
         epoch: int, tick: int, feedback: Feedback, snapshot: Snapshot,
         assert_mode: bool | None = None, listener: Callable[[HandoffEvent], None] | None = None,
+        on_dispatch: Callable[[int], None] | None = None,
     ) -> HandoffController:
         """Resume an action after a process restart (Claim: H7, H8).
 
@@ -362,7 +344,7 @@ class HandoffController:
         """
         row = record.load(target.action_id)
         ctrl = cls(record, target, params, epoch=epoch, assert_mode=assert_mode,
-                   listener=listener)
+                   listener=listener, on_dispatch=on_dispatch)
         ctrl._tick = tick
         ctrl._last_fb = feedback
         ctrl._expected_velocity = feedback.velocity if feedback.valid else np.zeros(2)
@@ -553,7 +535,8 @@ class HandoffController:
                 f", {curve.cruise_time_s:.4f} s cruise, {curve.accel_time_s:.4f} s down (A1/A2)"
             ),
         )
-        _before_dispatch_hook()
+        if self.on_dispatch is not None:
+            self.on_dispatch(attempt_no)
         self.record.mark_dispatched(self.target.action_id, attempt_no, epoch=self.epoch,
                                     tick=self._tick, time_s=fb.time_s)
         self._motion = CurveMotion(curve, origin_xy_m=start, tangent_xy=self.target.normal,
@@ -929,7 +912,6 @@ __all__ = [
     "MotionCommand",
     "Snapshot",
     "StepReport",
-    "TEST_HOOK_ENV",
     "Versions",
     "check_attempt_budget",
 ]

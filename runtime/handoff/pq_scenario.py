@@ -274,12 +274,14 @@ def run_pq_handoff(
     out: TextIO | None = None,
     push_at_s: float | None = None,
     push_velocity_xy_mps: tuple[float, float] | None = None,
+    on_dispatch: Callable[[int], None] | None = None,
 ) -> PQResult:
     """Run (or resume) the P/Q handoff and return the timeline and the outcome.
 
     Claim: A1–A5, H1–H10, V1. ``crash_at_s`` SIGKILLs the process at the first ``crash_stage``
     point whose simulated time reaches it; ``resume`` continues from the record and the world.
-    ``push_*`` sets the world velocity at a time (an external force, H8).
+    ``push_*`` sets the world velocity at a time (an external force, H8). ``on_dispatch`` is
+    handed to the controller (called between an attempt's durable registration and its dispatch).
     """
     out = out or sys.stdout
     if crash_stage not in CRASH_STAGES:
@@ -292,16 +294,19 @@ def run_pq_handoff(
     args = (resume, crash_at_s, crash_stage, pace_s, params, out, push_at_s, push_velocity_xy_mps)
     if db_path is not None:
         db = Path(db_path)
-        return _run(db, db.with_name(db.name + ".world.json"), *args, keep_record=True)
+        return _run(db, db.with_name(db.name + ".world.json"), *args, keep_record=True,
+                    on_dispatch=on_dispatch)
     # No record kept: a private folder that is removed afterwards.
     with tempfile.TemporaryDirectory(prefix="navproof-pq-") as tmp:
         db = Path(tmp) / "pq-handoff.db"
-        return _run(db, db.with_name(db.name + ".world.json"), *args, keep_record=False)
+        return _run(db, db.with_name(db.name + ".world.json"), *args, keep_record=False,
+                    on_dispatch=on_dispatch)
 
 
 def _run(db: Path, world_path: Path, resume: bool, crash_at_s: float | None, crash_stage: str,
          pace_s: float, params: HandoffParams, out: TextIO, push_at_s: float | None,
-         push_velocity: tuple[float, float] | None, *, keep_record: bool) -> PQResult:
+         push_velocity: tuple[float, float] | None, *, keep_record: bool,
+         on_dispatch: Callable[[int], None] | None) -> PQResult:
     target = pq_target()
     world = PQWorld.load(world_path) if resume else None
     with HandoffRecord.open(db) as record:
@@ -328,7 +333,7 @@ def _run(db: Path, world_path: Path, resume: bool, crash_at_s: float | None, cra
         if ACTION_ID in existing:
             ctrl = HandoffController.recover(record, target, params, epoch=epoch, tick=tick,
                                              feedback=fb, snapshot=snap,
-                                             listener=printer.event)
+                                             listener=printer.event, on_dispatch=on_dispatch)
             if world.last_report is not None:
                 ctrl.accept(world.report_from(world.last_report))
         else:
@@ -336,7 +341,7 @@ def _run(db: Path, world_path: Path, resume: bool, crash_at_s: float | None, cra
             # state of the world
             ctrl = HandoffController.begin(record, target, params, epoch=epoch, tick=tick,
                                            feedback=fb, snapshot=snap,
-                                           listener=printer.event)
+                                           listener=printer.event, on_dispatch=on_dispatch)
         limit_tick = record.load(ACTION_ID).deadline_tick + params.handoff_deadline_ticks
 
         def stage(name: str, time_s: float) -> None:
