@@ -12,9 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from navproof.viz.trajectories import RecordedRun, Region
-
-ARRIVED = "arrived"
+from navproof.viz.trajectories import ARRIVED, RecordedRun, Region
 
 
 def _support_label(spec: Any) -> str:

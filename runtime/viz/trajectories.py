@@ -16,6 +16,10 @@ import numpy as np
 from navproof.core.errors import InvalidInput
 from navproof.viz.backend import check_valid_image_path, pyplot, save
 
+ARRIVED = "arrived"
+"""The label of an agent at its goal; any other label is drawn as a reason it is not there."""
+NOTE_LINES = 8
+"""Reasons listed in the picture's note (the rest are counted)."""
 REGION_KINDS = ("corridor", "support", "patch")
 """Kinds of regions drawn under the run (each in its own style)."""
 
@@ -168,12 +172,35 @@ def draw_trajectories(run: RecordedRun, path: str | Path, *,
         goals = np.asarray(run.goals_m)
         ax.scatter(goals[:, 0], goals[:, 1], marker="x", color="black", s=25, zorder=5,
                    label="goal")
+    _not_arrived(ax, run)
     stamps = ", ".join(f"{float(run.time_s[k]):g} s" for k in chosen)
     ax.set_title((title + "\n" if title else "")
                  + f"{run.agents} agents, bodies at t = {stamps} (later = darker)", fontsize=10)
     _frame_axes(ax, run)
     ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
     return save(figure, path)
+
+
+def _not_arrived(ax: Any, run: RecordedRun) -> None:
+    """Agents whose label is not "arrived": a red ring at their last place and their reasons
+    in a note (the summary's reasons, so the picture answers why an agent stopped)."""
+    if not run.labels:
+        return
+    late = [i for i, label in enumerate(run.labels) if label != ARRIVED]
+    if not late:
+        return
+    last = run.position_m[-1, late]
+    radius = np.asarray(run.radius_m)[late]
+    plt = pyplot()
+    for k, (x, r) in enumerate(zip(last, radius, strict=True)):
+        ax.add_patch(plt.Circle(x, 1.35 * float(r), fill=False, edgecolor="#d62728",
+                                linewidth=1.4, zorder=6, label="not arrived" if k == 0 else None))
+    lines = [f"agent {i}: {run.labels[i]}" for i in late[:NOTE_LINES]]
+    if len(late) > NOTE_LINES:
+        lines.append(f"... and {len(late) - NOTE_LINES} more not arrived")
+    ax.text(0.01, 0.01, "\n".join(lines), transform=ax.transAxes, fontsize=7, va="bottom",
+            ha="left", zorder=7, bbox={"facecolor": "white", "alpha": 0.85,
+                                       "edgecolor": "#d62728"})
 
 
 def _frame(run: RecordedRun, k: int, colours: list[Any], title: str) -> Any:

@@ -82,7 +82,8 @@ def recorded(scenario_file):
         start_m = world.position_m.copy()
         summary = run_scenario(scenario, steps=STEPS, stop_when_arrived=False,
                                on_step=recorder.add)
-        return recorder.run(), world, start_m, summary
+        reasons = {int(k): v for k, v in summary["not_arrived"].items()}
+        return recorder.run(labels=reasons), world, start_m, summary
 
 
 def _valid_image(path, suffix: str) -> bool:
@@ -101,6 +102,9 @@ def test_the_recording_holds_every_agent_at_every_step(recorded) -> None:
     np.testing.assert_array_equal(run.goals_m, [[-3.0, 0.0], [5.0, 1.0], [-4.0, 3.0]])
     # every agent moved: the recording is not the initial state repeated
     assert np.all(np.hypot(*(run.position_m[-1] - run.position_m[0]).T) > 0.05)
+    # nobody arrives in 0.6 s: each agent carries the summary's reason
+    assert summary["arrived"] == 0
+    assert run.labels == tuple(summary["not_arrived"][str(i)] for i in range(3))
 
 
 def test_recording_does_not_change_the_run(scenario_file, recorded) -> None:
@@ -215,3 +219,43 @@ def test_picture_options_are_for_world_scenarios_only(tmp_path, capsys, option) 
     assert f"{option[0]} = '{option[1]}'" in err
     assert "World scenario files (*.toml) only" in err
     assert not (tmp_path / "pq.db").exists()
+
+
+def test_a_violated_run_is_drawn_up_to_the_violation(tmp_path, scenario_file, capsys,
+                                                     monkeypatch) -> None:
+    from navproof.core.errors import ObligationViolation
+    from navproof.world.world import World
+
+    real_step = World.step
+    calls = []
+
+    def step_then_violate(world):
+        calls.append(1)
+        if len(calls) == 3:
+            raise ObligationViolation("B5", "a body labelled safe crossed a wall", agent=0,
+                                      observed=-0.01, limit=0.0, margin=-0.01)
+        return real_step(world)
+
+    monkeypatch.setattr(World, "step", step_then_violate)
+    frames = tmp_path / "frames"
+    code = cli_main(["simulate", str(scenario_file), "--steps", str(STEPS), "--assert",
+                     "--plot", str(tmp_path / "run.png"), "--frames", str(frames)])
+    assert code == 1  # the verdict stays the violation
+    captured = capsys.readouterr()
+    assert "obligation violated: [B5]" in captured.err
+    assert _valid_image(tmp_path / "run.png", ".png")
+    # the initial state and the two steps completed before the violation
+    assert sorted(p.name for p in frames.glob("*.png")) == [
+        "frame_00000.png", "frame_00001.png", "frame_00002.png"]
+    assert "3 frames in" in captured.out
+
+
+def test_a_moving_region_needs_one_polygon_per_recorded_time() -> None:
+    from navproof.core.errors import InvalidInput
+    from navproof.viz.trajectories import RecordedRun, Region
+
+    square = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    with pytest.raises(InvalidInput, match=r"regions.polygon_at_m .* must have shape \(3, V, 2\)"):
+        RecordedRun(np.arange(3.0), np.zeros((3, 1, 2)), np.ones(1),
+                    regions=(Region("support", "turntable", square,
+                                    polygon_at_m=np.stack([square] * 2)),))
