@@ -61,7 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="scenario files: assertion mode for every step, and the file's "
                              "[expect] checked at the end")
     parser.add_argument("--scenario-file", metavar="FILE",
-                        help="pq-handoff: its data file (default: examples/pq_handoff.toml)")
+                        help="pq-handoff: its data file "
+                             "(default: examples/handoff/pq_handoff.toml)")
     parser.add_argument("--db", metavar="FILE", help="durable action record (SQLite) to keep")
     parser.add_argument("--resume", action="store_true",
                         help="continue from the record in --db and its persisted world")

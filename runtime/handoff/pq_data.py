@@ -1,4 +1,4 @@
-"""The P/Q handoff demo's data: the scenario file (``examples/pq_handoff.toml``), its schema
+"""The P/Q handoff demo's data: the scenario file (``examples/handoff/pq_handoff.toml``), its schema
 and its checks. The logic that runs it lives in :mod:`navproof.handoff.pq_scenario`.
 
 Schema (every key required unless marked; lengths in m, times in s)::
@@ -46,8 +46,9 @@ from navproof.handoff.controller import HandoffParams, HandoffTarget, Versions
 from navproof.scenario import ScenarioError
 
 KIND = "pq-handoff"
-DEFAULT_FILE = Path(__file__).resolve().parents[2] / "examples" / "pq_handoff.toml"
-"""The demo's data, shipped beside the other scenario files of the repository."""
+DEFAULT_FILE = Path(__file__).resolve().parents[2] / "examples" / "handoff" / "pq_handoff.toml"
+"""The demo's data, in its own folder beside the World scenario files of the repository (it is
+not one: ``navproof simulate FILE.toml`` runs World files, ``simulate pq-handoff`` this one)."""
 
 HANDOFF_KEYS = ("tick_s", "step_s", "max_access_attempts", "handoff_deadline_ticks",
                 "access_speed_cap_mps", "access_accel_mps2", "stop_speed_threshold_mps",

@@ -1,9 +1,9 @@
 """The seed's P/Q slope handoff as a runnable scenario over a persistent simulated world.
 
 The scenario's data (patches, start, obstacle-version changes, handoff parameters) is a file,
-``examples/pq_handoff.toml`` by default (:mod:`navproof.handoff.pq_data`); this module is the
-logic: the world along X (the edge is X = 0, the plane X <= 0, the slope X >= 0), the drive loop
-of the controller and the report.
+``examples/handoff/pq_handoff.toml`` by default (:mod:`navproof.handoff.pq_data`); this module
+is the logic: the world along X (the edge is X = 0, the plane X <= 0, the slope X >= 0), the
+drive loop of the controller and the report.
 
 The world (pose, velocity, time, obstacle versions, the mover's last report and the trajectory)
 is the plant: it is persisted after every physics step, independently of the controller's
@@ -264,9 +264,10 @@ def run_pq_handoff(
 ) -> PQResult:
     """Run (or resume) the P/Q handoff and return the timeline and the outcome.
 
-    Claim: A1–A5, H1–H10, V1. ``scenario`` is the data (default: ``examples/pq_handoff.toml``);
-    ``params``, when given, replaces its handoff parameters. ``crash_at_s`` SIGKILLs the process at the first ``crash_stage``
-    point whose simulated time reaches it; ``resume`` continues from the record and the world.
+    Claim: A1–A5, H1–H10, V1. ``scenario`` is the data (default:
+    ``examples/handoff/pq_handoff.toml``); ``params``, when given, replaces its handoff
+    parameters. ``crash_at_s`` SIGKILLs the process at the first ``crash_stage`` point whose
+    simulated time reaches it; ``resume`` continues from the record and the world.
     ``push_*`` sets the world velocity at a time (an external force, H8). ``on_dispatch`` is
     handed to the controller (called between an attempt's durable registration and its dispatch).
     """

@@ -1,5 +1,5 @@
-"""The P/Q demo's data file (examples/pq_handoff.toml): loaded, checked, and run from another
-file with the same schema."""
+"""The P/Q demo's data file (examples/handoff/pq_handoff.toml): loaded, checked, and run from
+another file with the same schema."""
 
 import subprocess
 import sys
