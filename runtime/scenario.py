@@ -337,11 +337,12 @@ def load_scenario(path: str | Path, *, assertions: bool | None = None) -> Scenar
 
 def run_scenario(scenario: Scenario, *, steps: int | None = None,
                  progress: Callable[[int, int], None] | None = None,
-                 stop_when_arrived: bool = True) -> dict[str, Any]:
+                 stop_when_arrived: bool = True,
+                 on_step: Callable[[Any], None] | None = None) -> dict[str, Any]:
     """Run the scenario's World for ``steps`` (default: the file's) and return the JSON summary.
 
     Stops early once every agent has arrived (``stop_when_arrived``). ``progress(done, total)``
-    is called after every step.
+    is called after every step, ``on_step(world_step)`` too (e.g. a recorder for pictures).
     """
     from navproof.world.summary import RunSummary
 
@@ -354,6 +355,8 @@ def run_scenario(scenario: Scenario, *, steps: int | None = None,
         start = time.perf_counter()
         result = world.step()
         summary.add(result, time.perf_counter() - start)
+        if on_step is not None:
+            on_step(result)
         if progress is not None:
             progress(done, total)
         if stop_when_arrived and bool(world.arrived.all()):

@@ -36,3 +36,23 @@ def write_output(option: str, path: str | os.PathLike[str], text: str) -> None:
     except OSError as exc:
         raise InvalidInput(option, str(path), f"cannot be written: {exc.strerror or exc}"
                            ) from None
+
+
+def check_valid_output_dir(option: str, path: str | os.PathLike[str] | None) -> None:
+    """Raise InvalidInput when folder ``path`` (given to ``option``) cannot be used for output:
+    it is a file, or it does not exist and its nearest existing parent is not writable."""
+    if path is None:
+        return
+    target = Path(path)
+    if target.exists():
+        if not target.is_dir():
+            raise InvalidInput(option, str(path), "exists and is not a folder")
+        if not os.access(target, os.W_OK | os.X_OK):
+            raise InvalidInput(option, str(path), "is not writable")
+        return
+    parent = target.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise InvalidInput(option, str(path), f"cannot be created: {str(parent)!r} is not a "
+                                              "writable folder")

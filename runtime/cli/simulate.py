@@ -4,8 +4,10 @@
 A scenario file builds a :class:`navproof.world.World` and runs it for ``--steps`` (default: the
 file's), with a progress bar on stderr, a one-screen report and, with ``--json OUT``, the JSON
 summary (agents, arrivals, the reason of every agent that did not arrive, signed clearances,
-label, fallback and flag counts, handoff outcomes, agent-steps per second). ``--assert`` turns
-on assertion mode for the whole step and checks the file's ``[expect]`` table.
+label, fallback and flag counts, handoff outcomes, agent-steps per second, the pictures
+written). ``--assert`` turns on assertion mode for the whole step and checks the file's
+``[expect]`` table. ``--plot FILE`` (.png/.svg/.pdf), ``--frames DIR`` and ``--gif FILE`` draw
+the run (see :mod:`navproof.cli.pictures`; matplotlib, the ``navproof[plot]`` extra).
 
 Named scenarios are registered in ``SCENARIOS`` (name -> module, function, help); the function
 takes the parsed arguments and returns the exit code. The scenario modules are imported only
@@ -23,6 +25,8 @@ import importlib
 import sqlite3
 import sys
 from dataclasses import dataclass
+
+from navproof.cli import pictures
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -56,6 +60,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--assert", dest="assert_mode", action="store_true",
                         help="scenario files: assertion mode for every step, and the file's "
                              "[expect] checked at the end")
+    parser.add_argument("--scenario-file", metavar="FILE",
+                        help="pq-handoff: its data file "
+                             "(default: examples/handoff/pq_handoff.toml)")
     parser.add_argument("--db", metavar="FILE", help="durable action record (SQLite) to keep")
     parser.add_argument("--resume", action="store_true",
                         help="continue from the record in --db and its persisted world")
@@ -69,6 +76,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pace", type=float, default=0.0, metavar="S",
                         help="wall-clock seconds to wait per physics step")
     parser.add_argument("--json", metavar="FILE", help="write the timeline and outcome as JSON")
+    pictures.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,6 +91,13 @@ def run(args: argparse.Namespace) -> int:
     if scenario is None:
         print(f"unknown scenario {args.scenario!r}: not a *.toml file nor one of "
               f"{sorted(SCENARIOS)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    drawn = pictures.given_options(args)
+    if drawn:
+        exc = InvalidInput(drawn[0], getattr(args, drawn[0][2:]),
+                           f"pictures apply to World scenario files (*.toml) only, not to the "
+                           f"named scenario {args.scenario!r}")
+        print(f"navproof simulate {args.scenario}: bad input: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     runner = getattr(importlib.import_module(scenario.module), scenario.function)
     try:

@@ -62,9 +62,30 @@ def _report(summary: dict[str, Any], out: TextIO) -> None:
         out.write(f"  EXPECTATION MISSED: {missed}\n")
 
 
+def _draw(request: Any, recorder: Any, title: str, reasons: dict[int, str],
+          err: TextIO) -> dict[str, Any] | None:
+    """Draw the recorded run; what was written, or None after printing why it failed."""
+    from navproof.cli.pictures import draw_pictures
+    from navproof.core.errors import InvalidInput
+
+    try:
+        written = draw_pictures(request, recorder.run(labels=reasons), title=title)
+    except InvalidInput as exc:
+        print(f"navproof simulate: bad input: {exc}", file=err)
+        return None
+    return written
+
+
+def _report_pictures(written: dict[str, Any], out: TextIO) -> None:
+    for kind, what in written.items():
+        where = (f"{what['count']} frames in {what['directory']}" if kind == "frames" else what)
+        out.write(f"  {kind:<7} {where}\n")
+
+
 def run_file(args: argparse.Namespace, *, out: TextIO | None = None,
              err: TextIO | None = None) -> int:
     """Load, run and report one scenario file; returns the exit code."""
+    from navproof.cli.pictures import picture_request
     from navproof.core.errors import InvalidInput, ObligationViolation
     from navproof.scenario import load_scenario, run_scenario
     from navproof.specs.errors import SpecError
@@ -80,22 +101,43 @@ def run_file(args: argparse.Namespace, *, out: TextIO | None = None,
         print(f"navproof simulate: bad input: --steps = {args.steps}: must be > 0", file=err)
         return EXIT_BAD_INPUT
     try:
+        request = picture_request(args)
         scenario = load_scenario(Path(args.scenario),
                                  assertions=True if args.assert_mode else None)
     except (InvalidInput, SpecError) as exc:
         print(f"navproof simulate: bad input: {exc}", file=err)
         return EXIT_BAD_INPUT
+    recorder = None
+    if request.wanted:
+        from navproof.viz.recording import RunRecorder
+
+        recorder = RunRecorder(scenario.world)
     bar = ProgressBar(err, scenario.name)
     try:
-        summary = run_scenario(scenario, steps=args.steps, progress=bar)
+        summary = run_scenario(scenario, steps=args.steps, progress=bar,
+                               on_step=None if recorder is None else recorder.add)
     except ObligationViolation as exc:
         bar.close()
         print(f"navproof simulate {scenario.name}: obligation violated: {exc}", file=err)
+        if recorder is not None:
+            # the steps up to the violation are what one debugs; the verdict stays the violation
+            written = _draw(request, recorder, scenario.name + " (up to the violation)", {},
+                            err)
+            _report_pictures(written or {}, out)
         return EXIT_FAILED
     finally:
         scenario.world.close()
     bar.close()
+    summary["pictures"] = {}
+    if recorder is not None:
+        written = _draw(request, recorder, scenario.name,
+                        {int(k): v for k, v in summary["not_arrived"].items()}, err)
+        if written is None:
+            _report(summary, out)
+            return EXIT_BAD_INPUT
+        summary["pictures"] = written
     _report(summary, out)
+    _report_pictures(summary["pictures"], out)
     if args.json:
         Path(args.json).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     if args.assert_mode and summary["expectations"]:

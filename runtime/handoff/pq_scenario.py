@@ -1,10 +1,9 @@
 """The seed's P/Q slope handoff as a runnable scenario over a persistent simulated world.
 
-Plane P is ``X <= 0``, slope Q is ``X >= 0`` with height ``sqrt(3) X`` (gradient (sqrt 3, 0),
-so k = 2). The foot rests at X = -0.09; the access curve (a = 1 m/s^2, vCap = 1 m/s) is
-interrupted at 0.2 s by an obstacle-version change, brakes at once and stops at X = -0.05; the
-obstacle clears at 0.5 s, attempt 2 runs d = 0.05 m and arrives at X = 0 at rest; AtBoundary;
-Adopting Q with k = 2 and halved horizontal caps from the next solve.
+The scenario's data (patches, start, obstacle-version changes, handoff parameters) is a file,
+``examples/handoff/pq_handoff.toml`` by default (:mod:`navproof.handoff.pq_data`); this module
+is the logic: the world along X (the edge is X = 0, the plane X <= 0, the slope X >= 0), the
+drive loop of the controller and the report.
 
 The world (pose, velocity, time, obstacle versions, the mover's last report and the trajectory)
 is the plant: it is persisted after every physics step, independently of the controller's
@@ -21,7 +20,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -33,38 +32,17 @@ from navproof.handoff.controller import (
     HandoffController,
     HandoffEvent,
     HandoffParams,
-    HandoffTarget,
     MotionCommand,
     Snapshot,
     StepReport,
     Versions,
 )
+from navproof.handoff.pq_data import PQScenario, default_pq_scenario, load_pq_scenario
 from navproof.handoff.phases import Phase
 from navproof.handoff.record import HandoffRecord, MotionTags, RecordError
 
-ACTION_ID = "pq-handoff-1"
-START_X_M = -0.09
-OBSTACLE_SCHEDULE: tuple[tuple[float, bool], ...] = ((0.2, True), (0.5, False))
-"""(time [s], sweep blocked) of each obstacle-version change; the version starts at 1."""
 WORLD_SCHEMA = 1
 CRASH_STAGES = ("tick", "applied", "accepted")
-
-
-def pq_target() -> HandoffTarget:
-    """P, Q and their common edge X = 0 of the seed (n = +X points from P into Q)."""
-    return HandoffTarget(
-        action_id=ACTION_ID,
-        p_patch="P",
-        q_patch="Q",
-        edge_id="P|Q",
-        edge_normal_xy=(1.0, 0.0),
-        edge_offset_m=0.0,
-        support_id="ground",
-        q_support_id="ground",
-        q_gradient_xy=(math.sqrt(3.0), 0.0),
-        q_support_velocity_xy_mps=(0.0, 0.0),
-        versions=Versions(p=1, q=1, edge=1, support=1, nav=1),
-    )
 
 
 @dataclass
@@ -75,15 +53,21 @@ class PQWorld:
     step_s: float
     time_s: float = 0.0
     step_index: int = 0
-    position_xy_m: list[float] = field(default_factory=lambda: [START_X_M, 0.0])
+    position_xy_m: list[float] | None = None
     velocity_xy_mps: list[float] = field(default_factory=lambda: [0.0, 0.0])
     last_report: dict[str, Any] | None = None
     history: list[dict[str, Any]] = field(default_factory=list)
     push_at_s: float | None = None
     push_velocity_xy_mps: list[float] | None = None
+    scenario: PQScenario = field(default_factory=default_pq_scenario, repr=False)
+    """The scenario's data; not persisted (a resumed run reads its scenario file again)."""
+
+    def __post_init__(self) -> None:
+        if self.position_xy_m is None:
+            self.position_xy_m = [self.scenario.start_x_m, 0.0]
 
     @classmethod
-    def load(cls, path: Path) -> PQWorld:
+    def load(cls, path: Path, *, scenario: PQScenario | None = None) -> PQWorld:
         """The persisted world; InvalidInput naming the file when it is missing or malformed."""
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -95,10 +79,10 @@ class PQWorld:
             raise InvalidInput("world", str(path), f"is not a pq-handoff world (schema "
                                                    f"{WORLD_SCHEMA})")
         data.pop("schema")
-        return cls(path=path, **data)
+        return cls(path=path, **data, scenario=scenario or default_pq_scenario())
 
     def persist(self) -> None:
-        data = {k: v for k, v in self.__dict__.items() if k != "path"}
+        data = {k: v for k, v in self.__dict__.items() if k not in ("path", "scenario")}
         data["schema"] = WORLD_SCHEMA
         tmp = self.path.with_name(self.path.name + ".tmp")
         with open(tmp, "w", encoding="utf-8") as fh:
@@ -110,7 +94,7 @@ class PQWorld:
     def obstacle_state(self) -> tuple[int, bool]:
         """Obstacle version (1 + changes so far) and whether it blocks the access sweep."""
         version, blocked = 1, False
-        for at_s, blocks in OBSTACLE_SCHEDULE:
+        for at_s, blocks in self.scenario.obstacle_changes:
             if self.time_s >= at_s - EPS:
                 version, blocked = version + 1, blocks
         return version, blocked
@@ -118,14 +102,15 @@ class PQWorld:
     def contact_patch(self) -> str:
         x = self.position_xy_m[0]
         if x < -EPS:
-            return "P"
+            return self.scenario.plane
         if x > EPS:
-            return "Q"
-        return "P|Q"
+            return self.scenario.slope
+        return self.scenario.edge_id
 
     def height_m(self) -> float:
-        """Foot height: 0 on P, sqrt(3) X on Q (the actual surface, never a remapped one)."""
-        return math.sqrt(3.0) * max(self.position_xy_m[0], 0.0)
+        """Foot height: 0 on the plane, gradient * X on the slope (the actual surface, never a
+        remapped one)."""
+        return self.scenario.slope_gradient_x * max(self.position_xy_m[0], 0.0)
 
     def feedback(self) -> Feedback:
         return Feedback(
@@ -133,7 +118,7 @@ class PQWorld:
             position_xy_m=(self.position_xy_m[0], self.position_xy_m[1]),
             velocity_xy_mps=(self.velocity_xy_mps[0], self.velocity_xy_mps[1]),
             contact_patch=self.contact_patch(),
-            support_id="ground",
+            support_id=self.scenario.support_id,
             contact_stable=True,
         )
 
@@ -144,7 +129,7 @@ class PQWorld:
             versions=Versions(p=1, q=1, edge=1, support=1, nav=1),
             target_valid=True,
             support_valid=True,
-            q_contact_ok=self.contact_patch() in ("P|Q", "Q"),
+            q_contact_ok=self.contact_patch() in (self.scenario.edge_id, self.scenario.slope),
             sweep_clear=lambda start, end: not blocked,
         )
 
@@ -265,6 +250,7 @@ def _crash(stage: str, time_s: float, crash_at_s: float | None, crash_stage: str
 
 def run_pq_handoff(
     *,
+    scenario: PQScenario | None = None,
     db_path: Path | None = None,
     resume: bool = False,
     crash_at_s: float | None = None,
@@ -274,12 +260,16 @@ def run_pq_handoff(
     out: TextIO | None = None,
     push_at_s: float | None = None,
     push_velocity_xy_mps: tuple[float, float] | None = None,
+    on_dispatch: Callable[[int], None] | None = None,
 ) -> PQResult:
     """Run (or resume) the P/Q handoff and return the timeline and the outcome.
 
-    Claim: A1–A5, H1–H10, V1. ``crash_at_s`` SIGKILLs the process at the first ``crash_stage``
-    point whose simulated time reaches it; ``resume`` continues from the record and the world.
-    ``push_*`` sets the world velocity at a time (an external force, H8).
+    Claim: A1–A5, H1–H10, V1. ``scenario`` is the data (default:
+    ``examples/handoff/pq_handoff.toml``); ``params``, when given, replaces its handoff
+    parameters. ``crash_at_s`` SIGKILLs the process at the first ``crash_stage`` point whose
+    simulated time reaches it; ``resume`` continues from the record and the world.
+    ``push_*`` sets the world velocity at a time (an external force, H8). ``on_dispatch`` is
+    handed to the controller (called between an attempt's durable registration and its dispatch).
     """
     out = out or sys.stdout
     if crash_stage not in CRASH_STAGES:
@@ -288,47 +278,54 @@ def run_pq_handoff(
         raise InvalidInput("crash_at_s", crash_at_s, "must be finite and >= 0")
     if resume and db_path is None:
         raise InvalidInput("db", None, "--resume needs --db FILE")
-    params = params or HandoffParams.from_profile()
-    args = (resume, crash_at_s, crash_stage, pace_s, params, out, push_at_s, push_velocity_xy_mps)
+    scenario = scenario or default_pq_scenario()
+    if params is not None:
+        scenario = replace(scenario, params=params)
+    args = (scenario, resume, crash_at_s, crash_stage, pace_s, out, push_at_s,
+            push_velocity_xy_mps)
     if db_path is not None:
         db = Path(db_path)
-        return _run(db, db.with_name(db.name + ".world.json"), *args, keep_record=True)
+        return _run(db, db.with_name(db.name + ".world.json"), *args, keep_record=True,
+                    on_dispatch=on_dispatch)
     # No record kept: a private folder that is removed afterwards.
     with tempfile.TemporaryDirectory(prefix="navproof-pq-") as tmp:
         db = Path(tmp) / "pq-handoff.db"
-        return _run(db, db.with_name(db.name + ".world.json"), *args, keep_record=False)
+        return _run(db, db.with_name(db.name + ".world.json"), *args, keep_record=False,
+                    on_dispatch=on_dispatch)
 
 
-def _run(db: Path, world_path: Path, resume: bool, crash_at_s: float | None, crash_stage: str,
-         pace_s: float, params: HandoffParams, out: TextIO, push_at_s: float | None,
-         push_velocity: tuple[float, float] | None, *, keep_record: bool) -> PQResult:
-    target = pq_target()
-    world = PQWorld.load(world_path) if resume else None
+def _run(db: Path, world_path: Path, scenario: PQScenario, resume: bool,
+         crash_at_s: float | None, crash_stage: str, pace_s: float, out: TextIO,
+         push_at_s: float | None, push_velocity: tuple[float, float] | None, *,
+         keep_record: bool, on_dispatch: Callable[[int], None] | None) -> PQResult:
+    target = scenario.target()
+    params = scenario.params
+    action_id = scenario.action_id
+    world = PQWorld.load(world_path, scenario=scenario) if resume else None
     with HandoffRecord.open(db) as record:
         existing = record.action_ids()
         if not resume and existing:
             raise RecordError("db", str(db), f"already holds action(s) {existing}; use --resume "
                                              "or another file (nothing was changed)")
-        if resume and existing and ACTION_ID not in existing:
-            record.load(ACTION_ID)
+        if resume and existing and action_id not in existing:
+            record.load(action_id)
         printer = _Printer(out)
-        out.write("navproof simulate pq-handoff: plane P (X <= 0), slope Q (X >= 0, height "
-                  "sqrt(3) X, k = 2); foot at X = -0.09, a = 1 m/s^2, vCap = 1 m/s\n")
+        out.write(f"navproof simulate pq-handoff: {scenario.headline()}\n")
         out.write(f"record {db}\n" if keep_record
                   else "record: temporary (use --db FILE to keep it)\n")
         out.write("  t [s] tick phase          X [m]  v [m/s]   note (* = decision or event)\n")
         if world is None:
             world = PQWorld(path=world_path, step_s=params.step_s, push_at_s=push_at_s,
                             push_velocity_xy_mps=None if push_velocity is None
-                            else list(push_velocity))
+                            else list(push_velocity), scenario=scenario)
             world.persist()
         epoch = record.begin_run("recover" if resume else "start")
         tick = round(world.time_s / params.tick_s)
         fb, snap = world.feedback(), world.snapshot()
-        if ACTION_ID in existing:
+        if action_id in existing:
             ctrl = HandoffController.recover(record, target, params, epoch=epoch, tick=tick,
                                              feedback=fb, snapshot=snap,
-                                             listener=printer.event)
+                                             listener=printer.event, on_dispatch=on_dispatch)
             if world.last_report is not None:
                 ctrl.accept(world.report_from(world.last_report))
         else:
@@ -336,8 +333,8 @@ def _run(db: Path, world_path: Path, resume: bool, crash_at_s: float | None, cra
             # state of the world
             ctrl = HandoffController.begin(record, target, params, epoch=epoch, tick=tick,
                                            feedback=fb, snapshot=snap,
-                                           listener=printer.event)
-        limit_tick = record.load(ACTION_ID).deadline_tick + params.handoff_deadline_ticks
+                                           listener=printer.event, on_dispatch=on_dispatch)
+        limit_tick = record.load(action_id).deadline_tick + params.handoff_deadline_ticks
 
         def stage(name: str, time_s: float) -> None:
             _crash(name, time_s, crash_at_s, crash_stage, out)
@@ -354,9 +351,9 @@ def _run(db: Path, world_path: Path, resume: bool, crash_at_s: float | None, cra
                                 else ""))
 
         drive(ctrl, world, params, limit_tick=limit_tick, on_stage=stage, on_step=stepped)
-        row = record.load(ACTION_ID)
+        row = record.load(action_id)
         summary = {
-            "action_id": ACTION_ID,
+            "action_id": action_id,
             "final_phase": row.phase,
             "patch": row.patch,
             "attempts_used": row.attempts_used,
@@ -365,9 +362,9 @@ def _run(db: Path, world_path: Path, resume: bool, crash_at_s: float | None, cra
             "deadline_tick": row.deadline_tick,
             "fault": row.fault,
             "adoption": json.loads(row.adoption) if row.adoption else None,
-            "attempts": [a.__dict__ for a in record.attempts(ACTION_ID)],
+            "attempts": [a.__dict__ for a in record.attempts(action_id)],
             "rejected_displacements": sum(
-                1 for d in record.displacement_log(ACTION_ID) if not d["accepted"]),
+                1 for d in record.displacement_log(action_id) if not d["accepted"]),
             "run_epoch": epoch,
             "final_x_m": world.position_xy_m[0],
             "final_height_m": world.height_m(),
@@ -378,7 +375,7 @@ def _run(db: Path, world_path: Path, resume: bool, crash_at_s: float | None, cra
                   f"{row.attempts_used}/{row.max_attempts}; deadline tick {row.deadline_tick}; "
                   f"rejected displacements {summary['rejected_displacements']}"
                   + (f"; FAULT {row.fault}" if row.fault else "") + "\n")
-        exit_code = 0 if row.phase == Phase.FOLLOWING.value and row.patch == "Q" else 1
+        exit_code = 0 if row.phase == Phase.FOLLOWING.value and row.patch == scenario.slope else 1
         return PQResult(row.phase, status, exit_code, printer.rows, summary)
 
 
@@ -387,7 +384,9 @@ def run_cli(args: Any) -> int:
     from navproof.cli.output import check_valid_output_path, write_output
 
     check_valid_output_path("--json", args.json)
+    scenario_file = getattr(args, "scenario_file", None)
     result = run_pq_handoff(
+        scenario=load_pq_scenario(scenario_file) if scenario_file else None,
         db_path=Path(args.db) if args.db else None,
         resume=bool(args.resume),
         crash_at_s=args.crash_at,

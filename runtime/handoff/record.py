@@ -10,7 +10,8 @@ dispatched, and a displacement is accepted only with the current run epoch, acti
 number and motion (Claim: H7).
 
 Opening never changes a file it does not recognise: a corrupt or foreign file, or a record of a
-newer schema, raises RecordError and leaves the file as it was.
+newer schema, raises RecordError and leaves the file as it was. The schema and the rows are in
+:mod:`navproof.handoff.record_schema` (re-exported here).
 """
 
 from __future__ import annotations
@@ -21,209 +22,23 @@ import os
 import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from navproof.core.errors import InvalidInput
-
-SCHEMA_VERSION = 1
-APPLICATION_ID = 0x4E504858  # "NPHX": marks a navproof handoff record
-
-_SCHEMA = """
-CREATE TABLE runs (
-    run_epoch INTEGER PRIMARY KEY AUTOINCREMENT,
-    pid INTEGER NOT NULL,
-    purpose TEXT NOT NULL
-);
-CREATE TABLE actions (
-    action_id TEXT PRIMARY KEY,
-    created_epoch INTEGER NOT NULL,
-    p_patch TEXT NOT NULL, p_version INTEGER NOT NULL,
-    q_patch TEXT NOT NULL, q_version INTEGER NOT NULL,
-    edge_id TEXT NOT NULL, edge_version INTEGER NOT NULL,
-    support_id TEXT NOT NULL, support_version INTEGER NOT NULL,
-    nav_version INTEGER NOT NULL,
-    edge_normal_x REAL NOT NULL, edge_normal_y REAL NOT NULL, edge_offset_m REAL NOT NULL,
-    first_approach_tick INTEGER NOT NULL,
-    deadline_tick INTEGER NOT NULL,
-    max_attempts INTEGER NOT NULL,
-    attempts_used INTEGER NOT NULL DEFAULT 0,
-    current_attempt INTEGER NOT NULL DEFAULT 0,
-    current_epoch INTEGER NOT NULL,
-    current_motion TEXT NOT NULL DEFAULT 'none',
-    phase TEXT NOT NULL,
-    patch TEXT NOT NULL,
-    obstacle_version INTEGER NOT NULL,
-    adoption TEXT,
-    fault TEXT
-);
-CREATE TABLE attempts (
-    action_id TEXT NOT NULL REFERENCES actions(action_id),
-    attempt_no INTEGER NOT NULL,
-    registered_epoch INTEGER NOT NULL,
-    dispatched_epoch INTEGER,
-    start_x_m REAL NOT NULL, start_y_m REAL NOT NULL,
-    end_x_m REAL NOT NULL, end_y_m REAL NOT NULL,
-    length_m REAL NOT NULL,
-    accel_s REAL NOT NULL, cruise_s REAL NOT NULL, brake_s REAL NOT NULL, total_s REAL NOT NULL,
-    dispatch_time_s REAL,
-    executed_s REAL NOT NULL DEFAULT 0,
-    state TEXT NOT NULL,
-    PRIMARY KEY (action_id, attempt_no)
-);
-CREATE TABLE displacements (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    action_id TEXT NOT NULL,
-    recorded_epoch INTEGER NOT NULL,
-    tag_epoch INTEGER NOT NULL,
-    tag_attempt INTEGER NOT NULL,
-    tag_motion TEXT NOT NULL,
-    step_index INTEGER NOT NULL,
-    t0_s REAL NOT NULL, t1_s REAL NOT NULL,
-    dx_m REAL NOT NULL, dy_m REAL NOT NULL,
-    accepted INTEGER NOT NULL,
-    reason TEXT NOT NULL
-);
-CREATE UNIQUE INDEX displacement_accepted_once
-    ON displacements(action_id, step_index) WHERE accepted = 1;
-CREATE TABLE feedback (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    action_id TEXT NOT NULL,
-    run_epoch INTEGER NOT NULL,
-    time_s REAL NOT NULL,
-    x_m REAL NOT NULL, y_m REAL NOT NULL,
-    vx_mps REAL NOT NULL, vy_mps REAL NOT NULL,
-    contact TEXT,
-    support TEXT
-);
-CREATE TABLE decisions (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    action_id TEXT NOT NULL,
-    run_epoch INTEGER NOT NULL,
-    tick INTEGER NOT NULL,
-    time_s REAL NOT NULL,
-    kind TEXT NOT NULL,
-    phase TEXT NOT NULL,
-    attempt_no INTEGER NOT NULL,
-    attempts_used INTEGER NOT NULL,
-    deadline_tick INTEGER NOT NULL,
-    detail TEXT NOT NULL
-);
-"""
-
-_ACTION_UPDATABLE = frozenset(
-    {
-        "attempts_used", "current_attempt", "current_epoch", "current_motion", "phase", "patch",
-        "obstacle_version", "adoption", "fault",
-    }
+from navproof.handoff.record_schema import (
+    ACTION_UPDATABLE,
+    APPLICATION_ID,
+    ATTEMPT_NEXT,
+    SCHEMA_SQL,
+    SCHEMA_VERSION,
+    ActionRow,
+    ActionSpec,
+    AttemptRow,
+    DecisionRow,
+    MotionTags,
+    RecordError,
 )
-# An attempt only moves forward: once interrupted, completed or void it never runs again.
-_ATTEMPT_NEXT: dict[str, frozenset[str]] = {
-    "registered": frozenset({"dispatched", "interrupted", "void"}),
-    "dispatched": frozenset({"interrupted", "completed", "void"}),
-    "interrupted": frozenset(),
-    "completed": frozenset(),
-    "void": frozenset(),
-}
-
-
-class RecordError(InvalidInput):
-    """The action record cannot be used as asked; names the file or field, the value and why.
-
-    Raised before anything is written, so the file is left as it was.
-    """
-
-
-@dataclass(frozen=True)
-class ActionSpec:
-    """Identity and versions of one handoff action, fixed when it is registered (Claim: H5, H7)."""
-
-    action_id: str
-    p_patch: str
-    p_version: int
-    q_patch: str
-    q_version: int
-    edge_id: str
-    edge_version: int
-    support_id: str
-    support_version: int
-    nav_version: int
-    edge_normal_xy: tuple[float, float]
-    edge_offset_m: float
-    first_approach_tick: int
-    deadline_tick: int
-    max_attempts: int
-
-
-@dataclass(frozen=True)
-class ActionRow(ActionSpec):
-    """The stored state of one action: its registration plus what the decisions changed."""
-
-    created_epoch: int
-    attempts_used: int
-    current_attempt: int
-    current_epoch: int
-    current_motion: str
-    phase: str
-    patch: str
-    obstacle_version: int
-    adoption: str | None
-    fault: str | None
-
-    @property
-    def attempts_left(self) -> int:
-        return self.max_attempts - self.attempts_used
-
-
-@dataclass(frozen=True)
-class AttemptRow:
-    """One access attempt: identity, endpoints, piece durations, executed time and state."""
-
-    action_id: str
-    attempt_no: int
-    registered_epoch: int
-    dispatched_epoch: int | None
-    start_x_m: float
-    start_y_m: float
-    end_x_m: float
-    end_y_m: float
-    length_m: float
-    accel_s: float
-    cruise_s: float
-    brake_s: float
-    total_s: float
-    dispatch_time_s: float | None
-    executed_s: float
-    state: str
-
-
-@dataclass(frozen=True)
-class DecisionRow:
-    """One entry of the decision log."""
-
-    id: int
-    action_id: str
-    run_epoch: int
-    tick: int
-    time_s: float
-    kind: str
-    phase: str
-    attempt_no: int
-    attempts_used: int
-    deadline_tick: int
-    detail: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class MotionTags:
-    """Identity a displacement carries from the mover: run epoch, action, attempt, motion."""
-
-    run_epoch: int
-    action_id: str
-    attempt_no: int
-    motion: str
-
 
 def _sidecars(path: Path) -> list[Path]:
     """The write-ahead log and shared-memory files SQLite keeps beside a WAL-mode database."""
@@ -328,7 +143,7 @@ class HandoffRecord:
             if fresh:
                 conn.executescript(
                     "BEGIN IMMEDIATE;"
-                    + _SCHEMA
+                    + SCHEMA_SQL
                     + f"PRAGMA application_id = {APPLICATION_ID};"
                     + f"PRAGMA user_version = {SCHEMA_VERSION};"
                     + "COMMIT;"
@@ -490,9 +305,9 @@ class HandoffRecord:
         ``attempts_used`` and ``deadline_tick`` can never go down.
         """
         updates = dict(updates or {})
-        unknown = set(updates) - _ACTION_UPDATABLE
+        unknown = set(updates) - ACTION_UPDATABLE
         if unknown:
-            raise InvalidInput("updates", sorted(unknown), f"allowed: {sorted(_ACTION_UPDATABLE)}")
+            raise InvalidInput("updates", sorted(unknown), f"allowed: {sorted(ACTION_UPDATABLE)}")
         with self._transaction() as conn:
             current = self.load(action_id)
             takeover = "current_epoch" in updates
@@ -516,11 +331,11 @@ class HandoffRecord:
                     "SELECT state FROM attempts WHERE action_id = ? AND attempt_no = ?",
                     (action_id, attempt_no),
                 ).fetchone()
-                if old is None or state not in _ATTEMPT_NEXT[old[0]]:
+                if old is None or state not in ATTEMPT_NEXT[old[0]]:
                     raise RecordError(
                         "attempt state", state,
                         f"attempt {attempt_no} is {old[0] if old else 'unknown'}; allowed next: "
-                        f"{sorted(_ATTEMPT_NEXT[old[0]]) if old else []}",
+                        f"{sorted(ATTEMPT_NEXT[old[0]]) if old else []}",
                     )
                 conn.execute(
                     "UPDATE attempts SET state = ? WHERE action_id = ? AND attempt_no = ?",
@@ -667,3 +482,16 @@ def _json_default(value: Any) -> Any:
     if hasattr(value, "value"):
         return value.value
     raise TypeError(f"not JSON serialisable: {value!r}")
+
+
+__all__ = [
+    "APPLICATION_ID",
+    "SCHEMA_VERSION",
+    "ActionRow",
+    "ActionSpec",
+    "AttemptRow",
+    "DecisionRow",
+    "HandoffRecord",
+    "MotionTags",
+    "RecordError",
+]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from navproof.boundary.reference import Reference
+from navproof.boundary.reference import CARRY_EXCEEDS_CANCEL, NO_REFERENCE, Reference
 
 # labels: one small int per agent
 SAFE = 0
@@ -25,8 +25,8 @@ FLAG_TRUNCATED = 4
 FLAG_ROTATING_STOP_UNCERTIFIED = 8
 FLAG_NO_BRAKING_BUDGET = 16
 FLAG_NAMES = {
-    FLAG_CARRY_EXCEEDS_CANCEL: "support carry exceeds cancel capacity",
-    FLAG_NO_REFERENCE: "no reference velocity keeps every edge",
+    FLAG_CARRY_EXCEEDS_CANCEL: CARRY_EXCEEDS_CANCEL,
+    FLAG_NO_REFERENCE: NO_REFERENCE,
     FLAG_TRUNCATED: "step truncated by the sweep",
     FLAG_ROTATING_STOP_UNCERTIFIED: "stop or hold on a rotating support / next to a rotating "
                                     "edge not certified",
@@ -85,3 +85,9 @@ class SafeStepResult:
 
     def label_names(self) -> list[str]:
         return [LABEL_NAMES[int(i)] for i in self.label]
+
+    def flag_names(self) -> list[tuple[str, ...]]:
+        """Per agent, the names of its set flags in FLAG_NAMES order (R2's carry label among
+        them when the support carry exceeds the cancel capacity)."""
+        return [tuple(name for bit, name in FLAG_NAMES.items() if int(f) & bit)
+                for f in self.flags]

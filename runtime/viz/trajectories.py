@@ -16,6 +16,10 @@ import numpy as np
 from navproof.core.errors import InvalidInput
 from navproof.viz.backend import check_valid_image_path, pyplot, save
 
+ARRIVED = "arrived"
+"""The label of an agent at its goal; any other label is drawn as a reason it is not there."""
+NOTE_LINES = 8
+"""Reasons listed in the picture's note (the rest are counted)."""
 REGION_KINDS = ("corridor", "support", "patch")
 """Kinds of regions drawn under the run (each in its own style)."""
 
@@ -31,11 +35,20 @@ _REGION_STYLE: dict[str, dict[str, Any]] = {
 
 @dataclass(frozen=True)
 class Region:
-    """A polygon drawn under the run: a corridor region, a moving support or a slope patch."""
+    """A polygon drawn under the run: a corridor region, a moving support or a slope patch.
+    ``polygon_at_m`` (T, V, 2), when given, is the polygon at every recorded time (a turning
+    platform); ``polygon_m`` is then its initial place."""
 
     kind: str
     label: str
     polygon_m: np.ndarray
+    polygon_at_m: np.ndarray | None = None
+
+    def at(self, k: int | None) -> np.ndarray:
+        """The polygon at recorded time ``k`` (the initial place when None or static)."""
+        if self.polygon_at_m is None or k is None:
+            return np.asarray(self.polygon_m)
+        return np.asarray(self.polygon_at_m)[k]
 
 
 @dataclass(frozen=True)
@@ -62,6 +75,10 @@ class RecordedRun:
         for region in self.regions:
             if region.kind not in REGION_KINDS:
                 raise InvalidInput("regions.kind", region.kind, f"must be one of {REGION_KINDS}")
+            moving = region.polygon_at_m
+            if moving is not None and (np.ndim(moving) != 3 or np.shape(moving)[0] != t.shape[0]):
+                raise InvalidInput("regions.polygon_at_m", np.shape(moving),
+                                   f"must have shape ({t.shape[0]}, V, 2), one polygon per time")
 
     @property
     def agents(self) -> int:
@@ -77,7 +94,8 @@ def _agent_colours(n: int) -> list[Any]:
 def _extent(run: RecordedRun) -> tuple[float, float, float, float]:
     pts = [run.position_m.reshape(-1, 2)]
     pts += [np.asarray(o).reshape(-1, 2) for o in run.obstacles]
-    pts += [np.asarray(r.polygon_m).reshape(-1, 2) for r in run.regions]
+    pts += [np.asarray(r.polygon_m if r.polygon_at_m is None else r.polygon_at_m).reshape(-1, 2)
+            for r in run.regions]
     if run.goals_m is not None:
         pts.append(np.asarray(run.goals_m).reshape(-1, 2))
     allpts = np.concatenate(pts)
@@ -86,15 +104,24 @@ def _extent(run: RecordedRun) -> tuple[float, float, float, float]:
     return float(lo[0]), float(hi[0]), float(lo[1]), float(hi[1])
 
 
-def _background(ax: Any, run: RecordedRun) -> None:
+def _background(ax: Any, run: RecordedRun, k: int | None = None,
+                outlines: tuple[int, ...] = ()) -> None:
+    """Regions at recorded time ``k`` (moving ones also as outlines at ``outlines``), then
+    the obstacles."""
     plt = pyplot()
     seen: set[str] = set()
     for region in run.regions:
         style = _REGION_STYLE[region.kind]
-        ax.add_patch(plt.Polygon(region.polygon_m, closed=True, zorder=0, linewidth=1.2,
+        polygon = region.at(k)
+        ax.add_patch(plt.Polygon(polygon, closed=True, zorder=0, linewidth=1.2,
                                  label=None if region.kind in seen else region.kind, **style))
         seen.add(region.kind)
-        centre = np.asarray(region.polygon_m).mean(axis=0)
+        if region.polygon_at_m is not None:
+            for j in outlines:
+                ax.add_patch(plt.Polygon(region.at(j), closed=True, fill=False, zorder=1,
+                                         linewidth=0.8, edgecolor=style["edgecolor"],
+                                         linestyle=":"))
+        centre = polygon.mean(axis=0)
         ax.text(*centre, region.label, fontsize=7.5, color=style["edgecolor"], ha="center",
                 va="center", zorder=1)
     for k, poly in enumerate(run.obstacles):
@@ -127,9 +154,10 @@ def draw_trajectories(run: RecordedRun, path: str | Path, *,
     check_valid_image_path(path)
     plt = pyplot()
     figure, ax = plt.subplots(figsize=(10, 8))
-    _background(ax, run)
     colours = _agent_colours(run.agents)
     chosen = _times_index(run, times_s)
+    # a turning platform: filled where it starts, outlined at the chosen times
+    _background(ax, run, 0, outlines=tuple(chosen))
     for i in range(run.agents):
         track = run.position_m[:, i]
         ax.plot(track[:, 0], track[:, 1], color=colours[i], linewidth=1.3, zorder=3,
@@ -144,6 +172,7 @@ def draw_trajectories(run: RecordedRun, path: str | Path, *,
         goals = np.asarray(run.goals_m)
         ax.scatter(goals[:, 0], goals[:, 1], marker="x", color="black", s=25, zorder=5,
                    label="goal")
+    _not_arrived(ax, run)
     stamps = ", ".join(f"{float(run.time_s[k]):g} s" for k in chosen)
     ax.set_title((title + "\n" if title else "")
                  + f"{run.agents} agents, bodies at t = {stamps} (later = darker)", fontsize=10)
@@ -152,10 +181,32 @@ def draw_trajectories(run: RecordedRun, path: str | Path, *,
     return save(figure, path)
 
 
+def _not_arrived(ax: Any, run: RecordedRun) -> None:
+    """Agents whose label is not "arrived": a red ring at their last place and their reasons
+    in a note (the summary's reasons, so the picture answers why an agent stopped)."""
+    if not run.labels:
+        return
+    late = [i for i, label in enumerate(run.labels) if label != ARRIVED]
+    if not late:
+        return
+    last = run.position_m[-1, late]
+    radius = np.asarray(run.radius_m)[late]
+    plt = pyplot()
+    for k, (x, r) in enumerate(zip(last, radius, strict=True)):
+        ax.add_patch(plt.Circle(x, 1.35 * float(r), fill=False, edgecolor="#d62728",
+                                linewidth=1.4, zorder=6, label="not arrived" if k == 0 else None))
+    lines = [f"agent {i}: {run.labels[i]}" for i in late[:NOTE_LINES]]
+    if len(late) > NOTE_LINES:
+        lines.append(f"... and {len(late) - NOTE_LINES} more not arrived")
+    ax.text(0.01, 0.01, "\n".join(lines), transform=ax.transAxes, fontsize=7, va="bottom",
+            ha="left", zorder=7, bbox={"facecolor": "white", "alpha": 0.85,
+                                       "edgecolor": "#d62728"})
+
+
 def _frame(run: RecordedRun, k: int, colours: list[Any], title: str) -> Any:
     plt = pyplot()
     figure, ax = plt.subplots(figsize=(7, 6))
-    _background(ax, run)
+    _background(ax, run, k)
     for i in range(run.agents):
         track = run.position_m[: k + 1, i]
         ax.plot(track[:, 0], track[:, 1], color=colours[i], linewidth=0.8, alpha=0.6, zorder=3)

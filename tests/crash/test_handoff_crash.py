@@ -10,7 +10,6 @@ displacement accepted; no teleport; the handoff ends in Following on Q or in Fai
 from __future__ import annotations
 
 import json
-import os
 import random
 import signal
 import sqlite3
@@ -21,18 +20,26 @@ from pathlib import Path
 
 import pytest
 
-from navproof.handoff.controller import TEST_HOOK_ENV
-
+KILL_BEFORE_DISPATCH = Path(__file__).with_name("kill_before_dispatch.py")
 ENDING_KINDS = {"interrupt", "recover", "cancel", "guarantee-void", "curve-complete"}
 STAGES = ("tick", "applied", "accepted")
 
 
-def simulate(db: Path, *args: str, env: dict[str, str] | None = None,
-             via_cli: bool = False) -> subprocess.CompletedProcess[str]:
+def simulate(db: Path, *args: str, via_cli: bool = False) -> subprocess.CompletedProcess[str]:
     module = ["navproof.cli", "simulate"] if via_cli else ["navproof.cli.simulate"]
     return subprocess.run(
         [sys.executable, "-m", *module, "pq-handoff", "--db", str(db), *args],
-        capture_output=True, text=True, timeout=60, env={**os.environ, **(env or {})},
+        capture_output=True, text=True, timeout=60,
+    )
+
+
+def simulate_killed_before_dispatch(db: Path, nth: int,
+                                    *args: str) -> subprocess.CompletedProcess[str]:
+    """The scenario in a subprocess whose controller SIGKILLs it between the durable
+    registration of its ``nth`` attempt and that attempt's dispatch (injected callback)."""
+    return subprocess.run(
+        [sys.executable, str(KILL_BEFORE_DISPATCH), "--db", str(db), "--nth", str(nth), *args],
+        capture_output=True, text=True, timeout=60,
     )
 
 
@@ -42,8 +49,16 @@ def resume_to_end(db: Path) -> subprocess.CompletedProcess[str]:
     return done
 
 
+def check_integrity(db: Path) -> None:
+    """The record file itself is sound: SQLite's integrity check reports ok."""
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    conn.close()
+
+
 def check_invariants(db: Path) -> dict:
     """Assert the H5/H7 invariants on the record and the world; return a summary."""
+    check_integrity(db)
     conn = sqlite3.connect(db)
     conn.row_factory = sqlite3.Row
     action = conn.execute("SELECT * FROM actions").fetchone()
@@ -161,8 +176,9 @@ def test_kill_at_random_simulated_time_then_resume(tmp_path, crash_at, stage):
 @pytest.mark.parametrize("nth", [1, 2])
 def test_kill_between_attempt_registration_and_dispatch(tmp_path, nth):
     db = tmp_path / "h.db"
-    killed = simulate(db, env={TEST_HOOK_ENV: f"kill-before-dispatch:{nth}"})
-    assert killed.returncode == -signal.SIGKILL
+    killed = simulate_killed_before_dispatch(db, nth)
+    assert killed.returncode == -signal.SIGKILL, killed.stdout + killed.stderr
+    assert f"kill before dispatching attempt {nth}" in killed.stdout
     conn = sqlite3.connect(db)
     state, dispatched = conn.execute(
         "SELECT state, dispatched_epoch FROM attempts WHERE attempt_no = ?", (nth,)).fetchone()
@@ -171,6 +187,7 @@ def test_kill_between_attempt_registration_and_dispatch(tmp_path, nth):
         (nth,)).fetchone()[0]
     conn.close()
     assert (state, dispatched, used) == ("registered", None, 0)  # durable before dispatch
+    check_integrity(db)
     done = resume_to_end(db)
     assert f"saved curves void [{nth}]" in done.stdout
     summary = check_invariants(db)
@@ -185,8 +202,7 @@ def test_kill_between_attempt_registration_and_dispatch(tmp_path, nth):
 def test_repeated_kills_never_reset_the_budget(tmp_path):
     db = tmp_path / "h.db"
     assert simulate(db, "--crash-at", "0.15").returncode == -signal.SIGKILL
-    env = {TEST_HOOK_ENV: "kill-before-dispatch:1"}
-    assert simulate(db, "--resume", env=env).returncode == -signal.SIGKILL
+    assert simulate_killed_before_dispatch(db, 1, "--resume").returncode == -signal.SIGKILL
     assert simulate(db, "--resume", "--crash-at", "0.7",
                     "--crash-stage", "tick").returncode == -signal.SIGKILL
     resume_to_end(db)

@@ -17,9 +17,13 @@ from navproof.handoff.controller import (
     StepReport,
 )
 from navproof.handoff.phases import Phase, RouteStatus
-from navproof.handoff.pq_scenario import ACTION_ID, PQWorld, drive, pq_target, run_pq_handoff
+from navproof.handoff.pq_data import default_pq_scenario
+from navproof.handoff.pq_scenario import PQWorld, drive, run_pq_handoff
 from navproof.handoff.record import HandoffRecord, MotionTags
 from navproof.specs.profile import load_profile
+
+ACTION_ID = default_pq_scenario().action_id
+pq_target = default_pq_scenario().target
 
 DEFAULTS = load_profile().defaults()
 

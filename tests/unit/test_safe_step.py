@@ -103,6 +103,25 @@ def test_r2_support_carry_exceeding_the_cap_is_never_safe():
     assert res.label[0] != ss.SAFE
 
 
+def test_r2_carry_label_is_the_one_reference_constant():
+    """R2's worked example (u = (1, 0), fixed right wall, Vh = 0.8 m/s): the result carries
+    exactly the catalogue's label, the very string the reference module defines; with Vh = 2 m/s
+    the same stop is reachable and the label is absent."""
+    from navproof.boundary.reference import CARRY_EXCEEDS_CANCEL
+    assert CARRY_EXCEEDS_CANCEL == "support carry exceeds cancel capacity"
+    over = ss.solve_safe_step(step([-5.0, 0.0], [0.0, 0.0], [0.0, 0.0], u=(1.0, 0.0), vh=0.8),
+                              assertions=True)
+    assert not over.reference.reachable[0]
+    assert over.flags[0] == ss.FLAG_CARRY_EXCEEDS_CANCEL
+    assert over.flag_names() == [(CARRY_EXCEEDS_CANCEL,)]
+    assert over.flag_names()[0][0] is CARRY_EXCEEDS_CANCEL
+    assert over.label_names() == ["no stop guarantee"]
+    within = ss.solve_safe_step(step([-5.0, 0.0], [0.0, 0.0], [0.0, 0.0], u=(1.0, 0.0), vh=2.0),
+                                assertions=True)
+    assert within.reference.reachable[0]
+    assert within.flag_names() == [()]
+
+
 def test_pq_orca_asking_two_mps_towards_q_is_rejected():
     inp = step([-0.1, 0.0], [0.08, 1.8], [2.0, 0.0], vh=2.0, a=1.0)
     res = ss.solve_safe_step(inp, assertions=True)
