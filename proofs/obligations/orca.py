@@ -705,10 +705,10 @@ def _named(oid: str, build: Callable[[Profile], Obligation], doc: str
     return builder
 
 
-def _reciprocity_entry(case: str, shares: str) -> tuple[str, Callable[[Profile], Obligation]]:
+def _reciprocity_builder(case: str, shares: str) -> Callable[[Profile], Obligation]:
     oid = _reciprocity_id(case, shares)
     doc = (reciprocity.__doc__ or "").splitlines()[0] + f" Case {case}, shares {shares}."
-    return oid, _named(oid, lambda profile: reciprocity(profile, case, shares), doc)
+    return _named(oid, lambda profile: reciprocity(profile, case, shares), doc)
 
 
 def _reciprocity_id(case: str, shares: str) -> str:
@@ -723,32 +723,62 @@ def _closest_id(case: str) -> str:
     return "O6/closest" if case == "colliding" else f"O3/closest_{case.replace('-', '_')}"
 
 
-def _closest_entry(case: str) -> tuple[str, Callable[[Profile], Obligation]]:
+def _closest_builder(case: str) -> Callable[[Profile], Obligation]:
     oid = _closest_id(case)
     doc = (smallest_change.__doc__ or "").splitlines()[0] + f" Case {case}."
-    return oid, _named(oid, lambda profile: smallest_change(profile, case), doc)
+    return _named(oid, lambda profile: smallest_change(profile, case), doc)
 
 
-def _entry(oid: str, build: Callable[[Profile], Obligation]
-           ) -> tuple[str, Callable[[Profile], Obligation]]:
-    return oid, _named(oid, build, (build.__doc__ or "").splitlines()[0])
+def _entry_builder(oid: str, build: Callable[[Profile], Obligation]
+                   ) -> Callable[[Profile], Obligation]:
+    return _named(oid, build, (build.__doc__ or "").splitlines()[0])
 
 
-_ENTRIES = [
-    _entry("O1/unconstrained", unconstrained),
-    *[_reciprocity_entry(case, "one") for case in ("cutoff", "left-leg", "right-leg")],
-    *[_closest_entry(case) for case in ("cutoff", "left-leg", "right-leg")],
-    _entry("O5/segment", obstacle_segment),
-    _entry("O5/vertex", obstacle_vertex),
-    _reciprocity_entry("colliding", "one"),
-    _closest_entry("colliding"),
-    _entry("O6/bounded", overlap_bounded),
-    *[_reciprocity_entry(case, "at-least-one")
-      for case in ("cutoff", "left-leg", "right-leg", "colliding")],
-    *[_reciprocity_entry(case, "below-one") for case in ("cutoff", "left-leg", "colliding")],
-    *[_reciprocity_entry(case, "above-one") for case in ("cutoff", "left-leg")],
-]
+# One named builder per obligation (``navproof claims`` reads this table from the source).
+o1_unconstrained = _entry_builder("O1/unconstrained", unconstrained)
+o3_cutoff = _reciprocity_builder("cutoff", "one")
+o3_left_leg = _reciprocity_builder("left-leg", "one")
+o3_right_leg = _reciprocity_builder("right-leg", "one")
+o3_closest_cutoff = _closest_builder("cutoff")
+o3_closest_left_leg = _closest_builder("left-leg")
+o3_closest_right_leg = _closest_builder("right-leg")
+o5_segment = _entry_builder("O5/segment", obstacle_segment)
+o5_vertex = _entry_builder("O5/vertex", obstacle_vertex)
+o6_apart = _reciprocity_builder("colliding", "one")
+o6_closest = _closest_builder("colliding")
+o6_bounded = _entry_builder("O6/bounded", overlap_bounded)
+o7_cutoff_at_least_one = _reciprocity_builder("cutoff", "at-least-one")
+o7_left_leg_at_least_one = _reciprocity_builder("left-leg", "at-least-one")
+o7_right_leg_at_least_one = _reciprocity_builder("right-leg", "at-least-one")
+o7_colliding_at_least_one = _reciprocity_builder("colliding", "at-least-one")
+o7_cutoff_below_one = _reciprocity_builder("cutoff", "below-one")
+o7_left_leg_below_one = _reciprocity_builder("left-leg", "below-one")
+o7_colliding_below_one = _reciprocity_builder("colliding", "below-one")
+o7_cutoff_above_one = _reciprocity_builder("cutoff", "above-one")
+o7_left_leg_above_one = _reciprocity_builder("left-leg", "above-one")
 
-OBLIGATIONS: dict[str, Callable[[Profile], Obligation]] = dict(_ENTRIES)
+OBLIGATIONS: dict[str, Callable[[Profile], Obligation]] = {
+    "O1/unconstrained": o1_unconstrained,
+    "O3/cutoff": o3_cutoff,
+    "O3/left_leg": o3_left_leg,
+    "O3/right_leg": o3_right_leg,
+    "O3/closest_cutoff": o3_closest_cutoff,
+    "O3/closest_left_leg": o3_closest_left_leg,
+    "O3/closest_right_leg": o3_closest_right_leg,
+    "O5/segment": o5_segment,
+    "O5/vertex": o5_vertex,
+    "O6/apart": o6_apart,
+    "O6/closest": o6_closest,
+    "O6/bounded": o6_bounded,
+    "O7/cutoff_at_least_one": o7_cutoff_at_least_one,
+    "O7/left_leg_at_least_one": o7_left_leg_at_least_one,
+    "O7/right_leg_at_least_one": o7_right_leg_at_least_one,
+    "O7/colliding_at_least_one": o7_colliding_at_least_one,
+    "O7/cutoff_below_one": o7_cutoff_below_one,
+    "O7/left_leg_below_one": o7_left_leg_below_one,
+    "O7/colliding_below_one": o7_colliding_below_one,
+    "O7/cutoff_above_one": o7_cutoff_above_one,
+    "O7/left_leg_above_one": o7_left_leg_above_one,
+}
 
 REFUTABLE = frozenset(oid for oid in OBLIGATIONS if oid.endswith(("below_one", "above_one")))

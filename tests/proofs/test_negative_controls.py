@@ -12,7 +12,7 @@ import pytest
 import sympy
 
 from navproof import cli
-from navproof.proofs import access_curve, boundary, engine, slope, steering, stop_envelope
+from navproof.proofs import access_curve, boundary, engine, orca, slope, steering, stop_envelope
 from navproof.proofs import obligations as reg
 from navproof.proofs import symbols as sym
 from navproof.specs.profile import load_profile
@@ -77,6 +77,18 @@ CONTROLS = [
     ("V1", slope, "HORIZONTAL_CAP", _doubled, "cap doubled"),
     ("V1/factor", slope, "HORIZONTAL_CAP", _halved, "cap halved"),
     ("V1/factor", slope, "SLOPE_FACTOR", _halved, "k halved"),
+    ("O3/cutoff", orca, "LINE_POINT", lambda e: e.subs(orca.share, orca.share / 2), "share of the change halved"),
+    ("O3/left_leg", orca, "LINE_POINT", lambda e: e.subs(orca.share, orca.share / 2), "share of the change halved"),
+    ("O3/right_leg", orca, "LINE_POINT", lambda e: e.subs(orca.share, orca.share / 2), "share of the change halved"),
+    ("O6/apart", orca, "LINE_POINT", lambda e: e.subs(orca.share, orca.share / 2), "share of the change halved"),
+    ("O7/cutoff_at_least_one", orca, "LINE_POINT", lambda e: e.subs(orca.share, orca.share / 2), "share of the change halved"),
+    ("O7/left_leg_at_least_one", orca, "LINE_POINT", lambda e: e.subs(orca.share, orca.share / 2), "share of the change halved"),
+    ("O7/right_leg_at_least_one", orca, "LINE_POINT", lambda e: e.subs(orca.share, orca.share / 2), "share of the change halved"),
+    ("O7/colliding_at_least_one", orca, "LINE_POINT", lambda e: e.subs(orca.share, orca.share / 2), "share of the change halved"),
+    ("O3/closest_cutoff", orca, "CUTOFF_CHANGE_SCALE", _doubled, "change doubled"),
+    ("O6/closest", orca, "CUTOFF_CHANGE_SCALE", _doubled, "change doubled"),
+    ("O3/closest_left_leg", orca, "LEG_CHANGE", _doubled, "change doubled"),
+    ("O3/closest_right_leg", orca, "LEG_CHANGE", _doubled, "change doubled"),
 ]
 
 
@@ -106,8 +118,10 @@ def test_every_pinning_obligation_has_a_control():
         if reg.expected_of(oid) == "proved" and reg.build(oid, load_profile()).method == "z3"
     }
     # R2 is a profile-consistency check (its control is a faster support range, in
-    # test_obligations.py).
-    assert z3_proved - controlled == {"R2"}
+    # test_obligations.py); O1, O5 and O6/bounded state the runtime's rules in z3 directly (no
+    # derived expression to mutate; their replays run the runtime's line construction).
+    assert z3_proved - controlled == {"R2", "O1/unconstrained", "O5/segment", "O5/vertex",
+                                      "O6/bounded"}
 
 
 @pytest.mark.parametrize(
