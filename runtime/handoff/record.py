@@ -26,7 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from navproof.core.errors import InvalidInput
-from navproof.handoff.record_file import check_valid_location, lock_exclusive, probe
+from navproof.handoff.record_file import (
+    check_pages,
+    check_valid_location,
+    lock_exclusive,
+    probe,
+)
 from navproof.handoff.record_schema import (
     ACTION_UPDATABLE,
     APPLICATION_ID,
@@ -88,6 +93,13 @@ class HandoffRecord:
         lock_fd = lock_exclusive(path) if exclusive else None
         try:
             conn = sqlite3.connect(str(path), isolation_level=None, timeout=10.0)
+        except sqlite3.Error as exc:
+            if lock_fd is not None:
+                os.close(lock_fd)
+            raise RecordError("db", str(path), f"cannot be opened: {exc}") from exc
+        try:
+            if not fresh:
+                check_pages(conn, path)
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = FULL")
             conn.execute("PRAGMA foreign_keys = ON")
@@ -102,9 +114,12 @@ class HandoffRecord:
             elif upgrade:
                 conn.executescript("BEGIN IMMEDIATE;" + WORLD_SQL
                                    + f"PRAGMA user_version = {SCHEMA_VERSION};" + "COMMIT;")
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, RecordError) as exc:
+            conn.close()
             if lock_fd is not None:
                 os.close(lock_fd)
+            if isinstance(exc, RecordError):
+                raise
             raise RecordError("db", str(path), f"cannot be used: {exc}") from exc
         return cls(conn, path, lock_fd=lock_fd)
 

@@ -39,16 +39,17 @@ def check_valid_location(path: Path) -> None:
 def probe(path: Path) -> tuple[int, int, list[str]]:
     """Application ID, schema version and table names of an existing file, read-only.
 
-    A read-only look at a WAL-mode file can create empty ``-wal``/``-shm`` files beside it;
-    the ones that did not exist before are removed again, so a refused file is left exactly
-    as it was (with its folder)."""
-    existed = {p for p in sidecars(path) if p.exists()}
+    A read-only look at a WAL-mode file can create an empty ``-wal`` and a ``-shm`` (the index
+    of that WAL) beside it; when neither existed before and the WAL holds nothing, both are
+    removed again, so a refused file is left exactly as it was (with its folder)."""
+    wal, shm = sidecars(path)
+    created = not wal.exists() and not shm.exists()
     try:
         return _probe_open(path)
     finally:
-        for extra in sidecars(path):
-            if extra not in existed and extra.exists() and extra.stat().st_size == 0:
-                extra.unlink()
+        if created and (not wal.exists() or wal.stat().st_size == 0):
+            for extra in (wal, shm):
+                extra.unlink(missing_ok=True)
 
 
 def _probe_open(path: Path) -> tuple[int, int, list[str]]:
@@ -64,11 +65,6 @@ def _probe_open(path: Path) -> tuple[int, int, list[str]]:
             row[0]
             for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         ]
-        # corrupt pages are found here, before anything is written, not in the middle of a run
-        problems = [row[0] for row in conn.execute("PRAGMA quick_check(3)")]
-        if problems != ["ok"]:
-            raise RecordError("db", str(path), f"is corrupt (SQLite quick_check: "
-                                               f"{'; '.join(problems)}); nothing was changed")
         return int(app_id), int(version), tables
     except sqlite3.DatabaseError as exc:
         what = "is corrupt" if "malformed" in str(exc) else "is not a SQLite database"
@@ -109,3 +105,16 @@ def _holder(path: Path) -> str:
     except sqlite3.Error:
         return ""
     return f" (pid {row[0]})" if row else ""
+
+
+def check_pages(conn: sqlite3.Connection, path: Path) -> None:
+    """RecordError when SQLite's quick check finds corrupt pages: found before the run writes,
+    not in the middle of it."""
+    try:
+        problems = [str(row[0]) for row in conn.execute("PRAGMA quick_check(3)")]
+    except sqlite3.DatabaseError as exc:
+        problems = [str(exc)]
+    if problems != ["ok"]:
+        found = "; ".join(" ".join(p.split()) for p in problems)
+        raise RecordError("db", str(path), f"is corrupt (--db record; SQLite quick_check: "
+                                           f"{found}); nothing was changed")
