@@ -67,7 +67,7 @@ BUILTIN: dict[str, dict[str, Any]] = {
         "time_step": 0.1,
         "defaults": {"radius": 0.4, "max_speed": 2.0, "time_horizon": 2.0},
         "agents": [
-            {"position": [1.6, 0.0], "velocity": [1.2, 0.2], "pref_velocity": [2.0, 0.0]},
+            {"position": [1.4, 0.0], "velocity": [1.2, 0.2], "pref_velocity": [2.0, 0.0]},
             {"position": [0.6, -0.55], "velocity": [1.6, 0.0], "pref_velocity": [2.0, 0.0]},
             {"position": [-0.5, 0.2], "velocity": [1.0, 0.0], "pref_velocity": [1.0, 0.0]},
         ],

@@ -13,9 +13,17 @@ Named scenarios are registered in ``SCENARIOS`` (name -> module, function, help)
 takes the parsed arguments and returns the exit code. The scenario modules are imported only
 when the command runs.
 
+``pq-handoff --db FILE`` keeps the run in one SQLite file: the action record and the simulated
+world (its ``world`` table). ``--resume`` continues it from there; a run that already ended is
+reported and nothing is written. One run at a time holds the file: a second run on the same
+file (while the first is alive) is refused with exit code 3 and the holder's pid; a run killed
+(even by SIGKILL) releases it.
+
 Exit codes: 0 the scenario reached its goal, 1 it ended otherwise (for example in Failure, an
 expectation missed or an obligation violated in assertion mode), 3 bad input (unknown
-scenario, malformed file, unusable record file, bad option values).
+scenario, malformed file, bad option values, an unusable record file: not SQLite, corrupt
+pages, read-only file or folder, newer schema, a non-finite stored world, or in use by another
+run), 4 an unexpected internal error (see :mod:`navproof.cli`).
 """
 
 from __future__ import annotations
@@ -63,9 +71,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scenario-file", metavar="FILE",
                         help="pq-handoff: its data file "
                              "(default: examples/handoff/pq_handoff.toml)")
-    parser.add_argument("--db", metavar="FILE", help="durable action record (SQLite) to keep")
+    parser.add_argument("--db", metavar="FILE",
+                        help="pq-handoff: keep the run (action record and world) in this one "
+                             "SQLite file; one run at a time may use it")
     parser.add_argument("--resume", action="store_true",
-                        help="continue from the record in --db and its persisted world")
+                        help="continue the run kept in --db (a finished run is only reported)")
     parser.add_argument("--crash-at", type=float, metavar="T",
                         help="stop the process hard (SIGKILL) at simulated time T [s]")
     parser.add_argument("--crash-stage", default="applied",

@@ -6,8 +6,11 @@ is the logic: the world along X (the edge is X = 0, the plane X <= 0, the slope 
 drive loop of the controller and the report.
 
 The world (pose, velocity, time, obstacle versions, the mover's last report and the trajectory)
-is the plant: it is persisted after every physics step, independently of the controller's
-action record, so a killed process resumes from the actual state, never from a saved target.
+is the plant: it is persisted after every physics step, in its own transaction, independently of
+the controller's decisions, so a killed process resumes from the actual state, never from a saved
+target. With ``--db FILE`` it is stored in that record file (its ``world`` table): one run is one
+file. A record written by an older navproof kept the world beside it in ``FILE.world.json``; a
+resume reads that file once into the record (and leaves it in place).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from navproof.handoff.controller import (
     Versions,
 )
 from navproof.handoff.pq_data import PQScenario, default_pq_scenario, load_pq_scenario
-from navproof.handoff.phases import Phase
+from navproof.handoff.phases import TERMINAL, Phase, RouteStatus
 from navproof.handoff.record import HandoffRecord, MotionTags, RecordError
 
 WORLD_SCHEMA = 1
@@ -61,6 +64,8 @@ class PQWorld:
     push_velocity_xy_mps: list[float] | None = None
     scenario: PQScenario = field(default_factory=default_pq_scenario, repr=False)
     """The scenario's data; not persisted (a resumed run reads its scenario file again)."""
+    record: HandoffRecord | None = field(default=None, repr=False)
+    """Where the world is stored: the run's record file; without one, the JSON file ``path``."""
 
     def __post_init__(self) -> None:
         if self.position_xy_m is None:
@@ -68,22 +73,47 @@ class PQWorld:
 
     @classmethod
     def load(cls, path: Path, *, scenario: PQScenario | None = None) -> PQWorld:
-        """The persisted world; InvalidInput naming the file when it is missing or malformed."""
+        """The world persisted as JSON at ``path``; InvalidInput naming the file when it is
+        missing or malformed."""
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise InvalidInput("world", str(path), "is missing; nothing to resume") from None
         except (OSError, ValueError) as exc:
             raise InvalidInput("world", str(path), f"cannot be read: {exc}") from None
-        if not isinstance(data, dict) or data.get("schema") != WORLD_SCHEMA:
+        return cls._from_data(path, data, scenario=scenario, record=None)
+
+    @classmethod
+    def from_record(cls, record: HandoffRecord, *,
+                    scenario: PQScenario | None = None) -> PQWorld | None:
+        """The world stored in the record, or None when the record holds none."""
+        data = record.load_world()
+        if data is None:
+            return None
+        return cls._from_data(record.path, data, scenario=scenario, record=record)
+
+    @classmethod
+    def _from_data(cls, path: Path, data: Any, *, scenario: PQScenario | None,
+                   record: HandoffRecord | None) -> PQWorld:
+        names = {f for f in cls.__dataclass_fields__ if f not in ("path", "scenario", "record")}
+        if not isinstance(data, dict) or data.get("schema") != WORLD_SCHEMA \
+                or set(data) - {"schema"} - names:
             raise InvalidInput("world", str(path), f"is not a pq-handoff world (schema "
                                                    f"{WORLD_SCHEMA})")
-        data.pop("schema")
-        return cls(path=path, **data, scenario=scenario or default_pq_scenario())
+        data = {k: v for k, v in data.items() if k != "schema"}
+        _check_finite(f"world in {path}", data)
+        return cls(path=path, **data, scenario=scenario or default_pq_scenario(), record=record)
 
     def persist(self) -> None:
-        data = {k: v for k, v in self.__dict__.items() if k not in ("path", "scenario")}
+        """Store the world (one durable write); InvalidInput naming the field, with nothing
+        written, when a number in it is not finite."""
+        data = {k: v for k, v in self.__dict__.items()
+                if k not in ("path", "scenario", "record")}
+        _check_finite("world", data)
         data["schema"] = WORLD_SCHEMA
+        if self.record is not None:
+            self.record.save_world(self.step_index, data)
+            return
         tmp = self.path.with_name(self.path.name + ".tmp")
         with open(tmp, "w", encoding="utf-8") as fh:
             json.dump(data, fh)
@@ -168,6 +198,19 @@ class PQWorld:
             t1_s=float(data["t1_s"]),
             displacement_xy_m=tuple(data["displacement_xy_m"]), feedback=self.feedback(),
         )
+
+
+def _check_finite(where: str, value: Any, key: str = "") -> None:
+    """InvalidInput(field, value, rule) for the first NaN or infinite number in ``value``: a
+    non-finite pose or velocity would steer the controller to a silently wrong state."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _check_finite(where, v, f"{key}.{k}" if key else str(k))
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_finite(where, v, f"{key}[{i}]")
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise InvalidInput(f"{where}: {key}", value, "must be finite; nothing was written")
 
 
 def drive(
@@ -278,46 +321,78 @@ def run_pq_handoff(
         raise InvalidInput("crash_at_s", crash_at_s, "must be finite and >= 0")
     if resume and db_path is None:
         raise InvalidInput("db", None, "--resume needs --db FILE")
+    if push_at_s is not None and not (math.isfinite(push_at_s) and push_at_s >= 0):
+        raise InvalidInput("push_at_s", push_at_s, "must be finite and >= 0")
+    if push_velocity_xy_mps is not None and not (
+            len(push_velocity_xy_mps) == 2 and all(math.isfinite(v) for v in push_velocity_xy_mps)):
+        raise InvalidInput("push_velocity_xy_mps", push_velocity_xy_mps,
+                           "must be two finite numbers")
     scenario = scenario or default_pq_scenario()
     if params is not None:
         scenario = replace(scenario, params=params)
     args = (scenario, resume, crash_at_s, crash_stage, pace_s, out, push_at_s,
             push_velocity_xy_mps)
     if db_path is not None:
-        db = Path(db_path)
-        return _run(db, db.with_name(db.name + ".world.json"), *args, keep_record=True,
-                    on_dispatch=on_dispatch)
+        return _run(Path(db_path), *args, keep_record=True, on_dispatch=on_dispatch)
     # No record kept: a private folder that is removed afterwards.
     with tempfile.TemporaryDirectory(prefix="navproof-pq-") as tmp:
-        db = Path(tmp) / "pq-handoff.db"
-        return _run(db, db.with_name(db.name + ".world.json"), *args, keep_record=False,
+        return _run(Path(tmp) / "pq-handoff.db", *args, keep_record=False,
                     on_dispatch=on_dispatch)
 
 
-def _run(db: Path, world_path: Path, scenario: PQScenario, resume: bool,
+def _stored_world(record: HandoffRecord, scenario: PQScenario) -> PQWorld:
+    """The world a resume continues from: the record's, else (a record of an older navproof)
+    the ``FILE.world.json`` beside it, copied into the record once."""
+    world = PQWorld.from_record(record, scenario=scenario)
+    if world is not None:
+        return world
+    legacy = record.path.with_name(record.path.name + ".world.json")
+    if not legacy.exists():
+        raise InvalidInput("world", str(record.path), "holds no world; nothing to resume")
+    world = replace(PQWorld.load(legacy, scenario=scenario), path=record.path, record=record)
+    world.persist()
+    return world
+
+
+def _run(db: Path, scenario: PQScenario, resume: bool,
          crash_at_s: float | None, crash_stage: str, pace_s: float, out: TextIO,
          push_at_s: float | None, push_velocity: tuple[float, float] | None, *,
          keep_record: bool, on_dispatch: Callable[[int], None] | None) -> PQResult:
     target = scenario.target()
     params = scenario.params
     action_id = scenario.action_id
-    world = PQWorld.load(world_path, scenario=scenario) if resume else None
-    with HandoffRecord.open(db) as record:
+    if resume and not db.exists():
+        raise InvalidInput("db", str(db), "does not exist; nothing to resume")
+    # exclusive: a second run on the same file is refused before it writes or moves anything
+    with HandoffRecord.open(db, exclusive=True) as record:
         existing = record.action_ids()
         if not resume and existing:
             raise RecordError("db", str(db), f"already holds action(s) {existing}; use --resume "
                                              "or another file (nothing was changed)")
         if resume and existing and action_id not in existing:
             record.load(action_id)
+        world = _stored_world(record, scenario) if resume else None
         printer = _Printer(out)
         out.write(f"navproof simulate pq-handoff: {scenario.headline()}\n")
         out.write(f"record {db}\n" if keep_record
                   else "record: temporary (use --db FILE to keep it)\n")
         out.write("  t [s] tick phase          X [m]  v [m/s]   note (* = decision or event)\n")
+        if world is not None and action_id in existing \
+                and Phase(record.load(action_id).phase) in TERMINAL:
+            # a finished run: report it, write nothing (no new epoch, no re-offered step)
+            row = record.load(action_id)
+            printer.row(time_s=world.time_s, tick=round(world.time_s / params.tick_s),
+                        phase=row.phase, x_m=world.position_xy_m[0],
+                        speed_mps=float(np.linalg.norm(world.velocity_xy_mps)), kind="recover",
+                        note=f"action already ended in {row.phase}; nothing to resume, "
+                             "nothing written")
+            return _result(record, scenario, world, row, epoch=record.latest_epoch(),
+                           status=(RouteStatus.FAILURE if row.phase == Phase.FAILURE.value
+                                   else RouteStatus.RUNNING).value, out=out, printer=printer)
         if world is None:
-            world = PQWorld(path=world_path, step_s=params.step_s, push_at_s=push_at_s,
+            world = PQWorld(path=db, step_s=params.step_s, push_at_s=push_at_s,
                             push_velocity_xy_mps=None if push_velocity is None
-                            else list(push_velocity), scenario=scenario)
+                            else list(push_velocity), scenario=scenario, record=record)
             world.persist()
         epoch = record.begin_run("recover" if resume else "start")
         tick = round(world.time_s / params.tick_s)
@@ -351,32 +426,38 @@ def _run(db: Path, world_path: Path, scenario: PQScenario, resume: bool,
                                 else ""))
 
         drive(ctrl, world, params, limit_tick=limit_tick, on_stage=stage, on_step=stepped)
-        row = record.load(action_id)
-        summary = {
-            "action_id": action_id,
-            "final_phase": row.phase,
-            "patch": row.patch,
-            "attempts_used": row.attempts_used,
-            "max_attempts": row.max_attempts,
-            "first_approach_tick": row.first_approach_tick,
-            "deadline_tick": row.deadline_tick,
-            "fault": row.fault,
-            "adoption": json.loads(row.adoption) if row.adoption else None,
-            "attempts": [a.__dict__ for a in record.attempts(action_id)],
-            "rejected_displacements": sum(
-                1 for d in record.displacement_log(action_id) if not d["accepted"]),
-            "run_epoch": epoch,
-            "final_x_m": world.position_xy_m[0],
-            "final_height_m": world.height_m(),
-        }
-        status = ctrl.route_status().value
-        summary["route_status"] = status
-        out.write(f"final phase {row.phase} on {row.patch}; route {status}; attempts "
-                  f"{row.attempts_used}/{row.max_attempts}; deadline tick {row.deadline_tick}; "
-                  f"rejected displacements {summary['rejected_displacements']}"
-                  + (f"; FAULT {row.fault}" if row.fault else "") + "\n")
-        exit_code = 0 if row.phase == Phase.FOLLOWING.value and row.patch == scenario.slope else 1
-        return PQResult(row.phase, status, exit_code, printer.rows, summary)
+        return _result(record, scenario, world, record.load(action_id), epoch=epoch,
+                       status=ctrl.route_status().value, out=out, printer=printer)
+
+
+def _result(record: HandoffRecord, scenario: PQScenario, world: PQWorld, row: Any, *,
+            epoch: int, status: str, out: TextIO, printer: _Printer) -> PQResult:
+    """Summarise the record's action, print the final line and pick the exit code."""
+    action_id = scenario.action_id
+    summary = {
+        "action_id": action_id,
+        "final_phase": row.phase,
+        "patch": row.patch,
+        "attempts_used": row.attempts_used,
+        "max_attempts": row.max_attempts,
+        "first_approach_tick": row.first_approach_tick,
+        "deadline_tick": row.deadline_tick,
+        "fault": row.fault,
+        "adoption": json.loads(row.adoption) if row.adoption else None,
+        "attempts": [a.__dict__ for a in record.attempts(action_id)],
+        "rejected_displacements": sum(
+            1 for d in record.displacement_log(action_id) if not d["accepted"]),
+        "run_epoch": epoch,
+        "final_x_m": world.position_xy_m[0],
+        "final_height_m": world.height_m(),
+    }
+    summary["route_status"] = status
+    out.write(f"final phase {row.phase} on {row.patch}; route {status}; attempts "
+              f"{row.attempts_used}/{row.max_attempts}; deadline tick {row.deadline_tick}; "
+              f"rejected displacements {summary['rejected_displacements']}"
+              + (f"; FAULT {row.fault}" if row.fault else "") + "\n")
+    exit_code = 0 if row.phase == Phase.FOLLOWING.value and row.patch == scenario.slope else 1
+    return PQResult(row.phase, status, exit_code, printer.rows, summary)
 
 
 def run_cli(args: Any) -> int:

@@ -26,12 +26,19 @@ from pathlib import Path
 from typing import Any
 
 from navproof.core.errors import InvalidInput
+from navproof.handoff.record_file import (
+    check_pages,
+    check_valid_location,
+    lock_exclusive,
+    probe,
+)
 from navproof.handoff.record_schema import (
     ACTION_UPDATABLE,
     APPLICATION_ID,
     ATTEMPT_NEXT,
     SCHEMA_SQL,
     SCHEMA_VERSION,
+    WORLD_SQL,
     ActionRow,
     ActionSpec,
     AttemptRow,
@@ -40,83 +47,30 @@ from navproof.handoff.record_schema import (
     RecordError,
 )
 
-def _sidecars(path: Path) -> list[Path]:
-    """The write-ahead log and shared-memory files SQLite keeps beside a WAL-mode database."""
-    return [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
-
-
-def _check_valid_location(path: Path) -> None:
-    """RecordError naming the cause when the record cannot be written where it is asked for: a
-    WAL-mode record writes ``FILE-wal`` and ``FILE-shm`` beside ``FILE``."""
-    folder = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise RecordError("db", str(path), "is a directory, not a record file")
-    if not folder.is_dir():
-        raise RecordError("db", str(path), f"its folder {str(folder)!r} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise RecordError("db", str(path), f"its folder {str(folder)!r} is read-only; the record "
-                                           "writes FILE-wal and FILE-shm beside FILE")
-    if path.exists() and not os.access(path, os.R_OK | os.W_OK):
-        raise RecordError("db", str(path), "is read-only (or unreadable); the record is "
-                                           "written after every step")
-
-
-def _probe(path: Path) -> tuple[int, int, list[str]]:
-    """Application ID, schema version and table names of an existing file, read-only.
-
-    A read-only look at a WAL-mode file can create empty ``-wal``/``-shm`` files beside it;
-    the ones that did not exist before are removed again, so a refused file is left exactly
-    as it was (with its folder)."""
-    existed = {p for p in _sidecars(path) if p.exists()}
-    try:
-        return _probe_open(path)
-    finally:
-        for extra in _sidecars(path):
-            if extra not in existed and extra.exists() and extra.stat().st_size == 0:
-                extra.unlink()
-
-
-def _probe_open(path: Path) -> tuple[int, int, list[str]]:
-    uri = f"{path.resolve().as_uri()}?mode=ro"
-    try:
-        conn = sqlite3.connect(uri, uri=True)
-    except sqlite3.Error as exc:
-        raise RecordError("db", str(path), f"cannot be opened: {exc}; nothing was changed") from exc
-    try:
-        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        tables = [
-            row[0]
-            for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        ]
-        return int(app_id), int(version), tables
-    except sqlite3.DatabaseError as exc:
-        raise RecordError(
-            "db", str(path), f"is not a SQLite database ({exc}); nothing was changed"
-        ) from exc
-    finally:
-        conn.close()
-
-
 class HandoffRecord:
     """The action record file; every method is one durable transaction (Claim: H7)."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path, *, lock_fd: int | None = None) -> None:
         self._conn = conn
         self.path = path
+        self._lock_fd = lock_fd
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str]) -> HandoffRecord:
-        """Open or create the record at ``path``.
+    def open(cls, path: str | os.PathLike[str], *, exclusive: bool = False) -> HandoffRecord:
+        """Open or create the record at ``path``; ``exclusive`` holds it for this process alone
+        until :meth:`close` (a run that moves a world, H7).
 
-        RecordError, with nothing written, for: a file that is not SQLite, a SQLite file of
-        another application, or a record of a newer schema than this runtime knows.
+        RecordError, with nothing written, for: a folder or file that cannot be written, a file
+        that is not SQLite or has corrupt pages, a SQLite file of another application, a record
+        of a newer schema than this runtime knows, or (``exclusive``) a record another process
+        holds. A schema-1 record is upgraded to schema 2 (the world table is added).
         """
         path = Path(path)
-        _check_valid_location(path)
+        check_valid_location(path)
         fresh = not path.exists() or path.stat().st_size == 0
+        upgrade = False
         if not fresh:
-            app_id, version, tables = _probe(path)
+            app_id, version, tables = probe(path)
             if app_id == 0 and not tables:
                 fresh = True
             elif app_id != APPLICATION_ID:
@@ -135,8 +89,17 @@ class HandoffRecord:
                 )
             elif version < 1:
                 raise RecordError("db", str(path), f"has unknown record schema {version}")
+            upgrade = version < SCHEMA_VERSION
+        lock_fd = lock_exclusive(path) if exclusive else None
         try:
             conn = sqlite3.connect(str(path), isolation_level=None, timeout=10.0)
+        except sqlite3.Error as exc:
+            if lock_fd is not None:
+                os.close(lock_fd)
+            raise RecordError("db", str(path), f"cannot be opened: {exc}") from exc
+        try:
+            if not fresh:
+                check_pages(conn, path)
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = FULL")
             conn.execute("PRAGMA foreign_keys = ON")
@@ -148,12 +111,23 @@ class HandoffRecord:
                     + f"PRAGMA user_version = {SCHEMA_VERSION};"
                     + "COMMIT;"
                 )
-        except sqlite3.Error as exc:
+            elif upgrade:
+                conn.executescript("BEGIN IMMEDIATE;" + WORLD_SQL
+                                   + f"PRAGMA user_version = {SCHEMA_VERSION};" + "COMMIT;")
+        except (sqlite3.Error, RecordError) as exc:
+            conn.close()
+            if lock_fd is not None:
+                os.close(lock_fd)
+            if isinstance(exc, RecordError):
+                raise
             raise RecordError("db", str(path), f"cannot be used: {exc}") from exc
-        return cls(conn, path)
+        return cls(conn, path, lock_fd=lock_fd)
 
     def close(self) -> None:
         self._conn.close()
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
     def __enter__(self) -> HandoffRecord:
         return self
@@ -269,6 +243,25 @@ class HandoffRecord:
         if row is None:
             return None
         return dict(zip([c[0] for c in cur.description], row, strict=True))
+
+    # --- the simulated world --------------------------------------------------------------
+
+    def save_world(self, step_index: int, state: Mapping[str, Any]) -> None:
+        """Replace the stored world in one durable transaction (one run is one file).
+        InvalidInput, with nothing written, when the state holds a non-finite number."""
+        try:
+            text = json.dumps(dict(state), sort_keys=True, allow_nan=False)
+        except ValueError:
+            raise InvalidInput("world", "NaN or inf", "every stored number must be finite; "
+                               "nothing was written") from None
+        with self._transaction() as conn:
+            conn.execute("INSERT OR REPLACE INTO world (id, step_index, state) VALUES (1, ?, ?)",
+                         (int(step_index), text))
+
+    def load_world(self) -> dict[str, Any] | None:
+        """The stored world, or None when the run has not stored one yet."""
+        row = self._conn.execute("SELECT state FROM world WHERE id = 1").fetchone()
+        return None if row is None else json.loads(row[0])
 
     # --- decisions ------------------------------------------------------------------------
 

@@ -9,8 +9,20 @@ from typing import Any
 
 from navproof.core.errors import InvalidInput
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2 added the ``world`` table (the simulated world lives in the record file); a schema-1 record
+is upgraded on open by adding it (:data:`WORLD_SQL`)."""
 APPLICATION_ID = 0x4E504858  # "NPHX": marks a navproof handoff record
+
+WORLD_SQL = """
+CREATE TABLE world (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    step_index INTEGER NOT NULL,
+    state TEXT NOT NULL
+);
+"""
+"""The simulated world of a scenario run (one row, JSON of finite numbers), kept in the record
+file so that one run is one file."""
 
 SCHEMA_SQL = """
 CREATE TABLE runs (
@@ -92,7 +104,7 @@ CREATE TABLE decisions (
     deadline_tick INTEGER NOT NULL,
     detail TEXT NOT NULL
 );
-"""
+""" + WORLD_SQL
 
 ACTION_UPDATABLE = frozenset(
     {

@@ -56,6 +56,15 @@ def check_integrity(db: Path) -> None:
     conn.close()
 
 
+def stored_world(db: Path) -> dict:
+    """The simulated world the run keeps in its record file (one run is one file)."""
+    conn = sqlite3.connect(db)
+    (state,) = conn.execute("SELECT state FROM world WHERE id = 1").fetchone()
+    conn.close()
+    assert not Path(str(db) + ".world.json").exists()
+    return json.loads(state)
+
+
 def check_invariants(db: Path) -> dict:
     """Assert the H5/H7 invariants on the record and the world; return a summary."""
     check_integrity(db)
@@ -118,7 +127,7 @@ def check_invariants(db: Path) -> dict:
 
     # no teleport: every step of the world starts where the previous one ended, moves exactly
     # by its commanded displacement, and the steps are consecutive across restarts
-    world = json.loads(Path(str(db) + ".world.json").read_text())
+    world = stored_world(db)
     history = world["history"]
     assert [h["step_index"] for h in history] == list(range(len(history)))
     for prev, cur in zip(history, history[1:], strict=False):
