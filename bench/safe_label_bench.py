@@ -23,9 +23,9 @@ import json
 import numpy as np
 
 from navproof import boundary as b
+from navproof import step as ss
 from navproof.core.errors import InvalidInput
 from navproof.orca.crowd import Crowd
-from navproof import step as ss
 
 WALL_SETS = ((2.0, 1.5, 0.1), (1.0, 2.0, 0.1), (4.0, 1.0, 0.05), (1.0, 1.0, 0.2))
 """(a m/s^2, Vh m/s, dt s) of the lone-body wall approach."""
@@ -86,7 +86,8 @@ def overlap_pair(*, steps: int = 30, dt_s: float = 0.1, a_mps2: float = 1.0) -> 
         dist.append(d)
         if recovered_at is None and d >= 2 * RADIUS_M - 1e-9:
             recovered_at = k
-    shrinking = all(d1 > d0 for d0, d1 in zip(dist, dist[1:recovered_at or len(dist)]))
+    later = dist[1:recovered_at or len(dist)]
+    shrinking = all(d1 > d0 for d0, d1 in zip(dist, later, strict=False))
     return {"start_distance_m": dist[0], "end_distance_m": dist[-1],
             "steps_to_recover": recovered_at, "overlap_shrinks_every_step": shrinking,
             "labels": labels, "largest_step_move_m": jump}

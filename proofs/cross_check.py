@@ -5,8 +5,8 @@ printer, exact rationals) under the logic QF_NRA with the resource limit ``rlimi
 profile's ``[proof_budgets] cvc5_resource_limit`` or ``--cvc5-rlimit``), so the answer does not
 depend on the machine's load. cvc5's nonlinear procedure does not always honour that limit
 (the negation of A4 ran for more than 20 minutes under it), so each query also has a wall-clock
-stop, ``tlimit-per`` = ``TIME_LIMIT_S``; reaching it is an unknown, never a pass. The engine compares each answer with z3's: a disagreement, or an
-unknown from cvc5, fails the obligation.
+stop, ``tlimit-per`` = ``TIME_LIMIT_S``; reaching it is an unknown, never a pass. The engine
+compares each answer with z3's: a disagreement, or an unknown from cvc5, fails the obligation.
 
 cvc5 is imported only here, and only when a cross-check is asked for.
 """

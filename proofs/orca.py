@@ -119,7 +119,9 @@ for _s in (1, -1):
     _norm_sq = simplify((_dx**2 + _dy**2).subs(rel_px**2 + rel_py**2, dist_sq))
     assert simplify(_norm_sq.subs(dist_sq, rel_px**2 + rel_py**2) - 1) == 0
     assert simplify(_dx * rel_py - _dy * rel_px + comb_r) == 0
-assert simplify(CUTOFF_CHANGE[0] * CUTOFF_DIRECTION[0] + CUTOFF_CHANGE[1] * CUTOFF_DIRECTION[1]) == 0
+assert simplify(
+    CUTOFF_CHANGE[0] * CUTOFF_DIRECTION[0] + CUTOFF_CHANGE[1] * CUTOFF_DIRECTION[1]
+) == 0
 
 FORMULAS = (
     Formula(

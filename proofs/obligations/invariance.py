@@ -43,7 +43,6 @@ from navproof.proofs.obligations.common import (
     Values,
     dot,
     runtime_formulas,
-    sub,
 )
 from navproof.proofs.obligations.stop_envelope import _envelope_cap
 from navproof.specs.profile import Profile

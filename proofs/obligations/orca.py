@@ -32,7 +32,6 @@ import sympy
 import z3
 
 from navproof.proofs import orca
-from navproof.proofs.obligations.scaling import ScaleRoles, rescaled_endpoint
 from navproof.proofs.obligations.common import (
     PROVED,
     REFUTED,
@@ -42,6 +41,7 @@ from navproof.proofs.obligations.common import (
     Step,
     Values,
 )
+from navproof.proofs.obligations.scaling import ScaleRoles, rescaled_endpoint
 from navproof.specs.profile import Profile
 
 Vec = tuple[z3.ArithRef, z3.ArithRef]

@@ -40,8 +40,8 @@ from navproof.handoff.controller import (
     StepReport,
     Versions,
 )
-from navproof.handoff.pq_data import PQScenario, default_pq_scenario, load_pq_scenario
 from navproof.handoff.phases import TERMINAL, Phase, RouteStatus
+from navproof.handoff.pq_data import PQScenario, default_pq_scenario, load_pq_scenario
 from navproof.handoff.record import HandoffRecord, MotionTags, RecordError
 
 WORLD_SCHEMA = 1

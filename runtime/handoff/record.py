@@ -47,6 +47,7 @@ from navproof.handoff.record_schema import (
     RecordError,
 )
 
+
 class HandoffRecord:
     """The action record file; every method is one durable transaction (Claim: H7)."""
 

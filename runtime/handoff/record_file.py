@@ -15,6 +15,7 @@ from pathlib import Path
 
 from navproof.handoff.record_schema import RecordError
 
+
 def sidecars(path: Path) -> list[Path]:
     """The write-ahead log and shared-memory files SQLite keeps beside a WAL-mode database."""
     return [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]

@@ -418,8 +418,8 @@ class Crowd:
     :mod:`navproof.orca.responsibility`, Claim O7; ``priority_share`` is what the higher
     priority of a pair takes); ``tie_break`` is "none" (RVO2) or "keep-right": an agent
     stalled for ``stall_steps`` steps turns its preferred velocity clockwise by
-    ``side_bias_rad`` and yields by index to stalled equals (Claim O8); ``workers`` threads (default: the
-    CPUs this process may use) run the compiled loops of crowds of at least
+    ``side_bias_rad`` and yields by index to stalled equals (Claim O8); ``workers`` threads
+    (default: the CPUs this process may use) run the compiled loops of crowds of at least
     ``PARALLEL_MIN_AGENTS`` agents. The numpy stages stay on the calling thread: their many
     short calls contend for the interpreter lock, and on a loaded 2-core machine two threads
     of them cost twice the CPU time. The answer does not depend on ``workers``.

@@ -6,7 +6,8 @@ share (1/2 by default, per pair with responsibility weights, priorities and non-
 neighbours, Claim O7) of the smallest change that leaves the truncated velocity obstacle (Claim
 O3), and already-overlapping agents use the cut-off circle of one time step (Claim O6). The
 agent-line geometry is evaluated with the expressions derived in ``navproof.proofs.orca``
-(generated into :mod:`navproof._generated.formulas`), the ones the O3/O6/O7 proofs are about. Zero-length vectors that the reference library would divide by (it returns NaN
+(generated into :mod:`navproof._generated.formulas`), the ones the O3/O6/O7 proofs are about.
+Zero-length vectors that the reference library would divide by (it returns NaN
 there) get a deterministic direction instead, so no line is ever non-finite.
 """
 

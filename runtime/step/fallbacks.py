@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from navproof.boundary.margins import accel_end_margin_m
-from navproof.core.vec2 import dot2
 from navproof.boundary.stop_envelope import brake_envelope_margin_m
+from navproof.core.vec2 import dot2
 from navproof.step.constraints import Prepared
 from navproof.step.inputs import StepInput
 from navproof.step.search import CORRIDOR_ONLY, closest_verified

@@ -15,9 +15,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from navproof.core.vec2 import dot2
 from navproof.boundary.stop_envelope import hold_is_safe
 from navproof.core.tolerances import EPS
+from navproof.core.vec2 import dot2
 from navproof.step.constraints import Prepared
 from navproof.step.inputs import StepInput
 from navproof.step.result import Margins

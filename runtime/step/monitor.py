@@ -4,7 +4,8 @@ The committed velocities are re-evaluated from the step input with the same gene
 the proofs discharge (independently of the margins the solver reported): whole-step coverage of
 every edge (B2/B5, B6 for rotating edges), the shared stop envelope (S3), the discrete braking
 envelope (S7), the certified stop and hold in the local frame of every wall next to rotating
-motion (B6), the reachable disk (V2) and the neighbour sweep (W1). A violation raises :class:`ObligationViolation` with the claim
+motion (B6), the reachable disk (V2) and the neighbour sweep (W1). A violation raises
+:class:`ObligationViolation` with the claim
 ID, the agent, the signed margin (negative: how far outside) and the offending data.
 
 Which obligations bind depends on the label: ``safe`` steps owe all four; ``dynamic avoidance

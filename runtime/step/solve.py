@@ -46,6 +46,7 @@ from navproof.step.hold import (
 )
 from navproof.step.inputs import StepInput, check_valid_step_input
 from navproof.step.monitor import check_committed_step
+from navproof.step.overlap import overlapping_agents, separation_planes
 from navproof.step.result import (
     DYNAMIC_AVOIDANCE_FAILED,
     FLAG_CARRY_EXCEEDS_CANCEL,
@@ -59,7 +60,6 @@ from navproof.step.result import (
     SOLVE_FAILED,
     SafeStepResult,
 )
-from navproof.step.overlap import overlapping_agents, separation_planes
 from navproof.step.search import EVERY_CONSTRAINT, SEPARATING, closest_verified
 from navproof.step.verify import KnownMargins, committed_margins
 

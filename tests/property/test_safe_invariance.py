@@ -8,11 +8,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from navproof._generated import formulas
 from navproof import boundary as b
+from navproof import step as ss
+from navproof._generated import formulas
 from navproof.boundary.reference import reference_velocity
 from navproof.orca.crowd import Crowd
-from navproof import step as ss
 
 WALL_SETS = ((2.0, 1.5, 0.1), (1.0, 2.0, 0.1), (4.0, 1.0, 0.05), (1.0, 1.0, 0.2))
 """(a m/s^2, Vh m/s, dt s): the four parameter sets of the wall approach of issue 11."""
