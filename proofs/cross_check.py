@@ -5,13 +5,18 @@ printer, exact rationals) under the logic QF_NRA with the resource limit ``rlimi
 profile's ``[proof_budgets] cvc5_resource_limit`` or ``--cvc5-rlimit``), so the answer does not
 depend on the machine's load. cvc5's nonlinear procedure does not always honour that limit
 (the negation of A4 ran for more than 20 minutes under it), so each query also has a wall-clock
-stop, ``tlimit-per`` = ``TIME_LIMIT_S``; reaching it is an unknown, never a pass. The engine
-compares each answer with z3's: a disagreement, or an unknown from cvc5, fails the obligation.
+stop, ``tlimit-per`` = ``TIME_LIMIT_S`` (and a kill ``GRACE_S`` later); reaching it is an
+unknown, never a pass. The engine compares each answer with z3's: a disagreement, or an unknown
+from cvc5, fails the obligation.
 
 cvc5 is imported only here, and only when a cross-check is asked for.
 """
 
 from __future__ import annotations
+
+import multiprocessing
+from multiprocessing.connection import Connection
+from typing import cast
 
 import z3
 
@@ -21,6 +26,8 @@ UNKNOWN = "unknown"
 
 # Wall-clock stop of one cvc5 query (seconds): a backstop for the resource limit, see above.
 TIME_LIMIT_S = 30.0
+# How long past its own stop a cvc5 query may run before its process is killed (seconds).
+GRACE_S = 5.0
 
 
 def available() -> bool:
@@ -35,12 +42,45 @@ def available() -> bool:
 def check(
     assertions: list[z3.BoolRef], resource_limit: int, time_limit_s: float = TIME_LIMIT_S
 ) -> tuple[str, str]:
-    """cvc5's answer (sat, unsat or unknown) for the conjunction, and the reason when unknown."""
-    import cvc5
+    """cvc5's answer (sat, unsat or unknown) for the conjunction, and the reason when unknown.
 
+    cvc5 runs in a child process: when it outlives its own time limit by ``GRACE_S`` (its
+    nonlinear procedure does not always look at the clock either), the child is killed and the
+    answer is unknown.
+    """
     printer = z3.Solver()
     printer.add(*assertions)
     text = printer.to_smt2().replace("(check-sat)", "")
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(
+        target=_decide_in_child, args=(sender, text, resource_limit, time_limit_s), daemon=True
+    )
+    child.start()
+    sender.close()
+    try:
+        if receiver.poll(time_limit_s + GRACE_S):
+            return cast(tuple[str, str], receiver.recv())
+        return UNKNOWN, f"killed after {time_limit_s + GRACE_S:g} s of wall-clock time"
+    except EOFError:
+        return UNKNOWN, f"cvc5 ended without an answer (exit code {child.exitcode})"
+    finally:
+        if child.is_alive():
+            child.kill()
+        child.join()
+        receiver.close()
+
+
+def _decide_in_child(
+    sender: Connection, text: str, resource_limit: int, time_limit_s: float
+) -> None:
+    sender.send(_decide(text, resource_limit, time_limit_s))
+    sender.close()
+
+
+def _decide(text: str, resource_limit: int, time_limit_s: float) -> tuple[str, str]:
+    import cvc5
+
     terms = cvc5.TermManager()
     solver = cvc5.Solver(terms)
     solver.setOption("rlimit-per", str(resource_limit))
