@@ -18,27 +18,9 @@ import numpy as np
 from navproof._generated import formulas
 from navproof.boundary.margins import affine_root
 from navproof.boundary.step_length import per_edge
-from navproof.core.errors import EPS, InvalidInput
-from navproof.core.validation import check_valid_finite
+from navproof.core.errors import EPS
+from navproof.core.validation import check_valid_budget, check_valid_finite
 from navproof.core.vec2 import dot2
-
-
-def check_valid_budget(field: str, a_mps2: np.ndarray, *, allow_zero: bool = False
-                       ) -> np.ndarray:
-    """Return the braking budget (m/s^2) as float64; InvalidInput when NaN, infinite or <= 0
-    (< 0 with ``allow_zero``: the safe step holds an agent with a zero budget instead, S6).
-
-    A zero budget would reach a division in S1-S3 and S7: it is refused here instead. Claim: S6.
-    """
-    arr = np.asarray(a_mps2, dtype=np.float64)
-    bad = ~np.isfinite(arr) | ((arr < 0.0) if allow_zero else (arr <= 0.0))
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0]) if arr.ndim else ()
-        rule = ("braking budget must be finite and >= 0 m/s^2 (S6: a zero budget holds)"
-                if allow_zero else
-                "braking budget must be finite and > 0 m/s^2 (S6: no division by a = 0)")
-        raise InvalidInput(f"{field}{list(idx)}" if idx else field, float(arr[idx]), rule)
-    return arr
 
 
 def envelope_speed_cap_mps(vh_mps: np.ndarray, u_mps: np.ndarray, r_mps: np.ndarray
