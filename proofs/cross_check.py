@@ -14,9 +14,9 @@ cvc5 is imported only here, and only when a cross-check is asked for.
 
 from __future__ import annotations
 
-import multiprocessing
-from multiprocessing.connection import Connection
-from typing import cast
+import json
+import subprocess
+import sys
 
 import z3
 
@@ -51,31 +51,32 @@ def check(
     printer = z3.Solver()
     printer.add(*assertions)
     text = printer.to_smt2().replace("(check-sat)", "")
-    context = multiprocessing.get_context("fork")
-    receiver, sender = context.Pipe(duplex=False)
-    child = context.Process(
-        target=_decide_in_child, args=(sender, text, resource_limit, time_limit_s), daemon=True
-    )
-    child.start()
-    sender.close()
+    request = json.dumps({"text": text, "rlimit": resource_limit, "tlimit_s": time_limit_s})
+    # A plain child process (not multiprocessing): `prove -j N` workers are daemonic and may not
+    # have multiprocessing children of their own.
+    code = "from navproof.proofs.cross_check import decide_from_stdin; decide_from_stdin()"
     try:
-        if receiver.poll(time_limit_s + GRACE_S):
-            return cast(tuple[str, str], receiver.recv())
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            input=request,
+            capture_output=True,
+            text=True,
+            timeout=time_limit_s + GRACE_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
         return UNKNOWN, f"killed after {time_limit_s + GRACE_S:g} s of wall-clock time"
-    except EOFError:
-        return UNKNOWN, f"cvc5 ended without an answer (exit code {child.exitcode})"
-    finally:
-        if child.is_alive():
-            child.kill()
-        child.join()
-        receiver.close()
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        return UNKNOWN, f"cvc5 ended without an answer (exit code {done.returncode}: {last})"
+    answer, reason = json.loads(done.stdout)
+    return str(answer), str(reason)
 
 
-def _decide_in_child(
-    sender: Connection, text: str, resource_limit: int, time_limit_s: float
-) -> None:
-    sender.send(_decide(text, resource_limit, time_limit_s))
-    sender.close()
+def decide_from_stdin() -> None:
+    """Child side of :func:`check`: read the query as JSON on stdin, print the answer as JSON."""
+    request = json.loads(sys.stdin.read())
+    print(json.dumps(_decide(request["text"], request["rlimit"], request["tlimit_s"])))
 
 
 def _decide(text: str, resource_limit: int, time_limit_s: float) -> tuple[str, str]:

@@ -82,3 +82,15 @@ def test_prove_cross_check_reports_both_engines(tmp_path):
     for record in data["obligations"]:
         assert record["engines"]["cvc5"] == record["engines"]["z3"] == record["status"]
     assert "cvc5 proved" in out.getvalue()
+
+
+def test_cross_check_runs_inside_parallel_workers(tmp_path):
+    # `-j 2` runs obligations in daemonic worker processes; cvc5 must still get its own child.
+    path = tmp_path / "out.json"
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(["prove", "--claims", "B1,A5", "--cross-check", "-j", "2",
+                         "--json", str(path)])
+    assert code == 0, out.getvalue() + err.getvalue()
+    records = json.loads(path.read_text())["obligations"]
+    assert records and all(r["engines"]["cvc5"] == r["status"] for r in records)
