@@ -334,7 +334,7 @@ def _endpoints(
     records: list[dict[str, object]] = []
     unreachable: list[str] = []
     undecided = False
-    exact = _exact_values(witness, ob.shown)
+    exact = _exact_values(witness, ob.shown) if ob.endpoint_hint else {}
     for point in ob.endpoints:
         facts = assumptions if point.outside_claim is None else ob.hypotheses
         outcome, model, reason, hinted = z3.unknown, None, "", False
