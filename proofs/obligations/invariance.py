@@ -22,6 +22,12 @@ Conclusions, split into three obligations that z3 decides separately:
   [0, dt]) stays >= 0, and the S7 envelope holds again at its end;
 - ``S7/envelope``: the next step also meets the shared linear envelope of S3
   (``dot(n, c2) <= LINEAR_ENVELOPE_BOUND(s1, dt, a, Cmax)``).
+Compositions with the runtime's own constraints (what the solve actually enforces):
+- ``S7/halfplane``: the runtime's half-plane ``dot(n, v1) <= BRAKE_ENVELOPE_OFFSET`` is exactly
+  the envelope at the end of the accelerating step, the end margin taken from the step's 2-D
+  world model (so a wrong offset derivation fails here, not only in a test);
+- ``S7/stop_after_step``: a step inside the runtime's B4 and S7 half-planes can be followed by
+  braking at a to c = 0 (plain kinematics) without the margin going below zero.
 By induction the body stays safe on every step; while it approaches, the speed falls by a dt per
 step, so it comes to rest with a margin >= 0 (at or before the wall), and the hold at r keeps
 that margin (R3).
@@ -41,8 +47,11 @@ from navproof.proofs.obligations.common import (
     Replay,
     Step,
     Values,
+    add,
     dot,
+    fdot,
     runtime_formulas,
+    sub,
 )
 from navproof.proofs.obligations.stop_envelope import _envelope_cap
 from navproof.specs.profile import Profile
@@ -309,4 +318,175 @@ def s7_envelope(profile: Profile) -> Obligation:
     )
 
 
-OBLIGATIONS = {"S7/reach": s7_reach, "S7/boundary": s7_boundary, "S7/envelope": s7_envelope}
+def _world_end_margin(bb: Builder, s, dt, n, u, e, v0, v1) -> z3.ArithRef:
+    """Margin at the step end from the 2-D world model of the step, written here and not taken
+    from a derivation: the body moves x(t) = x0 + (u + v0) t + (v1 - v0) t^2 / (2 dt) relative to
+    its start, the edge moves at e, so the end margin is s + dt dot(n, e) - dot(n, x(dt) - x0)."""
+    half = z3.RealVal("1/2")
+    moved = tuple((u[i] + v0[i]) * dt + (v1[i] - v0[i]) * dt * half for i in range(2))
+    return bb.alias("s_end_world", s + dt * dot(n, e) - dot(n, moved))
+
+
+def _simulated_min_margin(s: float, dt: float, a: float, n, u, e, r, v0, v1,
+                          substeps: int = 2000) -> tuple[float, float]:
+    """Independent numeric model (fine time stepping, no derived formula): the margin at the end
+    of the step from v0 to v1 and the least margin over the step followed by braking at a along
+    c1 = u + v1 - r until c = 0, the edge moving at e and the body drifting with r."""
+    def nd(p) -> float:
+        return n[0] * p[0] + n[1] * p[1]
+
+    h = dt / substeps
+    pos, least = 0.0, s
+    for i in range(substeps):
+        frac = (i + 0.5) / substeps
+        vel = (u[0] + v0[0] + (v1[0] - v0[0]) * frac, u[1] + v0[1] + (v1[1] - v0[1]) * frac)
+        pos += h * (nd(vel) - nd(e))
+        least = min(least, s - pos)
+    end = s - pos
+    c1 = (u[0] + v1[0] - r[0], u[1] + v1[1] - r[1])
+    speed = math.hypot(*c1)
+    if speed > 0.0:
+        brake_s = speed / a
+        hb = brake_s / substeps
+        for i in range(substeps):
+            scale = 1.0 - a * (i + 0.5) * hb / speed
+            vel = (r[0] + c1[0] * scale, r[1] + c1[1] * scale)
+            pos += hb * (nd(vel) - nd(e))
+            least = min(least, s - pos)
+    return end, least
+
+
+def s7_halfplane(profile: Profile) -> Obligation:
+    """S7/halfplane (composition of B4 and S7): the runtime's half-plane
+    ``dot(n, v1) <= BRAKE_ENVELOPE_OFFSET`` holds exactly when the margin at the end of the
+    accelerating step, taken from the 2-D world model of the step, covers K dot(n, u + v1 - r)
+    with the runtime's factor K = ``BRAKE_ENVELOPE_FACTOR``."""
+    bb = Builder(profile)
+    dt = bb.param("dt", "step_s")
+    a = bb.param("a", "brake_budget_mps2")
+    s = bb.param("s", "initial_margin_m")
+    n = bb.unit("n")
+    u = bb.bounded_vector("u", "support_speed_mps")
+    e = bb.bounded_vector("e", "edge_speed_mps")
+    r, v0, v1 = bb.vector("r"), bb.vector("v0"), bb.vector("v1")
+    cmax = bb.var("Cmax", lambda x: x > 0)
+    k = bb.alias("K", bb.term(stop_envelope.BRAKE_ENVELOPE_FACTOR, cmax=cmax, dt=dt, a=a))
+    end = _world_end_margin(bb, s, dt, n, u, e, v0, v1)
+    offset = bb.alias("q", bb.term(stop_envelope.BRAKE_ENVELOPE_OFFSET, s=s, dt=dt,
+                                   n_dot_e=dot(n, e), n_dot_u=dot(n, u), n_dot_v0=dot(n, v0),
+                                   n_dot_r=dot(n, r), kfac=k))
+    c1 = sub(add(u, v1), r)
+
+    def replay(x: Values) -> Replay:
+        f = runtime_formulas()
+        kk = f.brake_envelope_factor(cmax=x["Cmax"], dt=x["dt"], a=x["a"])
+        q = f.brake_envelope_offset(s=x["s"], dt=x["dt"], n_dot_e=fdot(x, "n", "e"),
+                                    n_dot_u=fdot(x, "n", "u"), n_dot_v0=fdot(x, "n", "v0"),
+                                    n_dot_r=fdot(x, "n", "r"), kfac=kk)
+        vec = {p: (x[f"{p}_x"], x[f"{p}_y"]) for p in ("n", "u", "e", "r", "v0", "v1")}
+        world_end, _ = _simulated_min_margin(x["s"], x["dt"], x["a"], vec["n"], vec["u"],
+                                             vec["e"], vec["r"], vec["v0"], vec["v1"])
+        p1 = fdot(x, "n", "u") + fdot(x, "n", "v1") - fdot(x, "n", "r")
+        inside = fdot(x, "n", "v1") <= q
+        covered = world_end - kk * p1 >= 0
+        return Replay(bool(inside != covered),
+                      f"dot(n,v1) {fdot(x, 'n', 'v1'):.6g}, offset {q:.6g}, "
+                      f"end margin {world_end:.6g}, K dot(n,c1) {kk * p1:.6g}")
+
+    return bb.obligation(
+        id="S7/halfplane",
+        claim="S7",
+        title="the S7 half-plane is the braking envelope at the end of the accelerating step",
+        expected=PROVED,
+        premise=[],
+        conclusion=(dot(n, v1) <= offset) == (end - k * dot(n, c1) >= 0),
+        replay=replay,
+        witness_prefer=[s > 0, dot(n, v1) != dot(n, v0), dot(n, e) != 0, cmax > a * dt],
+    )
+
+
+def s7_stop_after_step(profile: Profile) -> Obligation:
+    """S7/stop_after_step (composition of B4, S7 and S1): a step that meets the runtime's B4 and
+    S7 half-planes (generated offsets, in v1) can be followed by braking at the budget a along
+    c1 = u + v1 - r to c = 0, and the margin stays >= 0 during that brake: the end margin is
+    taken from the 2-D world model of the step and the brake is plain kinematics written here
+    (normal displacement dot(n, c1) (tau - a tau^2 / (2 |c1|)) plus the drift with r, the edge
+    moving at e), at every time tau = q |c1| / a with q in [0, 1].
+    """
+    st = _Setting(profile)
+    bb = st.bb
+    s = bb.param("s", "initial_margin_m")
+    v0 = bb.vector("v0")
+    q = bb.var("q")
+    end = _world_end_margin(bb, s, st.dt, st.n, st.u, st.e, v0, st.v1)
+    n_dot_v0 = bb.alias("n_dot_v0", dot(st.n, v0))
+    common = dict(s=s, dt=st.dt, n_dot_e=st.ne, n_dot_u=st.nu, n_dot_v0=n_dot_v0)
+    b4_bound = bb.alias("q_B4", bb.term(boundary.ACCEL_STEP_V1_BOUND, **common))
+    s7_offset = bb.alias("q_S7", bb.term(stop_envelope.BRAKE_ENVELOPE_OFFSET, n_dot_r=st.nr,
+                                         kfac=st.k, **common))
+    n_dot_v1 = bb.alias("n_dot_v1", dot(st.n, st.v1))
+    # the runtime's facts about the step replace S7's premise on s1 (which they must imply)
+    st.premise = [st.speed_v1 <= st.vh, st.speed_w <= st.vh, st.nr - st.ne <= 0,
+                  n_dot_v1 <= b4_bound, n_dot_v1 <= s7_offset, st.s1 == end, q >= 0, q <= 1]
+    p1, k, a, dt, m1 = st.p1, st.k, st.a, st.dt, st.speed_c1
+    half = z3.RealVal("1/2")
+    braking = bb.alias("brake_margin",
+                       st.s1 - q * m1 / a * (st.nr - st.ne) - p1 * m1 / a * (q - q * q * half))
+    vectors = (*v0, *st.n, *st.u, *st.e, *st.r, *st.c1, *st.v1, *st.w)
+    normal = (s, dt, st.nu, st.ne, st.nr, n_dot_v0, n_dot_v1, p1, st.s1, end)
+    scalars = (st.s1, k, p1, m1, a, dt, st.nr, st.ne, q, st.cmax)
+    steps = [
+        *st.candidate_steps()[:4],
+        Step("end margin = s + dt dot(n, e - u) - dt (dot(n, v0) + dot(n, v1))/2",
+             st.s1 == s + dt * (st.ne - st.nu) - dt * (n_dot_v0 + n_dot_v1) / 2,
+             st.keep_only(*vectors, *normal)),
+        Step("dot(n, v1) = dot(n, c1) + dot(n, r) - dot(n, u)", n_dot_v1 == p1 + st.nr - st.nu,
+             st.keep_only(*vectors, *normal)),
+        Step("end margin >= 0 (the B4 half-plane)", st.s1 >= 0,
+             st.keep_only(*normal, b4_bound)),
+        Step("K >= |c1|/a - dt/2 and K >= dt/2",
+             z3.And(k * a >= m1 - a * dt / 2, 2 * k >= dt), st.keep_only(k, st.cmax, a, dt, m1)),
+        Step("2 a K >= |c1|", 2 * a * k >= m1, st.keep_only(k, a, dt, m1)),
+        Step("K >= dt/2", 2 * k >= dt, st.keep_only(k, a, dt, m1)),
+        Step("(dt + 2K) dot(n, v1) <= (dt + 2K) q_S7 (the S7 half-plane)",
+             (dt + 2 * k) * n_dot_v1 <= (dt + 2 * k) * s7_offset,
+             st.keep_only(dt, k, n_dot_v1, s7_offset)),
+        Step("end margin >= K dot(n, c1)", st.s1 >= k * p1,
+             st.keep_only(*normal, s7_offset, k)),
+    ]
+
+    def replay(x: Values) -> Replay:
+        f = runtime_formulas()
+        y = _Setting.replay_state(x)
+        vec = {p: (x[f"{p}_x"], x[f"{p}_y"]) for p in ("n", "u", "e", "r", "v0")}
+        v1 = (y["v1x"], y["v1y"])
+        common_f = dict(s=x["s"], dt=x["dt"], n_dot_e=fdot(x, "n", "e"),
+                        n_dot_u=fdot(x, "n", "u"), n_dot_v0=fdot(x, "n", "v0"))
+        nv1 = vec["n"][0] * v1[0] + vec["n"][1] * v1[1]
+        q_b4 = f.accel_step_v1_bound(**common_f)
+        q_s7 = f.brake_envelope_offset(n_dot_r=fdot(x, "n", "r"), kfac=y["K"], **common_f)
+        w = (x["r_x"] - x["u_x"], x["r_y"] - x["u_y"])
+        drift = fdot(x, "n", "r") - fdot(x, "n", "e")
+        premise = (math.hypot(*v1) <= y["vh"] and math.hypot(*w) <= y["vh"] and drift <= 0
+                   and nv1 <= q_b4 and nv1 <= q_s7)
+        _, least = _simulated_min_margin(x["s"], x["dt"], x["a"], vec["n"], vec["u"], vec["e"],
+                                         vec["r"], vec["v0"], v1)
+        return Replay(bool(premise and least < -1e-9),
+                      f"least margin over the step and the brake {least:.6g}")
+
+    return bb.obligation(
+        id="S7/stop_after_step",
+        claim="S7",
+        title="after a step inside the B4 and S7 half-planes, braking at a stays inside",
+        expected=PROVED,
+        premise=st.premise,
+        conclusion=braking >= 0,
+        replay=replay,
+        witness_prefer=[p1 > 0, m1 > a * dt, q > 0, q < 1, st.nr - st.ne < 0],
+        steps=steps,
+        conclusion_forget=st.keep_only(*scalars, braking),
+    )
+
+
+OBLIGATIONS = {"S7/reach": s7_reach, "S7/boundary": s7_boundary, "S7/envelope": s7_envelope,
+               "S7/halfplane": s7_halfplane, "S7/stop_after_step": s7_stop_after_step}

@@ -29,6 +29,12 @@ REQUIRED = {
     "S3": PROVED,
     "S4": PROVED,
     "S5": PROVED,
+    "S7/reach": PROVED,
+    "S7/boundary": PROVED,
+    "S7/envelope": PROVED,
+    # Compositions: the runtime's accelerating step with its end-stop half-plane and the brake.
+    "S7/halfplane": PROVED,
+    "S7/stop_after_step": PROVED,
     "R2": PROVED,
     "R3": PROVED,
     "A1": PROVED,
