@@ -186,17 +186,27 @@ class ObstacleSet:
                 continue
             p1, p2 = all_p1[near], all_p2[near]
             seg = p2 - p1
-            inv_len_sq = 1.0 / np.einsum("ij,ij->i", seg, seg)
+            len_sq = np.einsum("ij,ij->i", seg, seg)
+            # an edge shorter than about 1e-162 m has a squared length of 0: its projection
+            # parameter is the limit of dot / len_sq (+-inf, an endpoint; NaN, no neighbour)
+            short = len_sq == 0.0
+            inv_len_sq = 1.0 / np.where(short, 1.0, len_sq)
             rx = pos[:, None, 0] - p1[None, :, 0]
             ry = pos[:, None, 1] - p1[None, :, 1]
             # leftOf(p1, p2, pos) of RVO2
             left = (p1[None, :, 0] - pos[:, None, 0]) * seg[None, :, 1] - (
                 p1[None, :, 1] - pos[:, None, 1]) * seg[None, :, 0]
-            r = (rx * seg[None, :, 0] + ry * seg[None, :, 1]) * inv_len_sq[None, :]
-            cx = np.where(r < 0.0, p1[None, :, 0], np.where(r > 1.0, p2[None, :, 0],
-                                                            p1[None, :, 0] + r * seg[None, :, 0]))
-            cy = np.where(r < 0.0, p1[None, :, 1], np.where(r > 1.0, p2[None, :, 1],
-                                                            p1[None, :, 1] + r * seg[None, :, 1]))
+            dot = rx * seg[None, :, 0] + ry * seg[None, :, 1]
+            r = dot * inv_len_sq[None, :]
+            r_mid = r  # the parameter where the foot lies inside the segment
+            if short.any():
+                limit = np.where(dot > 0.0, np.inf, np.where(dot < 0.0, -np.inf, np.nan))
+                r = np.where(short[None, :], limit, r)
+                r_mid = np.where(short[None, :], np.nan, r)
+            foot_x = p1[None, :, 0] + r_mid * seg[None, :, 0]
+            foot_y = p1[None, :, 1] + r_mid * seg[None, :, 1]
+            cx = np.where(r < 0.0, p1[None, :, 0], np.where(r > 1.0, p2[None, :, 0], foot_x))
+            cy = np.where(r < 0.0, p1[None, :, 1], np.where(r > 1.0, p2[None, :, 1], foot_y))
             dist_sq = (pos[:, None, 0] - cx) ** 2 + (pos[:, None, 1] - cy) ** 2
             ok = (left < 0.0) & (dist_sq < rsq[:, None])
             dist_sq = np.where(ok, dist_sq, np.inf)
