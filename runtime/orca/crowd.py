@@ -39,11 +39,11 @@ from navproof.orca.diagnostics import (  # noqa: F401  (re-exported: the crowd's
     build_diagnostics,
     snapshot_of,
 )
+from navproof.orca.halfplanes import solve_lines
 from navproof.orca.lines import agent_lines, obstacle_lines
 from navproof.orca.neighbors import AgentGrid, build_grid, query_into
 from navproof.orca.obstacles import ObstacleSet
 from navproof.orca.responsibility import TIE_BREAKS, pair_shares, stall_count, turn_right
-from navproof.solver.lp import solve_closest
 
 PARALLEL_MIN_AGENTS = 4096
 """Crowds at least this large run their compiled loops in ``workers`` threads."""
@@ -474,8 +474,8 @@ class Crowd:
         obst_idx = self._obstacle_neighbors(rows, grid)
         lines = self._lines_for(rows, nb, obst_idx)
         threads = self.workers if rows.size >= PARALLEL_MIN_AGENTS else 1
-        result = solve_closest(self._preferred[rows], self.max_speed[rows], *lines,
-                               threads=threads)
+        result = solve_lines(self._preferred[rows], self.max_speed[rows], *lines,
+                             threads=threads)
         return obst_idx, lines, result
 
     def compute_new_velocities(self) -> StepDiagnostics:
@@ -499,7 +499,7 @@ class Crowd:
         outputs = [self._solve_chunk(grid, np.arange(lo, hi), nb_idx[lo:hi]) for lo, hi in spans]
         if len(outputs) == 1:
             obst_idx, (point, direction, valid, num_hard), result = outputs[0]
-            velocity, feasible, fail_line = result.velocity, result.feasible, result.fail_line
+            velocity, feasible, fail_line = result.velocity, result.feasible, result.fail_slot
         else:
             width = max(out[1][2].shape[1] for out in outputs)
             obst_width = max(out[0].shape[1] for out in outputs)
@@ -519,7 +519,7 @@ class Crowd:
                 num_hard[lo:hi] = h
                 velocity[lo:hi] = result.velocity
                 feasible[lo:hi] = result.feasible
-                fail_line[lo:hi] = result.fail_line
+                fail_line[lo:hi] = result.fail_slot
                 obst_idx[lo:hi, :ob.shape[1]] = ob
         self.agent_neighbor_idx = nb_idx
         self.obstacle_neighbor_idx = obst_idx
