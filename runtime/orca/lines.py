@@ -13,6 +13,8 @@ there) get a deterministic direction instead, so no line is ever non-finite.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from navproof._generated.formulas import (
@@ -23,9 +25,13 @@ from navproof._generated.formulas import (
     orca_leg_direction_y,
     orca_line_point,
 )
+from navproof.core.jit import compiled_loop
 from navproof.core.tolerances import ORCA_COVERED_TOL_M
 from navproof.core.vec2 import det2
 from navproof.orca.obstacles import ObstacleSet
+
+_TINY = float(np.finfo(np.float64).tiny)
+"""Smallest normal float: shorter vectors count as zero (their reciprocal would overflow)."""
 
 
 def _safe_unit(x: np.ndarray, y: np.ndarray, fx: np.ndarray, fy: np.ndarray
@@ -33,7 +39,7 @@ def _safe_unit(x: np.ndarray, y: np.ndarray, fx: np.ndarray, fy: np.ndarray
     """Unit vector of (x, y) and its length; where the length is 0, the fallback (fx, fy)."""
     length = np.hypot(x, y)
     # subnormal lengths count as zero: their reciprocal would overflow
-    zero = length < np.finfo(np.float64).tiny
+    zero = length < _TINY
     inv_len = 1.0 / np.where(zero, 1.0, length)
     return np.where(zero, fx, x * inv_len), np.where(zero, fy, y * inv_len), length
 
@@ -45,122 +51,107 @@ def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
     """ORCA lines (point, direction) of every agent against its neighbours, shapes (N, k, 2).
 
     ``neighbor_idx (M, k)`` padded with -1 holds the neighbours of agent rows ``rows`` (default
-    all N agents, M = N); returns ``(point, direction, valid)`` of shape (M, k, ...). Cases, as in
-    RVO2's Agent::computeNewVelocity: no collision projected on the cut-off circle of
-    ``time_horizon`` (s) or on a leg; already colliding projected on the cut-off circle of one
-    ``time_step`` (s). ``point = v + share * u`` with ``responsibility`` the share of every pair
-    (a scalar) or of each slot (an (M, k) array, see :func:`pair_shares`). Claim: O3, O6, O7.
+    all N agents, M = N); returns ``(point, direction, valid)`` of shape (M, k, ...), zeros in
+    the padded slots. Cases, as in RVO2's Agent::computeNewVelocity: no collision projected on
+    the cut-off circle of ``time_horizon`` (s) or on a leg; already colliding projected on the
+    cut-off circle of one ``time_step`` (s). ``point = v + share * u`` with ``responsibility``
+    the share of every pair (a scalar) or of each slot (an (M, k) array, see
+    :func:`pair_shares`). Claim: O3, O6, O7.
     """
-    valid = neighbor_idx >= 0
-    if rows is None:
-        rows = np.arange(neighbor_idx.shape[0])
+    neighbor_idx = np.ascontiguousarray(neighbor_idx, dtype=np.int64)
     m, k = neighbor_idx.shape
-    # work on the valid (agent, neighbour) pairs only, each case on its own subset
-    full = bool(valid.all())
-    if full:
-        me = np.repeat(rows, k)
-        other = neighbor_idx.ravel()
-    else:
-        pair_row, pair_col = np.nonzero(valid)
-        me = rows[pair_row]
-        other = neighbor_idx[pair_row, pair_col]
+    rows = (np.arange(m, dtype=np.int64) if rows is None
+            else np.ascontiguousarray(rows, dtype=np.int64))
+    # a scalar share is the (1, 1) table every slot reads
+    share = np.ascontiguousarray(np.reshape(responsibility, (1, 1)) if np.ndim(responsibility) == 0
+                                 else responsibility, dtype=np.float64)
+    position = np.asarray(position, dtype=np.float64)
+    velocity = np.asarray(velocity, dtype=np.float64)
+    point = np.empty((m, k, 2))
+    direction = np.empty((m, k, 2))
+    _agent_lines(np.ascontiguousarray(position[:, 0]), np.ascontiguousarray(position[:, 1]),
+                 np.ascontiguousarray(velocity[:, 0]), np.ascontiguousarray(velocity[:, 1]),
+                 np.ascontiguousarray(radius, dtype=np.float64),
+                 1.0 / np.asarray(time_horizon, dtype=np.float64), 1.0 / time_step, rows,
+                 neighbor_idx, share, point, direction)
+    return point, direction, neighbor_idx >= 0
 
-    def own(values: np.ndarray) -> np.ndarray:
-        # the agent's own value on each of its pairs
-        return np.repeat(values[rows], k) if full else values[me]
 
-    def theirs(values: np.ndarray) -> np.ndarray:
-        return np.take(values, other)
+@compiled_loop
+def _agent_lines(px, py, vx, vy, radius, inv_th, inv_dt, rows, nb, share, point, direction):
+    """Every slot of :func:`agent_lines`, one (agent, neighbour) pair at a time.
 
-    own_vx, own_vy = own(velocity[:, 0]), own(velocity[:, 1])
-    rpx = theirs(np.ascontiguousarray(position[:, 0])) - own(position[:, 0])
-    rpy = theirs(np.ascontiguousarray(position[:, 1])) - own(position[:, 1])
-    rvx = own_vx - theirs(np.ascontiguousarray(velocity[:, 0]))
-    rvy = own_vy - theirs(np.ascontiguousarray(velocity[:, 1]))
-    dist_sq = rpx * rpx + rpy * rpy
-    comb_r = own(radius) + theirs(radius)
-    comb_r_sq = comb_r * comb_r
-    inv_th = own(1.0 / time_horizon)
-    inv_dt = 1.0 / time_step
-    no_collision = dist_sq > comb_r_sq
-    # no collision: w is the vector from the cut-off centre to the relative velocity
-    wx = orca_cutoff_offset(rel_v=rvx, rel_p=rpx, inv_tau=inv_th)
-    wy = orca_cutoff_offset(rel_v=rvy, rel_p=rpy, inv_tau=inv_th)
-    w_len_sq = wx * wx + wy * wy
-    dot1 = wx * rpx + wy * rpy
-    on_cutoff = no_collision & (dot1 < 0.0) & (dot1 * dot1 > comb_r_sq * w_len_sq)
-    on_leg = no_collision & ~on_cutoff
-
-    # project on the cut-off circle (w is never zero here: dot1 < 0)
-    sel = np.flatnonzero(on_cutoff)
-    if 2 * sel.size >= on_cutoff.size:
-        # most pairs: evaluate on all of them, the other cases overwrite their own below
-        with np.errstate(divide="ignore", invalid="ignore"):
-            w_len = np.sqrt(w_len_sq)
-            unit_x, unit_y = wx / w_len, wy / w_len
-            grow = orca_cutoff_change_scale(comb_r=comb_r, inv_tau=inv_th, w_len=w_len)
-            ux, uy = grow * unit_x, grow * unit_y
-            dx, dy = unit_y, -unit_x
-    else:
-        dx = np.empty_like(rpx)
-        dy = np.empty_like(rpx)
-        ux = np.empty_like(rpx)
-        uy = np.empty_like(rpx)
-        if sel.size:
-            w_len = np.sqrt(w_len_sq[sel])
-            unit_x, unit_y = wx[sel] / w_len, wy[sel] / w_len
-            dx[sel], dy[sel] = unit_y, -unit_x
-            grow = orca_cutoff_change_scale(comb_r=comb_r[sel], inv_tau=inv_th[sel], w_len=w_len)
-            ux[sel], uy[sel] = grow * unit_x, grow * unit_y
-
-    # project on the left or the right leg (sign +1 left, -1 right)
-    sel = np.flatnonzero(on_leg)
-    if sel.size:
-        sx, sy, cr, d_sq = rpx[sel], rpy[sel], comb_r[sel], dist_sq[sel]
-        leg = np.sqrt(d_sq - comb_r_sq[sel])  # tangent length, positive: no collision
-        side = np.where(det2(sx, sy, wx[sel], wy[sel]) > 0.0, 1.0, -1.0)
-        geometry = dict(rel_px=sx, rel_py=sy, comb_r=cr, leg_len=leg, side=side, dist_sq=d_sq)
-        ldx = orca_leg_direction_x(**geometry)
-        ldy = orca_leg_direction_y(**geometry)
-        vx, vy = rvx[sel], rvy[sel]
-        dot2 = vx * ldx + vy * ldy
-        dx[sel], dy[sel] = ldx, ldy
-        ux[sel] = orca_leg_change(v_dot_d=dot2, direction=ldx, rel_v=vx)
-        uy[sel] = orca_leg_change(v_dot_d=dot2, direction=ldy, rel_v=vy)
-
-    # already colliding: cut-off circle of one time step; coincident agents with equal
-    # velocities separate along +x / -x by index order so the pair still moves apart
-    sel = np.flatnonzero(~no_collision)
-    if sel.size:
-        cwx = orca_cutoff_offset(rel_v=rvx[sel], rel_p=rpx[sel], inv_tau=inv_dt)
-        cwy = orca_cutoff_offset(rel_v=rvy[sel], rel_p=rpy[sel], inv_tau=inv_dt)
-        tie = np.where(me[sel] < other[sel], 1.0, -1.0)
-        cux, cuy, cw_len = _safe_unit(cwx, cwy, tie, np.zeros_like(tie))
-        dx[sel], dy[sel] = cuy, -cux
-        grow = orca_cutoff_change_scale(comb_r=comb_r[sel], inv_tau=inv_dt, w_len=cw_len)
-        ux[sel], uy[sel] = grow * cux, grow * cuy
-
-    share = (responsibility if np.ndim(responsibility) == 0
-             else np.asarray(responsibility).ravel() if full
-             else np.asarray(responsibility)[pair_row, pair_col])
-    if full:
-        # every slot holds a neighbour: the pair order is the row-major slot order
-        point = np.empty((m, k, 2))
-        flat = point.reshape(m * k, 2)
-        flat[:, 0] = orca_line_point(own_v=own_vx, share=share, change=ux)
-        flat[:, 1] = orca_line_point(own_v=own_vy, share=share, change=uy)
-        direction = np.empty((m, k, 2))
-        flat = direction.reshape(m * k, 2)
-        flat[:, 0] = dx
-        flat[:, 1] = dy
-        return point, direction, valid
-    point = np.zeros((m, k, 2))
-    direction = np.zeros((m, k, 2))
-    point[pair_row, pair_col, 0] = orca_line_point(own_v=own_vx, share=share, change=ux)
-    point[pair_row, pair_col, 1] = orca_line_point(own_v=own_vy, share=share, change=uy)
-    direction[pair_row, pair_col, 0] = dx
-    direction[pair_row, pair_col, 1] = dy
-    return point, direction, valid
+    Per-agent inputs are over the whole crowd (N,); ``share`` is (1, 1) or per slot (M, k).
+    Claim: O3, O6, O7.
+    """
+    m, k = nb.shape
+    share_rows, share_cols = share.shape[0] > 1, share.shape[1] > 1
+    for i in range(m):
+        me = rows[i]
+        own_vx, own_vy = vx[me], vy[me]
+        own_px, own_py = px[me], py[me]
+        own_r, own_inv_th = radius[me], inv_th[me]
+        for j in range(k):
+            other = nb[i, j]
+            if other < 0:
+                point[i, j, 0] = 0.0
+                point[i, j, 1] = 0.0
+                direction[i, j, 0] = 0.0
+                direction[i, j, 1] = 0.0
+                continue
+            rpx = px[other] - own_px
+            rpy = py[other] - own_py
+            rvx = own_vx - vx[other]
+            rvy = own_vy - vy[other]
+            dist_sq = rpx * rpx + rpy * rpy
+            comb_r = own_r + radius[other]
+            comb_r_sq = comb_r * comb_r
+            if dist_sq > comb_r_sq:
+                # no collision: w is the vector from the cut-off centre to the relative velocity
+                wx = orca_cutoff_offset(rel_v=rvx, rel_p=rpx, inv_tau=own_inv_th)
+                wy = orca_cutoff_offset(rel_v=rvy, rel_p=rpy, inv_tau=own_inv_th)
+                w_len_sq = wx * wx + wy * wy
+                dot1 = wx * rpx + wy * rpy
+                if dot1 < 0.0 and dot1 * dot1 > comb_r_sq * w_len_sq:
+                    # project on the cut-off circle (w is never zero here: dot1 < 0)
+                    w_len = math.sqrt(w_len_sq)
+                    unit_x, unit_y = wx / w_len, wy / w_len
+                    dx, dy = unit_y, -unit_x
+                    grow = orca_cutoff_change_scale(comb_r=comb_r, inv_tau=own_inv_th,
+                                                    w_len=w_len)
+                    ux, uy = grow * unit_x, grow * unit_y
+                else:
+                    # project on the left or the right leg (side +1 left, -1 right)
+                    leg = math.sqrt(dist_sq - comb_r_sq)  # tangent length, positive
+                    side = 1.0 if rpx * wy - rpy * wx > 0.0 else -1.0
+                    dx = orca_leg_direction_x(rel_px=rpx, rel_py=rpy, comb_r=comb_r, leg_len=leg,
+                                              side=side, dist_sq=dist_sq)
+                    dy = orca_leg_direction_y(rel_px=rpx, rel_py=rpy, comb_r=comb_r, leg_len=leg,
+                                              side=side, dist_sq=dist_sq)
+                    dot2 = rvx * dx + rvy * dy
+                    ux = orca_leg_change(v_dot_d=dot2, direction=dx, rel_v=rvx)
+                    uy = orca_leg_change(v_dot_d=dot2, direction=dy, rel_v=rvy)
+            else:
+                # already colliding: cut-off circle of one time step; coincident agents with
+                # equal velocities separate along +x / -x by index order, so the pair still
+                # moves apart (the reference library divides by zero there)
+                cwx = orca_cutoff_offset(rel_v=rvx, rel_p=rpx, inv_tau=inv_dt)
+                cwy = orca_cutoff_offset(rel_v=rvy, rel_p=rpy, inv_tau=inv_dt)
+                cw_len = math.hypot(cwx, cwy)
+                if cw_len < _TINY:
+                    # subnormal lengths count as zero: their reciprocal would overflow
+                    cux, cuy = (1.0 if me < other else -1.0), 0.0
+                else:
+                    inv_len = 1.0 / cw_len
+                    cux, cuy = cwx * inv_len, cwy * inv_len
+                dx, dy = cuy, -cux
+                grow = orca_cutoff_change_scale(comb_r=comb_r, inv_tau=inv_dt, w_len=cw_len)
+                ux, uy = grow * cux, grow * cuy
+            pair_share = share[i if share_rows else 0, j if share_cols else 0]
+            point[i, j, 0] = orca_line_point(own_v=own_vx, share=pair_share, change=ux)
+            point[i, j, 1] = orca_line_point(own_v=own_vy, share=pair_share, change=uy)
+            direction[i, j, 0] = dx
+            direction[i, j, 1] = dy
 
 
 def obstacle_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,

@@ -24,11 +24,21 @@ def advance(x, v0, v1, t, dt, u):
     return x + t * (u + v0) + (v1 - v0) * t * t / (2.0 * dt)
 
 
+def advance_edges(edges, edge_velocity, t):
+    """The translating edges after ``t`` of the step: each offset grows by t dot(n, e), so the
+    next step sees the world the last one predicted (nothing changed, S7's premise)."""
+    t = np.broadcast_to(np.asarray(t, float), edges.offset_m.shape[:1])[:, None]
+    offset = edges.offset_m + t * np.einsum("nkj,nkj->nk", edges.normal, edge_velocity)
+    return b.EdgeSet.build(edges.normal, offset, valid=edges.valid,
+                           edge_velocity_mps=edge_velocity)
+
+
 def closed_loop(x, v, pref, dt, support_u, edges, vh, a, *, max_steps):
     """Run the safe step until every body is at rest relative to its reference; return the
     labels (steps, N), the least margin of every step's curve (steps, N) and the end state."""
     n = x.shape[0]
     support = b.Support.translating(support_u)
+    edge_velocity = edges.motion.velocity_mps
     labels, margins = [], []
     for _ in range(max_steps):
         inp = ss.StepInput(x, v, pref, dt, support, edges, vh, a, np.full(n, 0.3))
@@ -37,6 +47,7 @@ def closed_loop(x, v, pref, dt, support_u, edges, vh, a, *, max_steps):
         margins.append(res.margins.edge_curve_m.min(axis=1))
         x = advance(x, v, res.velocity_mps, res.commit_time_s, dt, support_u)
         v = res.velocity_mps
+        edges = advance_edges(edges, edge_velocity, res.commit_time_s)
         c = support_u + v - res.reference.r_mps
         if np.all(np.hypot(c[:, 0], c[:, 1]) < 1e-9):
             break
@@ -58,11 +69,15 @@ def test_s7_lone_body_walking_at_vh_at_a_fixed_wall_is_safe_on_every_step(a_mps2
     assert x[0, 0] <= 1e-9
 
 
-def _random_batch(seed, n):
-    """One fixed wall per body (random normal), support speeds within the default profile's
-    range, a body heading straight for the
-    wall at any speed up to Vh from a state whose previous step would have been safe (S7's
-    premise: margin >= K dot(n, c))."""
+EDGE_MOTIONS = ("fixed", "riding", "own")
+"""How the random walls move: fixed, riding on the body's support (e = u), or translating on
+their own at a speed within the profile's edge_speed_mps range."""
+
+
+def _random_batch(seed, n, edge_motion):
+    """One wall per body (random normal, moving as ``edge_motion`` says), support speeds within
+    the default profile's range, a body heading straight for the wall at any speed up to Vh from
+    a state whose previous step would have been safe (S7's premise: margin >= K dot(n, c))."""
     rng = np.random.default_rng(seed)
     ang = rng.uniform(0, 2 * np.pi, n)
     normal = np.stack([np.cos(ang), np.sin(ang)], axis=1)
@@ -71,9 +86,9 @@ def _random_batch(seed, n):
     vh = rng.uniform(1.0, 8.0, n) / rng.uniform(1.0, 3.0, n)
     u_ang = rng.uniform(0, 2 * np.pi, n)
     u = rng.uniform(0.0, 0.3, n)[:, None] * np.stack([np.cos(u_ang), np.sin(u_ang)], axis=1)
-    # fixed walls only: an edge riding on the support still loses the safe label near the
-    # wall in some runs (seed 0, agent 5), an open case of S7 in the runtime
-    e = np.zeros((n, 2))
+    e_ang = rng.uniform(0, 2 * np.pi, n)
+    own = rng.uniform(0.0, 0.3, n)[:, None] * np.stack([np.cos(e_ang), np.sin(e_ang)], axis=1)
+    e = {"fixed": np.zeros((n, 2)), "riding": u, "own": own}[edge_motion]
     speed = rng.uniform(0.0, 1.0, n) * vh
     v0 = normal * speed[:, None]
     x0 = np.zeros((n, 2))
@@ -88,10 +103,12 @@ def _random_batch(seed, n):
 
 
 @settings(max_examples=8, deadline=None)
-@given(st.integers(0, 2**32 - 1))
-@example(0)
-def test_s7_random_walls_and_supports_in_range_keep_the_safe_label(seed):
-    x0, v0, pref, dt, u, edges, vh, a = _random_batch(seed, 24)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(EDGE_MOTIONS))
+@example(0, "fixed")
+@example(0, "riding")
+@example(0, "own")
+def test_s7_random_walls_and_supports_in_range_keep_the_safe_label(seed, edge_motion):
+    x0, v0, pref, dt, u, edges, vh, a = _random_batch(seed, 24, edge_motion)
     labels, margins, _, _ = closed_loop(x0, v0, pref, dt, u, edges, vh, a, max_steps=1500)
     assert np.all(labels == ss.SAFE)
     # at or before the wall on every step (the margin of a riding edge moves with it)
