@@ -1,6 +1,6 @@
 """ORCA half-planes in velocity space (m/s) for a whole crowd, with RVO2's geometric cases.
 
-Lines follow the convention of :mod:`navproof.solver.lp`: the permitted side is LEFT of the
+Lines follow the convention of :mod:`navproof.orca.halfplanes`: the permitted side is LEFT of the
 direction. Obstacle lines are hard (full responsibility, Claim O5); agent lines take the pair's
 share (1/2 by default, per pair with responsibility weights, priorities and non-cooperative
 neighbours, Claim O7) of the smallest change that leaves the truncated velocity obstacle (Claim
@@ -27,6 +27,7 @@ from navproof._generated.formulas import (
 )
 from navproof.core.jit import compiled_loop
 from navproof.core.tolerances import ORCA_COVERED_TOL_M
+from navproof.core.vec2 import det2
 from navproof.orca.obstacles import ObstacleSet
 
 _TINY = float(np.finfo(np.float64).tiny)
