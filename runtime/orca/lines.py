@@ -160,7 +160,7 @@ def obstacle_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarra
     """Hard ORCA lines of every agent against its obstacle edges, packed, shapes (N, m, 2).
 
     ``obstacle_idx (N, m)`` edge (first vertex) indices by increasing distance, -1 padded.
-    Processed rank by rank because an edge is skipped when the lines already built cover it.
+    Taken in that order because an edge is skipped when the lines already built cover it.
     Cases of RVO2: collision with the left vertex, the right vertex or the segment; oblique
     view (both legs from one vertex); non-convex vertices (leg along the edge, or ignored);
     legs pointing into the neighbouring edge (foreign legs, no line when projected on one);
@@ -171,173 +171,197 @@ def obstacle_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarra
     point = np.zeros((n, m, 2))
     direction = np.zeros((n, m, 2))
     count = np.zeros(n, dtype=np.int64)
-    if m == 0:
-        return point, direction, np.zeros((n, 0), bool)
-    opt = obstacles.point
-    udir = obstacles.unit_dir
-    convex = obstacles.is_convex
-    nxt = obstacles.next
-    prv = obstacles.prev
-    inv_tho_all = 1.0 / time_horizon_obst
-    for rank in range(m):
-        rows = np.flatnonzero(obstacle_idx[:, rank] >= 0)
-        if rows.size == 0:
-            continue
-        o1 = obstacle_idx[rows, rank]
-        o2 = nxt[o1]
-        pos = position[rows]
-        vel = velocity[rows]
-        r = radius[rows]
-        inv_tho = inv_tho_all[rows]
-        rp1 = opt[o1] - pos
-        rp2 = opt[o2] - pos
-
-        # already covered by earlier obstacle lines of this agent
-        covered = np.zeros(rows.size, dtype=bool)
-        width = int(count[rows].max())
-        if width:
-            lp = point[rows, :width]
-            ld = direction[rows, :width]
-            exist = np.arange(width)[None, :] < count[rows, None]
-            c1 = det2(inv_tho[:, None] * rp1[:, None, 0] - lp[..., 0],
-                      inv_tho[:, None] * rp1[:, None, 1] - lp[..., 1], ld[..., 0], ld[..., 1])
-            c2 = det2(inv_tho[:, None] * rp2[:, None, 0] - lp[..., 0],
-                      inv_tho[:, None] * rp2[:, None, 1] - lp[..., 1], ld[..., 0], ld[..., 1])
-            margin = (inv_tho * r)[:, None]
-            slack = -ORCA_COVERED_TOL_M
-            covered = np.any(exist & (c1 - margin >= slack) & (c2 - margin >= slack), axis=1)
-
-        dist_sq1 = np.einsum("ij,ij->i", rp1, rp1)
-        dist_sq2 = np.einsum("ij,ij->i", rp2, rp2)
-        r_sq = r * r
-        obst_vec = opt[o2] - opt[o1]
-        s = -np.einsum("ij,ij->i", rp1, obst_vec) / np.einsum("ij,ij->i", obst_vec, obst_vec)
-        foot = -rp1 - s[:, None] * obst_vec
-        dist_sq_line = np.einsum("ij,ij->i", foot, foot)
-
-        out_p = np.zeros((rows.size, 2))
-        out_d = np.zeros((rows.size, 2))
-        add = np.zeros(rows.size, dtype=bool)
-        todo = ~covered
-
-        # collision with the left vertex (ignored when non-convex)
-        hit_left = todo & (s < 0.0) & (dist_sq1 <= r_sq)
-        ux, uy, _ = _safe_unit(-rp1[:, 1], rp1[:, 0], np.ones(rows.size), np.zeros(rows.size))
-        sel = hit_left & convex[o1]
-        out_d[sel] = np.stack([ux, uy], axis=1)[sel]
-        add |= sel
-        todo &= ~hit_left
-        # collision with the right vertex (ignored when non-convex or the next edge takes it)
-        hit_right = todo & (s > 1.0) & (dist_sq2 <= r_sq)
-        ux, uy, _ = _safe_unit(-rp2[:, 1], rp2[:, 0], np.ones(rows.size), np.zeros(rows.size))
-        sel = hit_right & convex[o2] & (det2(rp2[:, 0], rp2[:, 1], udir[o2, 0], udir[o2, 1]) >= 0.0)
-        out_d[sel] = np.stack([ux, uy], axis=1)[sel]
-        add |= sel
-        todo &= ~hit_right
-        # collision with the segment
-        hit_seg = todo & (s >= 0.0) & (s <= 1.0) & (dist_sq_line <= r_sq)
-        out_d[hit_seg] = -udir[o1[hit_seg]]
-        add |= hit_seg
-        todo &= ~hit_seg
-
-        # no collision: legs; oblique view makes both legs come from one vertex
-        oblique_left = todo & (s < 0.0) & (dist_sq_line <= r_sq)
-        oblique_right = todo & ~oblique_left & (s > 1.0) & (dist_sq_line <= r_sq)
-        todo &= ~(oblique_left & ~convex[o1]) & ~(oblique_right & ~convex[o2])
-        a1 = np.where(oblique_right, o2, o1)
-        a2 = np.where(oblique_left, o1, o2)
-        leg1 = np.sqrt(np.maximum(dist_sq1 - r_sq, 0.0))
-        leg2 = np.sqrt(np.maximum(dist_sq2 - r_sq, 0.0))
-        inv1 = 1.0 / np.where(dist_sq1 > 0.0, dist_sq1, 1.0)
-        inv2 = 1.0 / np.where(dist_sq2 > 0.0, dist_sq2, 1.0)
-        # tangent directions from vertex 1 and vertex 2
-        l1x = (rp1[:, 0] * leg1 - rp1[:, 1] * r) * inv1
-        l1y = (rp1[:, 0] * r + rp1[:, 1] * leg1) * inv1
-        r1x = (rp1[:, 0] * leg1 + rp1[:, 1] * r) * inv1
-        r1y = (-rp1[:, 0] * r + rp1[:, 1] * leg1) * inv1
-        l2x = (rp2[:, 0] * leg2 - rp2[:, 1] * r) * inv2
-        l2y = (rp2[:, 0] * r + rp2[:, 1] * leg2) * inv2
-        r2x = (rp2[:, 0] * leg2 + rp2[:, 1] * r) * inv2
-        r2y = (-rp2[:, 0] * r + rp2[:, 1] * leg2) * inv2
-        # usual situation: a non-convex vertex makes the leg extend the cut-off line
-        usual_lx = np.where(convex[o1], l1x, -udir[o1, 0])
-        usual_ly = np.where(convex[o1], l1y, -udir[o1, 1])
-        usual_rx = np.where(convex[o2], r2x, udir[o1, 0])
-        usual_ry = np.where(convex[o2], r2y, udir[o1, 1])
-        left_x = np.where(oblique_left, l1x, np.where(oblique_right, l2x, usual_lx))
-        left_y = np.where(oblique_left, l1y, np.where(oblique_right, l2y, usual_ly))
-        right_x = np.where(oblique_left, r1x, np.where(oblique_right, r2x, usual_rx))
-        right_y = np.where(oblique_left, r1y, np.where(oblique_right, r2y, usual_ry))
-
-        # legs never point into the neighbouring edge at a convex vertex: foreign legs
-        left_nb = prv[a1]
-        left_foreign = convex[a1] & (det2(left_x, left_y, -udir[left_nb, 0], -udir[left_nb, 1])
-                                     >= 0.0)
-        left_x = np.where(left_foreign, -udir[left_nb, 0], left_x)
-        left_y = np.where(left_foreign, -udir[left_nb, 1], left_y)
-        right_foreign = convex[a2] & (det2(right_x, right_y, udir[a2, 0], udir[a2, 1]) <= 0.0)
-        right_x = np.where(right_foreign, udir[a2, 0], right_x)
-        right_y = np.where(right_foreign, udir[a2, 1], right_y)
-
-        lcx = inv_tho * (opt[a1, 0] - pos[:, 0])
-        lcy = inv_tho * (opt[a1, 1] - pos[:, 1])
-        rcx = inv_tho * (opt[a2, 0] - pos[:, 0])
-        rcy = inv_tho * (opt[a2, 1] - pos[:, 1])
-        cvx, cvy = rcx - lcx, rcy - lcy
-        same = a1 == a2
-        cv_sq = cvx * cvx + cvy * cvy
-        t = np.where(same, 0.5, ((vel[:, 0] - lcx) * cvx + (vel[:, 1] - lcy) * cvy)
-                     / np.where(same, 1.0, cv_sq))
-        t_left = (vel[:, 0] - lcx) * left_x + (vel[:, 1] - lcy) * left_y
-        t_right = (vel[:, 0] - rcx) * right_x + (vel[:, 1] - rcy) * right_y
-        rr = r * inv_tho
-
-        # project on the left cut-off circle
-        on_lc = todo & (((t < 0.0) & (t_left < 0.0)) | (same & (t_left < 0.0) & (t_right < 0.0)))
-        fx, fy, _ = _safe_unit(-lcx, -lcy, np.ones(rows.size), np.zeros(rows.size))
-        wx, wy, _ = _safe_unit(vel[:, 0] - lcx, vel[:, 1] - lcy, fx, fy)
-        out_d[on_lc] = np.stack([wy, -wx], axis=1)[on_lc]
-        out_p[on_lc] = np.stack([lcx + rr * wx, lcy + rr * wy], axis=1)[on_lc]
-        add |= on_lc
-        todo &= ~on_lc
-        # project on the right cut-off circle
-        on_rc = todo & (t > 1.0) & (t_right < 0.0)
-        fx, fy, _ = _safe_unit(-rcx, -rcy, np.ones(rows.size), np.zeros(rows.size))
-        wx, wy, _ = _safe_unit(vel[:, 0] - rcx, vel[:, 1] - rcy, fx, fy)
-        out_d[on_rc] = np.stack([wy, -wx], axis=1)[on_rc]
-        out_p[on_rc] = np.stack([rcx + rr * wx, rcy + rr * wy], axis=1)[on_rc]
-        add |= on_rc
-        todo &= ~on_rc
-
-        # project on the cut-off line, the left leg or the right leg, whichever is closest
-        inf = np.inf
-        d_cut = np.where((t < 0.0) | (t > 1.0) | same, inf,
-                         (vel[:, 0] - (lcx + t * cvx)) ** 2 + (vel[:, 1] - (lcy + t * cvy)) ** 2)
-        d_left = np.where(t_left < 0.0, inf, (vel[:, 0] - (lcx + t_left * left_x)) ** 2
-                          + (vel[:, 1] - (lcy + t_left * left_y)) ** 2)
-        d_right = np.where(t_right < 0.0, inf, (vel[:, 0] - (rcx + t_right * right_x)) ** 2
-                           + (vel[:, 1] - (rcy + t_right * right_y)) ** 2)
-        on_cut = todo & (d_cut <= d_left) & (d_cut <= d_right)
-        cdx, cdy = -udir[a1, 0], -udir[a1, 1]
-        out_d[on_cut] = np.stack([cdx, cdy], axis=1)[on_cut]
-        out_p[on_cut] = np.stack([lcx - rr * cdy, lcy + rr * cdx], axis=1)[on_cut]
-        add |= on_cut
-        todo &= ~on_cut
-        on_left = todo & (d_left <= d_right)
-        sel = on_left & ~left_foreign
-        out_d[sel] = np.stack([left_x, left_y], axis=1)[sel]
-        out_p[sel] = np.stack([lcx - rr * left_y, lcy + rr * left_x], axis=1)[sel]
-        add |= sel
-        sel = todo & ~on_left & ~right_foreign
-        out_d[sel] = np.stack([-right_x, -right_y], axis=1)[sel]
-        out_p[sel] = np.stack([rcx + rr * right_y, rcy - rr * right_x], axis=1)[sel]
-        add |= sel
-
-        dst = rows[add]
-        slot = count[dst]
-        point[dst, slot] = out_p[add]
-        direction[dst, slot] = out_d[add]
-        count[dst] += 1
+    if m:
+        _obstacle_lines(np.ascontiguousarray(position, dtype=np.float64),
+                        np.ascontiguousarray(velocity, dtype=np.float64),
+                        np.ascontiguousarray(radius, dtype=np.float64),
+                        1.0 / np.asarray(time_horizon_obst, dtype=np.float64),
+                        obstacles.point, obstacles.unit_dir, obstacles.is_convex, obstacles.next,
+                        obstacles.prev, np.ascontiguousarray(obstacle_idx, dtype=np.int64),
+                        point, direction, count)
     width = int(count.max()) if n else 0
     valid = np.arange(width)[None, :] < count[:, None]
     return point[:, :width], direction[:, :width], valid
+
+
+@compiled_loop
+def _unit_or(x, y, fx, fy):
+    """Unit vector of (x, y) and its length; where the length is 0, the fallback (fx, fy)."""
+    length = math.hypot(x, y)
+    if length < _TINY:
+        # subnormal lengths count as zero: their reciprocal would overflow
+        return fx, fy, length
+    inv_len = 1.0 / length
+    return x * inv_len, y * inv_len, length
+
+
+@compiled_loop
+def _ratio(num, den):
+    """``num / den`` with IEEE results for ``den == 0`` (+-inf, or NaN for 0 / 0)."""
+    if den != 0.0:
+        return num / den
+    if num > 0.0:
+        return np.inf
+    if num < 0.0:
+        return -np.inf
+    return np.nan
+
+
+@compiled_loop
+def _obstacle_lines(position, velocity, radius, inv_tho, opt, udir, convex, nxt, prv,
+                    obstacle_idx, point, direction, count):
+    """Every agent's obstacle lines (see :func:`obstacle_lines`), appended at ``count``.
+
+    Claim: O5."""
+    n, m = obstacle_idx.shape
+    slack = -ORCA_COVERED_TOL_M
+    for i in range(n):
+        px, py = position[i, 0], position[i, 1]
+        vx, vy = velocity[i, 0], velocity[i, 1]
+        r, inv_t = radius[i], inv_tho[i]
+        for rank in range(m):
+            o1 = obstacle_idx[i, rank]
+            if o1 < 0:
+                continue
+            o2 = nxt[o1]
+            rp1x, rp1y = opt[o1, 0] - px, opt[o1, 1] - py
+            rp2x, rp2y = opt[o2, 0] - px, opt[o2, 1] - py
+
+            # already covered by earlier obstacle lines of this agent
+            margin = inv_t * r
+            covered = False
+            for j in range(count[i]):
+                lpx, lpy = point[i, j, 0], point[i, j, 1]
+                ldx, ldy = direction[i, j, 0], direction[i, j, 1]
+                c1 = (inv_t * rp1x - lpx) * ldy - (inv_t * rp1y - lpy) * ldx
+                c2 = (inv_t * rp2x - lpx) * ldy - (inv_t * rp2y - lpy) * ldx
+                if c1 - margin >= slack and c2 - margin >= slack:
+                    covered = True
+                    break
+            if covered:
+                continue
+
+            dist_sq1 = rp1x * rp1x + rp1y * rp1y
+            dist_sq2 = rp2x * rp2x + rp2y * rp2y
+            r_sq = r * r
+            ovx, ovy = opt[o2, 0] - opt[o1, 0], opt[o2, 1] - opt[o1, 1]
+            s = _ratio(-(rp1x * ovx + rp1y * ovy), ovx * ovx + ovy * ovy)
+            footx, footy = -rp1x - s * ovx, -rp1y - s * ovy
+            dist_sq_line = footx * footx + footy * footy
+
+            out_px = out_py = 0.0
+            if s < 0.0 and dist_sq1 <= r_sq:
+                # collision with the left vertex (ignored when non-convex)
+                if not convex[o1]:
+                    continue
+                out_dx, out_dy, _ = _unit_or(-rp1y, rp1x, 1.0, 0.0)
+            elif s > 1.0 and dist_sq2 <= r_sq:
+                # collision with the right vertex (ignored when non-convex or the next edge
+                # takes it)
+                if not (convex[o2] and rp2x * udir[o2, 1] - rp2y * udir[o2, 0] >= 0.0):
+                    continue
+                out_dx, out_dy, _ = _unit_or(-rp2y, rp2x, 1.0, 0.0)
+            elif s >= 0.0 and s <= 1.0 and dist_sq_line <= r_sq:
+                # collision with the segment
+                out_dx, out_dy = -udir[o1, 0], -udir[o1, 1]
+            else:
+                # no collision: legs; oblique view makes both legs come from one vertex
+                oblique_left = s < 0.0 and dist_sq_line <= r_sq
+                oblique_right = not oblique_left and s > 1.0 and dist_sq_line <= r_sq
+                if (oblique_left and not convex[o1]) or (oblique_right and not convex[o2]):
+                    continue
+                a1 = o2 if oblique_right else o1
+                a2 = o1 if oblique_left else o2
+                if oblique_left or oblique_right:
+                    # tangent directions from the one vertex seen
+                    ox, oy, d_sq = (rp1x, rp1y, dist_sq1) if oblique_left else (rp2x, rp2y,
+                                                                               dist_sq2)
+                    leg = math.sqrt(max(d_sq - r_sq, 0.0))
+                    inv = 1.0 / (d_sq if d_sq > 0.0 else 1.0)
+                    left_x = (ox * leg - oy * r) * inv
+                    left_y = (ox * r + oy * leg) * inv
+                    right_x = (ox * leg + oy * r) * inv
+                    right_y = (-ox * r + oy * leg) * inv
+                else:
+                    # usual situation: a non-convex vertex makes the leg extend the cut-off line
+                    if convex[o1]:
+                        leg1 = math.sqrt(max(dist_sq1 - r_sq, 0.0))
+                        inv1 = 1.0 / (dist_sq1 if dist_sq1 > 0.0 else 1.0)
+                        left_x = (rp1x * leg1 - rp1y * r) * inv1
+                        left_y = (rp1x * r + rp1y * leg1) * inv1
+                    else:
+                        left_x, left_y = -udir[o1, 0], -udir[o1, 1]
+                    if convex[o2]:
+                        leg2 = math.sqrt(max(dist_sq2 - r_sq, 0.0))
+                        inv2 = 1.0 / (dist_sq2 if dist_sq2 > 0.0 else 1.0)
+                        right_x = (rp2x * leg2 + rp2y * r) * inv2
+                        right_y = (-rp2x * r + rp2y * leg2) * inv2
+                    else:
+                        right_x, right_y = udir[o1, 0], udir[o1, 1]
+
+                # legs never point into the neighbouring edge at a convex vertex: foreign legs
+                left_nb = prv[a1]
+                left_foreign = convex[a1] and (left_x * -udir[left_nb, 1]
+                                               - left_y * -udir[left_nb, 0]) >= 0.0
+                if left_foreign:
+                    left_x, left_y = -udir[left_nb, 0], -udir[left_nb, 1]
+                right_foreign = convex[a2] and (right_x * udir[a2, 1]
+                                                - right_y * udir[a2, 0]) <= 0.0
+                if right_foreign:
+                    right_x, right_y = udir[a2, 0], udir[a2, 1]
+
+                lcx, lcy = inv_t * (opt[a1, 0] - px), inv_t * (opt[a1, 1] - py)
+                rcx, rcy = inv_t * (opt[a2, 0] - px), inv_t * (opt[a2, 1] - py)
+                cvx, cvy = rcx - lcx, rcy - lcy
+                same = a1 == a2
+                t = 0.5 if same else _ratio((vx - lcx) * cvx + (vy - lcy) * cvy,
+                                            cvx * cvx + cvy * cvy)
+                t_left = (vx - lcx) * left_x + (vy - lcy) * left_y
+                t_right = (vx - rcx) * right_x + (vy - rcy) * right_y
+                rr = r * inv_t
+
+                if (t < 0.0 and t_left < 0.0) or (same and t_left < 0.0 and t_right < 0.0):
+                    # project on the left cut-off circle
+                    fx, fy, _ = _unit_or(-lcx, -lcy, 1.0, 0.0)
+                    wx, wy, _ = _unit_or(vx - lcx, vy - lcy, fx, fy)
+                    out_dx, out_dy = wy, -wx
+                    out_px, out_py = lcx + rr * wx, lcy + rr * wy
+                elif t > 1.0 and t_right < 0.0:
+                    # project on the right cut-off circle
+                    fx, fy, _ = _unit_or(-rcx, -rcy, 1.0, 0.0)
+                    wx, wy, _ = _unit_or(vx - rcx, vy - rcy, fx, fy)
+                    out_dx, out_dy = wy, -wx
+                    out_px, out_py = rcx + rr * wx, rcy + rr * wy
+                else:
+                    # the cut-off line, the left leg or the right leg, whichever is closest
+                    d_cut = np.inf
+                    if not (t < 0.0 or t > 1.0 or same):
+                        ex, ey = vx - (lcx + t * cvx), vy - (lcy + t * cvy)
+                        d_cut = ex * ex + ey * ey
+                    d_left = np.inf
+                    if not t_left < 0.0:
+                        ex, ey = vx - (lcx + t_left * left_x), vy - (lcy + t_left * left_y)
+                        d_left = ex * ex + ey * ey
+                    d_right = np.inf
+                    if not t_right < 0.0:
+                        ex, ey = vx - (rcx + t_right * right_x), vy - (rcy + t_right * right_y)
+                        d_right = ex * ex + ey * ey
+                    if d_cut <= d_left and d_cut <= d_right:
+                        out_dx, out_dy = -udir[a1, 0], -udir[a1, 1]
+                        out_px, out_py = lcx - rr * out_dy, lcy + rr * out_dx
+                    elif d_left <= d_right:
+                        if left_foreign:
+                            continue
+                        out_dx, out_dy = left_x, left_y
+                        out_px, out_py = lcx - rr * left_y, lcy + rr * left_x
+                    else:
+                        if right_foreign:
+                            continue
+                        out_dx, out_dy = -right_x, -right_y
+                        out_px, out_py = rcx + rr * right_y, rcy - rr * right_x
+            c = count[i]
+            point[i, c, 0] = out_px
+            point[i, c, 1] = out_py
+            direction[i, c, 0] = out_dx
+            direction[i, c, 1] = out_dy
+            count[i] = c + 1
