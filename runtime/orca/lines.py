@@ -27,7 +27,6 @@ from navproof._generated.formulas import (
 )
 from navproof.core.jit import compiled_loop
 from navproof.core.tolerances import ORCA_COVERED_TOL_M
-from navproof.core.vec2 import det2
 from navproof.orca.obstacles import ObstacleSet
 
 _TINY = float(np.finfo(np.float64).tiny)
