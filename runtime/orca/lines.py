@@ -111,8 +111,10 @@ def _agent_lines(px, py, vx, vy, radius, inv_th, inv_dt, rows, nb, share, point,
                 wy = orca_cutoff_offset(rel_v=rvy, rel_p=rpy, inv_tau=own_inv_th)
                 w_len_sq = wx * wx + wy * wy
                 dot1 = wx * rpx + wy * rpy
-                if dot1 < 0.0 and dot1 * dot1 > comb_r_sq * w_len_sq:
-                    # project on the cut-off circle (w is never zero here: dot1 < 0)
+                # (w is never zero when dot1 < 0, but its squared length can underflow to 0
+                # below about 1e-162 m/s: such a pair is taken on a leg, never divided by 0)
+                if dot1 < 0.0 and dot1 * dot1 > comb_r_sq * w_len_sq and w_len_sq > 0.0:
+                    # project on the cut-off circle
                     w_len = math.sqrt(w_len_sq)
                     unit_x, unit_y = wx / w_len, wy / w_len
                     dx, dy = unit_y, -unit_x
