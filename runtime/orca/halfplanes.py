@@ -62,16 +62,14 @@ def to_halfplanes(point: np.ndarray, direction: np.ndarray, valid: np.ndarray, *
 @compiled_loop
 def _solve_line_rows(preferred, max_speed, point, direction, valid, num_hard, lo, hi, velocity,
                      outcome, violation):
-    """Rows ``lo:hi`` of :func:`solve_lines`: each row's lines become half-planes in a buffer
-    (no whole-crowd copy), then the solver's row. Claim: O1, O2, O4."""
+    """Rows ``lo:hi`` of :func:`solve_lines`: each row's lines become half-planes in a small
+    buffer (:func:`_convert_row`; a whole-crowd copy costs a pass over memory per step), then
+    the solver's row functions run on it. Claim: O1, O2, O4."""
     k = valid.shape[1]
     normal, offset = np.empty((k, 2)), np.empty(k)
     out = np.empty(2)
     for r in range(lo, hi):
-        for j in range(k):
-            nx, ny = direction[r, j, 1], -direction[r, j, 0]
-            normal[j, 0], normal[j, 1] = nx, ny
-            offset[j] = nx * point[r, j, 0] + ny * point[r, j, 1]
+        _convert_row(point[r], direction[r], normal, offset)
         fail = closest_row(normal, offset, valid[r], max_speed[r], 0.0, 0.0, math.inf,
                            preferred[r, 0], preferred[r, 1], False, 0.0, RVO_EPSILON, out)
         outcome[r] = fail
