@@ -10,8 +10,9 @@ ORCA lines and both disks, plus the whole-curve and sweep verification.
 
 Rows: ``crowd step (all)`` (the whole ORCA step of the same crowd: neighbours, lines, linear
 programs, for scale), ``orca only`` (the same lines through RVO2's linear programs,
-:func:`navproof.solver.lp.solve_closest`) and ``combined`` (:func:`navproof.step.solve_safe_step`,
-with and without assertion mode). Line construction is excluded from the last two.
+:func:`navproof.orca.halfplanes.solve_lines`) and ``combined``
+(:func:`navproof.step.solve_safe_step`, with and without assertion mode). Line construction is
+excluded from the last two.
 
 Usage: ``python bench/safe_step_bench.py [--sizes 1000 20000] [--steps 3] [--json out.json]``.
 """
@@ -27,7 +28,7 @@ import numpy as np
 from navproof import boundary as b
 from navproof import step as ss
 from navproof.orca.crowd import Crowd
-from navproof.solver.lp import solve_closest
+from navproof.orca.halfplanes import solve_lines
 from navproof.specs.profile import load_profile
 
 # The scenario of the ORCA benchmark beside this file (scripts run with their folder on the path).
@@ -86,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     for n in args.sizes:
         inp, lines, crowd = build(n, dt)
         label_counts = np.bincount(ss.solve_safe_step(inp, assertions=False).label, minlength=4)
-        cases = [("orca only", lambda lines=lines: solve_closest(*lines), None),
+        cases = [("orca only", lambda lines=lines: solve_lines(*lines), None),
                  ("crowd step (all)", lambda crowd=crowd: crowd.compute_new_velocities(), None),
                  ("combined", lambda inp=inp: ss.solve_safe_step(inp, assertions=False),
                   label_counts),

@@ -15,7 +15,7 @@ Agent::computeNewVelocity, names kept):
 * already colliding: the cut-off circle of one step ``dt`` (``inv_tau = 1/dt``).
 
 Agent A's half-plane passes through ``vA + alpha u`` (``alpha`` its share of the pair); the
-allowed side is left of the line direction (the convention of ``navproof.solver.lp``): the
+allowed side is left of the line direction (the convention of ``navproof.orca.halfplanes``): the
 cut-off direction is ``(n_y, -n_x)`` for the normal ``n``, the leg direction is ``d`` itself. The
 pair share of a cooperative agent is ``weight_own / (weight_own + weight_other)``, so the shares
 of a pair add up to 1, the only split that is reciprocal in every case (see the O7 obligations).

@@ -216,8 +216,8 @@ def _replay(case: str, shares: str) -> Callable[[Values], Replay]:
     def replay(x: Values) -> Replay:
         import numpy as np
 
+        from navproof.orca.halfplanes import line_violation
         from navproof.orca.lines import agent_lines
-        from navproof.solver.lp import line_violation
 
         colliding = case == "colliding"
         horizon = x["dt"] if colliding else x["tau"]

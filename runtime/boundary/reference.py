@@ -15,9 +15,11 @@ import numpy as np
 from navproof.boundary.edges import EdgeSet
 from navproof.boundary.motion import Support
 from navproof.core.errors import EPS
+from navproof.core.tolerances import RVO_EPSILON
 from navproof.core.validation import check_valid_finite
 from navproof.core.vec2 import dot2
-from navproof.solver.lp import solve_closest
+from navproof.solver.closest import closest_point
+from navproof.solver.halfplanes import HalfPlanes
 
 CARRY_EXCEEDS_CANCEL = "support carry exceeds cancel capacity"
 NO_REFERENCE = "no reference velocity keeps every edge"
@@ -37,14 +39,6 @@ class Reference:
     exists: np.ndarray
     reachable: np.ndarray
     stop_margin_mps: np.ndarray
-
-
-def halfplanes_to_lines(normal: np.ndarray, offset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """RVO2 lines (point, direction), each (..., 2), of the half-planes dot(normal, w) <= offset:
-    the allowed side lies left of the direction."""
-    point = normal * offset[..., None]
-    direction = np.stack([-normal[..., 1], normal[..., 0]], axis=-1)
-    return point, direction
 
 
 def reference_velocity(edges: EdgeSet, support: Support, x0_m: np.ndarray,
@@ -74,10 +68,10 @@ def reference_velocity(edges: EdgeSet, support: Support, x0_m: np.ndarray,
     # in w = r - u: dot(n, w) <= dot(n, e - u)
     offset = dot2(n, e - u[:, None, :])
     offset = np.take_along_axis(offset, order, axis=1)
-    point, direction = halfplanes_to_lines(n_sorted, offset)
-    count = valid.shape[1]
-    res = solve_closest(np.zeros_like(u), np.full(u.shape[0], REFERENCE_SEARCH_RADIUS_MPS),
-                        point, direction, valid, np.full(u.shape[0], count, dtype=np.int64))
+    # RVO2's tolerances, as the crowd: a wall counts as violated beyond 0 m/s
+    res = closest_point(np.zeros_like(u), HalfPlanes(n_sorted, offset, valid),
+                        np.full(u.shape[0], REFERENCE_SEARCH_RADIUS_MPS), tol_mps=0.0,
+                        parallel_det=RVO_EPSILON)
     w = res.velocity
     viol = dot2(n_sorted, w[:, None, :]) - offset
     exists = res.feasible & np.all(~valid | (viol <= EPS), axis=1)

@@ -70,7 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "[expect] checked at the end")
     parser.add_argument("--scenario-file", metavar="FILE",
                         help="pq-handoff: its data file "
-                             "(default: examples/handoff/pq_handoff.toml)")
+                             "(default: the packaged navproof/handoff/pq_handoff.toml)")
     parser.add_argument("--db", metavar="FILE",
                         help="pq-handoff: keep the run (action record and world) in this one "
                              "SQLite file; one run at a time may use it")

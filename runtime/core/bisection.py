@@ -1,5 +1,7 @@
-"""Bisection of monotone brackets, batched over arrays: the one root finder of the step's
-exact times (first contact W1/F2, portal crossing B7, the sweep's cubic roots)."""
+"""Bisection of monotone brackets, batched over arrays: the root finder of the step's exact
+times taken over whole arrays (portal crossing B7). The sweep's per-pair compiled loops (first
+contact W1/F2, the cubic roots of the closest approach) halve their brackets the same
+BISECTION_STEPS times, one pair at a time."""
 
 from __future__ import annotations
 

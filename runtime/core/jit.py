@@ -10,16 +10,23 @@ The machine code is cached on disk (next to the source, else numba's per-user ca
 so later processes start in milliseconds. Where no cache location is writable (a read-only
 install without a home folder) the loop is compiled in memory each process instead.
 Compiled loops release the interpreter lock, so worker threads run them on separate cores.
+
+A loop may call the generated formulas (:mod:`navproof._generated.formulas`) by keyword, as the
+numpy code does: they are compiled too, so the loop evaluates exactly the derived expressions.
+The disk cache only watches the loop's own source file, so the cached name of a loop carries a
+digest of the code of everything it calls: a regenerated formula compiles afresh.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import types
 from collections.abc import Callable
 from typing import Any
 
 _LOCK = threading.RLock()
+_FORMULA_MODULE = "navproof._generated.formulas"
 
 
 class CompiledLoop:
@@ -51,13 +58,23 @@ def compiled_loop(func: Callable[..., Any]) -> CompiledLoop:
 def _compile(func: Callable[..., Any]) -> Callable[..., Any]:
     import numba
 
-    # compiled loops that call other compiled loops of their module see those machine-code
-    # functions under the same names (a loop is typed once, with its callees inlined)
-    callees = {name: value.compiled() for name, value in func.__globals__.items()
-               if isinstance(value, CompiledLoop) and name in func.__code__.co_names}
+    # compiled loops and generated formulas that the loop calls are seen under the same names
+    # as machine-code functions (a loop is typed once, with its callees inlined)
+    callees: dict[str, Any] = {}
+    digest = hashlib.sha256()
+    for name in sorted(set(func.__code__.co_names)):
+        value = func.__globals__.get(name)
+        if isinstance(value, CompiledLoop):
+            callees[name] = value.compiled()
+            _add_code(digest, value.func.__code__)
+        elif isinstance(value, types.FunctionType) and value.__module__ == _FORMULA_MODULE:
+            callees[name] = _formula(value)
+            _add_code(digest, value.__code__)
     if callees:
         func = types.FunctionType(func.__code__, {**func.__globals__, **callees},
                                   func.__name__, func.__defaults__, func.__closure__)
+        # the cache file is named after the qualified name: a changed callee gets a new one
+        func.__qualname__ = f"{func.__name__}_{digest.hexdigest()[:16]}"
 
     try:
         # numba picks the first writable location (next to the source, then per user)
@@ -65,3 +82,31 @@ def _compile(func: Callable[..., Any]) -> Callable[..., Any]:
     except RuntimeError:
         # no writable cache location at all: compile in memory for this process
         return numba.njit(cache=False, nogil=True)(func)
+
+
+
+def _formula(formula: Callable[..., Any]) -> Callable[..., Any]:
+    """A generated formula compiled for calls from compiled loops.
+
+    The formulas take keyword-only arguments, which numba cannot bind; the same code with
+    those parameters made positional-or-keyword still accepts the keyword calls.
+    """
+    import numba
+
+    code = formula.__code__
+    code = code.replace(co_argcount=code.co_argcount + code.co_kwonlyargcount,
+                        co_kwonlyargcount=0)
+    plain = types.FunctionType(code, formula.__globals__, formula.__name__)
+    return numba.njit(nogil=True)(plain)
+
+
+def _add_code(digest: Any, code: types.CodeType) -> None:
+    """Feed what decides a function's behaviour into ``digest``."""
+    digest.update(code.co_code)
+    digest.update(repr((code.co_names, code.co_varnames)).encode())
+    for const in code.co_consts:
+        # nested code objects by their content (their repr holds a memory address)
+        if isinstance(const, types.CodeType):
+            _add_code(digest, const)
+        else:
+            digest.update(repr(const).encode())

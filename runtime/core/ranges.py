@@ -8,12 +8,15 @@ value and the range, and changes nothing. Claim: B1, S3, S4, V1 (the hypotheses 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from navproof.core.errors import InvalidInput
 from navproof.core.tolerances import RANGE_BOUND_REL
+
+if TYPE_CHECKING:
+    from navproof.specs.profile import Profile
 
 
 def _check_range(profile: Any, field: str, parameter: str, values: np.ndarray,
@@ -57,3 +60,16 @@ def check_step_in_profile(inp: Any, profile: Any) -> None:
     lo, hi, unit = _bounds(profile, "edge_speed_mps")
     edge_speed = np.linalg.norm(inp.edges.motion.velocity_mps, axis=-1)[inp.edges.valid]
     _check_range(profile, "edges.velocity_mps", "edge_speed_mps", edge_speed, lo, hi, unit)
+
+
+def check_in_profile_range(profile: Profile, field: str, parameter: str, values: Any) -> None:
+    """Raise InvalidInput naming ``field``, the first value outside and the range when any of
+    ``values`` leaves the range of ``parameter`` in ``profile`` (where the proofs hold)."""
+    lo, hi, unit = _bounds(profile, parameter)
+    try:
+        _check_range(profile, field, parameter, values, lo, hi, unit)
+    except InvalidInput as exc:
+        if np.ndim(values):
+            raise
+        # one value: the field itself, not its first element
+        raise InvalidInput(field, exc.value, exc.rule) from None

@@ -1,5 +1,6 @@
-"""The P/Q handoff demo's data: the scenario file (``examples/handoff/pq_handoff.toml``), its schema
-and its checks. The logic that runs it lives in :mod:`navproof.handoff.pq_scenario`.
+"""The P/Q handoff demo's data: the scenario file (``pq_handoff.toml`` beside this module, shipped
+as package data), its schema and its checks. The logic that runs it lives in
+:mod:`navproof.handoff.pq_scenario`.
 
 Schema (every key required unless marked; lengths in m, times in s)::
 
@@ -46,9 +47,10 @@ from navproof.handoff.controller import HandoffParams, HandoffTarget, Versions
 from navproof.scenario import ScenarioError
 
 KIND = "pq-handoff"
-DEFAULT_FILE = Path(__file__).resolve().parents[2] / "examples" / "handoff" / "pq_handoff.toml"
-"""The demo's data, in its own folder beside the World scenario files of the repository (it is
-not one: ``navproof simulate FILE.toml`` runs World files, ``simulate pq-handoff`` this one)."""
+DEFAULT_FILE = Path(__file__).resolve().parent / "pq_handoff.toml"
+"""The demo's data, package data of :mod:`navproof.handoff`: ``navproof simulate pq-handoff``
+finds it in an installed wheel as in the repository. It is not a World scenario file (those,
+under ``examples/``, run with ``navproof simulate FILE.toml``)."""
 
 HANDOFF_KEYS = ("tick_s", "step_s", "max_access_attempts", "handoff_deadline_ticks",
                 "access_speed_cap_mps", "access_accel_mps2", "stop_speed_threshold_mps",

@@ -1,7 +1,7 @@
 """The seed's P/Q slope handoff as a runnable scenario over a persistent simulated world.
 
 The scenario's data (patches, start, obstacle-version changes, handoff parameters) is a file,
-``examples/handoff/pq_handoff.toml`` by default (:mod:`navproof.handoff.pq_data`); this module
+``navproof/handoff/pq_handoff.toml`` by default (:mod:`navproof.handoff.pq_data`); this module
 is the logic: the world along X (the edge is X = 0, the plane X <= 0, the slope X >= 0), the
 drive loop of the controller and the report.
 
@@ -308,7 +308,7 @@ def run_pq_handoff(
     """Run (or resume) the P/Q handoff and return the timeline and the outcome.
 
     Claim: A1–A5, H1–H10, V1. ``scenario`` is the data (default:
-    ``examples/handoff/pq_handoff.toml``); ``params``, when given, replaces its handoff
+    ``navproof/handoff/pq_handoff.toml``); ``params``, when given, replaces its handoff
     parameters. ``crash_at_s`` SIGKILLs the process at the first ``crash_stage`` point whose
     simulated time reaches it; ``resume`` continues from the record and the world.
     ``push_*`` sets the world velocity at a time (an external force, H8). ``on_dispatch`` is

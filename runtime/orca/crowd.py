@@ -13,24 +13,29 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from navproof.core.errors import InvalidInput, assertions_enabled
 from navproof.core.parallel import run_pieces
+from navproof.core.ranges import check_in_profile_range
 from navproof.core.validation import (
     MAX_DURATION_S,
     MAX_LENGTH_M,
-    MAX_NEIGHBORS,
-    MAX_SPEED_MPS,
     MIN_DURATION_S,
-    MIN_NEIGHBOR_DIST_M,
     check_valid_finite,
-    check_valid_integer,
     check_valid_range,
     check_valid_vector,
+)
+from navproof.orca.agents import (  # noqa: F401  (PROFILE_PARAMETERS re-exported)
+    FLOAT_FIELDS,
+    PROFILE_PARAMETERS,
+    VECTOR_BOUNDS,
+    AgentDefaults,
+    check_agents_in_profile,
+    check_valid_agent_scalar,
+    check_valid_agent_vectors,
 )
 from navproof.orca.diagnostics import (  # noqa: F401  (re-exported: the crowd's public types)
     AgentRecord,
@@ -39,11 +44,14 @@ from navproof.orca.diagnostics import (  # noqa: F401  (re-exported: the crowd's
     build_diagnostics,
     snapshot_of,
 )
+from navproof.orca.halfplanes import solve_lines
 from navproof.orca.lines import agent_lines, obstacle_lines
 from navproof.orca.neighbors import AgentGrid, build_grid, query_into
 from navproof.orca.obstacles import ObstacleSet
 from navproof.orca.responsibility import TIE_BREAKS, pair_shares, stall_count, turn_right
-from navproof.solver.lp import solve_closest
+
+if TYPE_CHECKING:
+    from navproof.specs.profile import Profile
 
 PARALLEL_MIN_AGENTS = 4096
 """Crowds at least this large run their compiled loops in ``workers`` threads."""
@@ -54,67 +62,6 @@ THREAD_PIECES = 16
 PIECE_ROWS = 65536
 """Largest piece of agent rows whose lines and programs are solved at once: bounds the
 working memory per agent of very large crowds (smaller pieces cost more in merging)."""
-
-
-@dataclass(frozen=True)
-class AgentDefaults:
-    """Parameters given to agents added without explicit values (RVO2's setAgentDefaults)."""
-
-    neighbor_dist: float = 15.0
-    max_neighbors: int = 10
-    time_horizon: float = 10.0
-    time_horizon_obst: float = 10.0
-    radius: float = 1.5
-    max_speed: float = 2.0
-    velocity: tuple[float, float] = (0.0, 0.0)
-
-
-_FLOAT_FIELDS = ("radius", "max_speed", "neighbor_dist", "time_horizon", "time_horizon_obst",
-                 "responsibility_weight", "priority")
-
-# Working bounds of the O7 settings: weights are compared as ratios, priorities by order.
-MAX_RESPONSIBILITY_WEIGHT = 1e6
-MAX_PRIORITY = 1e9
-
-# (low, high, low excluded, unit) of each per-agent number; see navproof.core.validation
-_SCALAR_RULES: dict[str, tuple[float, float, bool, str]] = {
-    "radius": (0.0, MAX_LENGTH_M, False, "m"),
-    "max_speed": (0.0, MAX_SPEED_MPS, False, "m/s"),
-    "neighbor_dist": (0.0, MAX_LENGTH_M, False, "m"),
-    "time_horizon": (MIN_DURATION_S, MAX_DURATION_S, False, "s"),
-    "time_horizon_obst": (MIN_DURATION_S, MAX_DURATION_S, False, "s"),
-    "responsibility_weight": (0.0, MAX_RESPONSIBILITY_WEIGHT, True, ""),
-    "priority": (-MAX_PRIORITY, MAX_PRIORITY, False, ""),
-}
-_VECTOR_BOUNDS: dict[str, tuple[float, str]] = {
-    "position": (MAX_LENGTH_M, "m"),
-    "velocity": (MAX_SPEED_MPS, "m/s"),
-    "pref_velocity": (MAX_SPEED_MPS, "m/s"),
-}
-
-
-def _check_valid_agent_scalar(name: str, value: Any) -> np.ndarray:
-    """A per-agent number (or array of them) within its rule, as float64 (ints for
-    ``max_neighbors``); a neighbour distance is 0 (no neighbours) or at least
-    ``MIN_NEIGHBOR_DIST_M``."""
-    if name == "max_neighbors":
-        return check_valid_integer(name, value, low=0, high=MAX_NEIGHBORS)
-    low, high, low_open, unit = _SCALAR_RULES[name]
-    arr = check_valid_range(name, value, low=low, high=high, low_open=low_open, unit=unit)
-    if name == "neighbor_dist":
-        tiny = (arr > 0.0) & (arr < MIN_NEIGHBOR_DIST_M)
-        if tiny.any():
-            idx = tuple(int(i) for i in np.argwhere(tiny)[0])
-            label = f"{name}[{', '.join(map(str, idx))}]" if idx else name
-            raise InvalidInput(label, float(arr[idx]),
-                               f"must be 0 (no neighbours) or >= {MIN_NEIGHBOR_DIST_M:g} m")
-    return arr
-
-
-def _check_valid_agent_vectors(name: str, value: Any) -> np.ndarray:
-    """Positions or velocities (..., 2) with every component within its working bound."""
-    bound, unit = _VECTOR_BOUNDS[name]
-    return check_valid_range(name, value, low=-bound, high=bound, unit=unit)
 
 
 class Crowd:
@@ -132,13 +79,20 @@ class Crowd:
     ``PARALLEL_MIN_AGENTS`` agents. The numpy stages stay on the calling thread: their many
     short calls contend for the interpreter lock, and on a loaded 2-core machine two threads
     of them cost twice the CPU time. The answer does not depend on ``workers``.
+
+    With a ``profile`` the time step and every agent's ORCA parameters must lie in its ranges
+    (``PROFILE_PARAMETERS``, ``step_s``: where ``navproof prove`` covered them), and agents
+    take its defaults; without one the embedded default profile gives the defaults and only
+    the working bounds apply (RVO2 accepts any positive values).
     """
 
     def __init__(self, time_step: float = 0.25, *, defaults: AgentDefaults | None = None,
+                 profile: Profile | None = None,
                  assertions: bool | None = None, responsibility: float = 0.5,
                  priority_share: float = 0.25, tie_break: str = "none",
                  side_bias_rad: float = 0.5, stall_steps: int = 2,
                  workers: int | None = None) -> None:
+        self.profile = profile
         self.time_step = self._valid_time_step(time_step)
         resp = float(check_valid_finite("responsibility", responsibility))
         if not 0.0 < resp <= 1.0:
@@ -159,7 +113,8 @@ class Crowd:
                 or stall_steps < 1:
             raise InvalidInput("stall_steps", stall_steps, "must be an integer >= 1")
         self.stall_steps = int(stall_steps)
-        self.defaults = defaults or AgentDefaults()
+        self.defaults = defaults or (AgentDefaults() if profile is None
+                                     else AgentDefaults.from_profile(profile))
         self.assertions = assertions_enabled(assertions)
         self.workers = max(1, int(workers if workers is not None else _available_cpus()))
         self.global_time = 0.0
@@ -185,10 +140,13 @@ class Crowd:
         self.obstacle_neighbor_idx = np.zeros((0, 0), dtype=np.int64)
 
     # ----------------------------------------------------------------- validation helpers
-    @staticmethod
-    def _valid_time_step(time_step: float) -> float:
-        return float(check_valid_range("time_step", time_step, low=MIN_DURATION_S,
-                                       high=MAX_DURATION_S, unit="s"))
+    def _valid_time_step(self, time_step: float) -> float:
+        dt = float(check_valid_range("time_step", time_step, low=MIN_DURATION_S,
+                                     high=MAX_DURATION_S, unit="s"))
+        if self.profile is not None:
+            check_in_profile_range(self.profile, "time_step", "step_s", dt)
+        return dt
+
 
     @property
     def num_agents(self) -> int:
@@ -226,12 +184,12 @@ class Crowd:
         pos = check_valid_finite("position", position)
         if pos.ndim != 2 or pos.shape[1] != 2:
             raise InvalidInput("position", position, "must have shape (M, 2)")
-        pos = _check_valid_agent_vectors("position", pos)
+        pos = check_valid_agent_vectors("position", pos)
         m = pos.shape[0]
         d = self.defaults
 
         def vec(name: str, value: Any, default: tuple[float, float]) -> np.ndarray:
-            arr = _check_valid_agent_vectors(name, default if value is None else value)
+            arr = check_valid_agent_vectors(name, default if value is None else value)
             try:
                 return np.broadcast_to(arr, (m, 2)).astype(np.float64)
             except ValueError as exc:
@@ -243,7 +201,7 @@ class Crowd:
                 arr = np.broadcast_to(arr, (m,)).copy()
             except ValueError as exc:
                 raise InvalidInput(name, value, f"must broadcast to shape ({m},)") from exc
-            return _check_valid_agent_scalar(name, arr)
+            return check_valid_agent_scalar(name, arr)
 
         vel = vec("velocity", velocity, d.velocity)
         pref = vec("pref_velocity", pref_velocity, (0.0, 0.0))
@@ -253,6 +211,10 @@ class Crowd:
         th = col("time_horizon", time_horizon, d.time_horizon)
         tho = col("time_horizon_obst", time_horizon_obst, d.time_horizon_obst)
         mn = col("max_neighbors", max_neighbors, d.max_neighbors)
+        for name, values in (("radius", rad), ("max_speed", speed), ("neighbor_dist", ndist),
+                             ("time_horizon", th), ("time_horizon_obst", tho),
+                             ("max_neighbors", mn)):
+            check_agents_in_profile(self.profile, name, values)
         weight = col("responsibility_weight", responsibility_weight, 1.0)
         prio = col("priority", priority, 0.0)
         coop_raw = np.asarray(True if cooperative is None else cooperative)
@@ -300,19 +262,20 @@ class Crowd:
         if name not in ("position", "velocity", "pref_velocity"):
             raise InvalidInput("name", name, "must be position, velocity or pref_velocity")
         i = self._check_index(agent)
-        bound, unit = _VECTOR_BOUNDS[name]
+        bound, unit = VECTOR_BOUNDS[name]
         arr = check_valid_vector(name, value, max_abs=bound, unit=unit)
         getattr(self, name)[i] = arr
 
     def set_agent_scalar(self, name: str, agent: int, value: Any) -> None:
         """Set one agent's radius, max_speed, neighbor_dist, time horizons or max_neighbors."""
-        if name not in _FLOAT_FIELDS + ("max_neighbors",):
-            raise InvalidInput("name", name, f"must be one of {_FLOAT_FIELDS + ('max_neighbors',)}")
+        if name not in FLOAT_FIELDS + ("max_neighbors",):
+            raise InvalidInput("name", name, f"must be one of {FLOAT_FIELDS + ('max_neighbors',)}")
         i = self._check_index(agent)
         arr = check_valid_finite(name, value)
         if arr.shape != ():
             raise InvalidInput(name, value, "must be a scalar")
-        arr = _check_valid_agent_scalar(name, arr)
+        arr = check_valid_agent_scalar(name, arr)
+        check_agents_in_profile(self.profile, name, arr)
         if name == "max_neighbors":
             self.max_neighbors[i] = int(arr)
         else:
@@ -328,7 +291,7 @@ class Crowd:
     def set_pref_velocities(self, pref_velocity: Any) -> None:
         """Set every agent's preferred velocity at once, ``(N, 2)`` m/s."""
         arr = check_valid_finite("pref_velocity", pref_velocity, shape=(self.num_agents, 2))
-        self.pref_velocity = _check_valid_agent_vectors("pref_velocity", arr).copy()
+        self.pref_velocity = check_valid_agent_vectors("pref_velocity", arr).copy()
 
     def set_time_step(self, time_step: float) -> None:
         """Change the time step (s, > 0)."""
@@ -474,8 +437,8 @@ class Crowd:
         obst_idx = self._obstacle_neighbors(rows, grid)
         lines = self._lines_for(rows, nb, obst_idx)
         threads = self.workers if rows.size >= PARALLEL_MIN_AGENTS else 1
-        result = solve_closest(self._preferred[rows], self.max_speed[rows], *lines,
-                               threads=threads)
+        result = solve_lines(self._preferred[rows], self.max_speed[rows], *lines,
+                             threads=threads)
         return obst_idx, lines, result
 
     def compute_new_velocities(self) -> StepDiagnostics:
@@ -499,7 +462,7 @@ class Crowd:
         outputs = [self._solve_chunk(grid, np.arange(lo, hi), nb_idx[lo:hi]) for lo, hi in spans]
         if len(outputs) == 1:
             obst_idx, (point, direction, valid, num_hard), result = outputs[0]
-            velocity, feasible, fail_line = result.velocity, result.feasible, result.fail_line
+            velocity, feasible, fail_line = result.velocity, result.feasible, result.fail_slot
         else:
             width = max(out[1][2].shape[1] for out in outputs)
             obst_width = max(out[0].shape[1] for out in outputs)
@@ -519,7 +482,7 @@ class Crowd:
                 num_hard[lo:hi] = h
                 velocity[lo:hi] = result.velocity
                 feasible[lo:hi] = result.feasible
-                fail_line[lo:hi] = result.fail_line
+                fail_line[lo:hi] = result.fail_slot
                 obst_idx[lo:hi, :ob.shape[1]] = ob
         self.agent_neighbor_idx = nb_idx
         self.obstacle_neighbor_idx = obst_idx

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from navproof.core.tolerances import ACTIVE_TOL_MPS
-from navproof.solver.lp import line_violation
+from navproof.orca.halfplanes import line_violation
 
 if TYPE_CHECKING:
     from navproof.orca.crowd import Crowd

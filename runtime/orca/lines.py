@@ -1,6 +1,6 @@
 """ORCA half-planes in velocity space (m/s) for a whole crowd, with RVO2's geometric cases.
 
-Lines follow the convention of :mod:`navproof.solver.lp`: the permitted side is LEFT of the
+Lines follow the convention of :mod:`navproof.orca.halfplanes`: the permitted side is LEFT of the
 direction. Obstacle lines are hard (full responsibility, Claim O5); agent lines take the pair's
 share (1/2 by default, per pair with responsibility weights, priorities and non-cooperative
 neighbours, Claim O7) of the smallest change that leaves the truncated velocity obstacle (Claim
@@ -13,6 +13,8 @@ there) get a deterministic direction instead, so no line is ever non-finite.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from navproof._generated.formulas import (
@@ -23,9 +25,12 @@ from navproof._generated.formulas import (
     orca_leg_direction_y,
     orca_line_point,
 )
+from navproof.core.jit import compiled_loop
 from navproof.core.tolerances import ORCA_COVERED_TOL_M
 from navproof.orca.obstacles import ObstacleSet
-from navproof.solver.lp import det2
+
+_TINY = float(np.finfo(np.float64).tiny)
+"""Smallest normal float: shorter vectors count as zero (their reciprocal would overflow)."""
 
 
 def _safe_unit(x: np.ndarray, y: np.ndarray, fx: np.ndarray, fy: np.ndarray
@@ -33,7 +38,7 @@ def _safe_unit(x: np.ndarray, y: np.ndarray, fx: np.ndarray, fy: np.ndarray
     """Unit vector of (x, y) and its length; where the length is 0, the fallback (fx, fy)."""
     length = np.hypot(x, y)
     # subnormal lengths count as zero: their reciprocal would overflow
-    zero = length < np.finfo(np.float64).tiny
+    zero = length < _TINY
     inv_len = 1.0 / np.where(zero, 1.0, length)
     return np.where(zero, fx, x * inv_len), np.where(zero, fy, y * inv_len), length
 
@@ -45,122 +50,109 @@ def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
     """ORCA lines (point, direction) of every agent against its neighbours, shapes (N, k, 2).
 
     ``neighbor_idx (M, k)`` padded with -1 holds the neighbours of agent rows ``rows`` (default
-    all N agents, M = N); returns ``(point, direction, valid)`` of shape (M, k, ...). Cases, as in
-    RVO2's Agent::computeNewVelocity: no collision projected on the cut-off circle of
-    ``time_horizon`` (s) or on a leg; already colliding projected on the cut-off circle of one
-    ``time_step`` (s). ``point = v + share * u`` with ``responsibility`` the share of every pair
-    (a scalar) or of each slot (an (M, k) array, see :func:`pair_shares`). Claim: O3, O6, O7.
+    all N agents, M = N); returns ``(point, direction, valid)`` of shape (M, k, ...), zeros in
+    the padded slots. Cases, as in RVO2's Agent::computeNewVelocity: no collision projected on
+    the cut-off circle of ``time_horizon`` (s) or on a leg; already colliding projected on the
+    cut-off circle of one ``time_step`` (s). ``point = v + share * u`` with ``responsibility``
+    the share of every pair (a scalar) or of each slot (an (M, k) array, see
+    :func:`pair_shares`). Claim: O3, O6, O7.
     """
-    valid = neighbor_idx >= 0
-    if rows is None:
-        rows = np.arange(neighbor_idx.shape[0])
+    neighbor_idx = np.ascontiguousarray(neighbor_idx, dtype=np.int64)
     m, k = neighbor_idx.shape
-    # work on the valid (agent, neighbour) pairs only, each case on its own subset
-    full = bool(valid.all())
-    if full:
-        me = np.repeat(rows, k)
-        other = neighbor_idx.ravel()
-    else:
-        pair_row, pair_col = np.nonzero(valid)
-        me = rows[pair_row]
-        other = neighbor_idx[pair_row, pair_col]
+    rows = (np.arange(m, dtype=np.int64) if rows is None
+            else np.ascontiguousarray(rows, dtype=np.int64))
+    # a scalar share is the (1, 1) table every slot reads
+    share = np.ascontiguousarray(np.reshape(responsibility, (1, 1)) if np.ndim(responsibility) == 0
+                                 else responsibility, dtype=np.float64)
+    position = np.asarray(position, dtype=np.float64)
+    velocity = np.asarray(velocity, dtype=np.float64)
+    point = np.empty((m, k, 2))
+    direction = np.empty((m, k, 2))
+    _agent_lines(np.ascontiguousarray(position[:, 0]), np.ascontiguousarray(position[:, 1]),
+                 np.ascontiguousarray(velocity[:, 0]), np.ascontiguousarray(velocity[:, 1]),
+                 np.ascontiguousarray(radius, dtype=np.float64),
+                 1.0 / np.asarray(time_horizon, dtype=np.float64), 1.0 / time_step, rows,
+                 neighbor_idx, share, point, direction)
+    return point, direction, neighbor_idx >= 0
 
-    def own(values: np.ndarray) -> np.ndarray:
-        # the agent's own value on each of its pairs
-        return np.repeat(values[rows], k) if full else values[me]
 
-    def theirs(values: np.ndarray) -> np.ndarray:
-        return np.take(values, other)
+@compiled_loop
+def _agent_lines(px, py, vx, vy, radius, inv_th, inv_dt, rows, nb, share, point, direction):
+    """Every slot of :func:`agent_lines`, one (agent, neighbour) pair at a time.
 
-    own_vx, own_vy = own(velocity[:, 0]), own(velocity[:, 1])
-    rpx = theirs(np.ascontiguousarray(position[:, 0])) - own(position[:, 0])
-    rpy = theirs(np.ascontiguousarray(position[:, 1])) - own(position[:, 1])
-    rvx = own_vx - theirs(np.ascontiguousarray(velocity[:, 0]))
-    rvy = own_vy - theirs(np.ascontiguousarray(velocity[:, 1]))
-    dist_sq = rpx * rpx + rpy * rpy
-    comb_r = own(radius) + theirs(radius)
-    comb_r_sq = comb_r * comb_r
-    inv_th = own(1.0 / time_horizon)
-    inv_dt = 1.0 / time_step
-    no_collision = dist_sq > comb_r_sq
-    # no collision: w is the vector from the cut-off centre to the relative velocity
-    wx = orca_cutoff_offset(rel_v=rvx, rel_p=rpx, inv_tau=inv_th)
-    wy = orca_cutoff_offset(rel_v=rvy, rel_p=rpy, inv_tau=inv_th)
-    w_len_sq = wx * wx + wy * wy
-    dot1 = wx * rpx + wy * rpy
-    on_cutoff = no_collision & (dot1 < 0.0) & (dot1 * dot1 > comb_r_sq * w_len_sq)
-    on_leg = no_collision & ~on_cutoff
-
-    # project on the cut-off circle (w is never zero here: dot1 < 0)
-    sel = np.flatnonzero(on_cutoff)
-    if 2 * sel.size >= on_cutoff.size:
-        # most pairs: evaluate on all of them, the other cases overwrite their own below
-        with np.errstate(divide="ignore", invalid="ignore"):
-            w_len = np.sqrt(w_len_sq)
-            unit_x, unit_y = wx / w_len, wy / w_len
-            grow = orca_cutoff_change_scale(comb_r=comb_r, inv_tau=inv_th, w_len=w_len)
-            ux, uy = grow * unit_x, grow * unit_y
-            dx, dy = unit_y, -unit_x
-    else:
-        dx = np.empty_like(rpx)
-        dy = np.empty_like(rpx)
-        ux = np.empty_like(rpx)
-        uy = np.empty_like(rpx)
-        if sel.size:
-            w_len = np.sqrt(w_len_sq[sel])
-            unit_x, unit_y = wx[sel] / w_len, wy[sel] / w_len
-            dx[sel], dy[sel] = unit_y, -unit_x
-            grow = orca_cutoff_change_scale(comb_r=comb_r[sel], inv_tau=inv_th[sel], w_len=w_len)
-            ux[sel], uy[sel] = grow * unit_x, grow * unit_y
-
-    # project on the left or the right leg (sign +1 left, -1 right)
-    sel = np.flatnonzero(on_leg)
-    if sel.size:
-        sx, sy, cr, d_sq = rpx[sel], rpy[sel], comb_r[sel], dist_sq[sel]
-        leg = np.sqrt(d_sq - comb_r_sq[sel])  # tangent length, positive: no collision
-        side = np.where(det2(sx, sy, wx[sel], wy[sel]) > 0.0, 1.0, -1.0)
-        geometry = dict(rel_px=sx, rel_py=sy, comb_r=cr, leg_len=leg, side=side, dist_sq=d_sq)
-        ldx = orca_leg_direction_x(**geometry)
-        ldy = orca_leg_direction_y(**geometry)
-        vx, vy = rvx[sel], rvy[sel]
-        dot2 = vx * ldx + vy * ldy
-        dx[sel], dy[sel] = ldx, ldy
-        ux[sel] = orca_leg_change(v_dot_d=dot2, direction=ldx, rel_v=vx)
-        uy[sel] = orca_leg_change(v_dot_d=dot2, direction=ldy, rel_v=vy)
-
-    # already colliding: cut-off circle of one time step; coincident agents with equal
-    # velocities separate along +x / -x by index order so the pair still moves apart
-    sel = np.flatnonzero(~no_collision)
-    if sel.size:
-        cwx = orca_cutoff_offset(rel_v=rvx[sel], rel_p=rpx[sel], inv_tau=inv_dt)
-        cwy = orca_cutoff_offset(rel_v=rvy[sel], rel_p=rpy[sel], inv_tau=inv_dt)
-        tie = np.where(me[sel] < other[sel], 1.0, -1.0)
-        cux, cuy, cw_len = _safe_unit(cwx, cwy, tie, np.zeros_like(tie))
-        dx[sel], dy[sel] = cuy, -cux
-        grow = orca_cutoff_change_scale(comb_r=comb_r[sel], inv_tau=inv_dt, w_len=cw_len)
-        ux[sel], uy[sel] = grow * cux, grow * cuy
-
-    share = (responsibility if np.ndim(responsibility) == 0
-             else np.asarray(responsibility).ravel() if full
-             else np.asarray(responsibility)[pair_row, pair_col])
-    if full:
-        # every slot holds a neighbour: the pair order is the row-major slot order
-        point = np.empty((m, k, 2))
-        flat = point.reshape(m * k, 2)
-        flat[:, 0] = orca_line_point(own_v=own_vx, share=share, change=ux)
-        flat[:, 1] = orca_line_point(own_v=own_vy, share=share, change=uy)
-        direction = np.empty((m, k, 2))
-        flat = direction.reshape(m * k, 2)
-        flat[:, 0] = dx
-        flat[:, 1] = dy
-        return point, direction, valid
-    point = np.zeros((m, k, 2))
-    direction = np.zeros((m, k, 2))
-    point[pair_row, pair_col, 0] = orca_line_point(own_v=own_vx, share=share, change=ux)
-    point[pair_row, pair_col, 1] = orca_line_point(own_v=own_vy, share=share, change=uy)
-    direction[pair_row, pair_col, 0] = dx
-    direction[pair_row, pair_col, 1] = dy
-    return point, direction, valid
+    Per-agent inputs are over the whole crowd (N,); ``share`` is (1, 1) or per slot (M, k).
+    Claim: O3, O6, O7.
+    """
+    m, k = nb.shape
+    share_rows, share_cols = share.shape[0] > 1, share.shape[1] > 1
+    for i in range(m):
+        me = rows[i]
+        own_vx, own_vy = vx[me], vy[me]
+        own_px, own_py = px[me], py[me]
+        own_r, own_inv_th = radius[me], inv_th[me]
+        for j in range(k):
+            other = nb[i, j]
+            if other < 0:
+                point[i, j, 0] = 0.0
+                point[i, j, 1] = 0.0
+                direction[i, j, 0] = 0.0
+                direction[i, j, 1] = 0.0
+                continue
+            rpx = px[other] - own_px
+            rpy = py[other] - own_py
+            rvx = own_vx - vx[other]
+            rvy = own_vy - vy[other]
+            dist_sq = rpx * rpx + rpy * rpy
+            comb_r = own_r + radius[other]
+            comb_r_sq = comb_r * comb_r
+            if dist_sq > comb_r_sq:
+                # no collision: w is the vector from the cut-off centre to the relative velocity
+                wx = orca_cutoff_offset(rel_v=rvx, rel_p=rpx, inv_tau=own_inv_th)
+                wy = orca_cutoff_offset(rel_v=rvy, rel_p=rpy, inv_tau=own_inv_th)
+                w_len_sq = wx * wx + wy * wy
+                dot1 = wx * rpx + wy * rpy
+                # (w is never zero when dot1 < 0, but its squared length can underflow to 0
+                # below about 1e-162 m/s: such a pair is taken on a leg, never divided by 0)
+                if dot1 < 0.0 and dot1 * dot1 > comb_r_sq * w_len_sq and w_len_sq > 0.0:
+                    # project on the cut-off circle
+                    w_len = math.sqrt(w_len_sq)
+                    unit_x, unit_y = wx / w_len, wy / w_len
+                    dx, dy = unit_y, -unit_x
+                    grow = orca_cutoff_change_scale(comb_r=comb_r, inv_tau=own_inv_th,
+                                                    w_len=w_len)
+                    ux, uy = grow * unit_x, grow * unit_y
+                else:
+                    # project on the left or the right leg (side +1 left, -1 right)
+                    leg = math.sqrt(dist_sq - comb_r_sq)  # tangent length, positive
+                    side = 1.0 if rpx * wy - rpy * wx > 0.0 else -1.0
+                    dx = orca_leg_direction_x(rel_px=rpx, rel_py=rpy, comb_r=comb_r, leg_len=leg,
+                                              side=side, dist_sq=dist_sq)
+                    dy = orca_leg_direction_y(rel_px=rpx, rel_py=rpy, comb_r=comb_r, leg_len=leg,
+                                              side=side, dist_sq=dist_sq)
+                    dot2 = rvx * dx + rvy * dy
+                    ux = orca_leg_change(v_dot_d=dot2, direction=dx, rel_v=rvx)
+                    uy = orca_leg_change(v_dot_d=dot2, direction=dy, rel_v=rvy)
+            else:
+                # already colliding: cut-off circle of one time step; coincident agents with
+                # equal velocities separate along +x / -x by index order, so the pair still
+                # moves apart (the reference library divides by zero there)
+                cwx = orca_cutoff_offset(rel_v=rvx, rel_p=rpx, inv_tau=inv_dt)
+                cwy = orca_cutoff_offset(rel_v=rvy, rel_p=rpy, inv_tau=inv_dt)
+                cw_len = math.hypot(cwx, cwy)
+                if cw_len < _TINY:
+                    # subnormal lengths count as zero: their reciprocal would overflow
+                    cux, cuy = (1.0 if me < other else -1.0), 0.0
+                else:
+                    inv_len = 1.0 / cw_len
+                    cux, cuy = cwx * inv_len, cwy * inv_len
+                dx, dy = cuy, -cux
+                grow = orca_cutoff_change_scale(comb_r=comb_r, inv_tau=inv_dt, w_len=cw_len)
+                ux, uy = grow * cux, grow * cuy
+            pair_share = share[i if share_rows else 0, j if share_cols else 0]
+            point[i, j, 0] = orca_line_point(own_v=own_vx, share=pair_share, change=ux)
+            point[i, j, 1] = orca_line_point(own_v=own_vy, share=pair_share, change=uy)
+            direction[i, j, 0] = dx
+            direction[i, j, 1] = dy
 
 
 def obstacle_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
@@ -169,7 +161,7 @@ def obstacle_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarra
     """Hard ORCA lines of every agent against its obstacle edges, packed, shapes (N, m, 2).
 
     ``obstacle_idx (N, m)`` edge (first vertex) indices by increasing distance, -1 padded.
-    Processed rank by rank because an edge is skipped when the lines already built cover it.
+    Taken in that order because an edge is skipped when the lines already built cover it.
     Cases of RVO2: collision with the left vertex, the right vertex or the segment; oblique
     view (both legs from one vertex); non-convex vertices (leg along the edge, or ignored);
     legs pointing into the neighbouring edge (foreign legs, no line when projected on one);
@@ -180,173 +172,197 @@ def obstacle_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarra
     point = np.zeros((n, m, 2))
     direction = np.zeros((n, m, 2))
     count = np.zeros(n, dtype=np.int64)
-    if m == 0:
-        return point, direction, np.zeros((n, 0), bool)
-    opt = obstacles.point
-    udir = obstacles.unit_dir
-    convex = obstacles.is_convex
-    nxt = obstacles.next
-    prv = obstacles.prev
-    inv_tho_all = 1.0 / time_horizon_obst
-    for rank in range(m):
-        rows = np.flatnonzero(obstacle_idx[:, rank] >= 0)
-        if rows.size == 0:
-            continue
-        o1 = obstacle_idx[rows, rank]
-        o2 = nxt[o1]
-        pos = position[rows]
-        vel = velocity[rows]
-        r = radius[rows]
-        inv_tho = inv_tho_all[rows]
-        rp1 = opt[o1] - pos
-        rp2 = opt[o2] - pos
-
-        # already covered by earlier obstacle lines of this agent
-        covered = np.zeros(rows.size, dtype=bool)
-        width = int(count[rows].max())
-        if width:
-            lp = point[rows, :width]
-            ld = direction[rows, :width]
-            exist = np.arange(width)[None, :] < count[rows, None]
-            c1 = det2(inv_tho[:, None] * rp1[:, None, 0] - lp[..., 0],
-                      inv_tho[:, None] * rp1[:, None, 1] - lp[..., 1], ld[..., 0], ld[..., 1])
-            c2 = det2(inv_tho[:, None] * rp2[:, None, 0] - lp[..., 0],
-                      inv_tho[:, None] * rp2[:, None, 1] - lp[..., 1], ld[..., 0], ld[..., 1])
-            margin = (inv_tho * r)[:, None]
-            slack = -ORCA_COVERED_TOL_M
-            covered = np.any(exist & (c1 - margin >= slack) & (c2 - margin >= slack), axis=1)
-
-        dist_sq1 = np.einsum("ij,ij->i", rp1, rp1)
-        dist_sq2 = np.einsum("ij,ij->i", rp2, rp2)
-        r_sq = r * r
-        obst_vec = opt[o2] - opt[o1]
-        s = -np.einsum("ij,ij->i", rp1, obst_vec) / np.einsum("ij,ij->i", obst_vec, obst_vec)
-        foot = -rp1 - s[:, None] * obst_vec
-        dist_sq_line = np.einsum("ij,ij->i", foot, foot)
-
-        out_p = np.zeros((rows.size, 2))
-        out_d = np.zeros((rows.size, 2))
-        add = np.zeros(rows.size, dtype=bool)
-        todo = ~covered
-
-        # collision with the left vertex (ignored when non-convex)
-        hit_left = todo & (s < 0.0) & (dist_sq1 <= r_sq)
-        ux, uy, _ = _safe_unit(-rp1[:, 1], rp1[:, 0], np.ones(rows.size), np.zeros(rows.size))
-        sel = hit_left & convex[o1]
-        out_d[sel] = np.stack([ux, uy], axis=1)[sel]
-        add |= sel
-        todo &= ~hit_left
-        # collision with the right vertex (ignored when non-convex or the next edge takes it)
-        hit_right = todo & (s > 1.0) & (dist_sq2 <= r_sq)
-        ux, uy, _ = _safe_unit(-rp2[:, 1], rp2[:, 0], np.ones(rows.size), np.zeros(rows.size))
-        sel = hit_right & convex[o2] & (det2(rp2[:, 0], rp2[:, 1], udir[o2, 0], udir[o2, 1]) >= 0.0)
-        out_d[sel] = np.stack([ux, uy], axis=1)[sel]
-        add |= sel
-        todo &= ~hit_right
-        # collision with the segment
-        hit_seg = todo & (s >= 0.0) & (s <= 1.0) & (dist_sq_line <= r_sq)
-        out_d[hit_seg] = -udir[o1[hit_seg]]
-        add |= hit_seg
-        todo &= ~hit_seg
-
-        # no collision: legs; oblique view makes both legs come from one vertex
-        oblique_left = todo & (s < 0.0) & (dist_sq_line <= r_sq)
-        oblique_right = todo & ~oblique_left & (s > 1.0) & (dist_sq_line <= r_sq)
-        todo &= ~(oblique_left & ~convex[o1]) & ~(oblique_right & ~convex[o2])
-        a1 = np.where(oblique_right, o2, o1)
-        a2 = np.where(oblique_left, o1, o2)
-        leg1 = np.sqrt(np.maximum(dist_sq1 - r_sq, 0.0))
-        leg2 = np.sqrt(np.maximum(dist_sq2 - r_sq, 0.0))
-        inv1 = 1.0 / np.where(dist_sq1 > 0.0, dist_sq1, 1.0)
-        inv2 = 1.0 / np.where(dist_sq2 > 0.0, dist_sq2, 1.0)
-        # tangent directions from vertex 1 and vertex 2
-        l1x = (rp1[:, 0] * leg1 - rp1[:, 1] * r) * inv1
-        l1y = (rp1[:, 0] * r + rp1[:, 1] * leg1) * inv1
-        r1x = (rp1[:, 0] * leg1 + rp1[:, 1] * r) * inv1
-        r1y = (-rp1[:, 0] * r + rp1[:, 1] * leg1) * inv1
-        l2x = (rp2[:, 0] * leg2 - rp2[:, 1] * r) * inv2
-        l2y = (rp2[:, 0] * r + rp2[:, 1] * leg2) * inv2
-        r2x = (rp2[:, 0] * leg2 + rp2[:, 1] * r) * inv2
-        r2y = (-rp2[:, 0] * r + rp2[:, 1] * leg2) * inv2
-        # usual situation: a non-convex vertex makes the leg extend the cut-off line
-        usual_lx = np.where(convex[o1], l1x, -udir[o1, 0])
-        usual_ly = np.where(convex[o1], l1y, -udir[o1, 1])
-        usual_rx = np.where(convex[o2], r2x, udir[o1, 0])
-        usual_ry = np.where(convex[o2], r2y, udir[o1, 1])
-        left_x = np.where(oblique_left, l1x, np.where(oblique_right, l2x, usual_lx))
-        left_y = np.where(oblique_left, l1y, np.where(oblique_right, l2y, usual_ly))
-        right_x = np.where(oblique_left, r1x, np.where(oblique_right, r2x, usual_rx))
-        right_y = np.where(oblique_left, r1y, np.where(oblique_right, r2y, usual_ry))
-
-        # legs never point into the neighbouring edge at a convex vertex: foreign legs
-        left_nb = prv[a1]
-        left_foreign = convex[a1] & (det2(left_x, left_y, -udir[left_nb, 0], -udir[left_nb, 1])
-                                     >= 0.0)
-        left_x = np.where(left_foreign, -udir[left_nb, 0], left_x)
-        left_y = np.where(left_foreign, -udir[left_nb, 1], left_y)
-        right_foreign = convex[a2] & (det2(right_x, right_y, udir[a2, 0], udir[a2, 1]) <= 0.0)
-        right_x = np.where(right_foreign, udir[a2, 0], right_x)
-        right_y = np.where(right_foreign, udir[a2, 1], right_y)
-
-        lcx = inv_tho * (opt[a1, 0] - pos[:, 0])
-        lcy = inv_tho * (opt[a1, 1] - pos[:, 1])
-        rcx = inv_tho * (opt[a2, 0] - pos[:, 0])
-        rcy = inv_tho * (opt[a2, 1] - pos[:, 1])
-        cvx, cvy = rcx - lcx, rcy - lcy
-        same = a1 == a2
-        cv_sq = cvx * cvx + cvy * cvy
-        t = np.where(same, 0.5, ((vel[:, 0] - lcx) * cvx + (vel[:, 1] - lcy) * cvy)
-                     / np.where(same, 1.0, cv_sq))
-        t_left = (vel[:, 0] - lcx) * left_x + (vel[:, 1] - lcy) * left_y
-        t_right = (vel[:, 0] - rcx) * right_x + (vel[:, 1] - rcy) * right_y
-        rr = r * inv_tho
-
-        # project on the left cut-off circle
-        on_lc = todo & (((t < 0.0) & (t_left < 0.0)) | (same & (t_left < 0.0) & (t_right < 0.0)))
-        fx, fy, _ = _safe_unit(-lcx, -lcy, np.ones(rows.size), np.zeros(rows.size))
-        wx, wy, _ = _safe_unit(vel[:, 0] - lcx, vel[:, 1] - lcy, fx, fy)
-        out_d[on_lc] = np.stack([wy, -wx], axis=1)[on_lc]
-        out_p[on_lc] = np.stack([lcx + rr * wx, lcy + rr * wy], axis=1)[on_lc]
-        add |= on_lc
-        todo &= ~on_lc
-        # project on the right cut-off circle
-        on_rc = todo & (t > 1.0) & (t_right < 0.0)
-        fx, fy, _ = _safe_unit(-rcx, -rcy, np.ones(rows.size), np.zeros(rows.size))
-        wx, wy, _ = _safe_unit(vel[:, 0] - rcx, vel[:, 1] - rcy, fx, fy)
-        out_d[on_rc] = np.stack([wy, -wx], axis=1)[on_rc]
-        out_p[on_rc] = np.stack([rcx + rr * wx, rcy + rr * wy], axis=1)[on_rc]
-        add |= on_rc
-        todo &= ~on_rc
-
-        # project on the cut-off line, the left leg or the right leg, whichever is closest
-        inf = np.inf
-        d_cut = np.where((t < 0.0) | (t > 1.0) | same, inf,
-                         (vel[:, 0] - (lcx + t * cvx)) ** 2 + (vel[:, 1] - (lcy + t * cvy)) ** 2)
-        d_left = np.where(t_left < 0.0, inf, (vel[:, 0] - (lcx + t_left * left_x)) ** 2
-                          + (vel[:, 1] - (lcy + t_left * left_y)) ** 2)
-        d_right = np.where(t_right < 0.0, inf, (vel[:, 0] - (rcx + t_right * right_x)) ** 2
-                           + (vel[:, 1] - (rcy + t_right * right_y)) ** 2)
-        on_cut = todo & (d_cut <= d_left) & (d_cut <= d_right)
-        cdx, cdy = -udir[a1, 0], -udir[a1, 1]
-        out_d[on_cut] = np.stack([cdx, cdy], axis=1)[on_cut]
-        out_p[on_cut] = np.stack([lcx - rr * cdy, lcy + rr * cdx], axis=1)[on_cut]
-        add |= on_cut
-        todo &= ~on_cut
-        on_left = todo & (d_left <= d_right)
-        sel = on_left & ~left_foreign
-        out_d[sel] = np.stack([left_x, left_y], axis=1)[sel]
-        out_p[sel] = np.stack([lcx - rr * left_y, lcy + rr * left_x], axis=1)[sel]
-        add |= sel
-        sel = todo & ~on_left & ~right_foreign
-        out_d[sel] = np.stack([-right_x, -right_y], axis=1)[sel]
-        out_p[sel] = np.stack([rcx + rr * right_y, rcy - rr * right_x], axis=1)[sel]
-        add |= sel
-
-        dst = rows[add]
-        slot = count[dst]
-        point[dst, slot] = out_p[add]
-        direction[dst, slot] = out_d[add]
-        count[dst] += 1
+    if m:
+        _obstacle_lines(np.ascontiguousarray(position, dtype=np.float64),
+                        np.ascontiguousarray(velocity, dtype=np.float64),
+                        np.ascontiguousarray(radius, dtype=np.float64),
+                        1.0 / np.asarray(time_horizon_obst, dtype=np.float64),
+                        obstacles.point, obstacles.unit_dir, obstacles.is_convex, obstacles.next,
+                        obstacles.prev, np.ascontiguousarray(obstacle_idx, dtype=np.int64),
+                        point, direction, count)
     width = int(count.max()) if n else 0
     valid = np.arange(width)[None, :] < count[:, None]
     return point[:, :width], direction[:, :width], valid
+
+
+@compiled_loop
+def _unit_or(x, y, fx, fy):
+    """Unit vector of (x, y) and its length; where the length is 0, the fallback (fx, fy)."""
+    length = math.hypot(x, y)
+    if length < _TINY:
+        # subnormal lengths count as zero: their reciprocal would overflow
+        return fx, fy, length
+    inv_len = 1.0 / length
+    return x * inv_len, y * inv_len, length
+
+
+@compiled_loop
+def _ratio(num, den):
+    """``num / den`` with IEEE results for ``den == 0`` (+-inf, or NaN for 0 / 0)."""
+    if den != 0.0:
+        return num / den
+    if num > 0.0:
+        return np.inf
+    if num < 0.0:
+        return -np.inf
+    return np.nan
+
+
+@compiled_loop
+def _obstacle_lines(position, velocity, radius, inv_tho, opt, udir, convex, nxt, prv,
+                    obstacle_idx, point, direction, count):
+    """Every agent's obstacle lines (see :func:`obstacle_lines`), appended at ``count``.
+
+    Claim: O5."""
+    n, m = obstacle_idx.shape
+    slack = -ORCA_COVERED_TOL_M
+    for i in range(n):
+        px, py = position[i, 0], position[i, 1]
+        vx, vy = velocity[i, 0], velocity[i, 1]
+        r, inv_t = radius[i], inv_tho[i]
+        for rank in range(m):
+            o1 = obstacle_idx[i, rank]
+            if o1 < 0:
+                continue
+            o2 = nxt[o1]
+            rp1x, rp1y = opt[o1, 0] - px, opt[o1, 1] - py
+            rp2x, rp2y = opt[o2, 0] - px, opt[o2, 1] - py
+
+            # already covered by earlier obstacle lines of this agent
+            margin = inv_t * r
+            covered = False
+            for j in range(count[i]):
+                lpx, lpy = point[i, j, 0], point[i, j, 1]
+                ldx, ldy = direction[i, j, 0], direction[i, j, 1]
+                c1 = (inv_t * rp1x - lpx) * ldy - (inv_t * rp1y - lpy) * ldx
+                c2 = (inv_t * rp2x - lpx) * ldy - (inv_t * rp2y - lpy) * ldx
+                if c1 - margin >= slack and c2 - margin >= slack:
+                    covered = True
+                    break
+            if covered:
+                continue
+
+            dist_sq1 = rp1x * rp1x + rp1y * rp1y
+            dist_sq2 = rp2x * rp2x + rp2y * rp2y
+            r_sq = r * r
+            ovx, ovy = opt[o2, 0] - opt[o1, 0], opt[o2, 1] - opt[o1, 1]
+            s = _ratio(-(rp1x * ovx + rp1y * ovy), ovx * ovx + ovy * ovy)
+            footx, footy = -rp1x - s * ovx, -rp1y - s * ovy
+            dist_sq_line = footx * footx + footy * footy
+
+            out_px = out_py = 0.0
+            if s < 0.0 and dist_sq1 <= r_sq:
+                # collision with the left vertex (ignored when non-convex)
+                if not convex[o1]:
+                    continue
+                out_dx, out_dy, _ = _unit_or(-rp1y, rp1x, 1.0, 0.0)
+            elif s > 1.0 and dist_sq2 <= r_sq:
+                # collision with the right vertex (ignored when non-convex or the next edge
+                # takes it)
+                if not (convex[o2] and rp2x * udir[o2, 1] - rp2y * udir[o2, 0] >= 0.0):
+                    continue
+                out_dx, out_dy, _ = _unit_or(-rp2y, rp2x, 1.0, 0.0)
+            elif s >= 0.0 and s <= 1.0 and dist_sq_line <= r_sq:
+                # collision with the segment
+                out_dx, out_dy = -udir[o1, 0], -udir[o1, 1]
+            else:
+                # no collision: legs; oblique view makes both legs come from one vertex
+                oblique_left = s < 0.0 and dist_sq_line <= r_sq
+                oblique_right = not oblique_left and s > 1.0 and dist_sq_line <= r_sq
+                if (oblique_left and not convex[o1]) or (oblique_right and not convex[o2]):
+                    continue
+                a1 = o2 if oblique_right else o1
+                a2 = o1 if oblique_left else o2
+                if oblique_left or oblique_right:
+                    # tangent directions from the one vertex seen
+                    ox, oy, d_sq = (rp1x, rp1y, dist_sq1) if oblique_left else (rp2x, rp2y,
+                                                                               dist_sq2)
+                    leg = math.sqrt(max(d_sq - r_sq, 0.0))
+                    inv = 1.0 / (d_sq if d_sq > 0.0 else 1.0)
+                    left_x = (ox * leg - oy * r) * inv
+                    left_y = (ox * r + oy * leg) * inv
+                    right_x = (ox * leg + oy * r) * inv
+                    right_y = (-ox * r + oy * leg) * inv
+                else:
+                    # usual situation: a non-convex vertex makes the leg extend the cut-off line
+                    if convex[o1]:
+                        leg1 = math.sqrt(max(dist_sq1 - r_sq, 0.0))
+                        inv1 = 1.0 / (dist_sq1 if dist_sq1 > 0.0 else 1.0)
+                        left_x = (rp1x * leg1 - rp1y * r) * inv1
+                        left_y = (rp1x * r + rp1y * leg1) * inv1
+                    else:
+                        left_x, left_y = -udir[o1, 0], -udir[o1, 1]
+                    if convex[o2]:
+                        leg2 = math.sqrt(max(dist_sq2 - r_sq, 0.0))
+                        inv2 = 1.0 / (dist_sq2 if dist_sq2 > 0.0 else 1.0)
+                        right_x = (rp2x * leg2 + rp2y * r) * inv2
+                        right_y = (-rp2x * r + rp2y * leg2) * inv2
+                    else:
+                        right_x, right_y = udir[o1, 0], udir[o1, 1]
+
+                # legs never point into the neighbouring edge at a convex vertex: foreign legs
+                left_nb = prv[a1]
+                left_foreign = convex[a1] and (left_x * -udir[left_nb, 1]
+                                               - left_y * -udir[left_nb, 0]) >= 0.0
+                if left_foreign:
+                    left_x, left_y = -udir[left_nb, 0], -udir[left_nb, 1]
+                right_foreign = convex[a2] and (right_x * udir[a2, 1]
+                                                - right_y * udir[a2, 0]) <= 0.0
+                if right_foreign:
+                    right_x, right_y = udir[a2, 0], udir[a2, 1]
+
+                lcx, lcy = inv_t * (opt[a1, 0] - px), inv_t * (opt[a1, 1] - py)
+                rcx, rcy = inv_t * (opt[a2, 0] - px), inv_t * (opt[a2, 1] - py)
+                cvx, cvy = rcx - lcx, rcy - lcy
+                same = a1 == a2
+                t = 0.5 if same else _ratio((vx - lcx) * cvx + (vy - lcy) * cvy,
+                                            cvx * cvx + cvy * cvy)
+                t_left = (vx - lcx) * left_x + (vy - lcy) * left_y
+                t_right = (vx - rcx) * right_x + (vy - rcy) * right_y
+                rr = r * inv_t
+
+                if (t < 0.0 and t_left < 0.0) or (same and t_left < 0.0 and t_right < 0.0):
+                    # project on the left cut-off circle
+                    fx, fy, _ = _unit_or(-lcx, -lcy, 1.0, 0.0)
+                    wx, wy, _ = _unit_or(vx - lcx, vy - lcy, fx, fy)
+                    out_dx, out_dy = wy, -wx
+                    out_px, out_py = lcx + rr * wx, lcy + rr * wy
+                elif t > 1.0 and t_right < 0.0:
+                    # project on the right cut-off circle
+                    fx, fy, _ = _unit_or(-rcx, -rcy, 1.0, 0.0)
+                    wx, wy, _ = _unit_or(vx - rcx, vy - rcy, fx, fy)
+                    out_dx, out_dy = wy, -wx
+                    out_px, out_py = rcx + rr * wx, rcy + rr * wy
+                else:
+                    # the cut-off line, the left leg or the right leg, whichever is closest
+                    d_cut = np.inf
+                    if not (t < 0.0 or t > 1.0 or same):
+                        ex, ey = vx - (lcx + t * cvx), vy - (lcy + t * cvy)
+                        d_cut = ex * ex + ey * ey
+                    d_left = np.inf
+                    if not t_left < 0.0:
+                        ex, ey = vx - (lcx + t_left * left_x), vy - (lcy + t_left * left_y)
+                        d_left = ex * ex + ey * ey
+                    d_right = np.inf
+                    if not t_right < 0.0:
+                        ex, ey = vx - (rcx + t_right * right_x), vy - (rcy + t_right * right_y)
+                        d_right = ex * ex + ey * ey
+                    if d_cut <= d_left and d_cut <= d_right:
+                        out_dx, out_dy = -udir[a1, 0], -udir[a1, 1]
+                        out_px, out_py = lcx - rr * out_dy, lcy + rr * out_dx
+                    elif d_left <= d_right:
+                        if left_foreign:
+                            continue
+                        out_dx, out_dy = left_x, left_y
+                        out_px, out_py = lcx - rr * left_y, lcy + rr * left_x
+                    else:
+                        if right_foreign:
+                            continue
+                        out_dx, out_dy = -right_x, -right_y
+                        out_px, out_py = rcx + rr * right_y, rcy - rr * right_x
+            c = count[i]
+            point[i, c, 0] = out_px
+            point[i, c, 1] = out_py
+            direction[i, c, 0] = out_dx
+            direction[i, c, 1] = out_dy
+            count[i] = c + 1

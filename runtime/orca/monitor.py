@@ -33,7 +33,8 @@ from navproof.core.tolerances import (
     MONITOR_KKT_REL,
     RVO_EPSILON,
 )
-from navproof.solver.lp import det2, line_violation
+from navproof.core.vec2 import det2
+from navproof.orca.halfplanes import line_violation
 
 if TYPE_CHECKING:
     from navproof.orca.crowd import StepDiagnostics

@@ -14,10 +14,12 @@ whose line has the agent strictly on its right and whose segment is closer than 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from navproof.core.jit import compiled_loop
 from navproof.core.tolerances import RVO_EPSILON
 from navproof.core.validation import check_valid_polygon
 
@@ -149,70 +151,154 @@ class ObstacleSet:
             stack.append(right)
             stack.append(left)
 
-    def neighbors(self, position: np.ndarray, range_sq: np.ndarray, *, chunk: int = 4096
-                  ) -> tuple[np.ndarray, np.ndarray]:
+    def neighbors(self, position: np.ndarray, range_sq: np.ndarray, *,
+                  cells_per_range: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """Obstacle edges near each agent: indices (N, m) sorted by squared distance (m^2).
 
         An edge (vertex ``v`` to ``next[v]``) is a neighbour when the agent is strictly on its
         right (it can see the solid side's boundary) and the segment is closer than
         ``sqrt(range_sq)``; RVO2 uses ``range = timeHorizonObst * maxSpeed + radius``.
-        Padded with -1. Edges at exactly equal distance keep vertex order (RVO2 keeps its tree
-        traversal order there; only exact ties can differ). Agents are taken ``chunk`` at a
-        time and each chunk only meets the edges whose bounding box comes within range of the
-        chunk's box, so spatially compact chunks (grid order) keep the cost near the local
-        edge count. Claim: O5.
+        Padded with -1 / inf. Edges at exactly equal distance keep vertex order (RVO2 keeps its
+        tree traversal order there; only exact ties can differ). The edges are bucketed into
+        square cells (side: the largest range divided by ``cells_per_range``, larger where the
+        agents' area would need more than a few cells per agent and edge); one compiled loop
+        then tests, for each agent, every edge of the cells within its range once, so the
+        answer is exact for any cell size. Claim: O5.
         """
+        position = np.ascontiguousarray(position, dtype=np.float64)
+        range_sq = np.ascontiguousarray(range_sq, dtype=np.float64)
         n = position.shape[0]
         e = self.point.shape[0]
-        if n == 0 or e == 0:
+        reach = math.sqrt(float(np.max(range_sq))) * (1.0 + _REACH_REL) if n else 0.0
+        if n == 0 or e == 0 or not reach > 0.0:
             return np.full((n, 0), -1, np.int64), np.full((n, 0), np.inf)
-        all_p1 = self.point
-        all_p2 = self.point[self.next]
-        edge_lo = np.minimum(all_p1, all_p2)
-        edge_hi = np.maximum(all_p1, all_p2)
-        out_idx: list[np.ndarray] = []
-        out_d: list[np.ndarray] = []
-        width = 0
-        for lo in range(0, n, chunk):
-            pos = position[lo:lo + chunk]
-            rsq = range_sq[lo:lo + chunk]
-            # only edges whose box comes within range of this chunk's box can be neighbours
-            reach = float(np.sqrt(np.max(rsq)))
-            near = np.flatnonzero(np.all(edge_lo <= pos.max(axis=0) + reach, axis=1)
-                                  & np.all(edge_hi >= pos.min(axis=0) - reach, axis=1))
-            if near.size == 0:
-                out_idx.append(np.full((pos.shape[0], 0), -1, np.int64))
-                out_d.append(np.full((pos.shape[0], 0), np.inf))
-                continue
-            p1, p2 = all_p1[near], all_p2[near]
-            seg = p2 - p1
-            inv_len_sq = 1.0 / np.einsum("ij,ij->i", seg, seg)
-            rx = pos[:, None, 0] - p1[None, :, 0]
-            ry = pos[:, None, 1] - p1[None, :, 1]
-            # leftOf(p1, p2, pos) of RVO2
-            left = (p1[None, :, 0] - pos[:, None, 0]) * seg[None, :, 1] - (
-                p1[None, :, 1] - pos[:, None, 1]) * seg[None, :, 0]
-            r = (rx * seg[None, :, 0] + ry * seg[None, :, 1]) * inv_len_sq[None, :]
-            cx = np.where(r < 0.0, p1[None, :, 0], np.where(r > 1.0, p2[None, :, 0],
-                                                            p1[None, :, 0] + r * seg[None, :, 0]))
-            cy = np.where(r < 0.0, p1[None, :, 1], np.where(r > 1.0, p2[None, :, 1],
-                                                            p1[None, :, 1] + r * seg[None, :, 1]))
-            dist_sq = (pos[:, None, 0] - cx) ** 2 + (pos[:, None, 1] - cy) ** 2
-            ok = (left < 0.0) & (dist_sq < rsq[:, None])
-            dist_sq = np.where(ok, dist_sq, np.inf)
-            order = np.argsort(dist_sq, axis=1, kind="stable")
-            count = int(ok.sum(axis=1).max())
-            order = order[:, :count]
-            d = np.take_along_axis(dist_sq, order, axis=1)
-            idx = np.where(np.isfinite(d), near[order], -1)
-            out_idx.append(idx)
-            out_d.append(d)
-            width = max(width, count)
-        idx_all = np.full((n, width), -1, np.int64)
-        d_all = np.full((n, width), np.inf)
-        row = 0
-        for idx, d in zip(out_idx, out_d, strict=True):
-            idx_all[row:row + idx.shape[0], :idx.shape[1]] = idx
-            d_all[row:row + idx.shape[0], :idx.shape[1]] = d
-            row += idx.shape[0]
-        return idx_all, d_all
+        lo = position.min(axis=0) - reach
+        extent = position.max(axis=0) + reach - lo
+        max_cells = 4 * (n + e) + 1024
+        cell = max(reach / int(cells_per_range), float(extent.max()) / max_cells,
+                   math.sqrt(float(extent[0] * extent[1]) / max_cells))
+        nx, ny = int(extent[0] // cell) + 1, int(extent[1] // cell) + 1
+        p1 = np.ascontiguousarray(self.point)
+        p2 = np.ascontiguousarray(self.point[self.next])
+        start = np.zeros(nx * ny + 1, dtype=np.int64)
+        _bucket_edges(p1, p2, float(lo[0]), float(lo[1]), 1.0 / cell, nx, ny, start,
+                      np.empty(0, dtype=np.int64))
+        np.cumsum(start, out=start)
+        members = np.empty(int(start[-1]), dtype=np.int64)
+        _bucket_edges(p1, p2, float(lo[0]), float(lo[1]), 1.0 / cell, nx, ny, start, members)
+        count = np.zeros(n, dtype=np.int64)
+        grid = (p1, p2, float(lo[0]), float(lo[1]), 1.0 / cell, nx, ny, start, members)
+        none_idx = np.empty((n, 0), dtype=np.int64)
+        _near_edges(position, range_sq, *grid, count, none_idx, np.empty((n, 0)))
+        width = int(count.max())
+        idx = np.full((n, width), -1, dtype=np.int64)
+        dist_sq = np.full((n, width), np.inf)
+        if width:
+            _near_edges(position, range_sq, *grid, count, idx, dist_sq)
+        return idx, dist_sq
+
+
+_REACH_REL = 1e-12
+"""Relative slack on a search radius, so that rounding never drops a candidate edge."""
+
+
+@compiled_loop
+def _bucket_edges(p1, p2, x0, y0, inv_cell, nx, ny, start, members):
+    """Edges by grid cell, each in every cell its bounding box overlaps (within the grid).
+
+    With ``members`` empty: counts per cell into ``start[1:]`` (the caller sums them up into
+    the first slot of each cell). Otherwise fills ``members`` from those starts (``start`` is
+    restored on return)."""
+    fill = members.size > 0
+    for v in range(p1.shape[0]):
+        ix_lo = max(int(math.floor((min(p1[v, 0], p2[v, 0]) - x0) * inv_cell)), 0)
+        ix_hi = min(int(math.floor((max(p1[v, 0], p2[v, 0]) - x0) * inv_cell)), nx - 1)
+        iy_lo = max(int(math.floor((min(p1[v, 1], p2[v, 1]) - y0) * inv_cell)), 0)
+        iy_hi = min(int(math.floor((max(p1[v, 1], p2[v, 1]) - y0) * inv_cell)), ny - 1)
+        for ix in range(ix_lo, ix_hi + 1):
+            for iy in range(iy_lo, iy_hi + 1):
+                c = ix * ny + iy
+                if fill:
+                    members[start[c]] = v
+                    start[c] += 1
+                else:
+                    start[c + 1] += 1
+    if fill:
+        # each cell's start moved to the next cell's: shift back
+        for c in range(start.size - 1, 0, -1):
+            start[c] = start[c - 1]
+        start[0] = 0
+
+
+@compiled_loop
+def _edge_distance_sq(x, y, p1x, p1y, p2x, p2y):
+    """Squared distance (m^2) from (x, y) to the edge p1 -> p2, or inf where the agent does not
+    see it (not strictly on its right). RVO2's leftOf and distSqPointLineSegment."""
+    sx = p2x - p1x
+    sy = p2y - p1y
+    left = (p1x - x) * sy - (p1y - y) * sx
+    if not left < 0.0:
+        return np.inf
+    len_sq = sx * sx + sy * sy
+    dot = (x - p1x) * sx + (y - p1y) * sy
+    if len_sq == 0.0:
+        # shorter than about 1e-162 m: the limit of dot / len_sq picks an endpoint
+        if dot > 0.0:
+            cx, cy = p2x, p2y
+        elif dot < 0.0:
+            cx, cy = p1x, p1y
+        else:
+            return np.inf
+    else:
+        r = dot * (1.0 / len_sq)
+        if r < 0.0:
+            cx, cy = p1x, p1y
+        elif r > 1.0:
+            cx, cy = p2x, p2y
+        else:
+            cx, cy = p1x + r * sx, p1y + r * sy
+    dx = x - cx
+    dy = y - cy
+    return dx * dx + dy * dy
+
+
+@compiled_loop
+def _near_edges(position, range_sq, p1, p2, x0, y0, inv_cell, nx, ny, start, members, count,
+                idx, dist_sq):
+    """Edges within range of each agent (see :meth:`ObstacleSet.neighbors`). Claim: O5.
+
+    With ``idx`` of width 0: the number of each agent's edges into ``count``. Otherwise its
+    edges sorted by (distance, vertex) into ``idx`` / ``dist_sq``."""
+    fill = idx.shape[1] > 0
+    seen = np.full(p1.shape[0], -1, dtype=np.int64)
+    for i in range(position.shape[0]):
+        x, y = position[i, 0], position[i, 1]
+        limit = range_sq[i]
+        reach = math.sqrt(limit) * (1.0 + _REACH_REL) + _REACH_REL * (abs(x) + abs(y))
+        ix_lo = max(int(math.floor((x - reach - x0) * inv_cell)), 0)
+        ix_hi = min(int(math.floor((x + reach - x0) * inv_cell)), nx - 1)
+        iy_lo = max(int(math.floor((y - reach - y0) * inv_cell)), 0)
+        iy_hi = min(int(math.floor((y + reach - y0) * inv_cell)), ny - 1)
+        found = 0
+        for ix in range(ix_lo, ix_hi + 1):
+            for c in range(ix * ny + iy_lo, ix * ny + iy_hi + 1):
+                for t in range(start[c], start[c + 1]):
+                    v = members[t]
+                    if seen[v] == i:
+                        continue
+                    seen[v] = i
+                    d = _edge_distance_sq(x, y, p1[v, 0], p1[v, 1], p2[v, 0], p2[v, 1])
+                    if not d < limit:
+                        continue
+                    if fill:
+                        # insertion by (distance, vertex)
+                        j = found
+                        while j > 0 and (d < dist_sq[i, j - 1]
+                                         or (d == dist_sq[i, j - 1] and v < idx[i, j - 1])):
+                            dist_sq[i, j] = dist_sq[i, j - 1]
+                            idx[i, j] = idx[i, j - 1]
+                            j -= 1
+                        dist_sq[i, j] = d
+                        idx[i, j] = v
+                    found += 1
+        count[i] = found

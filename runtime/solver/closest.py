@@ -1,289 +1,339 @@
-"""Exact closest point to a preferred velocity in half-planes and up to two disks (Claim O2,
-V1, V2), batched over rows.
+"""The one closest-point solver: the velocity nearest a preferred one in half-planes, a
+max-speed disk and an optional second disk, batched over rows (Claim O2, O4, V1, V2, R1).
 
-One convention: a half-plane is ``dot(normal, v) <= offset`` with a unit ``normal`` (M, K, 2)
-and ``offset`` (M, K) in m/s, with a validity mask (M, K); a disk is a centre (M, D, 2) and a
-radius (M, D) in m/s with a mask (M, D). :func:`closest_point` is the incremental solve (RVO2's
-linear programs generalised to two disks); :func:`closest_candidates` enumerates every candidate
-point (projections, line-line, line-circle and circle-circle points) and decides the rows the
-incremental solve leaves open.
+Constraint form (:mod:`navproof.solver.halfplanes`): half-planes ``dot(normal, v) <= offset``
+with unit normals, the max-speed disk ``|v| <= max_speed`` and, optionally, a second disk
+``|v - centre| <= radius`` (the safe step's reachable disk V2). Callers with another convention
+convert at their edge (RVO2's directed lines: :mod:`navproof.orca.halfplanes`).
+
+The algorithm is RVO2's incremental linear programs (van den Berg et al.), written in this form
+and generalised to the second disk: the closest point of the disks first, then the half-planes in
+slot order; where the point so far violates half-plane ``i``, the new optimum lies on its boundary
+line ``q + t d`` (``q = offset * normal``, ``d = (-normal.y, normal.x)``), at the point of the
+interval the disks and the half-planes ``j < i`` leave that is nearest the preferred velocity
+(RVO2's linearProgram1/2). Where that interval is empty, ``least_violation`` runs RVO2's
+linearProgram3: the velocity of the max-speed disk minimising the largest violation of the soft
+half-planes (slots ``>= num_hard``) while the hard ones hold. Rows run one at a time in a compiled
+loop (:mod:`navproof.core.jit`): the work of a row depends on its constraints.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
 
-from navproof.core.tolerances import EPS, PARALLEL_DET
-from navproof.solver.on_line import disk_interval, halfplane_interval, nearest_on_line
+from navproof.core.jit import compiled_loop
+from navproof.core.parallel import run_pieces
+from navproof.solver.halfplanes import Disks, HalfPlanes
 
-CHUNK_ROWS = 512
-"""Rows per chunk of the candidate enumeration (bounds the temporary arrays)."""
-FEASIBILITY_CHUNK = 32
-"""Candidates per row checked against every constraint at a time, nearest first."""
+_TINY = float(np.finfo(np.float64).tiny)
+"""Smallest normal float: shorter bisector normals count as zero (their inverse overflows)."""
 
-
-def circle_crossings(centre_a: np.ndarray, radius_a: np.ndarray, centre_b: np.ndarray,
-                     radius_b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The two crossing points (M, 2) of circles a and b (centres (M, 2), radii (M,)) and
-    whether they exist (M,): distinct centres no farther apart than the radii allow. Where two
-    circles touch, both points are the touching point."""
-    delta = centre_b - centre_a
-    dd = np.hypot(delta[:, 0], delta[:, 1])
-    exists = (dd > 0.0) & (dd <= radius_a + radius_b) & (dd >= np.abs(radius_a - radius_b))
-    dsafe = np.where(dd > 0.0, dd, 1.0)
-    along = (radius_a * radius_a - radius_b * radius_b + dd * dd) / (2.0 * dsafe)
-    h = np.sqrt(np.maximum(radius_a * radius_a - along * along, 0.0))
-    ex = delta / dsafe[:, None]
-    base = centre_a + along[:, None] * ex
-    perp = np.stack([-ex[:, 1], ex[:, 0]], axis=1) * h[:, None]
-    return base + perp, base - perp, exists
+DISKS_APART = -1
+"""Outcome of a row whose two disks do not meet (no velocity at all)."""
 
 
-def closest_candidates(preferred: np.ndarray, hp_normal: np.ndarray, hp_offset: np.ndarray,
-                       hp_valid: np.ndarray, disk_centre: np.ndarray, disk_radius: np.ndarray,
-                       disk_valid: np.ndarray, *, count: int = 1, tol: float = 0.5 * EPS
-                       ) -> tuple[np.ndarray, np.ndarray]:
-    """The ``count`` nearest feasible optimum candidates (m/s, (M, count, 2)) of
-    min |v - preferred| over the half-planes ``dot(n, v) <= offset`` (M, K) and disks (M, D),
-    nearest first, with their distances (M, count) (+inf: fewer feasible candidates). The first
-    finite one is the exact closest point. Claim: O2 (combined).
-
-    Nearly parallel boundaries can put a vertex at a huge or non-finite point; such candidates
-    are discarded explicitly, so floating-point warnings are silenced here.
-    """
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        return _closest_candidates(preferred, hp_normal, hp_offset, hp_valid, disk_centre,
-                                   disk_radius, disk_valid, count, tol)
-
-
-def _closest_candidates(preferred: np.ndarray, hp_normal: np.ndarray, hp_offset: np.ndarray,
-                        hp_valid: np.ndarray, disk_centre: np.ndarray, disk_radius: np.ndarray,
-                        disk_valid: np.ndarray, count: int, tol: float
-                        ) -> tuple[np.ndarray, np.ndarray]:
-    m, k = hp_valid.shape
-    d = disk_valid.shape[1]
-    cands = [preferred[:, None, :]]
-    ok = [np.ones((m, 1), bool)]
-    n = hp_normal
-    c = hp_offset
-    # project on each line
-    viol = np.einsum("mkj,mj->mk", n, preferred) - c
-    cands.append(preferred[:, None, :] - viol[..., None] * n)
-    ok.append(hp_valid)
-    # project on each circle
-    w = preferred[:, None, :] - disk_centre
-    wl = np.hypot(w[..., 0], w[..., 1])
-    unit = np.where((wl > 0.0)[..., None], w / np.where(wl > 0.0, wl, 1.0)[..., None],
-                    np.array([1.0, 0.0]))
-    cands.append(disk_centre + disk_radius[..., None] * unit)
-    ok.append(disk_valid)
-    # line-line vertices
-    if k >= 2:
-        ii, jj = np.triu_indices(k, 1)
-        ni, nj, ci, cj = n[:, ii], n[:, jj], c[:, ii], c[:, jj]
-        det = ni[..., 0] * nj[..., 1] - ni[..., 1] * nj[..., 0]
-        good = np.abs(det) > PARALLEL_DET
-        inv = 1.0 / np.where(good, det, 1.0)
-        vx = (ci * nj[..., 1] - cj * ni[..., 1]) * inv
-        vy = (ni[..., 0] * cj - nj[..., 0] * ci) * inv
-        cands.append(np.stack([vx, vy], axis=-1))
-        ok.append(good & hp_valid[:, ii] & hp_valid[:, jj])
-    # line-circle points
-    if k and d:
-        dist = c[:, :, None] - np.einsum("mkj,mdj->mkd", n, disk_centre)
-        foot = disk_centre[:, None, :, :] + dist[..., None] * n[:, :, None, :]
-        half_sq = disk_radius[:, None, :] ** 2 - dist ** 2
-        half = np.sqrt(np.maximum(half_sq, 0.0))
-        tang = np.stack([-n[..., 1], n[..., 0]], axis=-1)[:, :, None, :]
-        both = np.concatenate([foot + half[..., None] * tang, foot - half[..., None] * tang],
-                              axis=2)
-        cands.append(both.reshape(m, -1, 2))
-        good = (half_sq >= 0.0) & hp_valid[:, :, None] & disk_valid[:, None, :]
-        ok.append(np.concatenate([good, good], axis=2).reshape(m, -1))
-    # circle-circle points
-    for a in range(d):
-        for b in range(a + 1, d):
-            first, second, good = circle_crossings(disk_centre[:, a], disk_radius[:, a],
-                                                   disk_centre[:, b], disk_radius[:, b])
-            cands.append(np.stack([first, second], axis=1))
-            ok.append(np.stack([good & disk_valid[:, a] & disk_valid[:, b]] * 2, axis=1))
-    cand = np.concatenate(cands, axis=1)
-    cok = np.concatenate(ok, axis=1) & np.all(np.isfinite(cand), axis=-1)
-    # nearest first (ties in candidate order), then feasibility in chunks until each row has
-    # ``count`` feasible ones: the same list as checking every candidate, without the K^3 work
-    dist = np.where(cok, np.hypot(cand[..., 0] - preferred[:, None, 0],
-                                  cand[..., 1] - preferred[:, None, 1]), np.inf)
-    order = np.argsort(dist, axis=1, kind="stable")
-    cand = np.take_along_axis(cand, order[..., None], 1)
-    dist = np.take_along_axis(dist, order, 1)
-    out = np.zeros((m, count, 2))
-    out_dist = np.full((m, count), np.inf)
-    have = np.zeros(m, np.int64)
-    rows = np.arange(m)
-    for start in range(0, cand.shape[1], FEASIBILITY_CHUNK):
-        rows = rows[(have[rows] < count) & np.isfinite(dist[rows, start])]
-        if rows.size == 0:
-            break
-        stop = start + FEASIBILITY_CHUNK
-        chunk = cand[rows, start:stop]
-        feasible = np.isfinite(dist[rows, start:stop])
-        # feasibility against every constraint
-        if k:
-            over = (chunk[:, :, None, 0] * n[rows, None, :, 0]
-                    + chunk[:, :, None, 1] * n[rows, None, :, 1]) - c[rows, None, :]
-            feasible &= np.all((over <= tol) | ~hp_valid[rows, None, :], axis=2)
-        for a in range(d):
-            r = np.hypot(chunk[..., 0] - disk_centre[rows, a, None, 0],
-                         chunk[..., 1] - disk_centre[rows, a, None, 1])
-            feasible &= (r <= disk_radius[rows, a, None] + tol) | ~disk_valid[rows, a, None]
-        slot = have[rows, None] + np.cumsum(feasible, axis=1) - 1
-        keep_r, keep_c = np.nonzero(feasible & (slot < count))
-        out[rows[keep_r], slot[keep_r, keep_c]] = chunk[keep_r, keep_c]
-        out_dist[rows[keep_r], slot[keep_r, keep_c]] = dist[rows[keep_r], start + keep_c]
-        have[rows] += feasible.sum(axis=1)
-    return out, out_dist
+@compiled_loop
+def circle_crossing(ax, ay, ra, bx, by, rb, out):
+    """The two crossing points of circles a and b (centres, radii in m/s) into ``out[0:2]`` and
+    ``out[2:4]``; False (``out`` untouched) unless the centres are distinct and no farther apart
+    than the radii allow. Touching circles give the touching point twice. Claim: V1, V2."""
+    delta_x, delta_y = bx - ax, by - ay
+    gap = math.hypot(delta_x, delta_y)
+    if not (gap > 0.0 and gap <= ra + rb and gap >= abs(ra - rb)):
+        return False
+    along = (ra * ra - rb * rb + gap * gap) / (2.0 * gap)
+    half = math.sqrt(max(ra * ra - along * along, 0.0))
+    ex, ey = delta_x / gap, delta_y / gap
+    base_x, base_y = ax + along * ex, ay + along * ey
+    out[0], out[1] = base_x - ey * half, base_y + ex * half
+    out[2], out[3] = base_x + ey * half, base_y - ex * half
+    return True
 
 
-def closest_point(preferred: np.ndarray, hp_normal: np.ndarray, hp_offset: np.ndarray,
-                  hp_valid: np.ndarray, disk_centre: np.ndarray, disk_radius: np.ndarray,
-                  disk_valid: np.ndarray, *, tol: float = 0.5 * EPS
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """Exact closest point (m/s, (M, 2)) to ``preferred`` in the intersection of at most two
-    disks (M, D <= 2) and the half-planes ``dot(n, v) <= offset`` (M, K) with unit normals, and
-    whether it was found (M,). Claim: O2 (combined), V1, V2.
-
-    Incremental, like RVO2's linear programs: the closest point of the disks first, then the
-    half-planes in slot order; where the point so far violates half-plane i, the new optimum
-    lies on line i (strictly convex objective, convex set), the closest point of the interval
-    the disks and the half-planes j < i leave on it. A row is reported not found when that
-    interval or the disks' intersection is empty; :func:`closest_candidates` decides those rows.
-    The loop runs over the slot index only, never over rows.
-    """
-    if disk_valid.shape[1] > 2:
-        raise ValueError("closest_point takes at most two disks")
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        return _closest_point(preferred, hp_normal, hp_offset, hp_valid, disk_centre,
-                              disk_radius, disk_valid, tol)
-
-
-def _project_on_disk(p: np.ndarray, centre: np.ndarray, radius: np.ndarray) -> np.ndarray:
-    """Closest point of the disk (centre (M, 2), radius (M,)) to p (M, 2)."""
-    w = p - centre
-    wl = np.hypot(w[:, 0], w[:, 1])
-    outside = wl > radius
-    scale = np.where(outside, radius / np.where(outside, wl, 1.0), 1.0)
-    return centre + w * scale[:, None]
-
-
-def _in_disk(v: np.ndarray, centre: np.ndarray, radius: np.ndarray, valid: np.ndarray,
-             tol: float) -> np.ndarray:
-    return ~valid | (np.hypot(v[:, 0] - centre[:, 0], v[:, 1] - centre[:, 1]) <= radius + tol)
-
-
-def _closest_point(preferred: np.ndarray, hp_normal: np.ndarray, hp_offset: np.ndarray,
-                   hp_valid: np.ndarray, disk_centre: np.ndarray, disk_radius: np.ndarray,
-                   disk_valid: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
-    m, k = hp_valid.shape
-    pad = 2 - disk_valid.shape[1]
-    centre = np.concatenate([disk_centre, np.zeros((m, pad, 2))], axis=1)
-    radius = np.concatenate([disk_radius, np.ones((m, pad))], axis=1)
-    dvalid = np.concatenate([disk_valid, np.zeros((m, pad), bool)], axis=1)
-    # closest point of the disks: the projection on disk a when inside disk b, else the
-    # projection on b when inside a, else the nearer crossing of the two circles
-    result = np.where(dvalid[:, 0, None], _project_on_disk(preferred, centre[:, 0], radius[:, 0]),
-                      preferred)
-    found = _in_disk(result, centre[:, 1], radius[:, 1], dvalid[:, 1], tol)
-    rest = np.flatnonzero(~found)
-    if rest.size:
-        ca, cb, ra, rb = centre[rest, 0], centre[rest, 1], radius[rest, 0], radius[rest, 1]
-        va, vb, p = dvalid[rest, 0], dvalid[rest, 1], preferred[rest]
-        on_b = np.where(vb[:, None], _project_on_disk(p, cb, rb), p)
-        b_ok = _in_disk(on_b, ca, ra, va, tol)
-        first, second, crossing = circle_crossings(ca, ra, cb, rb)
-        nearer = (np.hypot(*(first - p).T) <= np.hypot(*(second - p).T))
-        cross = np.where(nearer[:, None], first, second)
-        cross_ok = va & vb & crossing
-        result[rest] = np.where(b_ok[:, None], on_b, cross)
-        found[rest] = b_ok | cross_ok
-    n, c = hp_normal, hp_offset
-    # violated half-planes of every row at once; refreshed only for the rows that move
-    pending = found[:, None] & hp_valid & (
-        n[..., 0] * result[:, 0, None] + n[..., 1] * result[:, 1, None] - c > tol)
-    for i in range(k):
-        rows = np.flatnonzero(pending[:, i])
-        if rows.size == 0:
+@compiled_loop
+def _on_line(normal, b, valid, i, max_speed, second_x, second_y, second_r, opt_x, opt_y,
+             direction_opt, tol, parallel_det, out):
+    """Optimum on the boundary line of half-plane ``i`` inside the disks and the valid
+    half-planes ``j < i`` (RVO2's linearProgram1). Writes the point into ``out`` and returns True,
+    or returns False (``out`` untouched) where nothing of the line is left. Claim: O2, V1, V2."""
+    qx, qy = b[i] * normal[i, 0], b[i] * normal[i, 1]
+    dx, dy = -normal[i, 1], normal[i, 0]
+    # the disk's chord: distance of the line from the centre as det(d, q - c), stable for
+    # lines far from the centre (bisectors of linearProgram3 pass through distant crossings)
+    dot = dx * qx + dy * qy
+    offset = dx * qy - dy * qx
+    disc = max_speed * max_speed - offset * offset
+    if not disc >= 0.0:
+        return False
+    sqrt_disc = math.sqrt(disc)
+    t_lo = -dot - sqrt_disc
+    t_hi = -dot + sqrt_disc
+    if second_r < math.inf:
+        wx, wy = qx - second_x, qy - second_y
+        dot = dx * wx + dy * wy
+        offset = dx * wy - dy * wx
+        disc = second_r * second_r - offset * offset
+        if not disc >= 0.0:
+            return False
+        sqrt_disc = math.sqrt(disc)
+        t_lo = max(t_lo, -dot - sqrt_disc)
+        t_hi = min(t_hi, -dot + sqrt_disc)
+    for j in range(i):
+        if not valid[j]:
             continue
-        # line i: v = c_i n_i + t d_i with d_i the unit direction along it
-        nx, ny, ci = n[rows, i, 0], n[rows, i, 1], c[rows, i]
-        qx, qy = ci * nx, ci * ny
+        # dot(n_j, q + t d) <= b_j reads t * slope <= room
+        slope = normal[j, 0] * dx + normal[j, 1] * dy
+        room = b[j] - (normal[j, 0] * qx + normal[j, 1] * qy)
+        if abs(slope) <= parallel_det:
+            # parallel boundaries: all of line i or none of it
+            if room < -tol:
+                return False
+            continue
+        t = room / slope
+        if slope >= 0.0:
+            t_hi = min(t_hi, t)
+        else:
+            t_lo = max(t_lo, t)
+        if t_lo > t_hi:
+            return False
+    if direction_opt:
+        t = t_hi if opt_x * dx + opt_y * dy > 0.0 else t_lo
+    else:
+        t = dx * (opt_x - qx) + dy * (opt_y - qy)
+        if t < t_lo:
+            t = t_lo
+        elif t > t_hi:
+            t = t_hi
+    out[0] = qx + t * dx
+    out[1] = qy + t * dy
+    return True
+
+
+@compiled_loop
+def _second_disk(max_speed, second_x, second_y, second_r, opt_x, opt_y, tol, out):
+    """Closest point of both disks to ``opt`` into ``out``, given the projection on the
+    max-speed disk in ``out``: that projection when inside the second disk, else the projection
+    on the second when inside the first, else the nearer crossing of the two circles. False
+    where the disks do not meet. Claim: V1, V2."""
+    if math.hypot(out[0] - second_x, out[1] - second_y) <= second_r + tol:
+        return True
+    wx, wy = opt_x - second_x, opt_y - second_y
+    w_len = math.hypot(wx, wy)
+    px, py = opt_x, opt_y
+    if w_len > second_r:
+        scale = second_r / w_len
+        px, py = second_x + wx * scale, second_y + wy * scale
+    if math.hypot(px, py) <= max_speed + tol:
+        out[0], out[1] = px, py
+        return True
+    crossing = np.empty(4)
+    if not circle_crossing(0.0, 0.0, max_speed, second_x, second_y, second_r, crossing):
+        return False
+    first = math.hypot(crossing[0] - opt_x, crossing[1] - opt_y)
+    second = math.hypot(crossing[2] - opt_x, crossing[3] - opt_y)
+    if first <= second:
+        out[0], out[1] = crossing[0], crossing[1]
+    else:
+        out[0], out[1] = crossing[2], crossing[3]
+    return True
+
+
+@compiled_loop
+def closest_row(normal, b, valid, max_speed, second_x, second_y, second_r, opt_x, opt_y,
+                direction_opt, tol, parallel_det, out):
+    """Closest point to ``opt`` (or furthest along the unit ``opt``) in the disks and the
+    half-planes ``normal`` (K, 2), ``b`` (K,), ``valid`` (K,) of one row (RVO2's
+    linearProgram2); ``second_r`` = +inf: no second disk. Writes it into ``out``; returns the
+    first half-plane it could not satisfy, K where none, or DISKS_APART. For compiled callers
+    that prepare their rows themselves; :func:`closest_point` runs it over rows.
+    Claim: O2, V1, V2."""
+    if direction_opt:
+        out[0] = opt_x * max_speed
+        out[1] = opt_y * max_speed
+    else:
+        opt_sq = opt_x * opt_x + opt_y * opt_y
+        if opt_sq > max_speed * max_speed:
+            scale = 1.0 / math.sqrt(opt_sq) * max_speed
+            out[0] = opt_x * scale
+            out[1] = opt_y * scale
+        else:
+            out[0] = opt_x
+            out[1] = opt_y
+        if second_r < math.inf and not _second_disk(max_speed, second_x, second_y, second_r,
+                                                    opt_x, opt_y, tol, out):
+            return DISKS_APART
+    for i in range(valid.size):
+        if not valid[i]:
+            continue
+        if normal[i, 0] * out[0] + normal[i, 1] * out[1] - b[i] > tol:
+            if not _on_line(normal, b, valid, i, max_speed, second_x, second_y, second_r, opt_x,
+                            opt_y, direction_opt, tol, parallel_det, out):
+                return i
+    return valid.size
+
+
+@compiled_loop
+def least_violation_row(normal, b, valid, num_hard, begin, max_speed, tol, parallel_det, out):
+    """Velocity of the max-speed disk minimising the largest soft violation (slots
+    ``>= num_hard``), hard half-planes kept (RVO2's linearProgram3), for a row where
+    :func:`closest_row` stopped at half-plane ``begin``: starts from ``out``, updates it and
+    returns the largest soft violation reached (m/s). Claim: O4 (the degraded answer; never
+    labelled feasible)."""
+    k = valid.size
+    # the half-planes of the projected problem (allocated here: few rows get this far)
+    work_normal, work_b = np.empty((k, 2)), np.empty(k)
+    work_valid = np.empty(k, dtype=np.bool_)
+    trial = np.empty(2)
+    distance = 0.0
+    for i in range(begin, k):
+        if not valid[i]:
+            continue
+        nx, ny = normal[i, 0], normal[i, 1]
+        if not nx * out[0] + ny * out[1] - b[i] > distance:
+            continue
+        qx, qy = b[i] * nx, b[i] * ny
         dx, dy = -ny, nx
-        t_lo = np.full(rows.size, -np.inf)
-        t_hi = np.full(rows.size, np.inf)
-        ok = np.ones(rows.size, bool)
-        for disk in range(2):
-            inside, lo, hi = disk_interval(qx, qy, dx, dy, centre[rows, disk, 0],
-                                           centre[rows, disk, 1], radius[rows, disk])
-            use = dvalid[rows, disk]
-            ok &= ~use | inside
-            t_lo = np.where(use, np.maximum(t_lo, lo), t_lo)
-            t_hi = np.where(use, np.minimum(t_hi, hi), t_hi)
-        if i:
-            ok_j, lo_j, hi_j = halfplane_interval(
-                qx[:, None], qy[:, None], dx[:, None], dy[:, None], n[rows, :i, 0],
-                n[rows, :i, 1], c[rows, :i], hp_valid[rows, :i], parallel_det=PARALLEL_DET,
-                tol=tol, axis=1)
-            ok &= ok_j
-            t_lo, t_hi = np.maximum(t_lo, lo_j), np.minimum(t_hi, hi_j)
-        ok &= t_lo <= t_hi
-        moved = nearest_on_line(qx, qy, dx, dy, preferred[rows], t_lo, t_hi)
-        result[rows] = moved
-        found[rows[~ok]] = False
-        later = n[rows, i + 1:]
-        pending[rows, i + 1:] = ok[:, None] & hp_valid[rows, i + 1:] & (
-            later[..., 0] * moved[:, 0, None] + later[..., 1] * moved[:, 1, None]
-            - c[rows, i + 1:] > tol)
-    return result, found
-
-
-def drop_redundant(hp_normal: np.ndarray, hp_offset: np.ndarray, hp_valid: np.ndarray,
-                    disk_centre: np.ndarray, disk_radius: np.ndarray, disk_valid: np.ndarray
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Remove constraints that cannot change the feasible set, then pack each row's remaining
-    half-planes to the front. A half-plane containing a whole valid disk, and a disk containing
-    another valid disk, are redundant (the intersection is unchanged, so the optimum is too)."""
-    hv = hp_valid.copy()
-    for a in range(disk_valid.shape[1]):
-        reach = np.einsum("mkj,mj->mk", hp_normal, disk_centre[:, a]) + disk_radius[:, a, None]
-        hv &= ~(disk_valid[:, a, None] & (reach <= hp_offset))
-    dv = disk_valid.copy()
-    for a in range(dv.shape[1]):
-        for c in range(dv.shape[1]):
-            if a == c:
+        for j in range(k):
+            work_valid[j] = False
+            if j < num_hard:
+                work_normal[j, 0], work_normal[j, 1] = normal[j, 0], normal[j, 1]
+                work_b[j] = b[j]
+                work_valid[j] = valid[j]
                 continue
-            gap = np.linalg.norm(disk_centre[:, a] - disk_centre[:, c], axis=1)
-            inner = disk_valid[:, c] & (gap + disk_radius[:, c] <= disk_radius[:, a])
-            # keep one of two identical disks
-            same = inner & (gap + disk_radius[:, a] <= disk_radius[:, c])
-            dv[:, a] &= ~(inner & ~(same & (a < c)))
-    order = np.argsort(~hv, axis=1, kind="stable")
-    width = int(hv.sum(axis=1).max(initial=0))
-    order = order[:, :width]
-    return (np.take_along_axis(hp_normal, order[..., None], 1),
-            np.take_along_axis(hp_offset, order, 1), np.take_along_axis(hv, order, 1), dv)
+            if j >= i or not valid[j]:
+                continue
+            slope = normal[j, 0] * dx + normal[j, 1] * dy
+            parallel = abs(slope) <= parallel_det
+            if parallel and nx * normal[j, 0] + ny * normal[j, 1] > 0.0:
+                # same direction: the half-planes nest, the earlier one is kept by i
+                continue
+            # the bisector of boundaries i and j: equal violation of both on it
+            mx, my = normal[j, 0] - nx, normal[j, 1] - ny
+            m_len = math.hypot(mx, my)
+            if not m_len >= _TINY:
+                continue
+            if parallel:
+                px = 0.5 * (qx + b[j] * normal[j, 0])
+                py = 0.5 * (qy + b[j] * normal[j, 1])
+            else:
+                t = (b[j] - (normal[j, 0] * qx + normal[j, 1] * qy)) / slope
+                px = qx + t * dx
+                py = qy + t * dy
+            inv_m_len = 1.0 / m_len
+            work_normal[j, 0] = mx * inv_m_len
+            work_normal[j, 1] = my * inv_m_len
+            work_b[j] = work_normal[j, 0] * px + work_normal[j, 1] * py
+            work_valid[j] = True
+        if closest_row(work_normal, work_b, work_valid, max_speed, 0.0, 0.0, math.inf, -nx, -ny,
+                       True, tol, parallel_det, trial) == k:
+            # a failure here is floating-point noise only: the current result stays
+            out[0] = trial[0]
+            out[1] = trial[1]
+        distance = nx * out[0] + ny * out[1] - b[i]
+    return distance
 
 
-def best_candidates(preferred: np.ndarray, hp_normal: np.ndarray, hp_offset: np.ndarray,
-                     hp_valid: np.ndarray, disk_centre: np.ndarray, disk_radius: np.ndarray,
-                     disk_valid: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
-    """The ``count`` nearest feasible candidates per row, in chunks of CHUNK_ROWS rows, after
-    dropping redundant constraints."""
+@compiled_loop
+def _solve_rows(preferred, normal, offset, valid, num_hard, max_speed, second_centre,
+                second_radius, least_violation, tol, parallel_det, lo, hi, velocity, outcome,
+                violation):
+    """Rows ``lo:hi`` of :func:`closest_point`, written into its output arrays. Claim: O2, O4."""
+    k = valid.shape[1]
+    out = np.empty(2)
+    for r in range(lo, hi):
+        fail = closest_row(normal[r], offset[r], valid[r], max_speed[r], second_centre[r, 0],
+                           second_centre[r, 1], second_radius[r], preferred[r, 0],
+                           preferred[r, 1], False, tol, parallel_det, out)
+        outcome[r] = fail
+        violation[r] = 0.0
+        if least_violation and fail >= 0 and fail < k:
+            violation[r] = least_violation_row(normal[r], offset[r], valid[r], num_hard[r], fail,
+                                               max_speed[r], tol, parallel_det, out)
+        velocity[r, 0], velocity[r, 1] = out[0], out[1]
+
+
+def solve_in_pieces(rows_task, m: int, k: int, *, threads: int) -> ClosestResult:
+    """Run ``rows_task(lo, hi, velocity, outcome, violation)`` over ``m`` rows of ``k``
+    half-planes in pieces on up to ``threads`` threads and collect its outputs."""
+    velocity = np.empty((m, 2))
+    outcome = np.empty(m, dtype=np.int64)
+    violation = np.empty(m)
+    pieces = max(1, min(16, m // 1024)) if threads > 1 else 1
+    bounds = np.linspace(0, m, pieces + 1).astype(int).tolist()
+    run_pieces(lambda i: rows_task(bounds[i], bounds[i + 1], velocity, outcome, violation),
+               pieces, threads=threads)
+    return ClosestResult(velocity, outcome == k,
+                         np.where((outcome >= 0) & (outcome < k), outcome, -1), violation)
+
+
+@dataclass(frozen=True)
+class ClosestResult:
+    """Outcome of :func:`closest_point` per row.
+
+    ``velocity`` (M, 2) m/s; ``feasible`` (M,) True where it is the exact closest point of all
+    constraints; ``fail_slot`` (M,) the half-plane where the exact solve stopped, -1 where it
+    did not (feasible, or the two disks do not meet); ``fallback_violation`` (M,) largest soft
+    violation left by the least-violation fallback (m/s; 0 without it). Without the fallback the
+    velocity of an infeasible row is meaningless. Claim: O2, O4.
+    """
+
+    velocity: np.ndarray
+    feasible: np.ndarray
+    fail_slot: np.ndarray
+    fallback_violation: np.ndarray
+
+
+def closest_point(preferred_mps: np.ndarray, planes: HalfPlanes, max_speed_mps: np.ndarray, *,
+                  second_centre_mps: np.ndarray | None = None,
+                  second_radius_mps: np.ndarray | None = None,
+                  num_hard: np.ndarray | None = None, least_violation: bool = False,
+                  tol_mps: float, parallel_det: float, threads: int = 1) -> ClosestResult:
+    """Velocity (m/s, (M, 2)) closest to ``preferred_mps`` (M, 2) inside ``planes`` (M, K), the
+    max-speed disk of radius ``max_speed_mps`` (M,; +inf: none) and, if given, the second disk
+    (centre (M, 2), radius (M,); +inf: none).
+
+    A half-plane counts as violated beyond ``tol_mps``; two boundaries whose normals' determinant
+    is at most ``parallel_det`` are parallel. With ``least_violation`` a row whose half-planes
+    leave nothing gets RVO2's linearProgram3 answer (soft slots ``>= num_hard`` (M,) relaxed
+    evenly, the second disk ignored), labelled infeasible. ``threads`` > 1 shares the rows between
+    that many threads (each row's answer is the same either way). Claim: O1, O2, O4, V1, V2.
+    """
+    preferred = np.ascontiguousarray(preferred_mps, dtype=np.float64)
     m = preferred.shape[0]
-    out = np.zeros((m, count, 2))
-    dist = np.full((m, count), np.inf)
-    for start in range(0, m, CHUNK_ROWS):
-        sl = slice(start, min(start + CHUNK_ROWS, m))
-        hn, ho, hv, dv = drop_redundant(hp_normal[sl], hp_offset[sl], hp_valid[sl],
-                                         disk_centre[sl], disk_radius[sl], disk_valid[sl])
-        out[sl], dist[sl] = closest_candidates(preferred[sl], hn, ho, hv, disk_centre[sl],
-                                               disk_radius[sl], dv, count=count)
-    return out, dist
+    normal = np.ascontiguousarray(planes.normal, dtype=np.float64)
+    offset = np.ascontiguousarray(planes.offset, dtype=np.float64)
+    valid = np.ascontiguousarray(planes.valid, dtype=bool)
+    max_speed = np.ascontiguousarray(np.broadcast_to(max_speed_mps, (m,)), dtype=np.float64)
+    centre = (np.zeros((m, 2)) if second_centre_mps is None
+              else np.ascontiguousarray(second_centre_mps, dtype=np.float64))
+    radius = (np.full(m, np.inf) if second_radius_mps is None
+              else np.ascontiguousarray(np.broadcast_to(second_radius_mps, (m,)),
+                                        dtype=np.float64))
+    hard = (np.zeros(m, dtype=np.int64) if num_hard is None
+            else np.ascontiguousarray(num_hard, dtype=np.int64))
+    tol, parallel = float(tol_mps), float(parallel_det)
+    return solve_in_pieces(
+        lambda lo, hi, *outputs: _solve_rows(preferred, normal, offset, valid, hard, max_speed,
+                                             centre, radius, least_violation, tol, parallel, lo,
+                                             hi, *outputs),
+        m, valid.shape[1], threads=threads)
+
+
+def closest_in_disks(preferred_mps: np.ndarray, planes: HalfPlanes, disks: Disks, *,
+                     tol_mps: float, parallel_det: float) -> ClosestResult:
+    """:func:`closest_point` with the disks as one :class:`Disks` value (M, D <= 2): slot 0 the
+    max-speed disk about the origin, slot 1 the second disk; a disk not valid in a row is no
+    constraint there. Claim: O2, V1, V2."""
+    if disks.valid.shape[1] > 2:
+        raise ValueError("closest_in_disks takes at most two disks")
+    if np.any(disks.valid[:, 0] & np.any(disks.centre[:, 0] != 0.0, axis=1)):
+        raise ValueError("the first disk is the max-speed disk: its centre is the origin")
+    radius = np.where(disks.valid, disks.radius, np.inf)
+    second = disks.valid.shape[1] == 2
+    return closest_point(preferred_mps, planes, radius[:, 0],
+                         second_centre_mps=disks.centre[:, 1] if second else None,
+                         second_radius_mps=radius[:, 1] if second else None, tol_mps=tol_mps,
+                         parallel_det=parallel_det)

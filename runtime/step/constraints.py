@@ -29,7 +29,8 @@ from navproof.boundary.stop_envelope import (
 )
 from navproof.core.tolerances import EPS
 from navproof.core.vec2 import dot2
-from navproof.solver.halfplanes import HalfPlanes, from_rvo_lines
+from navproof.orca.halfplanes import to_halfplanes
+from navproof.solver.halfplanes import HalfPlanes
 from navproof.step.inputs import StepInput
 
 IMPOSSIBLE_OFFSET_MPS = -1.0e6
@@ -90,8 +91,8 @@ def prepare_constraints(inp: StepInput) -> Prepared:
     offsets, valid = sanitise_halfplanes(offsets, valid)
     edge_planes = HalfPlanes(np.concatenate([n, n, n], axis=1), offsets, valid)
     # ORCA lines act on the world velocity w = u + v1
-    orca_planes = from_rvo_lines(inp.orca_point, inp.orca_direction, inp.orca_valid,
-                                 shift_mps=u)
+    orca_planes = to_halfplanes(inp.orca_point, inp.orca_direction, inp.orca_valid,
+                                shift_mps=u)
     return Prepared(u, n_dot_e, n_dot_u, n_dot_v0, s, ref, cmax, kfac, edge_planes, orca_planes,
                     rot_stop)
 

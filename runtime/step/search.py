@@ -17,8 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from navproof.boundary.margins import accel_margin_at_time_offset_mps
-from navproof.core.tolerances import EPS
-from navproof.solver.closest import best_candidates, closest_point
+from navproof.core.tolerances import EPS, PARALLEL_DET
+from navproof.solver.candidates import best_candidates
+from navproof.solver.closest import closest_in_disks
 from navproof.solver.halfplanes import Disks, HalfPlanes
 from navproof.step.constraints import Prepared, obstacle_lines_only, sanitise_halfplanes
 from navproof.step.inputs import StepInput
@@ -28,6 +29,9 @@ CUT_ROUNDS = 8
 """Rounds of B5 cutting planes before a row goes to the fallback order."""
 VERIFY_CANDIDATES = 4
 """Feasible candidates verified per row and round, nearest first."""
+SOLVE_TOL_MPS = 0.5 * EPS
+"""Slack (m/s) within which the solve counts a half-plane or disk as met: half the EPS by which
+the edge half-planes are tightened, so an accepted velocity stays inside the untightened ones."""
 
 
 @dataclass(frozen=True)
@@ -94,8 +98,9 @@ def _verify_optimum(inp: StepInput, prep: Prepared, agents: np.ndarray, preferre
     """The incremental solve's exact optimum of each row, verified. Returns (solved (A,), the
     outcome)."""
     a, k = agents.size, inp.edges.valid.shape[1]
-    nearest, solved = closest_point(preferred, planes.normal, planes.offset, planes.valid,
-                                    disks.centre, disks.radius, disks.valid)
+    solve = closest_in_disks(preferred, planes, disks, tol_mps=SOLVE_TOL_MPS,
+                             parallel_det=PARALLEL_DET)
+    nearest, solved = solve.velocity, solve.feasible
     accepted = np.zeros(a, bool)
     exact = np.full((a, k), np.inf)
     t_min = np.zeros((a, k))

@@ -10,103 +10,222 @@ machine precision; the minimum is taken over the endpoints and these roots. Noth
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.core.bisection import bisect
-from navproof.core.tolerances import EPS
+from navproof.core.jit import compiled_loop
+from navproof.core.tolerances import BISECTION_STEPS, EPS
 from navproof.core.validation import check_valid_step
-from navproof.core.vec2 import dot2
 
 
-def _cubic(c3: np.ndarray, c2: np.ndarray, c1: np.ndarray, c0: np.ndarray,
-           x: np.ndarray) -> np.ndarray:
+@compiled_loop
+def _cubic(c3, c2, c1, c0, x):
     return ((c3 * x + c2) * x + c1) * x + c0
 
 
-def _quadratic_roots_in_unit(q2: np.ndarray, q1: np.ndarray, q0: np.ndarray) -> np.ndarray:
-    """Real roots (..., 2) in (0, 1) of q2 x^2 + q1 x + q0 (NaN where absent), stable form."""
+@compiled_loop
+def _sign(x):
+    """np.sign of a float: -1, 0 or 1 (NaN stays NaN)."""
+    if x > 0.0:
+        return 1.0
+    if x < 0.0:
+        return -1.0
+    return x
+
+
+@compiled_loop
+def _unit_root(root, real):
+    """``root`` where it is real and in (0, 1), else NaN."""
+    return root if real and root > 0.0 and root < 1.0 else np.nan
+
+
+@compiled_loop
+def _quadratic_roots_in_unit(q2, q1, q0):
+    """Real roots in (0, 1) of q2 x^2 + q1 x + q0 (NaN where absent), stable form."""
     disc = q1 * q1 - 4.0 * q2 * q0
-    sq = np.sqrt(np.maximum(disc, 0.0))
+    sq = math.sqrt(disc if disc > 0.0 else 0.0)
     # citardauq: avoid cancellation between -q1 and sq
-    qq = -0.5 * (q1 + np.where(q1 >= 0.0, sq, -sq))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r1 = np.where(q2 != 0.0, qq / q2, np.where(q1 != 0.0, -q0 / q1, np.nan))
-        r2 = np.where((q2 != 0.0) & (qq != 0.0), q0 / qq, np.nan)
-    roots = np.stack([r1, r2], axis=-1)
-    real = (disc >= 0.0)[..., None] | (q2 == 0.0)[..., None]
-    inside = real & (roots > 0.0) & (roots < 1.0)
-    return np.where(inside, roots, np.nan)
+    qq = -0.5 * (q1 + (sq if q1 >= 0.0 else -sq))
+    if q2 != 0.0:
+        r1 = qq / q2
+    elif q1 != 0.0:
+        r1 = -q0 / q1
+    else:
+        r1 = np.nan
+    r2 = q0 / qq if q2 != 0.0 and qq != 0.0 else np.nan
+    real = disc >= 0.0 or q2 == 0.0
+    return _unit_root(r1, real), _unit_root(r2, real)
 
 
-def _cubic_roots_in_unit(c3: np.ndarray, c2: np.ndarray, c1: np.ndarray, c0: np.ndarray
-                         ) -> np.ndarray:
-    """All real roots (..., 3) in [0, 1] of the cubic (NaN where absent), by bisection on the
-    monotone pieces between the roots of its derivative."""
-    turns = np.sort(_quadratic_roots_in_unit(3.0 * c3, 2.0 * c2, c1), axis=-1)
-    turns = np.where(np.isnan(turns), 1.0, turns)
-    edges = np.concatenate([np.zeros(turns.shape[:-1] + (1,)), turns,
-                            np.ones(turns.shape[:-1] + (1,))], axis=-1)
-    lo, hi = edges[..., :-1], edges[..., 1:]
-    c3e, c2e, c1e, c0e = (c[..., None] for c in (c3, c2, c1, c0))
-    f_lo = _cubic(c3e, c2e, c1e, c0e, lo)
-    f_hi = _cubic(c3e, c2e, c1e, c0e, hi)
-    bracket = (np.sign(f_lo) * np.sign(f_hi) <= 0.0) & (hi > lo)
-    # the sign at lo never changes while bisecting: lo only moves to points of the same sign
-    sign_lo = np.sign(f_lo)
-    lo, hi = bisect(lo, hi, lambda mid: sign_lo * np.sign(_cubic(c3e, c2e, c1e, c0e, mid)) <= 0.0)
-    return np.where(bracket, 0.5 * (lo + hi), np.nan)
+@compiled_loop
+def _cubic_roots_in_unit(c3, c2, c1, c0, out):
+    """All real roots in [0, 1] of the cubic into ``out`` (3,) (NaN where absent), by
+    bisection (BISECTION_STEPS halvings) on the monotone pieces between the roots of its
+    derivative."""
+    t1, t2 = _quadratic_roots_in_unit(3.0 * c3, 2.0 * c2, c1)
+    if t1 > t2 or t1 != t1:
+        # sorted, NaN last
+        t1, t2 = t2, t1
+    edges = (0.0, 1.0 if t1 != t1 else t1, 1.0 if t2 != t2 else t2, 1.0)
+    for piece in range(3):
+        lo, hi = edges[piece], edges[piece + 1]
+        f_lo = _cubic(c3, c2, c1, c0, lo)
+        f_hi = _cubic(c3, c2, c1, c0, hi)
+        bracket = _sign(f_lo) * _sign(f_hi) <= 0.0 and hi > lo
+        # the sign at lo never changes while bisecting: lo only moves to points of the same sign
+        sign_lo = _sign(f_lo)
+        for _ in range(BISECTION_STEPS):
+            mid = 0.5 * (lo + hi)
+            if sign_lo * _sign(_cubic(c3, c2, c1, c0, mid)) <= 0.0:
+                hi = mid
+            else:
+                lo = mid
+        out[piece] = 0.5 * (lo + hi) if bracket else np.nan
 
 
-def _relative_curve_coefficients(u_mps: np.ndarray, v0_mps: np.ndarray, v1_mps: np.ndarray,
-                                 dt_c: np.ndarray | float, other_velocity_mps: np.ndarray,
-                                 shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Coefficients B, A (m) of the relative curve d(tau) - d0 = B tau + A tau^2, tau = t / dt.
+@compiled_loop
+def _critical_times(d0x, d0y, bx, by, ax, ay, out):
+    """Step fractions in [0, 1] where |d0 + b tau + a tau^2|^2 is stationary, into ``out`` (3,)
+    (NaN pad). The derivative of |d|^2 / 2 in tau is 2 aa tau^3 + 3 ab tau^2 + (bb + 2 ad) tau
+    + bd."""
+    aa = ax * ax + ay * ay
+    ab = ax * bx + ay * by
+    bb = bx * bx + by * by
+    ad = ax * d0x + ay * d0y
+    bd = bx * d0x + by * d0y
+    _cubic_roots_in_unit(2.0 * aa, 3.0 * ab, bb + 2.0 * ad, bd, out)
 
-    The body's displacement is the generated B4 curve; a quadratic is fixed exactly by its values
+
+@compiled_loop
+def _pair_curve(x0, u, other_p, other_v, disp_half, disp_full, dt, i, j):
+    """Relative curve of pair (i, j): d0 and the coefficients B, A (m) of d(tau) - d0 =
+    B tau + A tau^2, tau = t / dt. The body's displacement is the generated B4 curve (its
+    values at tau = 1/2 and 1 are given per agent); a quadratic is fixed exactly by its values
     at tau = 1/2 and 1 (with 0 at tau = 0): B = 4 p(1/2) - p(1), A = 2 p(1) - 4 p(1/2).
-    Claim: W1.
-    """
-    v0 = v0_mps[:, None, :]
-    v1 = v1_mps[:, None, :]
-    carry = u_mps[:, None, :] - other_velocity_mps
-    carry *= dt_c
-    # in place where possible (these are the largest temporaries of the step): same operations
-    half = formulas.accel_step_displacement(t=0.5 * dt_c, dt=dt_c, v0=v0, v1=v1) + 0.5 * carry
-    full = carry
-    full += formulas.accel_step_displacement(t=dt_c, dt=dt_c, v0=v0, v1=v1)
-    half *= 4.0
-    b = half - full
-    full *= 2.0
-    full -= half
-    return np.broadcast_to(b, shape), np.broadcast_to(full, shape)
+    Claim: W1."""
+    d0x = x0[i, 0] - other_p[i, j, 0]
+    d0y = x0[i, 1] - other_p[i, j, 1]
+    carry_x = (u[i, 0] - other_v[i, j, 0]) * dt
+    carry_y = (u[i, 1] - other_v[i, j, 1]) * dt
+    half_x = (disp_half[i, 0] + 0.5 * carry_x) * 4.0
+    half_y = (disp_half[i, 1] + 0.5 * carry_y) * 4.0
+    full_x = carry_x + disp_full[i, 0]
+    full_y = carry_y + disp_full[i, 1]
+    return (d0x, d0y, half_x - full_x, half_y - full_y, full_x * 2.0 - half_x,
+            full_y * 2.0 - half_y)
 
 
-def _critical_times(d0: np.ndarray, b: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """Step fractions (..., 3) in [0, 1] where |d0 + b tau + a tau^2|^2 is stationary (NaN pad).
+@compiled_loop
+def _sweep_pairs(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, exact_within,
+                 dmin, tmin):
+    """Every pair of :func:`sweep_min_distance_m`, into ``dmin`` and ``tmin``. Claim: W1.
 
-    The derivative of |d|^2 / 2 in tau is 2 aa tau^3 + 3 ab tau^2 + (bb + 2 ad) tau + bd.
-    """
-    aa = dot2(a, a)
-    ab = dot2(a, b)
-    bb = dot2(b, b)
-    ad = dot2(a, d0)
-    bd = dot2(b, d0)
-    return _cubic_roots_in_unit(2.0 * aa, 3.0 * ab, bb + 2.0 * ad, bd)
+    ``dt`` (N,) per agent; ``exact_within`` (N, J), or (0, 0) for exact everywhere."""
+    n, j_count = valid.shape
+    roots = np.empty(3)
+    for i in range(n):
+        for j in range(j_count):
+            if not valid[i, j]:
+                dmin[i, j] = np.inf
+                tmin[i, j] = 0.0
+                continue
+            d0x, d0y, bx, by, ax, ay = _pair_curve(x0, u, other_p, other_v, disp_half,
+                                                   disp_full, dt[i], i, j)
+            lower = math.hypot(d0x, d0y) - math.hypot(bx, by) - math.hypot(ax, ay)
+            if exact_within.shape[0] and not lower < exact_within[i, j]:
+                # certified lower bound: the curve cannot move further than its coefficients
+                dmin[i, j] = lower if lower > 0.0 else 0.0
+                tmin[i, j] = 0.0
+                continue
+            # exact: the least distance over the ends and the stationary points
+            _critical_times(d0x, d0y, bx, by, ax, ay, roots)
+            best, best_tau = math.hypot(d0x, d0y), 0.0
+            for k in range(4):
+                tau = 1.0 if k == 0 else roots[k - 1]
+                if tau != tau:
+                    continue
+                tau_sq = tau * tau
+                dist = math.hypot(d0x + bx * tau + ax * tau_sq, d0y + by * tau + ay * tau_sq)
+                if dist < best:
+                    best, best_tau = dist, tau
+            dmin[i, j] = best
+            tmin[i, j] = best_tau * dt[i]
 
 
-def _pair_minimum(d0: np.ndarray, b: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Exact minimum of |d0 + b tau + a tau^2| over tau in [0, 1] and its tau, pairs (P, 2)."""
-    roots = _critical_times(d0, b, a)
-    taus = np.concatenate([np.zeros(d0.shape[:-1] + (1,)), np.ones(d0.shape[:-1] + (1,)),
-                           roots], axis=-1)
-    taus_f = np.nan_to_num(taus, nan=0.0)
-    pos = (d0[..., None, :] + b[..., None, :] * taus_f[..., None]
-           + a[..., None, :] * (taus_f ** 2)[..., None])
-    dist = np.where(np.isnan(taus), np.inf, np.hypot(pos[..., 0], pos[..., 1]))
-    which = np.argmin(dist, axis=-1)
-    return (np.take_along_axis(dist, which[..., None], -1)[..., 0],
-            np.take_along_axis(taus_f, which[..., None], -1)[..., 0])
+@compiled_loop
+def _gap_sq(d0x, d0y, bx, by, ax, ay, limit_sq, tau):
+    """|d0 + B tau + A tau^2|^2 - limit^2 (m^2)."""
+    tau_sq = tau * tau
+    px = d0x + bx * tau + ax * tau_sq
+    py = d0y + by * tau + ay * tau_sq
+    return px * px + py * py - limit_sq
+
+
+@compiled_loop
+def _first_contact(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, combined_r,
+                   first):
+    """Step fraction of every pair of :func:`first_contact_time_s` into ``first`` (1 when
+    never, or not valid). Claim: W1, F2."""
+    n, j_count = valid.shape
+    crit = np.empty(3)
+    for i in range(n):
+        for j in range(j_count):
+            first[i, j] = 1.0
+            if not valid[i, j]:
+                continue
+            d0x, d0y, bx, by, ax, ay = _pair_curve(x0, u, other_p, other_v, disp_half,
+                                                   disp_full, dt[i], i, j)
+            start = math.hypot(d0x, d0y)
+            limit = start if start < combined_r[i, j] else combined_r[i, j]
+            limit_sq = limit * limit
+            # squared-distance tolerance: EPS of distance at the scale of the limit
+            tol_sq = EPS * (2.0 * limit + EPS)
+            _critical_times(d0x, d0y, bx, by, ax, ay, crit)
+            for k in range(3):
+                if crit[k] != crit[k]:
+                    crit[k] = 1.0
+            crit.sort()
+            prev = 0.0
+            for k in range(4):
+                nxt = crit[k] if k < 3 else 1.0
+                if (_gap_sq(d0x, d0y, bx, by, ax, ay, limit_sq, prev) >= -tol_sq
+                        and _gap_sq(d0x, d0y, bx, by, ax, ay, limit_sq, nxt) < -tol_sq
+                        and nxt > prev):
+                    # bisect to the last instant still at or beyond the limit: truncation is
+                    # conservative
+                    lo, hi = prev, nxt
+                    for _ in range(BISECTION_STEPS):
+                        mid = 0.5 * (lo + hi)
+                        if _gap_sq(d0x, d0y, bx, by, ax, ay, limit_sq, mid) < 0.0:
+                            hi = mid
+                        else:
+                            lo = mid
+                    first[i, j] = lo
+                    break
+                prev = max(prev, nxt)
+
+
+def _step_displacements(v0_mps: np.ndarray, v1_mps: np.ndarray, dt: float | np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The body's generated B4 displacement (m, (N, 2)) at half and the whole step, and the
+    step (s) per agent (N,). Claim: B4, W1."""
+    dt_c = dt if np.ndim(dt) == 0 else np.asarray(dt)[:, None]
+    half = formulas.accel_step_displacement(t=0.5 * dt_c, dt=dt_c, v0=v0_mps, v1=v1_mps)
+    full = formulas.accel_step_displacement(t=dt_c, dt=dt_c, v0=v0_mps, v1=v1_mps)
+    dt_rows = np.broadcast_to(np.asarray(dt, dtype=np.float64), (v0_mps.shape[0],))
+    return (np.ascontiguousarray(half, dtype=np.float64),
+            np.ascontiguousarray(full, dtype=np.float64), np.ascontiguousarray(dt_rows))
+
+
+def _pairs(x0_m: np.ndarray, u_mps: np.ndarray, other_position_m: np.ndarray,
+           other_velocity_mps: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The per-pair inputs as contiguous float64 arrays for the compiled loops."""
+    return tuple(np.ascontiguousarray(np.broadcast_to(arr, shape), dtype=np.float64)
+                 for arr, shape in ((x0_m, x0_m.shape), (u_mps, x0_m.shape),
+                                    (other_position_m, other_position_m.shape),
+                                    (other_velocity_mps, other_position_m.shape)))
 
 
 def sweep_min_distance_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray,
@@ -121,23 +240,19 @@ def sweep_min_distance_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
     certified lower bound |d0| - |B| - |A| (the relative curve cannot move further than its
     coefficient lengths) is below it and that certified lower bound (time 0) for the others.
     ``x0_m, u_mps, v0_mps, v1_mps`` (N, 2); ``other_*`` (N, J, 2) world; invalid pairs give +inf.
-    Claim: W1.
+    One compiled loop over the pairs. Claim: W1.
     """
     dt = check_valid_step(dt_s)
-    d0 = x0_m[:, None, :] - other_position_m
-    dt_c = dt if np.ndim(dt) == 0 else np.asarray(dt)[:, None, None]
-    b, a = _relative_curve_coefficients(u_mps, v0_mps, v1_mps, dt_c, other_velocity_mps, d0.shape)
-    lower = (np.hypot(d0[..., 0], d0[..., 1]) - np.hypot(b[..., 0], b[..., 1])
-             - np.hypot(a[..., 0], a[..., 1]))
-    need = valid if exact_within_m is None else valid & (lower < exact_within_m)
-    dmin = np.where(valid, np.maximum(lower, 0.0), np.inf)
-    tau = np.zeros(valid.shape)
-    if need.any():
-        dm, tm = _pair_minimum(d0[need], b[need], a[need])
-        dmin[need] = dm
-        tau[need] = tm
-    tmin = tau * (dt if np.ndim(dt) == 0 else np.asarray(dt)[:, None])
-    return dmin, np.where(valid, tmin, 0.0)
+    disp_half, disp_full, dt_rows = _step_displacements(v0_mps, v1_mps, dt)
+    valid = np.ascontiguousarray(valid, dtype=bool)
+    within = (np.zeros((0, 0)) if exact_within_m is None
+              else np.ascontiguousarray(np.broadcast_to(exact_within_m, valid.shape),
+                                        dtype=np.float64))
+    dmin = np.empty(valid.shape)
+    tmin = np.empty(valid.shape)
+    _sweep_pairs(*_pairs(x0_m, u_mps, other_position_m, other_velocity_mps), disp_half,
+                 disp_full, dt_rows, valid, within, dmin, tmin)
+    return dmin, tmin
 
 
 def sweep_margin_m(min_distance_m: np.ndarray, start_distance_m: np.ndarray,
@@ -169,31 +284,11 @@ def first_contact_time_s(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
     monotone pieces of |d|^2 between its critical points. Claim: W1, F2.
     """
     dt = check_valid_step(dt_s)
-    n, j = valid.shape
-    d0 = x0_m[:, None, :] - other_position_m
-    start = np.hypot(d0[..., 0], d0[..., 1])
-    limit = np.where(start < combined_radius_m, start, combined_radius_m)
-    dt_c = dt if np.ndim(dt) == 0 else np.asarray(dt)[:, None, None]
-    b, a = _relative_curve_coefficients(u_mps, v0_mps, v1_mps, dt_c, other_velocity_mps, d0.shape)
-    crit = np.sort(np.nan_to_num(_critical_times(d0, b, a), nan=1.0), axis=-1)
-
-    def gap(tau: np.ndarray) -> np.ndarray:
-        p = d0 + b * tau[..., None] + a * (tau ** 2)[..., None]
-        return dot2(p, p) - limit ** 2
-
-    # squared-distance tolerance: EPS of distance at the scale of the limit
-    tol_sq = EPS * (2.0 * limit + EPS)
-    first = np.ones((n, j))
-    prev = np.zeros((n, j))
-    found = np.zeros((n, j), bool)
-    for idx in range(crit.shape[-1] + 1):
-        nxt = crit[..., idx] if idx < crit.shape[-1] else np.ones((n, j))
-        g_prev, g_next = gap(prev), gap(nxt)
-        enter = ~found & (g_prev >= -tol_sq) & (g_next < -tol_sq) & (nxt > prev)
-        # bisect to the last instant still at or beyond the limit: truncation is conservative
-        lo, _ = bisect(prev, nxt, lambda mid: gap(mid) < 0.0)
-        first = np.where(enter, lo, first)
-        found |= enter
-        prev = np.maximum(prev, nxt)
-    first = np.where(valid, first, 1.0)
+    disp_half, disp_full, dt_rows = _step_displacements(v0_mps, v1_mps, dt)
+    valid = np.ascontiguousarray(valid, dtype=bool)
+    first = np.empty(valid.shape)
+    _first_contact(*_pairs(x0_m, u_mps, other_position_m, other_velocity_mps), disp_half,
+                   disp_full, dt_rows, valid,
+                   np.ascontiguousarray(np.broadcast_to(combined_radius_m, valid.shape),
+                                        dtype=np.float64), first)
     return np.min(first, axis=1) * dt

@@ -135,7 +135,7 @@ class World:
             time_horizon_s=d["orca_time_horizon_s"],
             time_horizon_obst_s=d["obstacle_time_horizon_s"])
         self.arrival_speed_mps = d["arrival_velocity_threshold_mps"]
-        self.crowd = Crowd(dt, assertions=False, responsibility=responsibility)
+        self.crowd = Crowd(dt, profile=profile, assertions=False, responsibility=responsibility)
         for poly in layout.obstacles:
             self.crowd.add_obstacle(poly)
         self.time_s = 0.0

@@ -11,9 +11,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from navproof.orca.crowd import AgentDefaults, Crowd
+from navproof.orca.halfplanes import line_violation, solve_lines
 from navproof.orca.lines import agent_lines
 from navproof.orca.monitor import kkt_residual
-from navproof.solver.lp import line_violation, solve_closest
 
 coord = st.floats(-3.0, 3.0, allow_nan=False)
 unit_angle = st.floats(0.0, 2 * np.pi, allow_nan=False)
@@ -41,7 +41,7 @@ def test_o2_solution_is_certified_closest_point(lines, pref, radius) -> None:
     valid = np.ones((1, k), bool)
     pref_arr = np.array([pref], float)
     rad = np.array([radius])
-    res = solve_closest(pref_arr, rad, point, direction, valid)
+    res = solve_lines(pref_arr, rad, point, direction, valid)
     v = res.velocity
     assert np.all(np.isfinite(v))
     # RVO2's chord of line and disk cancels |p|^2 - |p|^2: absolute error ~ eps |p|^2 / radius
@@ -54,7 +54,7 @@ def test_o2_solution_is_certified_closest_point(lines, pref, radius) -> None:
         assert res_kkt[0] <= 1e-7 * (1 + radius + np.hypot(*pref))
     else:
         # O4: degraded answers are labelled and report how far outside they are
-        assert res.fail_line[0] >= 0
+        assert res.fail_slot[0] >= 0
 
 
 @settings(max_examples=200, deadline=None)
@@ -90,7 +90,7 @@ def test_o3_reciprocal_velocities_do_not_collide_within_horizon(rel, r0, r1, v0,
     point, direction, valid = agent_lines(pos, vel, np.array([r0, r1]), np.array([tau, tau]),
                                           0.25, np.array([[1], [0]]))
     # any velocities inside the two half-planes: here the closest ones to random preferences
-    res = solve_closest(np.array([p0, p1], float), np.array([100.0, 100.0]), point, direction,
+    res = solve_lines(np.array([p0, p1], float), np.array([100.0, 100.0]), point, direction,
                         valid)
     assert res.feasible.all()
     rel_vel = res.velocity[1] - res.velocity[0]
@@ -112,7 +112,7 @@ def test_o6_overlapping_pair_separates_in_one_step_without_jumping(gap, angle, v
     point, direction, valid = agent_lines(pos, vel, np.array([0.5, 0.5]), np.array([2.0, 2.0]),
                                           dt, np.array([[1], [0]]))
     assert np.all(np.isfinite(point)) and np.all(np.isfinite(direction))
-    res = solve_closest(vel, np.array([100.0, 100.0]), point, direction, valid)
+    res = solve_lines(vel, np.array([100.0, 100.0]), point, direction, valid)
     end = rel + dt * (res.velocity[1] - res.velocity[0])
     assert np.hypot(*end) >= 1.0 - 1e-9
     # no teleport: each agent's displacement is bounded by the velocity change it must make

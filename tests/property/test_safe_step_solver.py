@@ -6,7 +6,11 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from navproof.solver import closest as ss
+from navproof.core.tolerances import PARALLEL_DET
+from navproof.solver.candidates import closest_candidates
+from navproof.solver.closest import closest_in_disks
+from navproof.solver.halfplanes import Disks, HalfPlanes
+from navproof.step.search import SOLVE_TOL_MPS
 
 M = 64
 TOL = 1e-9
@@ -29,12 +33,21 @@ def random_instance(seed, k, offset_low, reach_radius, speed_disk, parallel_trip
     return pref, normal, offset, valid, centre, radius, disk_valid
 
 
+def incremental(args):
+    """The safe step's solve of an instance: (optimum (M, 2), found (M,))."""
+    pref, normal, offset, valid, centre, radius, disk_valid = args
+    res = closest_in_disks(pref, HalfPlanes(normal, offset, valid),
+                           Disks(centre, radius, disk_valid), tol_mps=SOLVE_TOL_MPS,
+                           parallel_det=PARALLEL_DET)
+    return res.velocity, res.feasible
+
+
 def check_same_optimum(args, *, same_point=True):
     """Both find a point on the same rows, at the same distance; the same point unless the
     feasible set is a single point, where both may pick different points within the tolerance.
     """
-    v, found = ss.closest_point(*args)
-    cand, dist = ss.closest_candidates(*args)
+    v, found = incremental(args)
+    cand, dist = closest_candidates(*args)
     assert found.tolist() == np.isfinite(dist[:, 0]).tolist()
     pref, normal, offset, valid, centre, radius, disk_valid = args
     assert np.allclose(np.linalg.norm(v[found] - pref[found], axis=1), dist[found, 0],

@@ -17,7 +17,7 @@ from navproof.cli import EXIT_BAD_INPUT, main
 from navproof.core.errors import InvalidInput
 from navproof.orca.compat import RVOSimulator
 from navproof.orca.crowd import Crowd
-from navproof.solver.lp import line_violation
+from navproof.orca.halfplanes import line_violation
 from navproof.specs import SpecError, load_profile
 
 

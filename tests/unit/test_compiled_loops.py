@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 
+from navproof._generated.formulas import orca_line_point
 from navproof.core import jit
 
 
@@ -44,3 +45,50 @@ def test_without_a_writable_cache_the_loop_compiles_in_memory(monkeypatch):
     loop = jit.compiled_loop(total)
     assert loop(np.arange(5.0)) == 10.0
     assert seen == [True, False]
+
+
+def _no_disk_cache(monkeypatch):
+    import numba
+
+    real_njit = numba.njit
+
+    def njit(*args, **options):
+        if options.get("cache"):
+            raise RuntimeError("cannot cache function: no locator available")
+        return real_njit(*args, **options)
+
+    monkeypatch.setattr(numba, "njit", njit)
+
+
+def _formula_like(source: str):
+    """A function that counts as a generated formula (keyword-only, in the formula module)."""
+    scope: dict = {}
+    exec(source, scope)
+    func = scope["f"]
+    func.__module__ = "navproof._generated.formulas"
+    return func
+
+
+def test_a_loop_evaluates_generated_formulas_called_by_keyword(monkeypatch):
+    _no_disk_cache(monkeypatch)
+
+    def point(own_v, share, change):
+        return orca_line_point(own_v=own_v, share=share, change=change)
+
+    loop = jit.compiled_loop(point)
+    assert loop(1.0, 0.5, 3.0) == orca_line_point(own_v=1.0, share=0.5, change=3.0) == 2.5
+
+
+def test_a_changed_formula_gives_the_loop_another_cache_name(monkeypatch):
+    # the disk cache watches only the loop's own file: the name must follow its callees' code
+    _no_disk_cache(monkeypatch)
+    names = []
+    for body in ("a + b", "a - b", "a + b"):
+        f = _formula_like(f"def f(*, a, b):\n    return {body}\n")
+        scope = {"f": f}
+        exec("def loop_body(x, y):\n    return f(a=x, b=y)\n", scope)
+        loop = jit.compiled_loop(scope["loop_body"])
+        names.append((loop.compiled().py_func.__qualname__, loop(5.0, 2.0)))
+    assert [value for _, value in names] == [7.0, 3.0, 7.0]
+    assert names[0][0] != names[1][0]
+    assert names[0][0] == names[2][0]

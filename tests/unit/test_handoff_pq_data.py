@@ -1,5 +1,5 @@
-"""The P/Q demo's data file (examples/handoff/pq_handoff.toml): loaded, checked, and run from
-another file with the same schema."""
+"""The P/Q demo's data file (navproof/handoff/pq_handoff.toml, package data): loaded, checked,
+and run from another file with the same schema."""
 
 import subprocess
 import sys
@@ -90,3 +90,18 @@ def test_a_bad_file_exits_3_before_running(tmp_path):
     assert result.returncode == 3
     assert "body.start_x_m" in result.stderr and "must be < 0" in result.stderr
     assert result.stdout == "" and not Path(tmp_path / "h.db").exists()
+
+
+def test_the_data_file_ships_with_the_package():
+    # an installed wheel runs `navproof simulate pq-handoff` from this file: it lies in the
+    # navproof.handoff package and pyproject.toml declares it package data
+    import fnmatch
+    import tomllib
+
+    import navproof.handoff
+
+    assert DEFAULT_FILE.parent == Path(navproof.handoff.__file__).resolve().parent
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml")
+                              .read_text(encoding="utf-8"))
+    patterns = pyproject["tool"]["setuptools"]["package-data"]["navproof.handoff"]
+    assert any(fnmatch.fnmatch(DEFAULT_FILE.name, p) for p in patterns)

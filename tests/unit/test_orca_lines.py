@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from navproof.orca.halfplanes import line_violation
 from navproof.orca.lines import agent_lines, obstacle_lines
 from navproof.orca.obstacles import ObstacleSet
-from navproof.solver.lp import line_violation
 
 
 def _pair_lines(p0, p1, v0, v1, r=(0.5, 0.5), tau=2.0, dt=0.25, responsibility=0.5):

@@ -81,7 +81,7 @@ def _brute_obstacle_neighbors(obs: ObstacleSet, pos: np.ndarray, range_sq: np.nd
     return found
 
 
-def test_obstacle_query_matches_brute_force_for_any_chunking() -> None:
+def test_obstacle_query_matches_brute_force_for_any_cell_size() -> None:
     rng = np.random.default_rng(4)
     obs = ObstacleSet()
     for _ in range(25):
@@ -93,7 +93,7 @@ def test_obstacle_query_matches_brute_force_for_any_chunking() -> None:
     pos = rng.uniform(-45, 45, (300, 2))
     range_sq = rng.uniform(1, 100, 300)
     expect = _brute_obstacle_neighbors(obs, pos, range_sq)
-    for chunk in (7, 64, 4096):
-        idx, _ = obs.neighbors(pos, range_sq, chunk=chunk)
+    for cells_per_range in (1, 3, 40):
+        idx, _ = obs.neighbors(pos, range_sq, cells_per_range=cells_per_range)
         got = [[int(v) for v in row if v >= 0] for row in idx]
         assert got == expect

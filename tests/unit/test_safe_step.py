@@ -8,10 +8,14 @@ from navproof import boundary as b
 from navproof import step as ss
 from navproof.boundary import stop_envelope as se
 from navproof.core.errors import InvalidInput, ObligationViolation
+from navproof.core.tolerances import PARALLEL_DET
 from navproof.orca import crowd as orca_crowd
 from navproof.orca import lines as orca
-from navproof.solver import closest
+from navproof.solver.candidates import closest_candidates
+from navproof.solver.closest import closest_in_disks
+from navproof.solver.halfplanes import Disks, HalfPlanes
 from navproof.step.monitor import check_committed_step
+from navproof.step.search import SOLVE_TOL_MPS
 
 DT = 0.1
 
@@ -178,8 +182,11 @@ def test_closest_candidates_is_the_exact_optimum():
     centre = np.stack([np.zeros((m, 2)), rng.normal(size=(m, 2)) * 0.5], axis=1)
     radius = np.stack([np.full(m, 1.5), rng.uniform(0.2, 1.0, m)], axis=1)
     args = (pref, normal, offset, np.ones((m, k), bool), centre, radius, np.ones((m, 2), bool))
-    cand, dist = closest.closest_candidates(*args)
-    nearest, found = closest.closest_point(*args)
+    cand, dist = closest_candidates(*args)
+    solved = closest_in_disks(pref, HalfPlanes(normal, offset, args[3]),
+                              Disks(centre, radius, args[6]), tol_mps=SOLVE_TOL_MPS,
+                              parallel_det=PARALLEL_DET)
+    nearest, found = solved.velocity, solved.feasible
     g = np.linspace(-2, 2, 401)
     grid = np.stack(np.meshgrid(g, g), axis=-1).reshape(-1, 2)
     for i in range(0, m, 10):

@@ -137,5 +137,10 @@ def test_bad_agents_are_refused_by_name_and_nothing_is_added():
                          radius_m=[0.4, -1.0])
     with pytest.raises(InvalidInput, match="stop_range_m"):
         world.add_agents([[0.0, 0.0]], [[[1.0, 1.0]]], stop_range_m=9.0)
+    # the ORCA parameters keep to the profile's ranges too (radius, neighbours, horizons)
+    with pytest.raises(InvalidInput, match="agent_radius_m"):
+        world.add_agents([[0.0, 0.0]], [[[1.0, 1.0]]], radius_m=3.5)
+    with pytest.raises(InvalidInput, match="orca_time_horizon_s"):
+        world.add_agents([[0.0, 0.0]], [[[1.0, 1.0]]], time_horizon_s=30.0)
     assert world.count == 0
     world.close()

@@ -1,4 +1,5 @@
-"""Batched linear programs 1/2/3 against hand-solved cases and the reference port.
+"""ORCA lines through the one solver (RVO2's linear programs 1/2/3 in half-plane form) against
+hand-solved cases and the reference port.
 
 Claims: O1 (no constraint), O2 (closest point in disk ∩ half-planes), O4 (degraded fallback).
 """
@@ -11,7 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from navproof.solver.lp import line_violation, solve_closest
+from navproof.core.tolerances import RVO_EPSILON
+from navproof.orca.halfplanes import line_violation, solve_lines, to_halfplanes
+from navproof.solver.closest import closest_point
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
 import rvo2_reference as ref  # noqa: E402
@@ -22,7 +25,7 @@ def _one(pref, radius, lines, num_hard=0):
     point = np.array([[p for p, _ in lines]], dtype=float).reshape(1, k, 2)
     direction = np.array([[d for _, d in lines]], dtype=float).reshape(1, k, 2)
     valid = np.ones((1, k), dtype=bool)
-    return solve_closest(np.array([pref], float), np.array([radius], float), point, direction,
+    return solve_lines(np.array([pref], float), np.array([radius], float), point, direction,
                          valid, np.array([num_hard]))
 
 
@@ -65,7 +68,7 @@ def test_opposite_parallel_lines_fall_back_and_are_labelled() -> None:
     lines = [((-0.5, 0.0), (0.0, 1.0)), ((0.5, 0.0), (0.0, -1.0))]
     res = _one((0.0, 0.3), 2.0, lines)
     assert not res.feasible[0]
-    assert res.fail_line[0] == 1
+    assert res.fail_slot[0] == 1
     np.testing.assert_allclose(res.velocity[0, 0], 0.0, atol=1e-12)
     np.testing.assert_allclose(res.fallback_violation[0], 0.5)
 
@@ -101,7 +104,7 @@ def test_invalid_slots_are_ignored() -> None:
     point = np.array([[[0.5, 0.0], [9.0, 9.0]]])
     direction = np.array([[[0.0, 1.0], [1.0, 0.0]]])
     valid = np.array([[True, False]])
-    res = solve_closest(np.array([[1.0, 0.0]]), np.array([2.0]), point, direction, valid)
+    res = solve_lines(np.array([[1.0, 0.0]]), np.array([2.0]), point, direction, valid)
     np.testing.assert_allclose(res.velocity[0], [0.5, 0.0])
 
 
@@ -130,7 +133,7 @@ def test_batch_matches_reference_linear_programs(k: int) -> None:
     num_hard = np.minimum(rng.integers(0, 3, n), counts)
     pref = rng.uniform(-2.5, 2.5, (n, 2))
     radius = rng.uniform(0.5, 2.0, n)
-    res = solve_closest(pref, radius, point, direction, valid, num_hard)
+    res = solve_lines(pref, radius, point, direction, valid, num_hard)
     for i in range(n):
         lines = [ref.Line(ref.V(*point[i, j]), ref.V(*direction[i, j])) for j in range(counts[i])]
         fail, v = ref.linear_program2(lines, radius[i], ref.V(*pref[i]), False, ref.V())
@@ -138,3 +141,35 @@ def test_batch_matches_reference_linear_programs(k: int) -> None:
             v = ref.linear_program3(lines, int(num_hard[i]), fail, radius[i], v)
         np.testing.assert_allclose(res.velocity[i], [v.x, v.y], atol=1e-9, err_msg=f"row {i}")
         assert bool(res.feasible[i]) == (fail == len(lines))
+
+
+def test_lines_converted_row_by_row_solve_as_the_batched_half_planes() -> None:
+    # the crowd's path (each row's lines converted in the compiled loop) and the solver's batched
+    # entry on the converted half-planes are one algorithm: bit for bit the same answer
+    rng = np.random.default_rng(7)
+    n, k = 400, 9
+    point, direction = _random_lines(rng, n, k)
+    valid = rng.random((n, k)) < 0.9
+    num_hard = rng.integers(0, 3, n)
+    pref = rng.uniform(-2.5, 2.5, (n, 2))
+    radius = rng.uniform(0.5, 2.0, n)
+    rows = solve_lines(pref, radius, point, direction, valid, num_hard)
+    batched = closest_point(pref, to_halfplanes(point, direction, valid), radius,
+                            num_hard=num_hard, least_violation=True, tol_mps=0.0,
+                            parallel_det=RVO_EPSILON)
+    assert (~rows.feasible).any() and rows.feasible.any()
+    np.testing.assert_array_equal(rows.velocity, batched.velocity)
+    np.testing.assert_array_equal(rows.fail_slot, batched.fail_slot)
+    np.testing.assert_array_equal(rows.fallback_violation, batched.fallback_violation)
+
+
+def test_to_halfplanes_keeps_the_left_side() -> None:
+    # x <= 0.5 as an RVO2 line (point (0.5, 0), direction (0, 1)) and shifted by u = (0.25, 0)
+    point = np.array([[[0.5, 0.0]]])
+    direction = np.array([[[0.0, 1.0]]])
+    planes = to_halfplanes(point, direction, np.ones((1, 1), bool))
+    np.testing.assert_array_equal(planes.normal[0, 0], [1.0, -0.0])
+    assert planes.offset[0, 0] == 0.5
+    shifted = to_halfplanes(point, direction, np.ones((1, 1), bool),
+                            shift_mps=np.array([[0.25, 0.0]]))
+    assert shifted.offset[0, 0] == 0.25

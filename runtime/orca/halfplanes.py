@@ -1,0 +1,118 @@
+"""RVO2's line convention at the edge of the ORCA package: ORCA lines become the solver's
+half-planes here, once (Claim O2).
+
+RVO2 describes a half-plane as a directed line through ``point`` (m/s) with unit ``direction``
+whose permitted side lies LEFT of the direction: a velocity ``v`` satisfies it when
+``det(direction, point - v) <= 0`` (``det(a, b) = a.x b.y - a.y b.x``), and that determinant is
+its signed violation in m/s (positive: outside). The ORCA package builds, reports and monitors
+lines in this form (:mod:`navproof.orca.lines`, diagnostics, monitor); the closest-point solver
+(:mod:`navproof.solver.closest`) takes ``dot(normal, v) <= offset`` with
+``normal = (direction.y, -direction.x)`` and ``offset = dot(normal, point)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from navproof.core.jit import compiled_loop
+from navproof.core.tolerances import RVO_EPSILON
+from navproof.solver.closest import (
+    ClosestResult,
+    closest_row,
+    least_violation_row,
+    solve_in_pieces,
+)
+from navproof.solver.halfplanes import HalfPlanes
+
+
+@compiled_loop
+def _convert_row(point, direction, normal, offset):
+    """One row's lines (K, 2) into ``normal = (d.y, -d.x)`` and ``offset = dot(normal, point)``.
+    Claim: O2."""
+    for j in range(offset.size):
+        nx, ny = direction[j, 1], -direction[j, 0]
+        normal[j, 0], normal[j, 1] = nx, ny
+        offset[j] = nx * point[j, 0] + ny * point[j, 1]
+
+
+@compiled_loop
+def _convert(point, direction, normal, offset):
+    """Every row of :func:`_convert_row`."""
+    for r in range(offset.shape[0]):
+        _convert_row(point[r], direction[r], normal[r], offset[r])
+
+
+def to_halfplanes(point: np.ndarray, direction: np.ndarray, valid: np.ndarray, *,
+                  shift_mps: np.ndarray | None = None) -> HalfPlanes:
+    """Half-planes (M, K) of RVO2 lines (``point``, unit ``direction``, each (M, K, 2)):
+    ``det(d, p - w) <= 0`` is ``dot(n, w) <= dot(n, p)`` with ``n = (d.y, -d.x)``. With
+    ``shift_mps`` (M, 2) the half-planes constrain ``v = w - shift`` instead of ``w``."""
+    normal = np.empty(direction.shape)
+    offset = np.empty(direction.shape[:-1])
+    _convert(np.ascontiguousarray(point, dtype=np.float64),
+             np.ascontiguousarray(direction, dtype=np.float64), normal, offset)
+    if shift_mps is not None:
+        offset -= (normal[..., 0] * shift_mps[:, None, 0]
+                   + normal[..., 1] * shift_mps[:, None, 1])
+    return HalfPlanes(normal, offset, valid)
+
+
+@compiled_loop
+def _solve_line_rows(preferred, max_speed, point, direction, valid, num_hard, lo, hi, velocity,
+                     outcome, violation):
+    """Rows ``lo:hi`` of :func:`solve_lines`: each row's lines become half-planes in a small
+    buffer (:func:`_convert_row`; a whole-crowd copy costs a pass over memory per step), then
+    the solver's row functions run on it. Claim: O1, O2, O4."""
+    k = valid.shape[1]
+    normal, offset = np.empty((k, 2)), np.empty(k)
+    out = np.empty(2)
+    for r in range(lo, hi):
+        _convert_row(point[r], direction[r], normal, offset)
+        fail = closest_row(normal, offset, valid[r], max_speed[r], 0.0, 0.0, math.inf,
+                           preferred[r, 0], preferred[r, 1], False, 0.0, RVO_EPSILON, out)
+        outcome[r] = fail
+        violation[r] = 0.0
+        if fail >= 0 and fail < k:
+            violation[r] = least_violation_row(normal, offset, valid[r], num_hard[r], fail,
+                                               max_speed[r], 0.0, RVO_EPSILON, out)
+        velocity[r, 0], velocity[r, 1] = out[0], out[1]
+
+
+def solve_lines(preferred_mps: np.ndarray, max_speed_mps: np.ndarray, point: np.ndarray,
+                direction: np.ndarray, valid: np.ndarray, num_hard: np.ndarray | None = None, *,
+                threads: int = 1) -> ClosestResult:
+    """ORCA's closest velocity (m/s) to ``preferred_mps`` (N, 2) within ``max_speed_mps`` (N,)
+    and the lines (N, K) in RVO2's convention: RVO2's linearProgram2 over the lines in slot
+    order and, where it fails, linearProgram3 relaxing the soft lines (slots ``>= num_hard``)
+    evenly while the hard ones (obstacles) hold, labelled infeasible. The one solver
+    (:mod:`navproof.solver.closest`) with RVO2's tolerances (violated beyond 0,
+    parallel within ``RVO_EPSILON``), so the crowd reproduces the C++ reference's case
+    decisions. ``threads`` > 1 shares the agents between that many threads. Claim: O1, O2, O4.
+    """
+    preferred = np.ascontiguousarray(preferred_mps, dtype=np.float64)
+    n = preferred.shape[0]
+    args = (preferred, np.ascontiguousarray(np.broadcast_to(max_speed_mps, (n,)), dtype=np.float64),
+            np.ascontiguousarray(point, dtype=np.float64),
+            np.ascontiguousarray(direction, dtype=np.float64),
+            np.ascontiguousarray(valid, dtype=bool),
+            (np.zeros(n, dtype=np.int64) if num_hard is None
+             else np.ascontiguousarray(num_hard, dtype=np.int64)))
+    return solve_in_pieces(lambda lo, hi, *outputs: _solve_line_rows(*args, lo, hi, *outputs),
+                           n, args[4].shape[1], threads=threads)
+
+
+def line_violation(velocity: np.ndarray, line_point: np.ndarray, line_dir: np.ndarray,
+                   valid: np.ndarray) -> np.ndarray:
+    """Signed violation ``det(dir, point - v)`` (m/s, (N, K)) of every line at ``velocity``
+    (N, 2); ``-inf`` where not valid. Claim: O2 (the half-planes of the closest-point problem),
+    O4 (largest violation)."""
+    px = line_point[..., 0] - velocity[:, None, 0]
+    py = line_point[..., 1] - velocity[:, None, 1]
+    # det(direction, point - v), computed in place
+    py *= line_dir[..., 0]
+    px *= line_dir[..., 1]
+    py -= px
+    np.copyto(py, -np.inf, where=~valid)
+    return py

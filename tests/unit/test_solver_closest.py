@@ -1,0 +1,69 @@
+"""The one closest-point solver on hand-solved cases: half-planes, the max-speed disk and the
+second disk (claims O2, V1, V2), and what it reports where nothing is left."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from navproof.core.tolerances import PARALLEL_DET
+from navproof.solver.closest import closest_in_disks, closest_point
+from navproof.solver.halfplanes import Disks, HalfPlanes
+
+
+def _planes(normals, offsets) -> HalfPlanes:
+    k = len(offsets)
+    return HalfPlanes(np.array(normals, float).reshape(1, k, 2),
+                      np.array(offsets, float).reshape(1, k), np.ones((1, k), bool))
+
+
+def test_half_plane_inside_both_disks() -> None:
+    # |v| <= 2, |v - (1, 0)| <= 0.5 and x <= 0.8: from (3, 0) the answer is (0.8, 0)
+    res = closest_point(np.array([[3.0, 0.0]]), _planes([(1.0, 0.0)], [0.8]), np.array([2.0]),
+                        second_centre_mps=np.array([[1.0, 0.0]]),
+                        second_radius_mps=np.array([0.5]), tol_mps=0.0,
+                        parallel_det=PARALLEL_DET)
+    assert res.feasible[0]
+    np.testing.assert_allclose(res.velocity[0], [0.8, 0.0], atol=1e-15)
+
+
+def test_crossing_of_the_two_circles() -> None:
+    # unit disk and the unit disk about (1, 0): from (0.5, 2) the nearest common point is the
+    # upper crossing (0.5, sqrt(3)/2)
+    res = closest_point(np.array([[0.5, 2.0]]), _planes([], []), np.array([1.0]),
+                        second_centre_mps=np.array([[1.0, 0.0]]),
+                        second_radius_mps=np.array([1.0]), tol_mps=0.0,
+                        parallel_det=PARALLEL_DET)
+    assert res.feasible[0]
+    np.testing.assert_allclose(res.velocity[0], [0.5, np.sqrt(3.0) / 2.0], atol=1e-15)
+
+
+def test_disks_apart_are_infeasible_without_a_slot() -> None:
+    res = closest_point(np.array([[0.0, 0.0]]), _planes([(1.0, 0.0)], [5.0]), np.array([1.0]),
+                        second_centre_mps=np.array([[3.0, 0.0]]),
+                        second_radius_mps=np.array([1.0]), tol_mps=0.0,
+                        parallel_det=PARALLEL_DET)
+    assert not res.feasible[0]
+    assert res.fail_slot[0] == -1
+
+
+def test_half_plane_outside_the_disks_names_its_slot() -> None:
+    # x >= 3 (normal (-1, 0), offset -3) misses the speed disk of radius 1
+    res = closest_point(np.array([[0.0, 0.0]]), _planes([(0.0, 1.0), (-1.0, 0.0)], [5.0, -3.0]),
+                        np.array([1.0]), tol_mps=0.0, parallel_det=PARALLEL_DET)
+    assert not res.feasible[0]
+    assert res.fail_slot[0] == 1
+
+
+def test_disks_value_puts_the_speed_disk_about_the_origin() -> None:
+    planes = _planes([(1.0, 0.0)], [0.8])
+    off_origin = Disks(np.array([[[0.5, 0.0], [1.0, 0.0]]]), np.array([[2.0, 0.5]]),
+                       np.ones((1, 2), bool))
+    with pytest.raises(ValueError, match="origin"):
+        closest_in_disks(np.array([[3.0, 0.0]]), planes, off_origin, tol_mps=0.0,
+                         parallel_det=PARALLEL_DET)
+    # a relaxed speed disk (not valid) may sit anywhere: it is no constraint
+    relaxed = Disks(off_origin.centre, off_origin.radius, np.array([[False, True]]))
+    res = closest_in_disks(np.array([[3.0, 0.0]]), planes, relaxed, tol_mps=0.0,
+                           parallel_det=PARALLEL_DET)
+    np.testing.assert_allclose(res.velocity[0], [0.8, 0.0], atol=1e-15)
