@@ -22,6 +22,7 @@ from navproof.proofs.obligations.common import (
     fdot,
     runtime_formulas,
 )
+from navproof.proofs.obligations.kinematics import ramp_margin_at
 from navproof.specs.profile import Profile
 
 
@@ -307,8 +308,14 @@ def _b5(profile: Profile, with_extremum: bool) -> Obligation:
         m0 = f.accel_margin(t=0.0, **args)
         m1 = f.accel_margin(t=x["dt"], **args)
         mt = f.accel_margin(t=x["t"], **args)
-        ok = bool(m0 >= 0 and m1 >= 0 and mt < 0 and 0 <= x["t"] <= x["dt"])
-        detail = f"margin(0) {m0:.6g}, margin(dt) {m1:.6g}, margin(t) {mt:.6g}"
+        # the same margins by fine time stepping of the ramp, independent of the derivation
+        w1 = ramp_margin_at(x["dt"], **args)
+        wt = ramp_margin_at(x["t"], **args)
+        tol = 1e-9 * (1.0 + abs(x["s"]))
+        ok = bool(m0 >= 0 and m1 >= 0 and mt < 0 and 0 <= x["t"] <= x["dt"]
+                  and x["s"] >= 0 and w1 >= -tol and wt < -tol)
+        detail = (f"margin(0) {m0:.6g}, margin(dt) {m1:.6g}, margin(t) {mt:.6g}; "
+                  f"time-stepped margin(dt) {w1:.6g}, margin(t) {wt:.6g}")
         if with_extremum:
             ts = f.accel_extremum_time(**{k: v for k, v in args.items() if k != "s"})
             ms = f.accel_margin(t=ts, **args)

@@ -53,6 +53,7 @@ from navproof.proofs.obligations.common import (
     runtime_formulas,
     sub,
 )
+from navproof.proofs.obligations.kinematics import step_then_brake_margins
 from navproof.proofs.obligations.stop_envelope import _envelope_cap
 from navproof.specs.profile import Profile
 
@@ -327,35 +328,6 @@ def _world_end_margin(bb: Builder, s, dt, n, u, e, v0, v1) -> z3.ArithRef:
     return bb.alias("s_end_world", s + dt * dot(n, e) - dot(n, moved))
 
 
-def _simulated_min_margin(s: float, dt: float, a: float, n, u, e, r, v0, v1,
-                          substeps: int = 2000) -> tuple[float, float]:
-    """Independent numeric model (fine time stepping, no derived formula): the margin at the end
-    of the step from v0 to v1 and the least margin over the step followed by braking at a along
-    c1 = u + v1 - r until c = 0, the edge moving at e and the body drifting with r."""
-    def nd(p) -> float:
-        return n[0] * p[0] + n[1] * p[1]
-
-    h = dt / substeps
-    pos, least = 0.0, s
-    for i in range(substeps):
-        frac = (i + 0.5) / substeps
-        vel = (u[0] + v0[0] + (v1[0] - v0[0]) * frac, u[1] + v0[1] + (v1[1] - v0[1]) * frac)
-        pos += h * (nd(vel) - nd(e))
-        least = min(least, s - pos)
-    end = s - pos
-    c1 = (u[0] + v1[0] - r[0], u[1] + v1[1] - r[1])
-    speed = math.hypot(*c1)
-    if speed > 0.0:
-        brake_s = speed / a
-        hb = brake_s / substeps
-        for i in range(substeps):
-            scale = 1.0 - a * (i + 0.5) * hb / speed
-            vel = (r[0] + c1[0] * scale, r[1] + c1[1] * scale)
-            pos += hb * (nd(vel) - nd(e))
-            least = min(least, s - pos)
-    return end, least
-
-
 def s7_halfplane(profile: Profile) -> Obligation:
     """S7/halfplane (composition of B4 and S7): the runtime's half-plane
     ``dot(n, v1) <= BRAKE_ENVELOPE_OFFSET`` holds exactly when the margin at the end of the
@@ -384,7 +356,7 @@ def s7_halfplane(profile: Profile) -> Obligation:
                                     n_dot_u=fdot(x, "n", "u"), n_dot_v0=fdot(x, "n", "v0"),
                                     n_dot_r=fdot(x, "n", "r"), kfac=kk)
         vec = {p: (x[f"{p}_x"], x[f"{p}_y"]) for p in ("n", "u", "e", "r", "v0", "v1")}
-        world_end, _ = _simulated_min_margin(x["s"], x["dt"], x["a"], vec["n"], vec["u"],
+        world_end, _ = step_then_brake_margins(x["s"], x["dt"], x["a"], vec["n"], vec["u"],
                                              vec["e"], vec["r"], vec["v0"], vec["v1"])
         p1 = fdot(x, "n", "u") + fdot(x, "n", "v1") - fdot(x, "n", "r")
         inside = fdot(x, "n", "v1") <= q
@@ -469,7 +441,7 @@ def s7_stop_after_step(profile: Profile) -> Obligation:
         drift = fdot(x, "n", "r") - fdot(x, "n", "e")
         premise = (math.hypot(*v1) <= y["vh"] and math.hypot(*w) <= y["vh"] and drift <= 0
                    and nv1 <= q_b4 and nv1 <= q_s7)
-        _, least = _simulated_min_margin(x["s"], x["dt"], x["a"], vec["n"], vec["u"], vec["e"],
+        _, least = step_then_brake_margins(x["s"], x["dt"], x["a"], vec["n"], vec["u"], vec["e"],
                                          vec["r"], vec["v0"], v1)
         return Replay(bool(premise and least < -1e-9),
                       f"least margin over the step and the brake {least:.6g}")
