@@ -71,6 +71,10 @@ assert simplify(BRAKING_PHASE_FACTOR.subs(t, dt + speed / a) - STOP_DISPLACEMENT
 
 # S4: |u + v - r| <= |v| + |u - r| <= Vh + |u - r| (triangle inequality).
 ENVELOPE_SPEED_CAP = vh + carry
+# R2: the stop target vStop = r - u is reachable from the support only when |vStop| <= Vh
+# (braking to c = 0 means v = r - u); a negative margin is "support carry exceeds cancel
+# capacity".
+STOP_TARGET_MARGIN = vh - carry
 
 # S3: every edge shares the stop factor of the worst speed Cmax; solve the linear bound on dot(n,c).
 (_s3_root,) = solve(sympy.Eq(n_dot_c * STOP_DISPLACEMENT_FACTOR.subs(speed, cmax), s), n_dot_c)
@@ -149,6 +153,14 @@ FORMULAS = (
         (vh, carry),
         ("S4",),
         "Shared envelope speed Cmax = Vh + |u - r|",
+        "m/s",
+    ),
+    Formula(
+        "stop_target_margin",
+        STOP_TARGET_MARGIN,
+        (vh, carry),
+        ("R2",),
+        "Speed margin Vh - |r - u| of the stop target (negative: carry exceeds cancel capacity)",
         "m/s",
     ),
     Formula(

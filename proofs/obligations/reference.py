@@ -2,14 +2,18 @@
 
 R2 is a profile-consistency obligation: with every edge fixed the stop target |u| must fit under
 the relative cap V/k for every value of the ranges; it fails when a profile's support speed range
-outgrows the cap (which ``navproof audit`` reports). R3: holding at r never loses margin.
+outgrows the cap (which ``navproof audit`` reports). R2/report is the claim as the catalogue
+states it: the runtime's stop-target margin flags exactly the unreachable stop targets.
+R3: holding at r never loses margin.
 """
 
 from __future__ import annotations
 
+import math
+
 import z3
 
-from navproof.proofs import boundary, slope
+from navproof.proofs import boundary, slope, stop_envelope
 from navproof.proofs.obligations.common import (
     PROVED,
     Builder,
@@ -55,6 +59,44 @@ def r2(profile: Profile) -> Obligation:
     )
 
 
+def r2_report(profile: Profile) -> Obligation:
+    """R2 as the catalogue states it: the runtime's stop-target margin ``STOP_TARGET_MARGIN``
+    (Vh, |r - u|) is >= 0 exactly when some relative velocity within the cap brakes to the stop
+    target (c = u + v - r = 0 forces v = r - u, so |r - u| <= Vh); below zero the runtime
+    reports "support carry exceeds cancel capacity". u and r are free vectors: a carry beyond
+    the profile's support range must be reported too (the catalogue's worked example u = (1, 0),
+    a fixed wall, Vh = 0.8)."""
+    bb = Builder(profile)
+    u = bb.vector("u")
+    r = bb.vector("r")
+    surface = bb.param("V", "surface_speed_cap_mps")
+    k = bb.param("k", "slope_factor")
+    vh = bb.alias("Vh", bb.term(slope.HORIZONTAL_CAP, surface_cap=surface, k=k))
+    v_stop = sub(r, u)
+    carry = bb.norm("|r-u|", v_stop)
+    margin = bb.alias("stop_margin", bb.term(stop_envelope.STOP_TARGET_MARGIN, vh=vh,
+                                             carry=carry))
+
+    def replay(x: Values) -> Replay:
+        f = runtime_formulas()
+        cap = f.horizontal_cap(surface_cap=x["V"], k=x["k"])
+        target = math.hypot(x["r_x"] - x["u_x"], x["r_y"] - x["u_y"])
+        m = f.stop_target_margin(vh=cap, carry=target)
+        return Replay(bool((m >= 0) != (target <= cap)),
+                      f"stop margin {m:.6g}, |vStop| {target:.6g}, Vh {cap:.6g}")
+
+    return bb.obligation(
+        id="R2/report",
+        claim="R2",
+        title="the stop target is reported unreachable exactly beyond the relative cap",
+        expected=PROVED,
+        premise=[],
+        conclusion=(margin >= 0) == (dot(v_stop, v_stop) <= vh * vh),
+        replay=replay,
+        witness_prefer=[margin < 0, r[0] == 0, r[1] == 0],
+    )
+
+
 def r3(profile: Profile) -> Obligation:
     """R3: with c = u + v - r = 0 and dot(n, r - e) <= 0 the margin
     ``CONSTANT_VELOCITY_MARGIN`` never decreases: margin(t2) >= margin(t1) for t2 >= t1 >= 0."""
@@ -96,4 +138,4 @@ def r3(profile: Profile) -> Obligation:
     )
 
 
-OBLIGATIONS = {"R2": r2, "R3": r3}
+OBLIGATIONS = {"R2": r2, "R2/report": r2_report, "R3": r3}

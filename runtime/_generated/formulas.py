@@ -1,7 +1,7 @@
 # DO NOT EDIT: generated from the sympy derivations in navproof.proofs.
 # Regenerate with `navproof generate` (or `make generate`); a test and
 # `navproof prove` fail when this file differs from a fresh generation.
-# expressions-sha256: 442a78aec342ee2c53d5834de09c7cd9904359e8a18fdff93dc2d4fe1281359a
+# expressions-sha256: b0232f1e20576e75cb685f4a56ffcfc31873f94e68538614d1d90b3fe50e68e0
 """Closed-form navigation formulas generated from the proofs (vectorised, numpy)."""
 
 import functools
@@ -21,6 +21,7 @@ __all__ = [
     "stop_trajectory_factor",
     "necessary_normal_bound",
     "envelope_speed_cap",
+    "stop_target_margin",
     "linear_envelope_bound",
     "braked_speed",
     "brake_envelope_factor",
@@ -154,6 +155,14 @@ def envelope_speed_cap(*, vh, carry):
     Claim: S4. Derived in navproof.proofs as ``carry + vh``.
     """
     return carry + vh
+
+
+def stop_target_margin(*, vh, carry):
+    """Speed margin Vh - |r - u| of the stop target (negative: carry exceeds cancel capacity) [m/s].
+
+    Claim: R2. Derived in navproof.proofs as ``-carry + vh``.
+    """
+    return -carry + vh
 
 
 def linear_envelope_bound(*, s, dt, a, cmax):

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from navproof._generated import formulas
 from navproof.boundary.edges import EdgeSet
 from navproof.boundary.motion import Support
 from navproof.core.errors import EPS
@@ -77,7 +78,7 @@ def reference_velocity(edges: EdgeSet, support: Support, x0_m: np.ndarray,
     exists = res.feasible & np.all(~valid | (viol <= EPS), axis=1)
     r = np.where(exists[:, None], u + w, u)
     v_stop = r - u
-    margin = vh - np.linalg.norm(v_stop, axis=1)
+    margin = formulas.stop_target_margin(vh=vh, carry=np.linalg.norm(v_stop, axis=1))
     return Reference(r, v_stop, exists, exists & (margin >= -EPS), margin)
 
 

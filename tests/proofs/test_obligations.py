@@ -36,6 +36,7 @@ REQUIRED = {
     "S7/halfplane": PROVED,
     "S7/stop_after_step": PROVED,
     "R2": PROVED,
+    "R2/report": PROVED,
     "R3": PROVED,
     "A1": PROVED,
     "A2": PROVED,
