@@ -84,8 +84,8 @@ def test_audit_junit_has_a_case_per_obligation_and_margin(audited):
     root = ET.parse(tmp / "report.xml").getroot()
     cases = list(root.iter("testcase"))
     names = [c.get("name") for c in cases]
-    assert names[:2] == ["generated formulas are fresh", "R2"]
-    assert [n.split(":")[0] for n in names[2:]] == [f"margin {m}" for m in MARGIN_IDS]
+    assert names[:3] == ["generated formulas are fresh", "R2", "R2/report"]
+    assert [n.split(":")[0] for n in names[3:]] == [f"margin {m}" for m in MARGIN_IDS]
     failed = {c.get("name").split(":")[0] for c in cases if c.find("failure") is not None}
     assert failed == {"benign": set(), "deadline": {"margin H5"},
                       "carry": {"R2", "margin R2"}}[name]
@@ -163,10 +163,10 @@ def test_prove_writes_junit_and_markdown(tmp_path):
     cases = [c.get("name") for c in root.iter("testcase")]
     # the freshness of the generated formulas, then the obligations in registry order
     assert cases[0] == "generated formulas are fresh"
-    assert sorted(cases[1:]) == ["A5", "R2", "S1"]
+    assert sorted(cases[1:]) == ["A5", "R2", "R2/report", "S1"]
     assert root.get("failures") == "0" and root.get("errors") == "0"
     a5 = next(c for c in root.iter("testcase") if c.get("name") == "A5")
     assert "counterexample:" in a5.find("system-out").text
     md = (tmp_path / "p.md").read_text("utf-8")
-    assert "**all as expected** — 3 obligations" in md
-    assert md.count("| ✅ |") == 3
+    assert "**all as expected** — 4 obligations" in md
+    assert md.count("| ✅ |") == 4
