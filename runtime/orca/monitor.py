@@ -21,12 +21,14 @@ agent, the observed value, the limit and that agent's constraints.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from navproof._generated.formulas import orca_closest_approach_time, orca_relative_distance_sq
 from navproof.core.errors import ObligationViolation
+from navproof.core.jit import compiled_loop
 from navproof.core.tolerances import (
     MONITOR_ANGLE_TOL_RAD,
     MONITOR_FEASIBILITY_REL,
@@ -222,29 +224,64 @@ def pair_min_distance(rel_position: np.ndarray, rel_velocity: np.ndarray, horizo
                       ) -> np.ndarray:
     """Exact minimum (m) of ``|p - x t|`` over ``t`` in ``[0, horizon_s]`` per pair, with the
     generated closest-approach time clamped to the interval. Claim: O3."""
-    px, py = rel_position[:, 0], rel_position[:, 1]
-    xx, xy = rel_velocity[:, 0], rel_velocity[:, 1]
+    p = np.ascontiguousarray(rel_position, dtype=np.float64)
+    x = np.ascontiguousarray(rel_velocity, dtype=np.float64)
+    horizon = np.ascontiguousarray(np.broadcast_to(horizon_s, p.shape[:1]), dtype=np.float64)
+    out = np.empty(p.shape[0])
+    _pair_min_distances(p, x, horizon, out)
+    return out
+
+
+@compiled_loop
+def _min_distance(px, py, xx, xy, horizon):
+    """Exact minimum (m) of ``|p - x t|`` over ``t`` in ``[0, horizon]``. Claim: O3."""
     p_sq = px * px + py * py
     p_dot_x = px * xx + py * xy
     x_sq = xx * xx + xy * xy
-    moving = x_sq > 0.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t_star = orca_closest_approach_time(p_dot_x=p_dot_x, x_sq=np.where(moving, x_sq, 1.0))
-    t_star = np.clip(np.where(moving, t_star, 0.0), 0.0, horizon_s)
+    t_star = 0.0
+    if x_sq > 0.0:
+        t_star = orca_closest_approach_time(p_dot_x=p_dot_x, x_sq=x_sq)
+    t_star = min(max(t_star, 0.0), horizon)
     dist_sq = orca_relative_distance_sq(p_sq=p_sq, p_dot_x=p_dot_x, x_sq=x_sq, time_s=t_star)
-    return np.sqrt(np.maximum(dist_sq, 0.0))
+    return math.sqrt(max(dist_sq, 0.0))
+
+
+@compiled_loop
+def _pair_min_distances(p, x, horizon, out):
+    for i in range(p.shape[0]):
+        out[i] = _min_distance(p[i, 0], p[i, 1], x[i, 0], x[i, 1], horizon[i])
 
 
 def reciprocal_pairs(neighbor_idx: np.ndarray, feasible: np.ndarray) -> tuple[np.ndarray,
                                                                                 np.ndarray]:
     """Pairs ``(a, b)``, ``a < b``, that hold each other as neighbours and both solved
-    feasibly: the pairs whose two lines the O3 proofs are about."""
-    rows, slots = np.nonzero(neighbor_idx >= 0)
-    a, b = rows, neighbor_idx[rows, slots]
-    keep = (a < b) & feasible[a] & feasible[b]
-    a, b = a[keep], b[keep]
-    mutual = np.any(neighbor_idx[b] == a[:, None], axis=1)
-    return a[mutual], b[mutual]
+    feasibly: the pairs whose two lines the O3 proofs are about. In row-major slot order."""
+    neighbor_idx = np.ascontiguousarray(neighbor_idx, dtype=np.int64)
+    out = np.empty((2, neighbor_idx.size), dtype=np.int64)
+    count = _reciprocal_pairs(neighbor_idx, np.ascontiguousarray(feasible, dtype=bool), out)
+    return out[0, :count], out[1, :count]
+
+
+@compiled_loop
+def _reciprocal_pairs(neighbor_idx, feasible, out):
+    """The pairs of :func:`reciprocal_pairs` into ``out`` (2, P); returns their number."""
+    n, k = neighbor_idx.shape
+    count = 0
+    for a in range(n):
+        if not feasible[a]:
+            continue
+        for s in range(k):
+            b = neighbor_idx[a, s]
+            # padding (-1) is below every agent index
+            if b <= a or not feasible[b]:
+                continue
+            for t in range(k):
+                if neighbor_idx[b, t] == a:
+                    out[0, count] = a
+                    out[1, count] = b
+                    count += 1
+                    break
+    return count
 
 
 def check_reciprocity(position: np.ndarray, radius: np.ndarray, time_horizon: np.ndarray,
@@ -262,26 +299,51 @@ def check_reciprocity(position: np.ndarray, radius: np.ndarray, time_horizon: np
     a, b = a[same], b[same]
     if a.size == 0:
         return
-    rel_p = position[b] - position[a]
-    rel_x = selected[a] - selected[b]
-    comb_r = radius[a] + radius[b]
-    overlapping = np.einsum("ij,ij->i", rel_p, rel_p) <= comb_r * comb_r
-    horizon = np.where(overlapping, time_step, time_horizon[a])
-    tol = (2.0 * MONITOR_FEASIBILITY_REL * (1.0 + np.maximum(max_speed[a], max_speed[b]))
-           * horizon + MONITOR_FEASIBILITY_REL * comb_r)
-    # an overlapping pair is judged at the step's end only (O6): it starts inside
-    end = rel_p - rel_x * horizon[:, None]
-    distance = np.where(overlapping, np.hypot(end[:, 0], end[:, 1]),
-                        pair_min_distance(rel_p, rel_x, horizon))
+    distance = np.empty(a.size)
+    comb_r = np.empty(a.size)
+    tol = np.empty(a.size)
+    overlapping = np.empty(a.size, dtype=bool)
+    _pair_distances(np.ascontiguousarray(position, dtype=np.float64),
+                    np.ascontiguousarray(selected, dtype=np.float64), radius, time_horizon,
+                    float(time_step), max_speed, a, b, distance, comb_r, tol, overlapping)
     bad = distance < comb_r - tol
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
         claim = "O6" if overlapping[j] else "O3"
         what = ("the overlapping pair is not apart at the step's end" if overlapping[j]
                 else "the pair comes closer than the combined radius within the horizon")
+        rel_p = position[b[j]] - position[a[j]]
+        rel_x = selected[a[j]] - selected[b[j]]
+        horizon = time_step if overlapping[j] else time_horizon[a[j]]
         raise ObligationViolation(
             claim, f"{what} (agents {int(a[j])} and {int(b[j])})",
             observed=float(distance[j]), limit=float(comb_r[j]),
             margin=float(distance[j] - comb_r[j]), agent=int(a[j]),
-            data={"other": int(b[j]), "relative_position": rel_p[j].tolist(),
-                  "relative_velocity": rel_x[j].tolist(), "horizon_s": float(horizon[j])})
+            data={"other": int(b[j]), "relative_position": rel_p.tolist(),
+                  "relative_velocity": rel_x.tolist(), "horizon_s": float(horizon)})
+
+
+@compiled_loop
+def _pair_distances(position, selected, radius, time_horizon, time_step, max_speed, a, b,
+                    distance, comb_r, tol, overlapping):
+    """Per pair (a, b): the distance :func:`check_reciprocity` judges (at the step's end for an
+    overlapping pair, O6; else the closest approach within the horizon, O3), the combined
+    radius, the allowance and whether the pair overlaps. Claim: O3, O6."""
+    for i in range(a.size):
+        ia, ib = a[i], b[i]
+        px = position[ib, 0] - position[ia, 0]
+        py = position[ib, 1] - position[ia, 1]
+        xx = selected[ia, 0] - selected[ib, 0]
+        xy = selected[ia, 1] - selected[ib, 1]
+        r = radius[ia] + radius[ib]
+        over = px * px + py * py <= r * r
+        horizon = time_step if over else time_horizon[ia]
+        tol[i] = (2.0 * MONITOR_FEASIBILITY_REL * (1.0 + max(max_speed[ia], max_speed[ib]))
+                  * horizon + MONITOR_FEASIBILITY_REL * r)
+        if over:
+            # an overlapping pair is judged at the step's end only (O6): it starts inside
+            distance[i] = math.hypot(px - xx * horizon, py - xy * horizon)
+        else:
+            distance[i] = _min_distance(px, py, xx, xy, horizon)
+        comb_r[i] = r
+        overlapping[i] = over
