@@ -40,7 +40,7 @@ from navproof.orca.crowd import Crowd
 
 pyrvo = pytest.importorskip("pyrvo", reason="the pyrvo bindings of the C++ RVO2 library")
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "reference"))
 import rvo2_reference as ref  # noqa: E402
 
 TOL = 1e-4

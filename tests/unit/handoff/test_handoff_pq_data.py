@@ -101,7 +101,7 @@ def test_the_data_file_ships_with_the_package():
     import navproof.handoff
 
     assert DEFAULT_FILE.parent == Path(navproof.handoff.__file__).resolve().parent
-    pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml")
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[3] / "pyproject.toml")
                               .read_text(encoding="utf-8"))
     patterns = pyproject["tool"]["setuptools"]["package-data"]["navproof.handoff"]
     assert any(fnmatch.fnmatch(DEFAULT_FILE.name, p) for p in patterns)

@@ -15,7 +15,7 @@ import pytest
 
 from navproof.orca.crowd import Crowd
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "reference"))
 import rvo2_reference as ref  # noqa: E402
 
 TOL = 1e-4

@@ -8,7 +8,7 @@ import pytest
 
 from navproof.specs import PARAMETER_RULES, SpecError, load_claims, load_profile
 
-CATALOGUE = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "CLAIMS.md"
+CATALOGUE = Path(__file__).resolve().parents[3].parent / "shared" / "spec" / "CLAIMS.md"
 
 
 def test_every_catalogue_id_is_specified():

@@ -16,7 +16,7 @@ from navproof.core.tolerances import RVO_EPSILON
 from navproof.orca.halfplanes import line_violation, solve_lines, to_halfplanes
 from navproof.solver.closest import closest_point
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "reference"))
 import rvo2_reference as ref  # noqa: E402
 
 
