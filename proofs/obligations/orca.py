@@ -28,7 +28,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-import sympy
 import z3
 
 from navproof.proofs import orca
@@ -40,6 +39,8 @@ from navproof.proofs.obligations.common import (
     Replay,
     Step,
     Values,
+    dot,
+    sub,
 )
 from navproof.proofs.obligations.scaling import ScaleRoles, rescaled_endpoint
 from navproof.specs.profile import Profile
@@ -50,37 +51,8 @@ CASES = ("cutoff", "left-leg", "right-leg", "colliding")
 """Cases of the half-plane construction (RVO2's names)."""
 
 
-def _dot(p: Vec, q: Vec) -> z3.ArithRef:
-    return p[0] * q[0] + p[1] * q[1]
-
-
 def _det(p: Vec, q: Vec) -> z3.ArithRef:
     return p[0] * q[1] - p[1] * q[0]
-
-
-def _sub(p: Vec, q: Vec) -> Vec:
-    return p[0] - q[0], p[1] - q[1]
-
-
-def _canonical(expr: sympy.Expr) -> sympy.Expr:
-    """Expand the bases of square roots so that ``sqrt((-a)^2 + ...)`` of B's view is the same
-    term (and so the same z3 variable) as ``sqrt(a^2 + ...)`` of A's."""
-    return expr.replace(
-        lambda e: e.is_Pow and e.exp.is_Rational and e.exp.q == 2,
-        lambda e: sympy.Pow(sympy.expand(e.base), e.exp),
-    )
-
-
-_MIRROR = {orca.rel_px: -orca.rel_px, orca.rel_py: -orca.rel_py,
-           orca.rel_vx: -orca.rel_vx, orca.rel_vy: -orca.rel_vy}
-
-
-def _geometry(case: str) -> tuple[tuple[sympy.Expr, sympy.Expr], tuple[sympy.Expr, sympy.Expr]]:
-    """(change u, line direction) of agent A's line, sympy expressions of p, v, R, inv_tau."""
-    if case in ("cutoff", "colliding"):
-        return orca.CUTOFF_CHANGE, orca.CUTOFF_DIRECTION
-    side_value = 1 if case == "left-leg" else -1
-    return orca.leg_change(side_value), orca.leg_direction(side_value)
 
 
 def min_distance_sq(p: tuple[float, float], x: tuple[float, float], horizon_s: float) -> float:
@@ -114,12 +86,12 @@ class _Pair:
         self.va_new = bb.vector("vA_new")
         self.vb_new = bb.vector("vB_new")
         for vec in (self.va, self.vb, self.va_new, self.vb_new):
-            bb.hypotheses.append(_dot(vec, vec) <= speed * speed)
+            bb.hypotheses.append(dot(vec, vec) <= speed * speed)
         self.alpha = bb.var("alpha", lambda x: 0 <= x, lambda x: x <= 1)
         self.beta = bb.var("beta", lambda x: 0 <= x, lambda x: x <= 1)
         self.t = bb.var("t")
-        self.v = _sub(self.va, self.vb)
-        self.x = _sub(self.va_new, self.vb_new)
+        self.v = sub(self.va, self.vb)
+        self.x = sub(self.va_new, self.vb_new)
         self.u, self.d, self.mirror_facts = self._line_geometry(self.p, self.v, "A")
         neg_p = (-self.p[0], -self.p[1])
         neg_v = (-self.v[0], -self.v[1])
@@ -130,13 +102,13 @@ class _Pair:
                                 change=self.u[i]) for i in range(2))
         point_b = tuple(bb.term(orca.LINE_POINT, own_v=self.vb[i], share=self.beta,
                                 change=self.u_b[i]) for i in range(2))
-        self.in_a = _det(self.d, _sub(point_a, self.va_new)) <= 0
-        self.in_b = _det(self.d_b, _sub(point_b, self.vb_new)) <= 0
-        dist_sq = _dot(self.p, self.p)
+        self.in_a = _det(self.d, sub(point_a, self.va_new)) <= 0
+        self.in_b = _det(self.d_b, sub(point_b, self.vb_new)) <= 0
+        dist_sq = dot(self.p, self.p)
         self.no_collision = dist_sq > self.comb_r * self.comb_r
         self.w = (self.v[0] - self.itau * self.p[0], self.v[1] - self.itau * self.p[1])
-        dot1 = bb.alias("w_dot_p", _dot(self.w, self.p))
-        w_sq = bb.alias("w_sq", _dot(self.w, self.w))
+        dot1 = bb.alias("w_dot_p", dot(self.w, self.p))
+        w_sq = bb.alias("w_sq", dot(self.w, self.w))
         self.w_dot_p, self.w_sq = dot1, w_sq
         self.on_cutoff = z3.And(dot1 < 0, dot1 * dot1 > self.comb_r * self.comb_r * w_sq)
         side = _det(self.p, self.w)
@@ -149,10 +121,10 @@ class _Pair:
             self.case_facts = [self.no_collision, z3.Not(self.on_cutoff),
                                side > 0 if case == "left-leg" else side <= 0]
         # Aliases the steps reason with.
-        self.n_u = bb.alias("n_dot_u", _dot(self.u, self.normal))
-        self.n_x = bb.alias("n_dot_x", _dot(self.x, self.normal))
-        self.n_v = bb.alias("n_dot_v", _dot(self.v, self.normal))
-        self.n_p = bb.alias("n_dot_p", _dot(self.p, self.normal))
+        self.n_u = bb.alias("n_dot_u", dot(self.u, self.normal))
+        self.n_x = bb.alias("n_dot_x", dot(self.x, self.normal))
+        self.n_v = bb.alias("n_dot_v", dot(self.v, self.normal))
+        self.n_p = bb.alias("n_dot_p", dot(self.p, self.normal))
 
     def _line_geometry(self, p: Vec, v: Vec, who: str) -> tuple[Vec, Vec, list[z3.BoolRef]]:
         """(change u, direction d) of one agent's line from its own view (relative ``p``, ``v``),
@@ -172,14 +144,14 @@ class _Pair:
                                                      **common))
             return (scale * n[0], scale * n[1]), (n[1], -n[0]), [w_len > 0]
         side_value = 1 if self.case == "left-leg" else -1
-        dist_sq = bb.alias(f"dist_sq{who}", _dot(p, p))
+        dist_sq = bb.alias(f"dist_sq{who}", dot(p, p))
         leg = bb.var(f"leg{who}", lambda x: x >= 0)
         bb.hypotheses.append(leg * leg == dist_sq - self.comb_r * self.comb_r)
         geometry = {"rel_px": p[0], "rel_py": p[1], "leg_len": leg, "side": side_value,
                     "dist_sq": dist_sq, "comb_r": self.comb_r}
         d = (bb.alias(f"d{who}_x", bb.term(orca.LEG_DIRECTION_X, **geometry)),
              bb.alias(f"d{who}_y", bb.term(orca.LEG_DIRECTION_Y, **geometry)))
-        proj = _dot(v, d)
+        proj = dot(v, d)
         u = tuple(bb.term(orca.LEG_CHANGE, v_dot_d=proj, direction=d[i], rel_v=v[i])
                   for i in range(2))
         return (u[0], u[1]), d, []
@@ -205,8 +177,8 @@ class _Pair:
             speed_cap="max_speed", kept=("alpha", "beta")))
 
     def distance_ok(self, t: z3.ArithRef) -> z3.BoolRef:
-        q = _sub(self.p, (self.x[0] * t, self.x[1] * t))
-        return _dot(q, q) >= self.comb_r * self.comb_r
+        q = sub(self.p, (self.x[0] * t, self.x[1] * t))
+        return dot(q, q) >= self.comb_r * self.comb_r
 
 
 def _replay(case: str, shares: str) -> Callable[[Values], Replay]:
@@ -309,7 +281,7 @@ def reciprocity(profile: Profile, case: str, shares: str) -> Obligation:
                         pr.alpha == (z3.Q(1, 4) if shares == "below-one" else z3.Q(3, 4))]
     conclusion = pr.distance_ok(pr.t)
     sum_one = (total - 1) * pr.n_u >= 0
-    n_sq = _dot(pr.normal, pr.normal)
+    n_sq = dot(pr.normal, pr.normal)
     vel = bb.names(pr.va, pr.vb)
     new_vel = bb.names(pr.va_new, pr.vb_new)
     pos = bb.names(pr.p)
@@ -343,12 +315,12 @@ def reciprocity(profile: Profile, case: str, shares: str) -> Obligation:
         lemmas.append(Step("n.p = -R (tangent leg)", pr.n_p == -pr.comb_r,
                            ("max_speed", "t", *new_vel, *vel)))
     lemmas.append(Step("n.(x t - p) >= R", pr.t * pr.n_x - pr.n_p >= pr.comb_r, vectors))
-    rel_end = _sub((pr.x[0] * pr.t, pr.x[1] * pr.t), pr.p)
-    nd = bb.alias("n_dot_end", _dot(rel_end, pr.normal))
+    rel_end = sub((pr.x[0] * pr.t, pr.x[1] * pr.t), pr.p)
+    nd = bb.alias("n_dot_end", dot(rel_end, pr.normal))
     lemmas.append(Step("n.(x t - p) >= R (as the end point)", nd >= pr.comb_r,
                        ("max_speed", *line_parts)))
     lemmas.append(Step("|x t - p|^2 >= (n.(x t - p))^2 (unit n)",
-                       _dot(rel_end, rel_end) >= nd * nd,
+                       dot(rel_end, rel_end) >= nd * nd,
                        ("max_speed", "rA", "rB", "alpha", "beta", *line_parts)))
     expected = PROVED if shares in ("one", "at-least-one") else REFUTED
     steps = lemmas if expected == PROVED else []
@@ -359,7 +331,7 @@ def reciprocity(profile: Profile, case: str, shares: str) -> Obligation:
     keeps = "apart at the step's end" if colliding else "the combined radius for t in [0, tau]"
     # a clear overlap (10 % of R^2), not a knife-edge one only exact arithmetic sees; on a leg
     # nlsat takes long to find one, and the replay's own margin decides there
-    clear = _dot(rel_end, rel_end) <= pr.comb_r * pr.comb_r * z3.Q(9, 10)
+    clear = dot(rel_end, rel_end) <= pr.comb_r * pr.comb_r * z3.Q(9, 10)
     sharpen = [] if expected == PROVED or case not in ("cutoff", "colliding") else [
         z3.And(clear, total == (z3.Q(1, 2) if shares == "below-one" else z3.Q(3, 2))), clear]
     return bb.obligation(
@@ -397,37 +369,37 @@ def smallest_change(profile: Profile, case: str) -> Obligation:
     """
     pr = _Pair(profile, case)
     bb = pr.bb
-    perpendicular = _dot(pr.u, pr.d) == 0
+    perpendicular = dot(pr.u, pr.d) == 0
     end = (pr.v[0] + pr.u[0], pr.v[1] + pr.u[1])
     steps: list[Step] = []
     premise = list(pr.case_facts)
     if case in ("cutoff", "colliding"):
         y = bb.vector("y")
         off = (end[0] - pr.itau * pr.p[0], end[1] - pr.itau * pr.p[1])
-        on_circle = _dot(off, off) == (pr.comb_r * pr.itau) ** 2
+        on_circle = dot(off, off) == (pr.comb_r * pr.itau) ** 2
         wa = bb.env["|wA|"]
         gap = bb.var("|y-v|", lambda x: x >= 0)
-        yv = _sub(y, pr.v)
-        bb.hypotheses.append(gap * gap == _dot(yv, yv))
+        yv = sub(y, pr.v)
+        bb.hypotheses.append(gap * gap == dot(yv, yv))
         yc = (y[0] - pr.itau * pr.p[0], y[1] - pr.itau * pr.p[1])
         scale = bb.env["scaleA"]
         closer = z3.Implies(z3.And(pr.n_u >= 0, gap < scale),
-                            _dot(yc, yc) < (pr.comb_r * pr.itau) ** 2)
+                            dot(yc, yc) < (pr.comb_r * pr.itau) ** 2)
         conclusion = z3.And(perpendicular, on_circle, closer)
         steps = [
             Step("u . d = 0", perpendicular, ("y_x", "y_y", "|y-v|")),
-            Step("|n| = 1", _dot(pr.normal, pr.normal) == 1, ("y_x", "y_y", "|y-v|")),
+            Step("|n| = 1", dot(pr.normal, pr.normal) == 1, ("y_x", "y_y", "|y-v|")),
             Step("v + u on the cut-off circle", on_circle, ("y_x", "y_y", "|y-v|")),
             Step("on a collision course u = scale n with scale >= 0",
                  z3.Implies(pr.n_u >= 0, scale >= 0), ("y_x", "y_y", "|y-v|")),
             Step("|y - p/tau| <= |y - v| + |w| (triangle)",
-                 _dot(yc, yc) <= (gap + wa) ** 2),
+                 dot(yc, yc) <= (gap + wa) ** 2),
             Step("scale + |w| = R/tau", scale + wa == pr.comb_r * pr.itau),
         ]
         prefer = [gap > 0]
     else:
         on_leg = _det(pr.d, end) == 0
-        tangent = z3.And(_dot(pr.d, pr.d) == 1, _det(pr.d, pr.p) == -pr.comb_r)
+        tangent = z3.And(dot(pr.d, pr.d) == 1, _det(pr.d, pr.p) == -pr.comb_r)
         conclusion = z3.And(perpendicular, on_leg, tangent)
         prefer = [pr.n_u > 0]
     return bb.obligation(
@@ -456,16 +428,16 @@ def overlap_bounded(profile: Profile) -> Obligation:
     bb = pr.bb
     dist = bb.var("|p|", lambda x: x >= 0)
     speed = bb.var("|v|", lambda x: x >= 0)
-    bb.hypotheses += [dist * dist == _dot(pr.p, pr.p), speed * speed == _dot(pr.v, pr.v)]
+    bb.hypotheses += [dist * dist == dot(pr.p, pr.p), speed * speed == dot(pr.v, pr.v)]
     wa = bb.env["|wA|"]
     scale = bb.env["scaleA"]
     dt = pr.tau
     end = (pr.p[0] - (pr.v[0] + pr.u[0]) * dt, pr.p[1] - (pr.v[1] + pr.u[1]) * dt)
     limit = pr.comb_r - dist + speed * dt
-    touching = _dot(end, end) == pr.comb_r * pr.comb_r
+    touching = dot(end, end) == pr.comb_r * pr.comb_r
     bounded = z3.And(scale * dt <= limit, -scale * dt <= limit)
     steps = [
-        Step("|n| = 1", _dot(pr.normal, pr.normal) == 1),
+        Step("|n| = 1", dot(pr.normal, pr.normal) == 1),
         Step("ends touching", touching),
         Step("|w| <= |v| + |p|/dt", wa <= speed + pr.itau * dist),
         Step("|w| >= |p|/dt - |v|", wa >= pr.itau * dist - speed),
@@ -521,8 +493,8 @@ def _misses_segment(bb: Builder, f: dict, normal: Vec
     x, t, q1, e, sigma, length, r = (f[k] for k in ("x", "t", "q1", "e", "sigma", "len", "r"))
     rel = (bb.alias("rel_x", x[0] * t - q1[0] - sigma * length * e[0]),
            bb.alias("rel_y", x[1] * t - q1[1] - sigma * length * e[1]))
-    dist_sq = bb.alias("dist_sq", _dot(rel, rel))
-    nd = bb.alias("n_dot_rel", _dot(rel, normal))
+    dist_sq = bb.alias("dist_sq", dot(rel, rel))
+    nd = bb.alias("n_dot_rel", dot(rel, normal))
     scalar = ("rel_x", "rel_y", "n_dot_rel", "dist_sq", "r")
     others = tuple(sorted(set(bb.env) - set(scalar)))
     keep_cs = ("rel_x", "rel_y", "n_dot_rel", "dist_sq", *bb.names(normal))
@@ -549,12 +521,12 @@ def obstacle_segment(profile: Profile) -> Obligation:
     r, itau, q1, e, m, x, t, sigma = (f[k] for k in ("r", "itau", "q1", "e", "m", "x", "t",
                                                        "sigma"))
     point = (itau * q1[0] + r * itau * m[0], itau * q1[1] + r * itau * m[1])
-    allowed = _det((-e[0], -e[1]), _sub(point, x)) <= 0
+    allowed = _det((-e[0], -e[1]), sub(point, x)) <= 0
     conclusion, tail, forget = _misses_segment(bb, f, m)
-    n_x = bb.alias("m_dot_x", _dot(m, x))
-    n_q = bb.alias("m_dot_q1", _dot(m, q1))
+    n_x = bb.alias("m_dot_x", dot(m, x))
+    n_q = bb.alias("m_dot_q1", dot(m, q1))
     steps = [
-        Step("|m| = 1", _dot(m, m) == 1),
+        Step("|m| = 1", dot(m, m) == 1),
         Step("m.x >= (m.q1 + r)/tau (the line)", n_x >= itau * (n_q + r)),
         Step("-m.q1 = h > r (usual view)", -n_q > r),
         Step("m.(x t - q1) >= r for t in [0, tau]", t * n_x - n_q >= r,
@@ -592,34 +564,34 @@ def obstacle_vertex(profile: Profile) -> Obligation:
     v0 = bb.vector("v0")
     w = (v0[0] - itau * q1[0], v0[1] - itau * q1[1])
     w_len = bb.var("|w|", lambda z: z > 0)
-    bb.hypotheses.append(w_len * w_len == _dot(w, w))
+    bb.hypotheses.append(w_len * w_len == dot(w, w))
     n = (bb.var("n_x"), bb.var("n_y"))
     bb.hypotheses += [n[0] * w_len == w[0], n[1] * w_len == w[1]]
-    dist_sq = bb.alias("dist_sq1", _dot(q1, q1))
+    dist_sq = bb.alias("dist_sq1", dot(q1, q1))
     leg = bb.var("leg1", lambda z: z >= 0)
     bb.hypotheses.append(leg * leg == dist_sq - r * r)
     # left leg direction of the vertex (RVO2 leftLegDirection), times |q1|^2 (sign is all we use)
     left = (q1[0] * leg - q1[1] * r, q1[0] * r + q1[1] * leg)
     point = (itau * q1[0] + r * itau * n[0], itau * q1[1] + r * itau * n[1])
-    allowed = _det((n[1], -n[0]), _sub(point, x)) <= 0
-    w_e = bb.alias("w_dot_e", _dot(w, e))
-    w_l = bb.alias("w_dot_l", _dot(w, left))
-    case = [_dot(q1, e) > 0, f["h"] > r, w_e < 0, w_l < 0]
+    allowed = _det((n[1], -n[0]), sub(point, x)) <= 0
+    w_e = bb.alias("w_dot_e", dot(w, e))
+    w_l = bb.alias("w_dot_l", dot(w, left))
+    case = [dot(q1, e) > 0, f["h"] > r, w_e < 0, w_l < 0]
     conclusion, tail, forget = _misses_segment(bb, f, n)
-    n_x = bb.alias("n_dot_x", _dot(n, x))
-    n_q = bb.alias("n_dot_q1", _dot(n, q1))
-    n_e = bb.alias("n_dot_e", _dot(n, e))
-    n_l = bb.alias("n_dot_l", _dot(n, left))
+    n_x = bb.alias("n_dot_x", dot(n, x))
+    n_q = bb.alias("n_dot_q1", dot(n, q1))
+    n_e = bb.alias("n_dot_e", dot(n, e))
+    n_l = bb.alias("n_dot_l", dot(n, left))
     # coordinates in the edge frame (e, m): q1 = a e - h m, n = c e + s m
     m = f["m"]
-    a = bb.alias("a", _dot(q1, e))
-    n_m = bb.alias("n_dot_m", _dot(n, m))
+    a = bb.alias("a", dot(q1, e))
+    n_m = bb.alias("n_dot_m", dot(n, m))
     n_det = bb.alias("det_q1_n", _det(q1, n))
     motion = (*bb.names(x), "t", "sigma")
     frame = tuple(sorted(set(bb.env) - {"a", "h", "r", "leg1", "n_dot_e", "n_dot_m", "n_dot_q1",
                                          "det_q1_n", "n_dot_l"}))
     steps = [
-        Step("|n| = 1", _dot(n, n) == 1, motion),
+        Step("|n| = 1", dot(n, n) == 1, motion),
         Step("w.e = |w| n.e and w.l = |w| n.l", z3.And(w_e == w_len * n_e, w_l == w_len * n_l),
              motion),
         Step("n.e < 0 and n.l < 0 (the case)", z3.And(n_e < 0, n_l < 0),
@@ -677,18 +649,18 @@ def unconstrained(profile: Profile) -> Obligation:
     lines = [(bb.vector(f"point{i}"), bb.unit(f"dir{i}")) for i in range(2)]
 
     def feasible(y: Vec) -> z3.BoolRef:
-        return z3.And(_dot(y, y) <= speed * speed,
-                      *[_det(d, _sub(p, y)) <= 0 for p, d in lines])
+        return z3.And(dot(y, y) <= speed * speed,
+                      *[_det(d, sub(p, y)) <= 0 for p, d in lines])
 
-    gap = _sub(v, pref)
+    gap = sub(v, pref)
     return bb.obligation(
         id="O1/unconstrained",
         claim="O1",
         title="preferred velocity feasible: the closest feasible velocity is the preferred one",
         expected=PROVED,
-        premise=[feasible(pref), feasible(v), _dot(gap, gap) <= 0],
+        premise=[feasible(pref), feasible(v), dot(gap, gap) <= 0],
         conclusion=z3.And(v[0] == pref[0], v[1] == pref[1]),
-        witness_prefer=[_dot(pref, pref) > 0],
+        witness_prefer=[dot(pref, pref) > 0],
     )
 
 

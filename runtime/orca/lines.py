@@ -33,16 +33,6 @@ _TINY = float(np.finfo(np.float64).tiny)
 """Smallest normal float: shorter vectors count as zero (their reciprocal would overflow)."""
 
 
-def _safe_unit(x: np.ndarray, y: np.ndarray, fx: np.ndarray, fy: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Unit vector of (x, y) and its length; where the length is 0, the fallback (fx, fy)."""
-    length = np.hypot(x, y)
-    # subnormal lengths count as zero: their reciprocal would overflow
-    zero = length < _TINY
-    inv_len = 1.0 / np.where(zero, 1.0, length)
-    return np.where(zero, fx, x * inv_len), np.where(zero, fy, y * inv_len), length
-
-
 def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
                 time_horizon: np.ndarray, time_step: float, neighbor_idx: np.ndarray,
                 *, responsibility: float | np.ndarray = 0.5, rows: np.ndarray | None = None
