@@ -53,7 +53,7 @@ from navproof.proofs.obligations.common import (
     runtime_formulas,
     sub,
 )
-from navproof.proofs.obligations.kinematics import step_then_brake_margins
+from navproof.proofs.obligations.kinematics import least_margin_step_then_brake, ramp_margin_at
 from navproof.proofs.obligations.stop_envelope import _envelope_cap
 from navproof.specs.profile import Profile
 
@@ -355,9 +355,9 @@ def s7_halfplane(profile: Profile) -> Obligation:
         q = f.brake_envelope_offset(s=x["s"], dt=x["dt"], n_dot_e=fdot(x, "n", "e"),
                                     n_dot_u=fdot(x, "n", "u"), n_dot_v0=fdot(x, "n", "v0"),
                                     n_dot_r=fdot(x, "n", "r"), kfac=kk)
-        vec = {p: (x[f"{p}_x"], x[f"{p}_y"]) for p in ("n", "u", "e", "r", "v0", "v1")}
-        world_end, _ = step_then_brake_margins(x["s"], x["dt"], x["a"], vec["n"], vec["u"],
-                                             vec["e"], vec["r"], vec["v0"], vec["v1"])
+        world_end = ramp_margin_at(x["dt"], s=x["s"], dt=x["dt"], n_dot_e=fdot(x, "n", "e"),
+                                   n_dot_u=fdot(x, "n", "u"), n_dot_v0=fdot(x, "n", "v0"),
+                                   n_dot_v1=fdot(x, "n", "v1"))
         p1 = fdot(x, "n", "u") + fdot(x, "n", "v1") - fdot(x, "n", "r")
         inside = fdot(x, "n", "v1") <= q
         covered = world_end - kk * p1 >= 0
@@ -416,10 +416,9 @@ def s7_stop_after_step(profile: Profile) -> Obligation:
              st.keep_only(*vectors, *normal)),
         Step("end margin >= 0 (the B4 half-plane)", st.s1 >= 0,
              st.keep_only(*normal, b4_bound)),
-        Step("K >= |c1|/a - dt/2 and K >= dt/2",
-             z3.And(k * a >= m1 - a * dt / 2, 2 * k >= dt), st.keep_only(k, st.cmax, a, dt, m1)),
+        Step("K >= dt/2", 2 * k >= dt, st.keep_only(k, st.cmax, a, dt)),
+        Step("K >= |c1|/a - dt/2", k * a >= m1 - a * dt / 2, st.keep_only(k, st.cmax, a, dt, m1)),
         Step("2 a K >= |c1|", 2 * a * k >= m1, st.keep_only(k, a, dt, m1)),
-        Step("K >= dt/2", 2 * k >= dt, st.keep_only(k, a, dt, m1)),
         Step("(dt + 2K) dot(n, v1) <= (dt + 2K) q_S7 (the S7 half-plane)",
              (dt + 2 * k) * n_dot_v1 <= (dt + 2 * k) * s7_offset,
              st.keep_only(dt, k, n_dot_v1, s7_offset)),
@@ -441,7 +440,7 @@ def s7_stop_after_step(profile: Profile) -> Obligation:
         drift = fdot(x, "n", "r") - fdot(x, "n", "e")
         premise = (math.hypot(*v1) <= y["vh"] and math.hypot(*w) <= y["vh"] and drift <= 0
                    and nv1 <= q_b4 and nv1 <= q_s7)
-        _, least = step_then_brake_margins(x["s"], x["dt"], x["a"], vec["n"], vec["u"], vec["e"],
+        least = least_margin_step_then_brake(x["s"], x["dt"], x["a"], vec["n"], vec["u"], vec["e"],
                                          vec["r"], vec["v0"], v1)
         return Replay(bool(premise and least < -1e-9),
                       f"least margin over the step and the brake {least:.6g}")

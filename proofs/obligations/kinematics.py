@@ -23,10 +23,9 @@ def ramp_margin_at(t: float, *, s: float, dt: float, n_dot_e: float, n_dot_u: fl
     return s - moved
 
 
-def step_then_brake_margins(s: float, dt: float, a: float, n, u, e, r, v0, v1,
-                            substeps: int = SUBSTEPS) -> tuple[float, float]:
-    """Independent numeric model (fine time stepping, no derived formula): the margin at the end
-    of the step from v0 to v1 and the least margin over the step followed by braking at a along
+def least_margin_step_then_brake(s: float, dt: float, a: float, n, u, e, r, v0, v1,
+                                 substeps: int = SUBSTEPS) -> float:
+    """The least margin over the step from v0 to v1 followed by braking at a along
     c1 = u + v1 - r until c = 0, the edge moving at e and the body drifting with r."""
     def nd(p) -> float:
         return n[0] * p[0] + n[1] * p[1]
@@ -38,7 +37,6 @@ def step_then_brake_margins(s: float, dt: float, a: float, n, u, e, r, v0, v1,
         vel = (u[0] + v0[0] + (v1[0] - v0[0]) * frac, u[1] + v0[1] + (v1[1] - v0[1]) * frac)
         pos += h * (nd(vel) - nd(e))
         least = min(least, s - pos)
-    end = s - pos
     c1 = (u[0] + v1[0] - r[0], u[1] + v1[1] - r[1])
     speed = math.hypot(*c1)
     if speed > 0.0:
@@ -49,4 +47,4 @@ def step_then_brake_margins(s: float, dt: float, a: float, n, u, e, r, v0, v1,
             vel = (r[0] + c1[0] * scale, r[1] + c1[1] * scale)
             pos += hb * (nd(vel) - nd(e))
             least = min(least, s - pos)
-    return end, least
+    return least

@@ -27,6 +27,7 @@ from navproof.proofs.obligations.common import (
     runtime_formulas,
     sub,
 )
+from navproof.proofs.obligations.stop_envelope import horizontal_cap
 from navproof.specs.profile import Profile
 
 
@@ -69,9 +70,7 @@ def r2_report(profile: Profile) -> Obligation:
     bb = Builder(profile)
     u = bb.vector("u")
     r = bb.vector("r")
-    surface = bb.param("V", "surface_speed_cap_mps")
-    k = bb.param("k", "slope_factor")
-    vh = bb.alias("Vh", bb.term(slope.HORIZONTAL_CAP, surface_cap=surface, k=k))
+    vh = horizontal_cap(bb)
     v_stop = sub(r, u)
     carry = bb.norm("|r-u|", v_stop)
     margin = bb.alias("stop_margin", bb.term(stop_envelope.STOP_TARGET_MARGIN, vh=vh,

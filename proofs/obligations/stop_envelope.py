@@ -223,11 +223,16 @@ def _stepped_stop_distance(speed_mps: float, dt_s: float, a_mps2: float) -> floa
     return distance
 
 
-def _envelope_cap(bb: Builder, u, r) -> tuple[z3.ArithRef, z3.ArithRef]:
-    """Vh = ``HORIZONTAL_CAP``(V, k) and Cmax = ``ENVELOPE_SPEED_CAP``(Vh, |u - r|) (aliases)."""
+def horizontal_cap(bb: Builder) -> z3.ArithRef:
+    """Vh = ``HORIZONTAL_CAP``(V, k) (an alias) over the profile's surface cap and slope factor."""
     surface = bb.param("V", "surface_speed_cap_mps")
     k = bb.param("k", "slope_factor")
-    vh = bb.alias("Vh", bb.term(slope.HORIZONTAL_CAP, surface_cap=surface, k=k))
+    return bb.alias("Vh", bb.term(slope.HORIZONTAL_CAP, surface_cap=surface, k=k))
+
+
+def _envelope_cap(bb: Builder, u, r) -> tuple[z3.ArithRef, z3.ArithRef]:
+    """Vh = ``HORIZONTAL_CAP``(V, k) and Cmax = ``ENVELOPE_SPEED_CAP``(Vh, |u - r|) (aliases)."""
+    vh = horizontal_cap(bb)
     carry = bb.norm("|u-r|", sub(u, r))
     cmax = bb.alias("Cmax", bb.term(stop_envelope.ENVELOPE_SPEED_CAP, vh=vh, carry=carry))
     return vh, cmax
