@@ -5,7 +5,10 @@ against the edge is read in the edge's local frame: f(t) = dot(nLocal, M_edge(t)
 With the support's rigid motion carrying the body, f = const + m1(t).P(t) + m2(t).Q(t), where
 m1 is a unit vector turning at the edge's rate omega_e, m2 one turning at the relative rate
 d_omega = omega_s - omega_e, P(t) = c_s - c_e + (w_s - w_e) t the pivot offset and Q(t) = y(t) - c_s
-the body's offset from its support's pivot. The runtime samples f at the ends of each piece of
+the body's offset from its support's pivot.
+With accelerating motion (pivots moving as c + w t + alpha t^2 / 2) the pivot offset gains the
+term (alpha_s - alpha_e) t^2 / 2 and P'' = alpha_s - alpha_e; Q is unchanged (it lives in the
+support's frame). The runtime samples f at the ends of each piece of
 width h and adds the interpolation excess of a C^2 function, M2 h^2 / 8 with M2 >= |f''|.
 
 Built from three reusable steps, so a tighter bound replaces one of them:
@@ -30,7 +33,10 @@ from navproof.proofs.symbols import a, dt, speed, t, v0, v1
 # Magnitudes (all non-negative): rates in rad/s, lengths in m, speeds in m/s.
 omega_e = Symbol("omega_e", nonnegative=True)  # |edge rotation rate|, rad/s
 d_omega = Symbol("d_omega", nonnegative=True)  # |support rate - edge rate|, rad/s
-dw = Symbol("dw", nonnegative=True)  # |w_s - w_e|, pivot drift speed, m/s
+dw = Symbol("dw", nonnegative=True)  # |w_s - w_e|, pivot drift speed at the start, m/s
+d_accel = Symbol("d_accel", nonnegative=True)  # |alpha_s - alpha_e|, pivot drift acceleration, m/s^2
+dp_max = Symbol("dp_max", nonnegative=True)  # bound of |P'(t)| over the interval, m/s
+ddp_max = Symbol("ddp_max", nonnegative=True)  # bound of |P''(t)| over the interval, m/s^2
 p0 = Symbol("p0", nonnegative=True)  # |c_s - c_e| at the step start, m
 p_max = Symbol("p_max", nonnegative=True)  # bound of |P(t)| over the interval, m
 q0 = Symbol("q0", nonnegative=True)  # |y(0) - c_s|, m
@@ -88,9 +94,15 @@ def polynomial_norm_bound(expr: sympy.Expr, var: sympy.Symbol, upper: sympy.Expr
     return simplify(total)
 
 
-# --- the pieces of f: P is linear (P'' = 0), Q is the body's curve about its support's pivot
-_p0v, _dwv, _q0v, _dvv = (Symbol(n, real=True) for n in ("p0_vec", "dw_vec", "q0_vec", "dv_vec"))
-PIVOT_OFFSET_BOUND = polynomial_norm_bound(_p0v + _dwv * t, t, horizon, {_p0v: p0, _dwv: dw})
+# --- the pieces of f: P is the pivot offset (quadratic in t with accelerating motion), Q the
+# body's curve about its support's pivot
+_p0v, _dwv, _dav, _q0v, _dvv = (Symbol(n, real=True)
+                                for n in ("p0_vec", "dw_vec", "da_vec", "q0_vec", "dv_vec"))
+_pivot = _p0v + _dwv * t + _dav * t**2 / 2
+_pivot_norms = {_p0v: p0, _dwv: dw, _dav: d_accel}
+PIVOT_OFFSET_BOUND = polynomial_norm_bound(_pivot, t, horizon, _pivot_norms)
+PIVOT_SPEED_BOUND = polynomial_norm_bound(diff(_pivot, t), t, horizon, _pivot_norms)
+PIVOT_ACCEL_BOUND = polynomial_norm_bound(diff(_pivot, t, 2), t, horizon, _pivot_norms)
 
 # Q(t) = q0 + accelerating displacement (B4) over the step, with v1 = v0 + dv
 _q_step = _q0v + ACCEL_STEP_DISPLACEMENT.subs(v1, v0 + _dvv)
@@ -103,7 +115,7 @@ ACCEL_CURVE_ACCEL_BOUND = polynomial_norm_bound(diff(_q_step, t, 2), t, dt, _ste
 # stop displacement factor of S1 (hold for dt, then brake at a to rest).
 STOP_CURVE_OFFSET_BOUND = q0 + speed * STOP_DISPLACEMENT_FACTOR
 
-RIGID_SECOND_DERIVATIVE_BOUND = (rotating_term_bound(omega_e, p_max, dw, 0)
+RIGID_SECOND_DERIVATIVE_BOUND = (rotating_term_bound(omega_e, p_max, dp_max, ddp_max)
                                  + rotating_term_bound(d_omega, q_max, dq_max, ddq_max))
 
 # --- interpolation excess: e = f - chord vanishes at both ends of [0, h] and |e''| <= M2, so
@@ -117,15 +129,20 @@ ROUNDING_SLACK = ROUNDING_ULPS * ulp * (1 + offset_abs + q_max + p_max)
 
 FORMULAS = (
     Formula("rigid_second_derivative_bound", RIGID_SECOND_DERIVATIVE_BOUND,
-            (omega_e, d_omega, dw, p_max, q_max, dq_max, ddq_max), ("B6",),
+            (omega_e, d_omega, p_max, dp_max, ddp_max, q_max, dq_max, ddq_max), ("B6",),
             "Bound M2 of |f''| of the local-frame margin excess f = m1.P + m2.Q", "m/s^2"),
     Formula("interpolation_excess_bound", INTERPOLATION_EXCESS_BOUND, (m2, h), ("B6",),
             "Largest excess of a C^2 function with |f''| <= M2 over its chord on a piece of "
             "width h", "m"),
     Formula("rigid_rounding_slack", ROUNDING_SLACK, (ulp, offset_abs, q_max, p_max), ("B6",),
             "Float64 rounding slack added to the certified local-frame bound", "m"),
-    Formula("pivot_offset_bound", PIVOT_OFFSET_BOUND, (p0, dw, horizon), ("B6",),
-            "Bound of |P(t)| = |c_s - c_e + (w_s - w_e) t| for t in [0, horizon]", "m"),
+    Formula("pivot_offset_bound", PIVOT_OFFSET_BOUND, (p0, dw, d_accel, horizon), ("B6",),
+            "Bound of |P(t)| = |c_s - c_e + (w_s - w_e) t + (alpha_s - alpha_e) t^2 / 2| for t in "
+            "[0, horizon]", "m"),
+    Formula("pivot_speed_bound", PIVOT_SPEED_BOUND, (dw, d_accel, horizon), ("B6",),
+            "Bound of |P'(t)| for t in [0, horizon]", "m/s"),
+    Formula("pivot_accel_bound", PIVOT_ACCEL_BOUND, (d_accel,), ("B6",),
+            "Bound of |P''(t)| (constant)", "m/s^2"),
     Formula("accel_curve_offset_bound", ACCEL_CURVE_OFFSET_BOUND, (q0, v0_norm, dv_norm, dt),
             ("B6",), "Bound of |Q(t)| over the accelerating step from |Q(0)|, |v0|, |v1 - v0|",
             "m"),

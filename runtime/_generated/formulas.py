@@ -1,7 +1,7 @@
 # DO NOT EDIT: generated from the sympy derivations in navproof.proofs.
 # Regenerate with `navproof generate` (or `make generate`); a test and
 # `navproof prove` fail when this file differs from a fresh generation.
-# expressions-sha256: b0232f1e20576e75cb685f4a56ffcfc31873f94e68538614d1d90b3fe50e68e0
+# expressions-sha256: 9b5c13753b75910e281c9af3afe920331708c8bc8ea1db31687bea5565b3fe9c
 """Closed-form navigation formulas generated from the proofs (vectorised, numpy)."""
 
 import functools
@@ -31,6 +31,8 @@ __all__ = [
     "interpolation_excess_bound",
     "rigid_rounding_slack",
     "pivot_offset_bound",
+    "pivot_speed_bound",
+    "pivot_accel_bound",
     "accel_curve_offset_bound",
     "accel_curve_speed_bound",
     "accel_curve_accel_bound",
@@ -205,12 +207,12 @@ def brake_envelope_margin(*, s_end, n_dot_c, kfac):
     return -kfac*n_dot_c + s_end
 
 
-def rigid_second_derivative_bound(*, omega_e, d_omega, dw, p_max, q_max, dq_max, ddq_max):
+def rigid_second_derivative_bound(*, omega_e, d_omega, p_max, dp_max, ddp_max, q_max, dq_max, ddq_max):
     """Bound M2 of |f''| of the local-frame margin excess f = m1.P + m2.Q [m/s^2].
 
-    Claim: B6. Derived in navproof.proofs as ``d_omega**2*q_max + 2*d_omega*dq_max + ddq_max + 2*dw*omega_e + omega_e**2*p_max``.
+    Claim: B6. Derived in navproof.proofs as ``d_omega**2*q_max + 2*d_omega*dq_max + ddp_max + ddq_max + 2*dp_max*omega_e + omega_e**2*p_max``.
     """
-    return d_omega**2*q_max + 2*d_omega*dq_max + ddq_max + 2*dw*omega_e + omega_e**2*p_max
+    return d_omega**2*q_max + 2*d_omega*dq_max + ddp_max + ddq_max + 2*dp_max*omega_e + omega_e**2*p_max
 
 
 def interpolation_excess_bound(*, m2, h):
@@ -229,12 +231,28 @@ def rigid_rounding_slack(*, ulp, offset_abs, q_max, p_max):
     return 4*ulp*(offset_abs + p_max + q_max + 1)
 
 
-def pivot_offset_bound(*, p0, dw, horizon):
-    """Bound of |P(t)| = |c_s - c_e + (w_s - w_e) t| for t in [0, horizon] [m].
+def pivot_offset_bound(*, p0, dw, d_accel, horizon):
+    """Bound of |P(t)| = |c_s - c_e + (w_s - w_e) t + (alpha_s - alpha_e) t^2 / 2| for t in [0, horizon] [m].
 
-    Claim: B6. Derived in navproof.proofs as ``dw*horizon + p0``.
+    Claim: B6. Derived in navproof.proofs as ``d_accel*horizon**2/2 + dw*horizon + p0``.
     """
-    return dw*horizon + p0
+    return (1/2)*d_accel*horizon**2 + dw*horizon + p0
+
+
+def pivot_speed_bound(*, dw, d_accel, horizon):
+    """Bound of |P'(t)| for t in [0, horizon] [m/s].
+
+    Claim: B6. Derived in navproof.proofs as ``d_accel*horizon + dw``.
+    """
+    return d_accel*horizon + dw
+
+
+def pivot_accel_bound(*, d_accel):
+    """Bound of |P''(t)| (constant) [m/s^2].
+
+    Claim: B6. Derived in navproof.proofs as ``d_accel``.
+    """
+    return d_accel
 
 
 def accel_curve_offset_bound(*, q0, v0_norm, dv_norm, dt):

@@ -100,15 +100,17 @@ def rigid_curve_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndarra
     f_hi = np.maximum(f[:-1], f[1:]).max(axis=0)
     me, ms = edges.motion, support.motion
     dw = np.linalg.norm(ms.velocity_mps[:, None, :] - me.velocity_mps, axis=-1)
+    pivot = dict(dw=dw, d_accel=0.0)
     p_max = formulas.pivot_offset_bound(
-        p0=np.linalg.norm(ms.pivot_m[:, None, :] - me.pivot_m, axis=-1), dw=dw, horizon=dt)
+        p0=np.linalg.norm(ms.pivot_m[:, None, :] - me.pivot_m, axis=-1), horizon=dt, **pivot)
     dv = np.linalg.norm(v1_mps - v0_mps, axis=-1)[:, None]
     v0n = np.linalg.norm(v0_mps, axis=-1)[:, None]
     q_max = formulas.accel_curve_offset_bound(
         q0=np.linalg.norm(x0_m - ms.pivot_m, axis=-1)[:, None], v0_norm=v0n, dv_norm=dv, dt=dt)
     m2 = formulas.rigid_second_derivative_bound(
         omega_e=np.abs(me.omega_radps), d_omega=np.abs(ms.omega_radps[:, None] - me.omega_radps),
-        dw=dw, p_max=p_max, q_max=q_max,
+        p_max=p_max, dp_max=formulas.pivot_speed_bound(horizon=dt, **pivot),
+        ddp_max=formulas.pivot_accel_bound(d_accel=pivot["d_accel"]), q_max=q_max,
         dq_max=formulas.accel_curve_speed_bound(v0_norm=v0n, dv_norm=dv),
         ddq_max=formulas.accel_curve_accel_bound(dv_norm=dv, dt=dt))
     bound = (f_hi + formulas.interpolation_excess_bound(m2=m2, h=dt / pieces)
@@ -190,15 +192,19 @@ def rotating_stop_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndar
     dt_e, brake_e, speed_e, a_e = dt[:, None], brake[:, None], speed[:, None], a[:, None]
     p0 = ms.pivot_m[:, None, :] - me.pivot_m
     # the pivot offset over the step, the reaction and the braking: 2 dt + |v1|/a after the start
-    p_max = formulas.pivot_offset_bound(p0=np.linalg.norm(p0, axis=-1), dw=dw,
-                                        horizon=2.0 * dt_e + brake_e)
+    pivot = dict(dw=dw, d_accel=0.0)
+    horizon = 2.0 * dt_e + brake_e
+    p_max = formulas.pivot_offset_bound(p0=np.linalg.norm(p0, axis=-1), horizon=horizon, **pivot)
+    dp_max = formulas.pivot_speed_bound(horizon=horizon, **pivot)
+    ddp_max = formulas.pivot_accel_bound(d_accel=pivot["d_accel"])
     hold_shift = v1_mps * phi[-1][:, None]
     q_max = formulas.stop_curve_offset_bound(
         q0=np.linalg.norm(y1 - ms.pivot_m, axis=-1)[:, None], speed=speed_e, dt=dt_e, a=a_e)
 
     def m2(ddq_max: float | np.ndarray) -> np.ndarray:
-        return formulas.rigid_second_derivative_bound(omega_e=oe, d_omega=d_omega, dw=dw,
-                                                      p_max=p_max, q_max=q_max, dq_max=speed_e,
+        return formulas.rigid_second_derivative_bound(omega_e=oe, d_omega=d_omega, p_max=p_max,
+                                                      dp_max=dp_max, ddp_max=ddp_max,
+                                                      q_max=q_max, dq_max=speed_e,
                                                       ddq_max=ddq_max)
 
     slack = formulas.rigid_rounding_slack(ulp=np.finfo(float).eps,
