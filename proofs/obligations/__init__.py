@@ -13,6 +13,9 @@ module             claims                      derivations it builds on
 ``slope``          V1                          ``slope``
 ``orca``           O1, O3, O5, O6, O7          ``orca``
 ``steering``       T2, T3                      ``steering``
+``rigid``          B6 (M2, interpolation)      ``rigid``
+``rigid_curves``   B6 (pivot, step curve)      ``rigid``, ``boundary``
+``rigid_stop``     B6 (stop after the step)    ``rigid``, ``stop_envelope``
 =================  ==========================  ===========================================
 
 The building blocks (``Obligation``, ``Step``, ``Replay``, ``Builder``, vector helpers) live in
@@ -73,6 +76,9 @@ FAMILIES: tuple[str, ...] = (
     "slope",
     "orca",
     "steering",
+    "rigid",
+    "rigid_curves",
+    "rigid_stop",
 )
 
 

@@ -372,10 +372,15 @@ def identity_obligation(
 
     def build(profile: Profile) -> Obligation:
         return Obligation(
-            id=id_, claim=id_, title=title, expected=PROVED, method="sympy", identities=checks
+            id=id_,
+            claim=id_.split("/", 1)[0],
+            title=title,
+            expected=PROVED,
+            method="sympy",
+            identities=checks,
         )
 
     build.__doc__ = f"{id_}: sympy identities ({title}); proved only if each simplifies to 0."
-    build.__name__ = build.__qualname__ = id_.lower()
+    build.__name__ = build.__qualname__ = id_.lower().replace("/", "_")
     build.__module__ = module
     return build

@@ -48,3 +48,27 @@ def least_margin_step_then_brake(s: float, dt: float, a: float, n, u, e, r, v0, 
             pos += hb * (nd(vel) - nd(e))
             least = min(least, s - pos)
     return least
+
+
+def second_difference(f, h: float) -> float:
+    """f''(0) of a smooth scalar function by the central second difference with step h,
+    extrapolated once (Richardson) so that the truncation error is O(h^4)."""
+    coarse = (f(2 * h) - 2 * f(0.0) + f(-2 * h)) / (4 * h * h)
+    fine = (f(h) - 2 * f(0.0) + f(-h)) / (h * h)
+    return (4 * fine - coarse) / 3
+
+
+def hold_then_brake(c: tuple[float, float], dt: float, a: float, t: float,
+                    substeps: int = SUBSTEPS) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Displacement and velocity at time t of the stop after a step: hold the velocity c for dt,
+    then lose a per second along -c/|c| until rest (S1's stop, 2-D), by fine time stepping."""
+    speed = math.hypot(*c)
+
+    def scale(s: float) -> float:
+        if s <= dt:
+            return 1.0
+        return max(0.0, 1.0 - a * (s - dt) / speed) if speed > 0.0 else 0.0
+
+    h = t / substeps
+    moved = sum(scale((i + 0.5) * h) for i in range(substeps)) * h
+    return (c[0] * moved, c[1] * moved), (c[0] * scale(t), c[1] * scale(t))

@@ -7,14 +7,27 @@ built from, which is what a wrong derivation regenerated into the runtime looks 
 import contextlib
 import io
 import random
+from dataclasses import replace
 
 import pytest
 import sympy
 
 from navproof import cli
-from navproof.proofs import access_curve, boundary, engine, orca, slope, steering, stop_envelope
+from navproof._generated import formulas
+from navproof.proofs import (
+    access_curve,
+    boundary,
+    codegen,
+    engine,
+    orca,
+    rigid,
+    slope,
+    steering,
+    stop_envelope,
+)
 from navproof.proofs import obligations as reg
 from navproof.proofs import symbols as sym
+from navproof.proofs.derivations import FORMULAS
 from navproof.specs.profile import load_profile
 
 
@@ -95,6 +108,38 @@ CONTROLS = [
     ("O6/closest", orca, "CUTOFF_CHANGE_SCALE", _doubled, "change doubled"),
     ("O3/closest_left_leg", orca, "LEG_CHANGE", _doubled, "change doubled"),
     ("O3/closest_right_leg", orca, "LEG_CHANGE", _doubled, "change doubled"),
+    ("B6/second_derivative", rigid, "RIGID_SECOND_DERIVATIVE_BOUND", _halved, "M2 halved"),
+    ("B6/second_derivative", rigid, "RIGID_SECOND_DERIVATIVE_BOUND", _drop(rigid.d_omega),
+     "relative rotation dropped"),
+    ("B6/second_derivative", rigid, "RIGID_SECOND_DERIVATIVE_BOUND", _drop(rigid.omega_e),
+     "edge rotation dropped"),
+    ("B6/second_derivative/tight", rigid, "RIGID_SECOND_DERIVATIVE_BOUND", _doubled,
+     "M2 doubled"),
+    ("B6/interpolation", rigid, "INTERPOLATION_EXCESS_BOUND", _halved, "excess halved"),
+    ("B6/interpolation/tight", rigid, "INTERPOLATION_EXCESS_BOUND", _doubled, "excess doubled"),
+    ("B6/pivot", rigid, "PIVOT_OFFSET_BOUND", _halved, "offset bound halved"),
+    ("B6/pivot", rigid, "PIVOT_OFFSET_BOUND", _drop(rigid.d_accel), "acceleration dropped"),
+    ("B6/pivot", rigid, "PIVOT_SPEED_BOUND", _halved, "speed bound halved"),
+    ("B6/pivot", rigid, "PIVOT_ACCEL_BOUND", _halved, "acceleration bound halved"),
+    ("B6/pivot/tight", rigid, "PIVOT_OFFSET_BOUND", _doubled, "offset bound doubled"),
+    ("B6/pivot/tight", rigid, "PIVOT_SPEED_BOUND", _doubled, "speed bound doubled"),
+    ("B6/pivot/tight", rigid, "PIVOT_ACCEL_BOUND", _doubled, "acceleration bound doubled"),
+    ("B6/accel_curve", rigid, "ACCEL_CURVE_OFFSET_BOUND", _halved, "offset bound halved"),
+    ("B6/accel_curve", rigid, "ACCEL_CURVE_OFFSET_BOUND", _drop(rigid.dv_norm),
+     "velocity change dropped"),
+    ("B6/accel_curve", rigid, "ACCEL_CURVE_SPEED_BOUND", _halved, "speed bound halved"),
+    ("B6/accel_curve", rigid, "ACCEL_CURVE_ACCEL_BOUND", _halved, "acceleration bound halved"),
+    ("B6/accel_curve", boundary, "ACCEL_STEP_DISPLACEMENT", _doubled, "step curve doubled"),
+    ("B6/accel_curve/tight", rigid, "ACCEL_CURVE_OFFSET_BOUND", _doubled, "offset bound doubled"),
+    ("B6/accel_curve/tight", rigid, "ACCEL_CURVE_SPEED_BOUND", _doubled, "speed bound doubled"),
+    ("B6/accel_curve/tight", rigid, "ACCEL_CURVE_ACCEL_BOUND", _doubled,
+     "acceleration bound doubled"),
+    ("B6/stop_trajectory", rigid, "STOP_CURVE_OFFSET_BOUND", _halved, "offset bound halved"),
+    ("B6/stop_trajectory", rigid, "STOP_CURVE_OFFSET_BOUND", _drop(sym.speed), "stop dropped"),
+    ("B6/stop_trajectory", stop_envelope, "STOP_TRAJECTORY_FACTOR",
+     lambda e: e.subs(sym.a, 2 * sym.a), "braking at 2a"),
+    ("B6/stop_trajectory/tight", rigid, "STOP_CURVE_OFFSET_BOUND", _doubled,
+     "offset bound doubled"),
 ]
 
 
@@ -149,6 +194,38 @@ def test_a_wrong_formula_is_refuted_by_the_same_obligation(
         assert result.replay_detail
 
 
+B6_CONTROLS = [control for control in CONTROLS if control[0].startswith("B6/")]
+
+
+def _regenerated(formula, expr):
+    """The runtime function ``navproof generate`` would print for ``formula`` with ``expr``."""
+    namespace: dict = {}
+    exec("import functools\nimport numpy\n" + codegen._render_function(replace(formula, expr=expr)),
+         namespace)
+    return namespace[formula.name]
+
+
+@pytest.mark.parametrize(
+    ("obligation_id", "module", "name", "mutate", "label"),
+    B6_CONTROLS,
+    ids=[f"{c[0]}-{c[4]}" for c in B6_CONTROLS],
+)
+def test_a_wrong_b6_formula_regenerated_into_the_runtime_is_confirmed_by_the_replay(
+    monkeypatch, profile, obligation_id, module, name, mutate, label
+):
+    # The replays evaluate the counterexample in their own numeric model (rotation, sampled
+    # curves, time-stepped stop) against the runtime's function: once the wrong derivation is
+    # regenerated, the replay must see the violation too.
+    original = getattr(module, name)
+    (formula,) = [f for f in FORMULAS if f.expr == original]
+    wrong = mutate(original)
+    monkeypatch.setattr(module, name, wrong)
+    monkeypatch.setattr(formulas, formula.name, _regenerated(formula, wrong))
+    result = engine.check_obligation(reg.build(obligation_id, profile))
+    assert result.status == "refuted", result.message
+    assert result.replay_confirmed, result.replay_detail
+
+
 def _prove_in_process(*argv):
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -170,6 +247,23 @@ FAMILY_MUTATIONS = [
         {"A4"},
     ),
     ("slope", slope, "HORIZONTAL_CAP", _halved, "V1", {"V1/factor"}),
+    (
+        "rigid",
+        rigid,
+        "RIGID_SECOND_DERIVATIVE_BOUND",
+        _drop(rigid.d_omega),
+        "B6",
+        {"B6/second_derivative", "B6/second_derivative/tight"},
+    ),
+    ("rigid_curves", rigid, "PIVOT_OFFSET_BOUND", _halved, "B6", {"B6/pivot", "B6/pivot/tight"}),
+    (
+        "rigid_stop",
+        rigid,
+        "STOP_CURVE_OFFSET_BOUND",
+        _doubled,
+        "B6",
+        {"B6/stop_trajectory/tight"},
+    ),
 ]
 
 
