@@ -199,6 +199,10 @@ _POINT = {
     "horizon": sympy.Rational(3, 10),
     "ulp": sympy.Rational(1, 2**52),
     "offset_abs": sympy.Integer(4),
+    # the hold's pivot drift (B6, R3): a parabola opening downwards with its vertex at t > 0
+    "n_dot_p": sympy.Rational(-1, 2),
+    "n_dot_dw": sympy.Rational(1, 5),
+    "n_dot_da": sympy.Rational(-3, 10),
 }
 
 
