@@ -127,6 +127,8 @@ def test_accelerating_platform_example_runs_safe_with_simulate(tmp_path):
         summary = run_scenario(scenario)
     assert summary["arrived"] == summary["agents"]
     assert summary["min_wall_clearance_m"] >= 0.0
-    # the cart's walls share its motion: every step of every body is certified safe
-    assert summary["labels"]["safe"] > 0
-    assert all(count == 0 for name, count in summary["labels"].items() if name != "safe")
+    # the cart's walls share its motion: no step lacks a stop guarantee or a solution (the
+    # labels of the walls); crossing bodies may relax a neighbour's line now and then (F1)
+    labels = summary["labels"]
+    assert labels["no stop guarantee"] == 0 and labels["solve failed"] == 0
+    assert labels["safe"] >= 0.99 * sum(labels.values())
