@@ -2,9 +2,9 @@
 
 Where the support or an edge rotates, or their pivots accelerate differently, and they do not
 share one rigid motion, the body's curve is mapped through the support's motion to the world
-and into each edge's local frame; the local-frame excess f(t) is bounded over each sub-interval by its larger endpoint value plus the
-interpolation error ``M2 h^2 / 8`` with M2 a bound of |f''| (the generated formulas of
-:mod:`navproof.proofs.rigid`), plus a float64 rounding slack.
+and into each edge's local frame; the local-frame excess f(t) is bounded over each sub-interval
+by its larger endpoint value plus the interpolation error ``M2 h^2 / 8`` with M2 a bound of
+|f''| (the generated formulas of :mod:`navproof.proofs.rigid`), plus a float64 rounding slack.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ CERTIFIED_PIECES = 8
 """Sub-intervals of the step used by the certified second-order bound of rotating edges (B6)."""
 STOP_REACTION_PIECES = 4
 """Sub-intervals of the reaction phase (hold v1 relative to the support for dt) used by the
-certified bound of the stop trajectory on rotating supports or next to rotating edges (B6)."""
+certified bound of the stop trajectory on rotating or accelerating supports or next to rotating
+or accelerating edges (B6)."""
 STOP_BRAKE_PIECES = 16
 """Sub-intervals of the braking phase (|v1|/a long) of the same certified bound (B6)."""
 
@@ -165,19 +166,19 @@ def rotating_stop_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndar
     """Certified lower bounds (m, (N, K)) of the local-frame margin -f over the stop after the
     step, and over the hold at rest on the support afterwards (any horizon).
 
-    Model (seed 000: on rotating supports or edges the stop is checked with the relative
-    boundary curve, not the constant-velocity stop formula): after the accelerating step ends
-    at y1 (support frame) the body holds v1 relative to its support for one reaction step dt,
-    then brakes at ``a`` to rest on the support, y(tau) = y1 + v1 phi(tau) with phi the
+    Model (seed 000: on rotating or accelerating supports or edges the stop is checked with the
+    relative boundary curve, not the constant-velocity stop formula): after the accelerating
+    step ends at y1 (support frame) the body holds v1 relative to its support for one reaction
+    step dt, then brakes at ``a`` to rest on the support, y(tau) = y1 + v1 phi(tau) with phi the
     generated ``stop_trajectory_factor`` (S1), tau in [0, dt + |v1|/a]; the support keeps its
     rigid motion throughout, and each point is mapped to the world and into each edge's local
     frame at the absolute time dt + tau.
 
     Stop phase: with f = const + m1(t).P(t) + m2(t).Q(t) as in :func:`rigid_curve_margin_bound_m`
     (P(t) = cs - ce + (ws - we) t + (as - ae) t^2/2, Q = y - cs), |f''| <= oe^2 |P| + 2|oe||P'|
-    + |P''| + dom^2 |Q| + 2|dom||Q'| + |Q''| with |Q'| <= |v1| and |Q''| = 0 while holding, = a while braking. f is
-    C1 with a piecewise-constant Q'' jump at the phase boundary, so each phase is bounded
-    separately: max endpoint of each sub-interval plus M2 h^2/8.
+    + |P''| + dom^2 |Q| + 2|dom||Q'| + |Q''| with |Q'| <= |v1| and |Q''| = 0 while holding,
+    = a while braking. f is C1 with a piecewise-constant Q'' jump at the phase boundary, so
+    each phase is bounded separately: max endpoint of each sub-interval plus M2 h^2/8.
 
     Hold phase (t >= dt + |v1|/a, rest on the support at y_h): the local point is
     ce + R(-oe t) P(t) + R(dom t)(y_h - cs) with P(t) = cs - ce + (ws - we) t + (as - ae) t^2/2.

@@ -3,7 +3,7 @@
 A candidate v1 is verified against the whole continuous curve (B5 exact for translating
 motion, the certified local-frame bound of B6 otherwise), the discrete braking envelope from
 the step end (S7, which covers S1's brake from the step end), the certified stop and hold next
-to rotating motion (B6) and the neighbour sweep (W1).
+to rotating or accelerating motion (B6) and the neighbour sweep (W1).
 Claim: B4, B5, B6, S1, S3, S7, W1.
 """
 
