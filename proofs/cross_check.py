@@ -20,6 +20,8 @@ import sys
 
 import z3
 
+from navproof.proofs.z3_context import context_of, solver_in
+
 SAT = "sat"
 UNSAT = "unsat"
 UNKNOWN = "unknown"
@@ -48,7 +50,7 @@ def check(
     nonlinear procedure does not always look at the clock either), the child is killed and the
     answer is unknown.
     """
-    printer = z3.Solver()
+    printer = solver_in(context_of(assertions), z3.Solver)
     printer.add(*assertions)
     text = printer.to_smt2().replace("(check-sat)", "")
     request = json.dumps({"text": text, "rlimit": resource_limit, "tlimit_s": time_limit_s})

@@ -51,6 +51,7 @@ import z3
 
 from navproof.proofs import obligations as registry
 from navproof.proofs.obligations import PROVED, REFUTED, Obligation
+from navproof.proofs.z3_context import charge_resources, context_of, solver_in
 from navproof.specs.profile import Profile, ProofBudgets
 
 ALGEBRAIC_DIGITS = 20
@@ -173,15 +174,7 @@ class Budget:
     log: list[tuple[str, list[z3.BoolRef], str]] = field(default_factory=list)
 
     def account(self, solver: z3.Solver) -> None:
-        global _last_rlimit_count
-        stats = solver.statistics()
-        count = int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0
-        # z3's counter is cumulative per process: charge the increase since the last query.
-        self.used += max(0, count - _last_rlimit_count)
-        _last_rlimit_count = max(count, _last_rlimit_count)
-
-
-_last_rlimit_count = 0
+        self.used += charge_resources(solver)
 
 
 def _check(
@@ -192,9 +185,9 @@ def _check(
     Returns (result, model, strategy, reason_unknown).
     """
     reason = ""
-    strategies = STRATEGIES
-    for name, make in strategies:
-        solver = make()
+    ctx = context_of(assertions)
+    for name, make in STRATEGIES:
+        solver = solver_in(ctx, make)
         solver.set("rlimit", budget.rlimit)
         if budget.deadline is not None:
             remaining_ms = int((budget.deadline - time.monotonic()) * 1000)
@@ -213,7 +206,7 @@ def _check(
                 budget.log.append((label, list(assertions), "unsat"))
             return result, None, name, ""
         reason = solver.reason_unknown()
-    return z3.unknown, None, "+".join(n for n, _ in strategies), reason
+    return z3.unknown, None, "+".join(n for n, _ in STRATEGIES), reason
 
 
 def _constants(expr: z3.ExprRef) -> set[str]:
@@ -340,7 +333,8 @@ def _endpoints(
         outcome, model, reason, hinted = z3.unknown, None, "", False
         fixed = ob.endpoint_hint(point, exact, ob.endpoints) if ob.endpoint_hint else None
         if fixed:
-            pins = [ob.shown[name] == z3.RealVal(str(value)) for name, value in fixed.items()]
+            pins = [ob.shown[name] == z3.RealVal(str(value), ob.shown[name].ctx)
+                    for name, value in fixed.items()]
             outcome, model, _, reason = _check([*facts, point.condition, *pins], budget)
             hinted = outcome == z3.sat
         if not hinted:

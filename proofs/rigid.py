@@ -127,6 +127,24 @@ assert simplify(INTERPOLATION_EXCESS_BOUND - m2 * h**2 / 8) == 0
 
 ROUNDING_SLACK = ROUNDING_ULPS * ulp * (1 + offset_abs + q_max + p_max)
 
+# --- the hold at rest on the support after the stop, against an edge that does not rotate: the
+# pivot offset's normal component g(t) = dot(n, p0) + dot(n, dw) t + dot(n, da) t^2 / 2 must be
+# bounded above over every t >= 0. It is when dot(n, da) < 0 (a parabola opening downwards: its
+# vertex, or t = 0 when the vertex lies before it) or when dot(n, da) = 0 and dot(n, dw) <= 0
+# (non-increasing, largest at t = 0); otherwise it grows without bound and no hold is certified.
+n_dot_p = Symbol("n_dot_p", real=True)  # dot(n, c_s - c_e) at the step start, m
+n_dot_dw = Symbol("n_dot_dw", real=True)  # dot(n, w_s - w_e), m/s
+n_dot_da = Symbol("n_dot_da", real=True)  # dot(n, alpha_s - alpha_e), m/s^2
+_drift = n_dot_p + n_dot_dw * t + n_dot_da * t**2 / 2
+(_t_vertex,) = solve(diff(_drift, t), t)
+_vertex_value = simplify(_drift.subs(t, _t_vertex))
+# the vertex is the maximum of a downward parabola: g(t*) - g(t) = -dot(n, da) (t - t*)^2 / 2
+assert simplify(_vertex_value - _drift + n_dot_da * (t - _t_vertex) ** 2 / 2) == 0
+# with dot(n, dw) <= 0 and dot(n, da) <= 0 the drift never rises above its start for t >= 0
+assert simplify(_drift.subs(t, 0) - _drift + t * (n_dot_dw + n_dot_da * t / 2)) == 0
+HOLD_DRIFT_SUP = sympy.Piecewise((_vertex_value, (n_dot_dw > 0) & (n_dot_da < 0)),
+                                 (_drift.subs(t, 0), True))
+
 FORMULAS = (
     Formula("rigid_second_derivative_bound", RIGID_SECOND_DERIVATIVE_BOUND,
             (omega_e, d_omega, p_max, dp_max, ddp_max, q_max, dq_max, ddq_max), ("B6",),
@@ -153,4 +171,7 @@ FORMULAS = (
     Formula("stop_curve_offset_bound", STOP_CURVE_OFFSET_BOUND, (q0, speed, dt, a),
             ("B6", "S1"), "Bound of |Q| over the hold-then-brake stop from |Q| at its start",
             "m"),
+    Formula("hold_drift_sup", HOLD_DRIFT_SUP, (n_dot_p, n_dot_dw, n_dot_da), ("B6", "R3"),
+            "Supremum over t >= 0 of dot(n, P(t)) = dot(n, p0) + dot(n, dw) t + dot(n, da) t^2 / 2 "
+            "(valid where dot(n, da) < 0, or dot(n, da) = 0 and dot(n, dw) <= 0)", "m"),
 )

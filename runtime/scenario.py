@@ -56,9 +56,11 @@ Schema (every table optional except at least one agent; lengths in m, speeds in 
     name = "belt"
     kind = "conveyor"            # a fixed area whose surface moves at velocity_mps
     vertices = [[0.0, -1.0], [20.0, -1.0], [20.0, 1.0], [0.0, 1.0]]
-    velocity_mps = [0.3, 0.0]
+    velocity_mps = [0.3, 0.0]    # at the start of the run
+    acceleration_mps2 = [0.0, 0.0]  # constant; the velocity changes by it every step
     # kind = "platform": a convex piece turning at omega_radps about pivot; its edges are walls
-    # moving with it for the bodies it carries
+    # moving with it for the bodies it carries; the pivot moves at velocity_mps, which changes
+    # at acceleration_mps2
 
     [expect]                     # checked by ``navproof simulate --assert``
     arrived = "all"              # or a least count
@@ -268,7 +270,9 @@ def _layout(r: _Reader, data: dict[str, Any]) -> Any:
                 r.points(f"{key}.vertices", spec.get("vertices"), at_least=3),
                 velocity_mps=r.point(f"{key}.velocity_mps", spec.get("velocity_mps", [0, 0])),
                 pivot_m=r.point(f"{key}.pivot", spec.get("pivot", [0.0, 0.0])),
-                omega_radps=r.number(f"{key}.omega_radps", spec.get("omega_radps", 0.0))))
+                omega_radps=r.number(f"{key}.omega_radps", spec.get("omega_radps", 0.0)),
+                acceleration_mps2=r.point(f"{key}.acceleration_mps2",
+                                          spec.get("acceleration_mps2", [0.0, 0.0]))))
         except ScenarioError:
             raise
         except InvalidInput as exc:

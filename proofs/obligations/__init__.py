@@ -46,6 +46,7 @@ from collections.abc import Callable, Iterable
 from types import ModuleType
 
 from navproof.proofs.obligations.common import PROVED, REFUTED, Obligation, Replay, Step
+from navproof.proofs.z3_context import fresh_context
 from navproof.specs.profile import Profile
 
 __all__ = [
@@ -142,5 +143,8 @@ def proof_locations(claim_id: str) -> list[str]:
 
 
 def build(obligation_id: str, profile: Profile) -> Obligation:
-    """Build the obligation ``obligation_id`` afresh (new z3 terms) over ``profile``."""
+    """Build the obligation ``obligation_id`` afresh over ``profile``, in a fresh z3 context
+    (``navproof.proofs.z3_context``), so that its proof does not depend on what was built or
+    decided before it in the same process."""
+    fresh_context()
     return BUILDERS[obligation_id](profile)

@@ -1,7 +1,7 @@
 # DO NOT EDIT: generated from the sympy derivations in navproof.proofs.
 # Regenerate with `navproof generate` (or `make generate`); a test and
 # `navproof prove` fail when this file differs from a fresh generation.
-# expressions-sha256: 9b5c13753b75910e281c9af3afe920331708c8bc8ea1db31687bea5565b3fe9c
+# expressions-sha256: fab747cad2531a8f7497f0ba170eb1698e70a71d7943250515045b189b42239d
 """Closed-form navigation formulas generated from the proofs (vectorised, numpy)."""
 
 import functools
@@ -37,6 +37,7 @@ __all__ = [
     "accel_curve_speed_bound",
     "accel_curve_accel_bound",
     "stop_curve_offset_bound",
+    "hold_drift_sup",
     "slope_factor",
     "horizontal_cap",
     "access_peak_speed",
@@ -285,6 +286,14 @@ def stop_curve_offset_bound(*, q0, speed, dt, a):
     Claim: B6, S1. Derived in navproof.proofs as ``q0 + speed*(dt + speed/(2*a))``.
     """
     return q0 + speed*(dt + (1/2)*speed/a)
+
+
+def hold_drift_sup(*, n_dot_p, n_dot_dw, n_dot_da):
+    """Supremum over t >= 0 of dot(n, P(t)) = dot(n, p0) + dot(n, dw) t + dot(n, da) t^2 / 2 (valid where dot(n, da) < 0, or dot(n, da) = 0 and dot(n, dw) <= 0) [m].
+
+    Claim: B6, R3. Derived in navproof.proofs as ``Piecewise((n_dot_p - n_dot_dw**2/(2*n_dot_da), (n_dot_dw > 0) & (n_dot_da < 0)), (n_dot_p, True))``.
+    """
+    return numpy.select([numpy.logical_and.reduce((numpy.greater(n_dot_dw, 0),numpy.less(n_dot_da, 0))),True], [n_dot_p - 1/2*n_dot_dw**2/n_dot_da,n_dot_p], default=numpy.nan)
 
 
 def slope_factor(*, grad_sq):

@@ -40,6 +40,7 @@ from navproof.boundary.motion import (
 from navproof.boundary.patches import Patch, make_patch, polygon_halfplanes
 from navproof.boundary.rigid import (
     local_frame_excess_m,
+    moving_frame_pairs,
     rigid_curve_margin_bound_m,
     rotating_stop_margin_bound_m,
     rotating_stop_pairs,
@@ -52,8 +53,9 @@ __all__ = [
     "MOTION_TRANSLATING", "EdgeSet", "Motion", "Patch", "Support", "accel_end_margin_m",
     "accel_extremum_time_s", "accel_halfplane_offset_mps", "accel_margin_at_time_offset_mps",
     "affine_root", "check_valid_convex", "check_valid_normals", "check_valid_step",
-    "curve_min_margin_m", "end_margin_m", "local_frame_excess_m", "make_patch", "per_agent",
-    "per_edge", "polygon_halfplanes", "rigid_curve_margin_bound_m", "rotating_stop_margin_bound_m",
-    "rotating_stop_pairs", "step_halfplane_offset_mps", "take_edges", "take_motion",
+    "curve_min_margin_m", "end_margin_m", "local_frame_excess_m", "make_patch",
+    "moving_frame_pairs", "per_agent", "per_edge", "polygon_halfplanes",
+    "rigid_curve_margin_bound_m", "rotating_stop_margin_bound_m", "rotating_stop_pairs",
+    "step_halfplane_offset_mps", "take_edges", "take_motion",
     "take_support", "translating_curve_margins_from_state", "translating_curve_margins_m",
 ]

@@ -1,7 +1,7 @@
 """Edge margins of the body's curve over one step and the velocity half-planes that keep them
 (seed 000): constant-velocity (B1) and accelerating (B4) step half-planes, B5 cutting planes,
-the exact whole-step minimum against translating edges (B2, B5) and, next to rotating motion,
-the certified bound of :mod:`navproof.boundary.rigid` (B6).
+the exact whole-step minimum against translating edges (B2, B5) and, next to rotating or
+accelerating motion, the certified bound of :mod:`navproof.boundary.rigid` (B6).
 
 The body's curve over one step of length ``dt`` accelerates linearly, relative to its support,
 from ``v0`` to ``v1``. All closed forms come from :mod:`navproof._generated.formulas`; this
@@ -15,7 +15,11 @@ import numpy as np
 from navproof._generated import formulas
 from navproof.boundary.edges import EdgeSet, take_edges
 from navproof.boundary.motion import Support, take_support
-from navproof.boundary.rigid import rigid_curve_margin_bound_m, same_motion
+from navproof.boundary.rigid import (
+    moving_frame_pairs,
+    rigid_curve_margin_bound_m,
+    same_motion,
+)
 from navproof.boundary.step_length import per_edge
 from navproof.core.tolerances import FLAT_SLOPE_TOL
 from navproof.core.vec2 import dot2
@@ -109,19 +113,20 @@ def curve_min_margin_m(edges: EdgeSet, support: Support, x0_m: np.ndarray, v0_mp
                        exact_m: np.ndarray | None = None) -> np.ndarray:
     """Lower bound (m, (N, K)) of the edge margin over the whole step of the accelerating curve.
 
-    Exact (endpoints + interior extremum) for translating edges on translating supports and for
-    edges sharing the support's rigid motion; certified interval bound otherwise. Invalid edges
+    Exact (endpoints + interior extremum) where the edge moves relative to the support by a
+    constant-velocity translation (neither rotates, equal pivot accelerations) and for edges
+    sharing the support's rigid motion; certified interval bound otherwise. Invalid edges
     give +inf. ``exact_m`` is the translating minimum of
     :func:`translating_curve_margins_from_state` when the caller has it already.
     Claim: B2, B5, B6.
     """
     exact = exact_m if exact_m is not None else translating_curve_margins_from_state(
         edges, support, x0_m, v0_mps, v1_mps, dt_s)[0]
-    rotating = (edges.motion.omega_radps != 0.0) | (support.motion.omega_radps[:, None] != 0.0)
-    if not rotating.any():
+    moving = moving_frame_pairs(edges, support)
+    if not moving.any():
         return np.where(edges.valid, exact, np.inf)
-    rigid_same = same_motion(edges, support) & rotating
-    need_bound = rotating & ~rigid_same & edges.valid
+    rigid_same = same_motion(edges, support) & moving
+    need_bound = moving & ~rigid_same & edges.valid
     out = exact
     if rigid_same.any():
         n = edges.normal
@@ -147,7 +152,8 @@ def translating_curve_margins_from_state(edges: EdgeSet, support: Support, x0_m:
                                          dt_s: float | np.ndarray
                                          ) -> tuple[np.ndarray, np.ndarray]:
     """Exact whole-step minimum margin (m) and its time (s), (N, K), treating every motion as
-    the translation at its start velocity (exact when nothing rotates). Claim: B5."""
+    the translation at its start velocity (exact when nothing rotates and the support and edge
+    accelerate equally). Claim: B5."""
     n = edges.normal
     u = support.carry_mps(x0_m)
     e = edges.edge_velocity_mps(x0_m)

@@ -1,9 +1,10 @@
 """Rigid motions of edges and supports over one step (seed 000).
 
-``M(t) y = pivot + velocity t + R(omega t) (y - pivot)``, with ``M(0)`` the identity, so the
-world frame at the start of the step is every body's local frame. ``omega = 0`` is a translation
-with ``e = velocity``; ``velocity = 0`` and ``omega = 0`` is a fixed edge or static ground.
-Claim: B3, B6, P1.
+``M(t) y = pivot + velocity t + acceleration t^2 / 2 + R(omega t) (y - pivot)``: a rotation
+about a pivot that moves with constant linear acceleration over the step, with ``M(0)`` the
+identity, so the world frame at the start of the step is every body's local frame. ``omega = 0``
+is a translation with ``e = velocity + acceleration t``; all zero is a fixed edge or static
+ground. Claim: B3, B6, P1.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from navproof.core.errors import InvalidInput
 from navproof.core.validation import check_valid_finite
 
 MOTION_FIXED = 0
@@ -22,41 +24,72 @@ MOTION_NAMES = ("fixed", "translating", "rigid")
 
 @dataclass(frozen=True)
 class Motion:
-    """Rigid motions over one step: ``pivot_m``, ``velocity_mps`` (shape ``(..., 2)``) and
-    ``omega_radps`` (shape ``(...)``); ``version`` is the trajectory version recorded by P1.
+    """Rigid motions over one step: ``pivot_m``, ``velocity_mps`` (the pivot's velocity at the
+    start of the step), ``acceleration_mps2`` (the pivot's constant linear acceleration over the
+    step; None is zero) (shape ``(..., 2)``) and ``omega_radps`` (shape ``(...)``); ``version``
+    is the trajectory version recorded by P1.
 
-    Claim: B3 (fixed / translating edges), B6 (rigid motion M(t)), P1 (versions).
+    Claim: B3 (fixed / translating edges), B6 (rigid motion M(t), rotating or accelerating),
+    P1 (versions).
     """
 
     pivot_m: np.ndarray
     velocity_mps: np.ndarray
     omega_radps: np.ndarray
     version: np.ndarray
+    acceleration_mps2: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        vel = np.asarray(self.velocity_mps, dtype=np.float64)
+        if self.acceleration_mps2 is None:
+            accel = np.zeros_like(vel)
+        else:
+            accel = check_valid_finite("acceleration_mps2", self.acceleration_mps2)
+            if accel.shape != vel.shape:
+                try:
+                    accel = np.broadcast_to(accel, vel.shape).copy()
+                except ValueError:
+                    raise InvalidInput("acceleration_mps2", accel.shape,
+                                       f"must broadcast to the velocity shape {vel.shape}"
+                                       ) from None
+        # a value: filled once at construction, never changed afterwards
+        object.__setattr__(self, "acceleration_mps2", accel)
 
     @staticmethod
-    def translating(velocity_mps: np.ndarray, *, version: np.ndarray | int = 0) -> Motion:
-        """Pure translations with the given velocities (m/s); zero velocity is a fixed motion."""
+    def translating(velocity_mps: np.ndarray, *, acceleration_mps2: np.ndarray | None = None,
+                    version: np.ndarray | int = 0) -> Motion:
+        """Pure translations with the given start velocities (m/s) and constant accelerations
+        (m/s^2, default zero); zero velocity and acceleration is a fixed motion."""
         vel = check_valid_finite("velocity_mps", velocity_mps)
         shape = vel.shape[:-1]
         return Motion(np.zeros_like(vel), vel, np.zeros(shape),
-                      np.broadcast_to(np.asarray(version, dtype=np.int64), shape).copy())
+                      np.broadcast_to(np.asarray(version, dtype=np.int64), shape).copy(),
+                      acceleration_mps2)
 
     @staticmethod
     def rotating(pivot_m: np.ndarray, omega_radps: np.ndarray, *,
                  velocity_mps: np.ndarray | None = None,
+                 acceleration_mps2: np.ndarray | None = None,
                  version: np.ndarray | int = 0) -> Motion:
-        """Rotations at ``omega_radps`` (rad/s) about pivots moving at ``velocity_mps`` (m/s)."""
+        """Rotations at ``omega_radps`` (rad/s) about pivots moving at ``velocity_mps`` (m/s) at
+        the start and accelerating at ``acceleration_mps2`` (m/s^2, default zero)."""
         pivot = check_valid_finite("pivot_m", pivot_m)
         omega = check_valid_finite("omega_radps", np.broadcast_to(omega_radps, pivot.shape[:-1]))
         vel = np.zeros_like(pivot) if velocity_mps is None else check_valid_finite(
             "velocity_mps", np.broadcast_to(velocity_mps, pivot.shape))
         return Motion(pivot, np.array(vel, dtype=np.float64), np.array(omega, dtype=np.float64),
-                      np.broadcast_to(np.asarray(version, dtype=np.int64), omega.shape).copy())
+                      np.broadcast_to(np.asarray(version, dtype=np.int64), omega.shape).copy(),
+                      acceleration_mps2)
+
+    @property
+    def accelerating(self) -> np.ndarray:
+        """True per entry where the pivot accelerates (shape ``(...)``)."""
+        return np.any(self.acceleration_mps2 != 0.0, axis=-1)
 
     @property
     def kind(self) -> np.ndarray:
         """MOTION_FIXED / MOTION_TRANSLATING / MOTION_RIGID per entry."""
-        moving = np.any(self.velocity_mps != 0.0, axis=-1)
+        moving = np.any(self.velocity_mps != 0.0, axis=-1) | self.accelerating
         return np.where(self.omega_radps != 0.0, MOTION_RIGID,
                         np.where(moving, MOTION_TRANSLATING, MOTION_FIXED))
 
@@ -65,6 +98,31 @@ class Motion:
         rel = x_m - self.pivot_m
         om = self.omega_radps[..., None]
         return self.velocity_mps + om * np.stack([-rel[..., 1], rel[..., 0]], axis=-1)
+
+    def pivot_speed_range_mps(self, dt_s: float | np.ndarray) -> np.ndarray:
+        """Largest pivot speed |w + alpha t| (m/s, shape ``(...)``) over t in [0, dt] (``dt_s``
+        broadcast to the leading shape): the speed is convex in t, so its largest value is at
+        one end of the step."""
+        dt = np.asarray(dt_s, dtype=np.float64)
+        end = self.velocity_mps + self.acceleration_mps2 * (dt[..., None] if dt.ndim else dt)
+        return np.maximum(np.linalg.norm(self.velocity_mps, axis=-1),
+                          np.linalg.norm(end, axis=-1))
+
+    def point_speed_range_mps(self, x_m: np.ndarray, dt_s: float | np.ndarray) -> np.ndarray:
+        """Upper bound (m/s, shape ``(...)``) of the speed over t in [0, dt] of the material
+        point at ``x_m`` at time 0: u(t) = w + alpha t + omega J R(omega t)(x - c).
+
+        Exact where the motion does not rotate (the pivot's largest speed) and where it only
+        turns about a fixed pivot (constant |omega||x - c|); otherwise |u(0)| plus the largest
+        change, (|alpha| + omega^2 |x - c|) dt."""
+        dt = np.asarray(dt_s, dtype=np.float64)
+        start = np.linalg.norm(self.point_velocity(x_m), axis=-1)
+        om = np.abs(self.omega_radps)
+        arm = np.linalg.norm(x_m - self.pivot_m, axis=-1)
+        change = (np.linalg.norm(self.acceleration_mps2, axis=-1) + om * om * arm) * dt
+        pivot_still = ~np.any(self.velocity_mps != 0.0, axis=-1) & ~self.accelerating
+        turning = np.where(pivot_still, start, start + change)
+        return np.where(om == 0.0, self.pivot_speed_range_mps(dt), turning)
 
 
 @dataclass(frozen=True)
@@ -77,18 +135,29 @@ class Support:
     motion: Motion
 
     @staticmethod
-    def translating(velocity_mps: np.ndarray, *, version: np.ndarray | int = 0) -> Support:
-        """Supports translating at ``velocity_mps`` (N, 2) m/s; zero is static ground."""
-        return Support(Motion.translating(velocity_mps, version=version))
+    def translating(velocity_mps: np.ndarray, *, acceleration_mps2: np.ndarray | None = None,
+                    version: np.ndarray | int = 0) -> Support:
+        """Supports translating at ``velocity_mps`` (N, 2) m/s at the start of the step and
+        accelerating at ``acceleration_mps2`` (N, 2) m/s^2 (default zero); zero is static
+        ground."""
+        return Support(Motion.translating(velocity_mps, acceleration_mps2=acceleration_mps2,
+                                          version=version))
 
     def carry_mps(self, x_m: np.ndarray) -> np.ndarray:
-        """Support velocity u (m/s, (N, 2)) at the body's start position. Claim: B1, B3."""
+        """Support velocity u (m/s, (N, 2)) at the body's start position at the start of the
+        step (it changes over the step where the support turns or accelerates). Claim: B1, B3."""
         return self.motion.point_velocity(x_m)
+
+    def carry_speed_range_mps(self, x_m: np.ndarray, dt_s: float | np.ndarray) -> np.ndarray:
+        """Upper bound (m/s, (N,)) of the support speed |u(t)| over the step at the material
+        point under each body's start position (exact without rotation). Claim: B3, S4."""
+        return self.motion.point_speed_range_mps(x_m, dt_s)
 
 
 def take_motion(m: Motion, rows: np.ndarray) -> Motion:
     """The motions of the rows ``rows`` only."""
-    return Motion(m.pivot_m[rows], m.velocity_mps[rows], m.omega_radps[rows], m.version[rows])
+    return Motion(m.pivot_m[rows], m.velocity_mps[rows], m.omega_radps[rows], m.version[rows],
+                  m.acceleration_mps2[rows])
 
 
 def take_support(support: Support, rows: np.ndarray) -> Support:

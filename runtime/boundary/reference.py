@@ -51,9 +51,10 @@ def reference_velocity(edges: EdgeSet, support: Support, x0_m: np.ndarray,
     fixes the order in which the constraints are processed: edges are fed sorted by edge ID,
     which makes the result reproducible bit for bit. All edges fixed gives r = 0; all edges
     co-moving with u gives r = u. Walls in ``certified`` (N, K) leave the constraints: next to
-    rotating motion their stop and the hold at rest on the support are certified in the wall's
-    local frame (B6), so for them the reference is the rest on the support, a velocity that
-    turns with it (r(t) = u(t)), not a constant r. Claim: R1, R2, B6.
+    rotating or differently accelerating motion their stop and the hold at rest on the support
+    are certified in the wall's local frame (B6), so for them the reference is the rest on the
+    support, a velocity that turns or accelerates with it (r(t) = u(t)), not a constant r.
+    Claim: R1, R2, B6.
     """
     x0 = check_valid_finite("x0_m", x0_m)
     vh = check_valid_finite("vh_mps", vh_mps)

@@ -1,10 +1,10 @@
-"""Certified bounds of edge margins next to rotating motion (Claim B6, seed 000).
+"""Certified bounds of edge margins next to rotating or accelerating motion (Claim B6, seed 000).
 
-Where the support or an edge rotates and they do not share one rigid motion, the body's curve
-is mapped through the support's motion to the world and into each edge's local frame; the
-local-frame excess f(t) is bounded over each sub-interval by its larger endpoint value plus the
-interpolation error ``M2 h^2 / 8`` with M2 a bound of |f''| (the generated formulas of
-:mod:`navproof.proofs.rigid`), plus a float64 rounding slack.
+Where the support or an edge rotates, or their pivots accelerate differently, and they do not
+share one rigid motion, the body's curve is mapped through the support's motion to the world
+and into each edge's local frame; the local-frame excess f(t) is bounded over each sub-interval
+by its larger endpoint value plus the interpolation error ``M2 h^2 / 8`` with M2 a bound of
+|f''| (the generated formulas of :mod:`navproof.proofs.rigid`), plus a float64 rounding slack.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ CERTIFIED_PIECES = 8
 """Sub-intervals of the step used by the certified second-order bound of rotating edges (B6)."""
 STOP_REACTION_PIECES = 4
 """Sub-intervals of the reaction phase (hold v1 relative to the support for dt) used by the
-certified bound of the stop trajectory on rotating supports or next to rotating edges (B6)."""
+certified bound of the stop trajectory on rotating or accelerating supports or next to rotating
+or accelerating edges (B6)."""
 STOP_BRAKE_PIECES = 16
 """Sub-intervals of the braking phase (|v1|/a long) of the same certified bound (B6)."""
 
@@ -52,17 +53,20 @@ def _support_point_excess_m(edges: EdgeSet, support: Support, y: np.ndarray,
     """f (m, (T, N, K)) of support-frame points ``y`` (T, N, 1 or K, 2) at times ``t``
     (T, N or 1, 1): map through the support's rigid motion to the world, then into each edge's
     local frame. Claim: B6."""
-    ce, we, oe = edges.motion.pivot_m, edges.motion.velocity_mps, edges.motion.omega_radps
-    cs = support.motion.pivot_m[:, None, :]
-    ws = support.motion.velocity_mps[:, None, :]
-    os_ = support.motion.omega_radps[:, None]
-    # support frame -> world: x = cs + ws t + R(os t)(y - cs)
+    me, ms = edges.motion, support.motion
+    ce, we, ae, oe = me.pivot_m, me.velocity_mps, me.acceleration_mps2, me.omega_radps
+    cs = ms.pivot_m[:, None, :]
+    ws = ms.velocity_mps[:, None, :]
+    as_ = ms.acceleration_mps2[:, None, :]
+    os_ = ms.omega_radps[:, None]
+    half_sq = 0.5 * t * t
+    # support frame -> world: x = cs + ws t + as t^2/2 + R(os t)(y - cs)
     rx, ry = _rotate(y[..., 0] - cs[..., 0], y[..., 1] - cs[..., 1], os_ * t)
-    xw_x = cs[..., 0] + ws[..., 0] * t + rx
-    xw_y = cs[..., 1] + ws[..., 1] * t + ry
-    # world -> edge local: y = ce + R(-oe t)(x - ce - we t)
-    lx, ly = _rotate(xw_x - ce[..., 0] - we[..., 0] * t, xw_y - ce[..., 1] - we[..., 1] * t,
-                     -oe * t)
+    xw_x = cs[..., 0] + ws[..., 0] * t + as_[..., 0] * half_sq + rx
+    xw_y = cs[..., 1] + ws[..., 1] * t + as_[..., 1] * half_sq + ry
+    # world -> edge local: y = ce + R(-oe t)(x - ce - we t - ae t^2/2)
+    lx, ly = _rotate(xw_x - ce[..., 0] - we[..., 0] * t - ae[..., 0] * half_sq,
+                     xw_y - ce[..., 1] - we[..., 1] * t - ae[..., 1] * half_sq, -oe * t)
     # common rigid motion cancels exactly: the local curve is the relative curve itself
     same = same_motion(edges, support)
     lx = np.where(same, y[..., 0], lx + ce[..., 0])
@@ -72,14 +76,34 @@ def _support_point_excess_m(edges: EdgeSet, support: Support, y: np.ndarray,
 
 
 def same_motion(edges: EdgeSet, support: Support) -> np.ndarray:
-    """True where an edge moves with exactly the support's rigid motion (N, K)."""
+    """True where an edge moves with exactly the support's rigid motion (N, K): the same
+    rotation rate, pivot velocity and pivot acceleration, and the same pivot where it turns."""
     me, ms = edges.motion, support.motion
     we, ws = me.velocity_mps, ms.velocity_mps[:, None, :]
+    ae, as_ = me.acceleration_mps2, ms.acceleration_mps2[:, None, :]
     ce, cs = me.pivot_m, ms.pivot_m[:, None, :]
     return ((me.omega_radps == ms.omega_radps[:, None])
             & (we[..., 0] == ws[..., 0]) & (we[..., 1] == ws[..., 1])
+            & (ae[..., 0] == as_[..., 0]) & (ae[..., 1] == as_[..., 1])
             & (((ce[..., 0] == cs[..., 0]) & (ce[..., 1] == cs[..., 1]))
                | (me.omega_radps == 0.0)))
+
+
+def moving_frame_pairs(edges: EdgeSet, support: Support) -> np.ndarray:
+    """(N, K) True where the edge's local frame moves non-uniformly relative to the support's:
+    the support or the edge rotates, or their pivots accelerate differently. Elsewhere the
+    relative motion is a constant-velocity translation and the translation model of B5 and
+    S1/S3 (with the start velocities u and e) is exact. Claim: B6, B5, S3."""
+    me, ms = edges.motion, support.motion
+    da = ms.acceleration_mps2[:, None, :] - me.acceleration_mps2
+    return ((me.omega_radps != 0.0) | (ms.omega_radps[:, None] != 0.0)
+            | (da[..., 0] != 0.0) | (da[..., 1] != 0.0))
+
+
+def _pivot_accel_m(edges: EdgeSet, support: Support) -> np.ndarray:
+    """|alpha_s - alpha_e| (m/s^2, (N, K)): the pivot offset's acceleration."""
+    return np.linalg.norm(support.motion.acceleration_mps2[:, None, :]
+                          - edges.motion.acceleration_mps2, axis=-1)
 
 
 def rigid_curve_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndarray,
@@ -90,7 +114,8 @@ def rigid_curve_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndarra
     On each of ``pieces`` sub-intervals of width h, f is at most the larger endpoint value plus
     ``M2 h^2 / 8`` where M2 bounds |f''| (interpolation error of a C^2 function). With
     f = const + m1(t).P(t) + m2(t).Q(t), |m_i| = 1 rotating at omega_e and at the relative rate
-    domega: |f''| <= omega_e^2 |P| + 2|omega_e||P'| + domega^2 |Q| + 2|domega||Q'| + |Q''|, each
+    domega, P(t) = cs - ce + (ws - we) t + (as - ae) t^2/2 the pivot offset:
+    |f''| <= omega_e^2 |P| + 2|omega_e||P'| + |P''| + domega^2 |Q| + 2|domega||Q'| + |Q''|, each
     polynomial factor bounded by its coefficient magnitudes over [0, dt]. Claim: B6.
     """
     dt = per_agent(dt_s, x0_m.shape[0])
@@ -100,7 +125,7 @@ def rigid_curve_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndarra
     f_hi = np.maximum(f[:-1], f[1:]).max(axis=0)
     me, ms = edges.motion, support.motion
     dw = np.linalg.norm(ms.velocity_mps[:, None, :] - me.velocity_mps, axis=-1)
-    pivot = dict(dw=dw, d_accel=0.0)
+    pivot = dict(dw=dw, d_accel=_pivot_accel_m(edges, support))
     p_max = formulas.pivot_offset_bound(
         p0=np.linalg.norm(ms.pivot_m[:, None, :] - me.pivot_m, axis=-1), horizon=dt, **pivot)
     dv = np.linalg.norm(v1_mps - v0_mps, axis=-1)[:, None]
@@ -122,14 +147,16 @@ def rigid_curve_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndarra
 
 def rotating_stop_pairs(edges: EdgeSet, support: Support) -> np.ndarray | None:
     """(N, K) True for the valid walls whose stop must be certified in the edge's local frame:
-    the support or the edge rotates and they do not share the same rigid motion. None when no
-    support and no edge rotates (the translation model of S1/S3 is exact there).
+    the support or the edge rotates, or their pivots accelerate differently
+    (:func:`moving_frame_pairs`), and they do not share the same rigid motion. None when no
+    pair moves that way (the translation model of S1/S3 is exact there: the relative motion is
+    a constant-velocity translation).
 
     Claim: B6 (a body sharing the edge's rigid motion has a constant local margin), S3, R3."""
-    rotating = (edges.motion.omega_radps != 0.0) | (support.motion.omega_radps[:, None] != 0.0)
-    if not rotating.any():
+    moving = moving_frame_pairs(edges, support)
+    if not moving.any():
         return None
-    return rotating & edges.wall & ~same_motion(edges, support)
+    return moving & edges.wall & ~same_motion(edges, support)
 
 
 def rotating_stop_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndarray,
@@ -139,26 +166,30 @@ def rotating_stop_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndar
     """Certified lower bounds (m, (N, K)) of the local-frame margin -f over the stop after the
     step, and over the hold at rest on the support afterwards (any horizon).
 
-    Model (seed 000: on rotating supports or edges the stop is checked with the relative
-    boundary curve, not the constant-velocity stop formula): after the accelerating step ends
-    at y1 (support frame) the body holds v1 relative to its support for one reaction step dt,
-    then brakes at ``a`` to rest on the support, y(tau) = y1 + v1 phi(tau) with phi the
+    Model (seed 000: on rotating or accelerating supports or edges the stop is checked with the
+    relative boundary curve, not the constant-velocity stop formula): after the accelerating
+    step ends at y1 (support frame) the body holds v1 relative to its support for one reaction
+    step dt, then brakes at ``a`` to rest on the support, y(tau) = y1 + v1 phi(tau) with phi the
     generated ``stop_trajectory_factor`` (S1), tau in [0, dt + |v1|/a]; the support keeps its
     rigid motion throughout, and each point is mapped to the world and into each edge's local
     frame at the absolute time dt + tau.
 
     Stop phase: with f = const + m1(t).P(t) + m2(t).Q(t) as in :func:`rigid_curve_margin_bound_m`
-    (P(t) = cs - ce + (ws - we) t, Q = y - cs), |f''| <= oe^2 |P| + 2|oe||P'| + dom^2 |Q|
-    + 2|dom||Q'| + |Q''| with |Q'| <= |v1| and |Q''| = 0 while holding, = a while braking. f is
-    C1 with a piecewise-constant Q'' jump at the phase boundary, so each phase is bounded
-    separately: max endpoint of each sub-interval plus M2 h^2/8.
+    (P(t) = cs - ce + (ws - we) t + (as - ae) t^2/2, Q = y - cs), |f''| <= oe^2 |P| + 2|oe||P'|
+    + |P''| + dom^2 |Q| + 2|dom||Q'| + |Q''| with |Q'| <= |v1| and |Q''| = 0 while holding,
+    = a while braking. f is C1 with a piecewise-constant Q'' jump at the phase boundary, so
+    each phase is bounded separately: max endpoint of each sub-interval plus M2 h^2/8.
 
     Hold phase (t >= dt + |v1|/a, rest on the support at y_h): the local point is
-    ce + R(-oe t)(cs - ce + (ws - we) t) + R(dom t)(y_h - cs). Each rotating term is bounded by
-    its length, a non-rotating term by its value; a drift (ws != we) is bounded only when
-    nothing rotates it and it points away from the edge. Otherwise the hold cannot be certified
-    and its bound is -inf: resting on a rotating support is not resting relative to a fixed or
-    differently moving wall, so such a stop is never labelled safe (R3 does not hold there).
+    ce + R(-oe t) P(t) + R(dom t)(y_h - cs) with P(t) = cs - ce + (ws - we) t + (as - ae) t^2/2.
+    The support's term is bounded by its length where it turns relative to the edge, by its
+    value otherwise. Against a rotating edge the pivot term is bounded by |P| only when the
+    pivots neither drift nor accelerate apart; against an edge that does not rotate, by the
+    supremum over t >= 0 of dot(n, P(t)) (generated ``hold_drift_sup``), which exists only when
+    dot(n, as - ae) < 0, or dot(n, as - ae) = 0 and dot(n, ws - we) <= 0. Otherwise the hold
+    cannot be certified and its bound is -inf: resting on a rotating or accelerating support is
+    not resting relative to a fixed or differently moving wall, so such a stop is never labelled
+    safe (R3 does not hold there; the reference there is the rest on the support, r(t) = u(t)).
     Claim: B6, S1, S3, R3.
     """
     n_agents = x0_m.shape[0]
@@ -192,7 +223,7 @@ def rotating_stop_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndar
     dt_e, brake_e, speed_e, a_e = dt[:, None], brake[:, None], speed[:, None], a[:, None]
     p0 = ms.pivot_m[:, None, :] - me.pivot_m
     # the pivot offset over the step, the reaction and the braking: 2 dt + |v1|/a after the start
-    pivot = dict(dw=dw, d_accel=0.0)
+    pivot = dict(dw=dw, d_accel=_pivot_accel_m(edges, support))
     horizon = 2.0 * dt_e + brake_e
     p_max = formulas.pivot_offset_bound(p0=np.linalg.norm(p0, axis=-1), horizon=horizon, **pivot)
     dp_max = formulas.pivot_speed_bound(horizon=horizon, **pivot)
@@ -218,11 +249,24 @@ def rotating_stop_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndar
     n = edges.normal
     y_h = y1 + hold_shift
     q_h = y_h - ms.pivot_m
-    term_p = np.where(oe != 0.0, np.linalg.norm(p0, axis=-1), dot2(n, p0))
+    da_vec = ms.acceleration_mps2[:, None, :] - me.acceleration_mps2
+    n_dot_dw, n_dot_da = dot2(n, dw_vec), dot2(n, da_vec)
+    # an edge that does not rotate sees dot(n, P(t)) (a parabola in t), bounded above over
+    # t >= 0 only if it opens downwards or is non-increasing; a rotating edge sees |P(t)|,
+    # bounded only if the pivots neither drift nor accelerate apart
+    still = (dw == 0.0) & (pivot["d_accel"] == 0.0)
+    bounded = np.where(oe != 0.0, still, (n_dot_da < 0.0) | ((n_dot_da == 0.0)
+                                                              & (n_dot_dw <= 0.0)))
+    # the generated Piecewise evaluates both branches; dot(n, da) = 0 selects the start value
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        drift_sup = formulas.hold_drift_sup(n_dot_p=dot2(n, p0), n_dot_dw=n_dot_dw,
+                                            n_dot_da=n_dot_da)
+    term_p = np.where(oe != 0.0, np.linalg.norm(p0, axis=-1), drift_sup)
     term_q = np.where(d_omega != 0.0, np.linalg.norm(q_h, axis=-1)[:, None],
                       dot2(n, q_h[:, None, :]))
-    drift = (dw_vec[..., 0] != 0.0) | (dw_vec[..., 1] != 0.0)
-    drift_ok = ~drift | ((oe == 0.0) & (dot2(n, dw_vec) <= 0.0))
-    hold_hi = dot2(n, me.pivot_m) - edges.offset_m + term_p + term_q + slack
-    hold = np.where(drift_ok, -hold_hi, -np.inf)
+    hold_slack = formulas.rigid_rounding_slack(
+        ulp=np.finfo(float).eps, offset_abs=np.abs(edges.offset_m), q_max=q_max,
+        p_max=np.maximum(p_max, np.abs(np.where(bounded, drift_sup, 0.0))))
+    hold_hi = dot2(n, me.pivot_m) - edges.offset_m + term_p + term_q + hold_slack
+    hold = np.where(bounded, -hold_hi, -np.inf)
     return -stop_hi, hold

@@ -43,7 +43,8 @@ def check_step_in_profile(inp: Any, profile: Any) -> None:
 
     Checks the step length (``step_s``), the braking budget (``brake_budget_mps2``), the
     horizontal cap against V/k over the ranges of V and k (``surface_speed_cap_mps``,
-    ``slope_factor``), the support speed |u| and every valid edge's translation speed |e|.
+    ``slope_factor``), the support speed |u| and every valid edge's translation speed |e|, each
+    the largest over the step (an accelerating or turning support changes its speed).
     """
     lo, hi, unit = _bounds(profile, "step_s")
     _check_range(profile, "dt_s", "step_s", inp.dt_s, lo, hi, unit)
@@ -54,11 +55,13 @@ def check_step_in_profile(inp: Any, profile: Any) -> None:
     _check_range(profile, "vh_mps", "surface_speed_cap_mps / slope_factor", inp.vh_mps,
                  v_lo / k_hi, v_hi / k_lo, unit)
     lo, hi, unit = _bounds(profile, "support_speed_mps")
-    support_speed = np.linalg.norm(inp.support.carry_mps(inp.position_m), axis=-1)
+    # the largest speed over the step: an accelerating or turning support changes it
+    dt = np.broadcast_to(np.asarray(inp.dt_s, dtype=np.float64), inp.position_m.shape[:1])
+    support_speed = inp.support.carry_speed_range_mps(inp.position_m, dt)
     _check_range(profile, "support.velocity_mps", "support_speed_mps", support_speed, lo, hi,
                  unit)
     lo, hi, unit = _bounds(profile, "edge_speed_mps")
-    edge_speed = np.linalg.norm(inp.edges.motion.velocity_mps, axis=-1)[inp.edges.valid]
+    edge_speed = inp.edges.motion.pivot_speed_range_mps(dt[:, None])[inp.edges.valid]
     _check_range(profile, "edges.velocity_mps", "edge_speed_mps", edge_speed, lo, hi, unit)
 
 

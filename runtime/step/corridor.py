@@ -303,7 +303,8 @@ def _with_wall(edges: EdgeSet, normal: np.ndarray, offset_m: np.ndarray) -> Edge
                    Motion(np.concatenate([m.pivot_m, np.zeros((r, 1, 2))], axis=1),
                           np.concatenate([m.velocity_mps, np.zeros((r, 1, 2))], axis=1),
                           np.concatenate([m.omega_radps, np.zeros((r, 1))], axis=1),
-                          np.concatenate([m.version, np.zeros((r, 1), np.int64)], axis=1)),
+                          np.concatenate([m.version, np.zeros((r, 1), np.int64)], axis=1),
+                          np.concatenate([m.acceleration_mps2, np.zeros((r, 1, 2))], axis=1)),
                    np.concatenate([kind, np.full((r, 1), EDGE_WALL)], axis=1))
 
 

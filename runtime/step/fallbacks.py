@@ -20,7 +20,7 @@ from navproof.step.constraints import Prepared
 from navproof.step.inputs import StepInput
 from navproof.step.search import CORRIDOR_ONLY, closest_verified
 from navproof.step.sweep import first_contact_time_s
-from navproof.step.verify import KnownMargins
+from navproof.step.verify import KnownMargins, sweep_end_velocity_mps
 
 
 def f1_relaxed_neighbours(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
@@ -81,7 +81,8 @@ def truncated_by_sweep(inp: StepInput, prep: Prepared, agents: np.ndarray, v_bra
     nb = inp.neighbors
     if nb is not None and nb.valid.shape[1]:
         sub = nb.take(agents)
-        t_stop = first_contact_time_s(inp.position_m[agents], prep.u[agents], v0, v_brake, dt,
+        v_sweep = sweep_end_velocity_mps(inp.support, agents, v_brake, dt)
+        t_stop = first_contact_time_s(inp.position_m[agents], prep.u[agents], v0, v_sweep, dt,
                                       sub.position_m, sub.velocity_mps, sub.valid,
                                       inp.radius_m[agents, None] + sub.radius_m)
     else:

@@ -40,13 +40,18 @@ def with_stand_in_budget(inp: StepInput, hold: np.ndarray) -> StepInput:
 def hold_label_safe(inp: StepInput, prep: Prepared, margins: Margins,
                     hold: np.ndarray) -> np.ndarray:
     """(N,) True for the agents of ``hold`` that may keep the safe label: at rest relative to a
-    reachable reference that keeps every wall (R3), curve and sweep inside. Claim: S6, R3."""
+    reachable reference that keeps every wall (R3), curve and sweep inside, and, for the walls
+    whose hold is certified in their local frame (next to rotating or accelerating motion, B6),
+    that certified hold at rest on the support (a constant-velocity check at the start would
+    miss a support turning or accelerating into the wall). Claim: S6, R3, B6."""
     c0 = prep.u + inp.velocity_mps - prep.ref.r_mps
     at_rest = np.hypot(c0[:, 0], c0[:, 1]) <= EPS
     e = inp.edges.edge_velocity_mps(inp.position_m)
     keeps = hold_is_safe(inp.edges.normal, prep.ref.r_mps, e, inp.edges.wall)
     inside = np.all(margins.edge_curve_m >= -EPS, axis=1)
     apart = np.all(margins.sweep_m >= -EPS, axis=1)
+    if prep.rot_stop is not None:
+        keeps &= np.all(~prep.rot_stop | (margins.end_stop_m >= -EPS), axis=1)
     return (hold & at_rest & keeps & inside & apart & prep.ref.exists & prep.ref.reachable)
 
 

@@ -108,9 +108,10 @@ def _check_valid_finite_where(field: str, value: np.ndarray, valid: np.ndarray) 
 
 
 def _check_valid_motion(field: str, motion: Motion, valid: np.ndarray | None = None) -> None:
-    """Pivot, velocity and angular velocity of a motion finite (in ``valid`` slots, if given):
-    a Support or EdgeSet built directly, without its validating constructors, is checked too."""
-    for name in ("pivot_m", "velocity_mps"):
+    """Pivot, velocity, acceleration and angular velocity of a motion finite (in ``valid``
+    slots, if given): a Support or EdgeSet built directly, without its validating constructors,
+    is checked too."""
+    for name in ("pivot_m", "velocity_mps", "acceleration_mps2"):
         value = np.asarray(getattr(motion, name), dtype=np.float64)
         if valid is None:
             check_valid_finite(f"{field}.{name}", value)

@@ -2,11 +2,11 @@
 
 The committed velocities are re-evaluated from the step input with the same generated formulas
 the proofs discharge (independently of the margins the solver reported): whole-step coverage of
-every edge (B2/B5, B6 for rotating edges), the shared stop envelope (S3), the discrete braking
-envelope (S7), the certified stop and hold in the local frame of every wall next to rotating
-motion (B6), the reachable disk (V2) and the neighbour sweep (W1). A violation raises
-:class:`ObligationViolation` with the claim
-ID, the agent, the signed margin (negative: how far outside) and the offending data.
+every edge (B2/B5, B6 next to rotating or accelerating motion), the shared stop envelope (S3),
+the discrete braking envelope (S7), the certified stop and hold in the local frame of every wall
+next to rotating or accelerating motion (B6), the reachable disk (V2) and the neighbour sweep
+(W1). A violation raises :class:`ObligationViolation` with the claim ID, the agent, the signed
+margin (negative: how far outside) and the offending data.
 
 Which obligations bind depends on the label: ``safe`` steps owe all four; ``dynamic avoidance
 failed`` (F1) steps owe coverage, the envelope and V2 (neighbours were relaxed); ``no stop
@@ -38,7 +38,11 @@ from navproof.step.result import (
     SAFE,
     SafeStepResult,
 )
-from navproof.step.verify import rotating_stop_margins_m, sweep_margins_m
+from navproof.step.verify import (
+    rotating_stop_margins_m,
+    sweep_end_velocity_mps,
+    sweep_margins_m,
+)
 
 
 def _raise_first(claim: str, message: str, margin: np.ndarray, owed: np.ndarray,
@@ -92,14 +96,16 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
         rot_m = rotating_stop_margins_m(inp.edges, inp.support, x0, v0, inp.dt_per_agent_s,
                                         budget, agents=np.arange(inp.count), v1_mps=v1,
                                         pairs=rot)
-        _raise_first("B6", "stop or hold next to rotating motion not certified", rot_m,
-                     corridor & ref.exists, {**data, "rotating_stop_margin_m": rot_m}, label)
+        _raise_first("B6", "stop or hold next to rotating or accelerating motion not certified",
+                     rot_m, corridor & ref.exists, {**data, "rotating_stop_margin_m": rot_m}, label)
     reach = reach_margin_mps(v1, v0, inp.accel_mps2 * dt)
     _raise_first("V2", "committed velocity outside the acceleration-reachable disk", reach,
                  np.ones_like(safe), {**data, "reach_margin_mps": reach}, label)
     nb = inp.neighbors
     if nb is not None and nb.valid.shape[1]:
-        sweep, t_min = sweep_margins_m(x0, u, v0, v1, inp.dt_per_agent_s, inp.radius_m, nb)
+        dt_rows = inp.dt_per_agent_s
+        v_sweep = sweep_end_velocity_mps(inp.support, slice(None), v1, dt_rows)
+        sweep, t_min = sweep_margins_m(x0, u, v0, v_sweep, dt_rows, inp.radius_m, nb)
         _raise_first("W1", "committed curve comes within the combined radius", sweep,
                      safe | separating,
                      {**data, "sweep_margin_m": sweep, "time_s": t_min}, label)

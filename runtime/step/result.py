@@ -28,15 +28,15 @@ FLAG_NAMES = {
     FLAG_CARRY_EXCEEDS_CANCEL: CARRY_EXCEEDS_CANCEL,
     FLAG_NO_REFERENCE: NO_REFERENCE,
     FLAG_TRUNCATED: "step truncated by the sweep",
-    FLAG_ROTATING_STOP_UNCERTIFIED: "stop or hold on a rotating support / next to a rotating "
-                                    "edge not certified",
+    FLAG_ROTATING_STOP_UNCERTIFIED: "stop or hold on a rotating or accelerating support / next "
+                                    "to a rotating or accelerating edge not certified",
     FLAG_NO_BRAKING_BUDGET: "zero braking budget: hold rule",
 }
 """FLAG_ROTATING_STOP_UNCERTIFIED: the committed velocity's stop after the step (reaction, brake
 to rest on the support, then the hold at rest on the support) could not be certified in some
-wall's local frame (B6); resting on a rotating support is not resting relative to a fixed or
-differently moving wall, so such an agent is never labelled safe (S3 and R3 assume constant
-velocities).
+wall's local frame (B6); resting on a rotating or accelerating support is not resting relative
+to a fixed or differently moving wall, so such an agent is never labelled safe (S3 and R3
+assume constant velocities).
 
 FLAG_NO_BRAKING_BUDGET (S6): the agent's budget is zero, so no velocity but its own is reachable
 and no division by the budget is made; it keeps its velocity, labelled safe only when it is at
@@ -51,9 +51,9 @@ class Margins:
     ``edge_curve_m`` (N, K) whole-step curve margin (B2/B5/B6); ``envelope_m`` (N, K) the S3
     envelope s - dot(n, c)(dt + Cmax/(2a)); ``end_stop_m`` (N, K) the S7 braking envelope
     margin, the margin at the step end minus K dot(n, c1) (which covers S1's brake from the step
-    end), for walls next to rotating motion (B6) the least of that and the certified margin of
-    the whole local-frame stop and hold; ``necessary_mps`` (N, K) S2 bound minus
-    dot(n, c); ``sweep_m`` (N, J) W1 (exact within SWEEP_EXACT_BAND_M of contact, certified
+    end), for walls next to rotating or accelerating motion (B6) the least of that and the
+    certified margin of the whole local-frame stop and hold; ``necessary_mps`` (N, K) S2 bound
+    minus dot(n, c); ``sweep_m`` (N, J) W1 (exact within SWEEP_EXACT_BAND_M of contact, certified
     bound beyond); ``reach_mps`` V2; ``speed_mps`` (N,) V1; ``orca_mps`` (N, L) ORCA lines
     (m/s).
     """

@@ -10,13 +10,14 @@ step. Constraints, all in ``v1`` (:mod:`navproof.step.constraints`):
   the stop-from-step-end half-plane, and cutting planes at interior extrema found by B5;
 - the horizontal speed disk ``|v1| <= Vh`` (V1) and the reachable disk ``|v1 - v0| <= a dt`` (V2).
 
-Rotating supports and edges enter the half-planes through their velocities at the body's start
-position (a linearisation that only proposes candidates); their candidates are accepted only by
-the certified local-frame bound of B6 over the whole step and, for every wall that does not
-share the support's rigid motion, by the certified bound of the whole stop after the step
-(reaction, brake to rest on the support, hold at rest on the support:
+Rotating or accelerating supports and edges enter the half-planes through their velocities at
+the body's start position (a linearisation that only proposes candidates); their candidates are
+accepted only by the certified local-frame bound of B6 over the whole step and, for every wall
+that does not share the support's rigid motion, by the certified bound of the whole stop after
+the step (reaction, brake to rest on the support, hold at rest on the support:
 :func:`navproof.boundary.rigid.rotating_stop_margin_bound_m`) instead of trusting the
-constant-velocity stop formulas of S1/S3. A scene where nothing rotates skips that work entirely.
+constant-velocity stop formulas of S1/S3. A scene where nothing rotates and every support
+accelerates like its edges skips that work entirely.
 
 The closest verified velocity (:mod:`navproof.step.search`) is committed with label ``SAFE``;
 otherwise the fallback order of :mod:`navproof.step.fallbacks` applies (F1, F2, F3).

@@ -1,11 +1,13 @@
 """Exact minimum distance over one step between a body's accelerating curve and its neighbours.
 
-The body moves (world frame) as ``x(t) = x0 + (u + v0) t + (v1 - v0) t^2 / (2 dt)``; each
-neighbour's prediction is ``y(t) = y0 + w t``. The relative position is the quadratic curve
-``d(tau) = d0 + B tau + A tau^2`` in the step fraction ``tau = t / dt``, and ``|d|^2`` is a quartic
-whose critical points are the roots of a cubic. The cubic is split at the roots of its own
-derivative (a quadratic) into monotone pieces, and each sign change is bracketed by bisection to
-machine precision; the minimum is taken over the endpoints and these roots. Nothing is sampled.
+The body moves (world frame) as ``x(t) = x0 + (u + v0) t + (v1 - v0) t^2 / (2 dt)`` (on a
+support accelerating at alpha the callers pass ``v1 + alpha dt``, which adds the support's
+``alpha t^2 / 2``); each neighbour's prediction is ``y(t) = y0 + w t``. The relative position
+is the quadratic curve ``d(tau) = d0 + B tau + A tau^2`` in the step fraction ``tau = t / dt``,
+and ``|d|^2`` is a quartic whose critical points are the roots of a cubic. The cubic is split at
+the roots of its own derivative (a quadratic) into monotone pieces, and each sign change is
+bracketed by bisection to machine precision; the minimum is taken over the endpoints and these
+roots. Nothing is sampled.
 """
 
 from __future__ import annotations

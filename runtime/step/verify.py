@@ -3,7 +3,7 @@
 A candidate v1 is verified against the whole continuous curve (B5 exact for translating
 motion, the certified local-frame bound of B6 otherwise), the discrete braking envelope from
 the step end (S7, which covers S1's brake from the step end), the certified stop and hold next
-to rotating motion (B6) and the neighbour sweep (W1).
+to rotating or accelerating motion (B6) and the neighbour sweep (W1).
 Claim: B4, B5, B6, S1, S3, S7, W1.
 """
 
@@ -88,6 +88,16 @@ def as_index(rows: np.ndarray, n: int) -> np.ndarray | slice:
     return rows
 
 
+def sweep_end_velocity_mps(support: Support, rows: np.ndarray | slice, v1_mps: np.ndarray,
+                           dt_s: np.ndarray) -> np.ndarray:
+    """End velocities (m/s, (R, 2)) that make the sweep's curve ``x0 + (u + v0) t + (v - v0)
+    t^2 / (2 dt)`` (constant carry u) the world curve of end velocities ``v1_mps`` of agents
+    ``rows`` on supports whose pivots accelerate at alpha: ``v1 + alpha dt`` (the support's
+    t^2 / 2 term joins the ramp's). Zero acceleration leaves v1 as it is. Claim: W1, B6."""
+    accel = support.motion.acceleration_mps2[rows]
+    return v1_mps + accel * np.asarray(dt_s, dtype=np.float64).reshape(-1, 1)
+
+
 def sweep_margins_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray, v1_mps: np.ndarray,
                     dt_s: np.ndarray, radius_m: np.ndarray, nb: Neighbors
                     ) -> tuple[np.ndarray, np.ndarray]:
@@ -143,8 +153,10 @@ def _curve_margins(inp: StepInput, prep: Prepared, rows: np.ndarray | slice, v1:
 def _sweep_margins(inp: StepInput, prep: Prepared, neighbors: Neighbors,
                    rows: np.ndarray | slice, v1: np.ndarray) -> np.ndarray:
     """W1 margins (m, (R, J)) of candidates ``v1`` (R, 2) of agents ``rows``. Claim: W1."""
-    return sweep_margins_m(inp.position_m[rows], prep.u[rows], inp.velocity_mps[rows], v1,
-                           inp.dt_per_agent_s[rows], inp.radius_m[rows], neighbors.take(rows))[0]
+    dt = inp.dt_per_agent_s[rows]
+    return sweep_margins_m(inp.position_m[rows], prep.u[rows], inp.velocity_mps[rows],
+                           sweep_end_velocity_mps(inp.support, rows, v1, dt), dt,
+                           inp.radius_m[rows], neighbors.take(rows))[0]
 
 
 def _rotating_stop_margins(inp: StepInput, prep: Prepared, rows: np.ndarray | slice,

@@ -16,10 +16,12 @@ from navproof.viz.trajectories import ARRIVED, RecordedRun, Region
 
 
 def _support_label(spec: Any) -> str:
+    accel = float(np.hypot(*np.asarray(spec.acceleration_mps2, dtype=np.float64)))
+    speeding = f", accelerating {accel:g} m/s^2" if accel else ""
     if spec.kind == "platform":
-        return f"{spec.name} (platform, {spec.omega_radps:g} rad/s)"
+        return f"{spec.name} (platform, {spec.omega_radps:g} rad/s{speeding})"
     vx, vy = (float(v) for v in spec.velocity_mps)
-    return f"{spec.name} (conveyor, {np.hypot(vx, vy):g} m/s)"
+    return f"{spec.name} (conveyor, {np.hypot(vx, vy):g} m/s{speeding})"
 
 
 class RunRecorder:

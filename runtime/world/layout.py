@@ -8,7 +8,7 @@ body centres (already eroded by the body radius, C2). Claim: C1, C2, B3, B6, V1.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -33,8 +33,10 @@ SUPPORT_PLATFORM = "platform"
 @dataclass(frozen=True)
 class SupportSpec:
     """A moving support: a conveyor (a fixed area whose surface translates at ``velocity_mps``)
-    or a platform (a convex piece rotating at ``omega_radps`` about ``pivot_m``; its edges are
-    walls that move with it for the bodies it carries). Claim: B3, B6."""
+    or a platform (a convex piece rotating at ``omega_radps`` about ``pivot_m``, which moves at
+    ``velocity_mps``; its edges are walls that move with it for the bodies it carries). Both
+    start at ``velocity_mps`` and change it at the constant ``acceleration_mps2`` (default zero).
+    Claim: B3, B6."""
 
     name: str
     kind: str
@@ -42,10 +44,12 @@ class SupportSpec:
     velocity_mps: np.ndarray
     pivot_m: np.ndarray
     omega_radps: float
+    acceleration_mps2: np.ndarray = field(default_factory=lambda: np.zeros(2))
 
     @staticmethod
     def build(name: str, kind: str, vertices_m: object, *, velocity_mps: object = (0.0, 0.0),
-              pivot_m: object = (0.0, 0.0), omega_radps: float = 0.0) -> SupportSpec:
+              pivot_m: object = (0.0, 0.0), omega_radps: float = 0.0,
+              acceleration_mps2: object = (0.0, 0.0)) -> SupportSpec:
         """Validated support (InvalidInput naming the field)."""
         if kind not in (SUPPORT_CONVEYOR, SUPPORT_PLATFORM):
             raise InvalidInput("kind", kind, f"must be {SUPPORT_CONVEYOR!r} or "
@@ -53,11 +57,15 @@ class SupportSpec:
         vel = check_valid_finite("velocity_mps", velocity_mps)
         piv = check_valid_finite("pivot_m", pivot_m)
         om = float(check_valid_finite("omega_radps", omega_radps))
-        if vel.shape != (2,) or piv.shape != (2,):
-            raise InvalidInput("velocity_mps", vel.tolist(), "must be a pair (x, y)")
+        acc = check_valid_finite("acceleration_mps2", acceleration_mps2)
+        for field, value in (("velocity_mps", vel), ("pivot_m", piv),
+                             ("acceleration_mps2", acc)):
+            if value.shape != (2,):
+                raise InvalidInput(field, value.tolist(), "must be a pair (x, y)")
         if kind == SUPPORT_CONVEYOR and om != 0.0:
             raise InvalidInput("omega_radps", om, "a conveyor translates only")
-        return SupportSpec(name, kind, check_valid_convex("vertices_m", vertices_m), vel, piv, om)
+        return SupportSpec(name, kind, check_valid_convex("vertices_m", vertices_m), vel, piv, om,
+                           acc)
 
 
 def _contains(normal: np.ndarray, offset: np.ndarray, valid: np.ndarray,
@@ -116,6 +124,11 @@ class Layout:
         self.common_edges = self._common_edges()
         self.support_angle_rad = np.zeros(len(self.supports))
         self.support_version = np.zeros(len(self.supports), np.int64)
+        # the state of every support at the start of the current step: its (pivot) velocity,
+        # changed by its acceleration, and how far a platform's pivot has moved
+        self.support_velocity_mps = np.array([s.velocity_mps for s in self.supports],
+                                             dtype=np.float64).reshape(-1, 2)
+        self.support_shift_m = np.zeros((len(self.supports), 2))
 
     # --------------------------------------------------------------------- look-ups
     def _common_edges(self) -> dict[tuple[int, int], CommonEdge]:
@@ -141,12 +154,17 @@ class Layout:
         inside = _contains(self.patch_normal, self.patch_offset, self.patch_valid, x_m)
         return np.where(inside.any(axis=1), np.argmax(inside, axis=1), -1)
 
+    def support_pivot_m(self, s: int) -> np.ndarray:
+        """Current pivot of support ``s`` (a platform's pivot moves; a conveyor's area stays)."""
+        return self.supports[s].pivot_m + self.support_shift_m[s]
+
     def platform_vertices(self, s: int) -> np.ndarray:
-        """Current vertices of support ``s`` (a platform has turned by its angle so far)."""
+        """Current vertices of support ``s`` (a platform has turned by its angle so far and
+        moved with its pivot)."""
         spec = self.supports[s]
         c, si = np.cos(self.support_angle_rad[s]), np.sin(self.support_angle_rad[s])
         rel = spec.vertices_m - spec.pivot_m
-        return spec.pivot_m + rel @ np.array([[c, si], [-si, c]])
+        return self.support_pivot_m(s) + rel @ np.array([[c, si], [-si, c]])
 
     def support_of(self, x_m: np.ndarray) -> np.ndarray:
         """Index of the support each position stands on (N,), -1 for the static ground."""
@@ -158,19 +176,21 @@ class Layout:
         return np.where(inside.any(axis=1), np.argmax(inside, axis=1), -1)
 
     def support_motion(self, support_index: np.ndarray) -> Support:
-        """The supports of N agents (static ground where the index is -1). Claim: B3, B6."""
+        """The supports of N agents (static ground where the index is -1): each support's
+        current pivot and velocity, its acceleration and rotation rate. Claim: B3, B6."""
         n = support_index.shape[0]
-        pivot, vel = np.zeros((n, 2)), np.zeros((n, 2))
+        pivot, vel, acc = np.zeros((n, 2)), np.zeros((n, 2)), np.zeros((n, 2))
         omega, version = np.zeros(n), np.zeros(n, np.int64)
         on = support_index >= 0
         if on.any():
-            table_pivot = np.array([s.pivot_m for s in self.supports])
-            table_vel = np.array([s.velocity_mps for s in self.supports])
+            table_pivot = np.array([self.support_pivot_m(s) for s in range(len(self.supports))])
+            table_acc = np.array([s.acceleration_mps2 for s in self.supports])
             table_omega = np.array([s.omega_radps for s in self.supports])
             idx = support_index[on]
-            pivot[on], vel[on], omega[on] = table_pivot[idx], table_vel[idx], table_omega[idx]
+            pivot[on], vel[on] = table_pivot[idx], self.support_velocity_mps[idx]
+            acc[on], omega[on] = table_acc[idx], table_omega[idx]
             version[on] = self.support_version[idx] + 1000 * (idx + 1)
-        return Support(Motion(pivot, vel, omega, version))
+        return Support(Motion(pivot, vel, omega, version, acc))
 
     def edges(self, patch_index: np.ndarray, support_index: np.ndarray) -> EdgeSet:
         """Every agent's walls: the corridor region and its patch's piece, or, on a platform, the
@@ -214,7 +234,7 @@ class Layout:
         offset = np.concatenate(parts_b, axis=1)
         valid = np.concatenate(parts_v, axis=1)
         k = normal.shape[1]
-        pivot, vel = np.zeros((n, k, 2)), np.zeros((n, k, 2))
+        pivot, vel, acc = np.zeros((n, k, 2)), np.zeros((n, k, 2)), np.zeros((n, k, 2))
         omega, version = np.zeros((n, k)), np.zeros((n, k), np.int64)
         if moving is not None:
             # platform walls share the platform's rigid motion (the carried body's own support)
@@ -224,17 +244,23 @@ class Layout:
             on = valid[:, sl]
             pivot[:, sl] = np.where(on[..., None], sup.pivot_m[:, None, :], 0.0)
             vel[:, sl] = np.where(on[..., None], sup.velocity_mps[:, None, :], 0.0)
+            acc[:, sl] = np.where(on[..., None], sup.acceleration_mps2[:, None, :], 0.0)
             omega[:, sl] = np.where(on, sup.omega_radps[:, None], 0.0)
             version[:, sl] = np.where(on, sup.version[:, None], 0)
         return EdgeSet.build(normal, offset, valid=valid,
-                             motion=Motion(pivot, vel, omega, version),
+                             motion=Motion(pivot, vel, omega, version, acc),
                              edge_id=np.concatenate(parts_id, axis=1),
                              kind=np.full((n, k), EDGE_WALL))
 
     def advance(self, dt_s: float) -> None:
-        """Turn every platform by ``omega dt`` (the state of the next step)."""
+        """The state of the next step: every platform turns by ``omega dt`` and its pivot moves
+        by ``w dt + alpha dt^2 / 2``; every support's velocity becomes ``w + alpha dt``."""
         for s, spec in enumerate(self.supports):
             self.support_angle_rad[s] += spec.omega_radps * dt_s
+            w = self.support_velocity_mps[s]
+            if spec.kind == SUPPORT_PLATFORM:
+                self.support_shift_m[s] += w * dt_s + 0.5 * spec.acceleration_mps2 * dt_s**2
+            self.support_velocity_mps[s] = w + spec.acceleration_mps2 * dt_s
 
     # ----------------------------------------------------------------- clearances
     def wall_clearance_m(self, x_m: np.ndarray, radius_m: np.ndarray,

@@ -4,10 +4,11 @@ verified it, and reports the executed state the next step reads. Claim: T4, B4, 
 Relative to its support the body ramps linearly from ``v0`` to ``v1`` (the B4 curve, generated
 ``accel_step_displacement``) for the commit time ``tc`` of the step (``dt`` unless F2 truncated
 it at the first sweep contact; the contact stops the body, which rests on its support for the
-remainder). The support carries the body over the whole step: ``x = c + w t + R(omega t)(y -
-c)``. On a rotating support the relative velocity turns with it, so the next step's ``v0`` is
-``R(omega dt) v(tc)`` (the rotation carry), and the executed world velocity is the support's
-point velocity at the end position plus that.
+remainder). The support carries the body over the whole step: ``x = c + w t + alpha t^2 / 2 +
+R(omega t)(y - c)``. On a rotating support the relative velocity turns with it, so the next
+step's ``v0`` is ``R(omega dt) v(tc)`` (the rotation carry), and the executed world velocity is
+the support's point velocity at the end of the step (pivot velocity ``w + alpha dt``) at the end
+position plus that.
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ def support_to_world(support: Support, y_m: np.ndarray, t_s: np.ndarray | float)
     m = support.motion
     t = np.asarray(t_s, dtype=np.float64)
     t = t[:, None] if t.ndim else t
-    return m.pivot_m + m.velocity_mps * t + _rotate(y_m - m.pivot_m,
-                                                    m.omega_radps * np.squeeze(t))
+    return (m.pivot_m + m.velocity_mps * t + 0.5 * m.acceleration_mps2 * t * t
+            + _rotate(y_m - m.pivot_m, m.omega_radps * np.squeeze(t)))
 
 
 def relative_curve_m(x0_m: np.ndarray, v0_mps: np.ndarray, v1_mps: np.ndarray, dt_s: float,
@@ -62,7 +63,8 @@ def execute(x0_m: np.ndarray, v0_mps: np.ndarray, v1_mps: np.ndarray, commit_s: 
     m = support.motion
     position = support_to_world(support, y_end, dt_s)
     v_rel = _rotate(v_end, m.omega_radps * dt_s)
-    pivot_end = m.pivot_m + m.velocity_mps * dt_s
+    pivot_end = m.pivot_m + m.velocity_mps * dt_s + 0.5 * m.acceleration_mps2 * dt_s**2
     rel = position - pivot_end
-    carry = m.velocity_mps + m.omega_radps[:, None] * np.stack([-rel[:, 1], rel[:, 0]], axis=1)
+    carry = (m.velocity_mps + m.acceleration_mps2 * dt_s
+             + m.omega_radps[:, None] * np.stack([-rel[:, 1], rel[:, 0]], axis=1))
     return Executed(position, v_rel, carry + v_rel)

@@ -69,6 +69,26 @@ def test_a_tiny_resource_limit_is_unknown_never_proved(profile):
     assert result.rlimit == 1
 
 
+def test_an_obligation_does_not_depend_on_what_was_decided_before_it(profile):
+    # Each obligation is built in a fresh z3 context: deciding others first changes neither
+    # its answer nor (beyond a few units of z3's internal counters) the resources it spends.
+    alone = engine.run_one("S7/boundary", profile)
+    for other in ("S5", "O6/closest", "A2", "B3"):
+        engine.run_one(other, profile)
+    after = engine.run_one("S7/boundary", profile)
+    assert alone.status == after.status == PROVED
+    assert alone.fingerprint == after.fingerprint
+    assert abs(after.resources_used - alone.resources_used) <= 0.01 * alone.resources_used
+
+
+def test_each_build_gets_its_own_z3_context(profile):
+    first = reg.build("B4", profile)
+    second = reg.build("B4", profile)
+    assert first.conclusion.ctx is not second.conclusion.ctx
+    # the first obligation is still decided in its own context after the second was built
+    assert engine.check_obligation(first).status == PROVED
+
+
 def test_the_same_budget_gives_the_same_answer_and_the_same_statement(profile):
     first = engine.run_one("B4", profile)
     second = engine.run_one("B4", profile)

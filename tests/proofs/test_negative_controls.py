@@ -247,6 +247,11 @@ FAMILY_MUTATIONS = [
         {"A4"},
     ),
     ("slope", slope, "HORIZONTAL_CAP", _halved, "V1", {"V1/factor"}),
+    ("invariance", stop_envelope, "BRAKE_ENVELOPE_OFFSET", _halved, "S7/halfplane",
+     {"S7/halfplane"}),
+    ("orca", orca, "LINE_POINT", lambda e: e.subs(orca.share, orca.share / 2), "O3/cutoff",
+     {"O3/cutoff"}),
+    ("steering", steering, "STEERING_CHANGE", _doubled, "T2", {"T2"}),
     (
         "rigid",
         rigid,
@@ -265,6 +270,10 @@ FAMILY_MUTATIONS = [
         {"B6/stop_trajectory/tight"},
     ),
 ]
+
+
+def test_every_family_has_a_wrong_derivation_that_prove_names():
+    assert {m[0] for m in FAMILY_MUTATIONS} == set(reg.FAMILIES)
 
 
 @pytest.mark.parametrize(

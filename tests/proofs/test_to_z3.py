@@ -183,6 +183,9 @@ _POINT = {
     "omega_e": sympy.Rational(1, 2),
     "d_omega": sympy.Rational(3, 4),
     "dw": sympy.Rational(1, 5),
+    "d_accel": sympy.Rational(2, 5),
+    "dp_max": sympy.Rational(7, 20),
+    "ddp_max": sympy.Rational(2, 5),
     "p0": sympy.Integer(2),
     "p_max": sympy.Rational(5, 2),
     "q0": sympy.Rational(3, 2),
@@ -196,6 +199,10 @@ _POINT = {
     "horizon": sympy.Rational(3, 10),
     "ulp": sympy.Rational(1, 2**52),
     "offset_abs": sympy.Integer(4),
+    # the hold's pivot drift (B6, R3): a parabola opening downwards with its vertex at t > 0
+    "n_dot_p": sympy.Rational(-1, 2),
+    "n_dot_dw": sympy.Rational(1, 5),
+    "n_dot_da": sympy.Rational(-3, 10),
 }
 
 
