@@ -26,7 +26,21 @@ def test_cvc5_decides_sat_and_unsat_like_z3():
     assert cross_check.check([x * x == 2, x > 0], 10**6)[0] == cross_check.SAT
 
 
-@pytest.mark.parametrize("obligation_id", ["B1", "S2/tight", "B5/endpoints", "A2/peak", "A5", "S1"])
+# Every obligation on which a full `navproof prove --cross-check` found cvc5 deciding each query
+# within its budget (29 of 59, no disagreement). Left out: B5/stationary (cvc5 decides it, but
+# one query takes about 10 s, too close to the 30 s stop on a slower machine) and the 29 whose
+# queries cvc5 leaves unknown within 30 s: B4, B5/extremum, S4, S5, the five S7 obligations, A2,
+# A4, V1, V1/factor, the six O3, O5/vertex, O6/apart, O6/closest, O6/bounded, the four O7
+# *_at_least_one, O7/colliding_below_one and O7/left_leg_above_one.
+AGREEING = [
+    "B1", "B2", "B2/world", "B3", "B5/endpoints", "S1", "S2", "S2/tight", "S3", "S3/tight",
+    "S4/cap", "S5/tight", "R2", "R2/report", "R3", "A1", "A2/peak", "A3", "A5",
+    "O1/unconstrained", "O5/segment", "O7/cutoff_below_one", "O7/left_leg_below_one",
+    "O7/cutoff_above_one", "T2", "T3/invariant", "T3/rest", "T3/progress", "T3/ramp",
+]
+
+
+@pytest.mark.parametrize("obligation_id", AGREEING)
 def test_both_engines_agree_on_every_query(profile, obligation_id):
     result = engine.run_one(
         obligation_id, profile, cross_check_limit=profile.budgets.cvc5_resource_limit
