@@ -14,6 +14,9 @@ over a horizon of 2 dt + |v1|/a. This composition is proved here:
   the sampled times lie within the pivot horizon;
 - ``B6/stop_trajectory/tight``: an offset along v1 at the end of the stop reaches
   ``STOP_CURVE_OFFSET_BOUND`` exactly.
+- ``B6/hold_drift`` and ``/tight``: at rest on the support afterwards, next to an edge that does
+  not rotate, the pivot drift dot(n, P(t)) stays at or below ``HOLD_DRIFT_SUP`` for all t >= 0
+  where the runtime certifies the hold, and reaches it.
 """
 
 from __future__ import annotations
@@ -188,7 +191,89 @@ def b6_stop_trajectory_tight(profile: Profile) -> Obligation:
     )
 
 
+def _hold_drift(bb: Builder) -> tuple[z3.ArithRef, ...]:
+    """dot(n, p0), dot(n, dw), dot(n, da) of the pivot offset against a non-rotating edge, the
+    premise under which the runtime certifies the hold (dot(n, da) < 0, or dot(n, da) = 0 and
+    dot(n, dw) <= 0) and ``HOLD_DRIFT_SUP`` of them."""
+    p0 = bb.var("n_dot_p")
+    dw = bb.var("n_dot_dw")
+    da = bb.var("n_dot_da")
+    certified = z3.Or(da < 0, z3.And(da == 0, dw <= 0))
+    sup = bb.alias("sup", rigid_term(bb, rigid.HOLD_DRIFT_SUP, n_dot_p=p0, n_dot_dw=dw,
+                                     n_dot_da=da))
+    return p0, dw, da, certified, sup
+
+
+def _drift_at(x: Values, t: float) -> float:
+    """dot(n, P(t)) = dot(n, p0) + dot(n, dw) t + dot(n, da) t^2 / 2, from the kinematics."""
+    return x["n_dot_p"] + x["n_dot_dw"] * t + 0.5 * x["n_dot_da"] * t * t
+
+
+def _runtime_sup(x: Values) -> float:
+    return float(runtime_formulas().hold_drift_sup(n_dot_p=x["n_dot_p"], n_dot_dw=x["n_dot_dw"],
+                                                   n_dot_da=x["n_dot_da"]))
+
+
+def b6_hold_drift(profile: Profile) -> Obligation:
+    """B6/hold_drift: at rest on its support after the stop, a body's margin against an edge
+    that does not rotate changes by the pivot drift dot(n, P(t)) = dot(n, p0) + dot(n, dw) t
+    + dot(n, da) t^2 / 2 (written here from the kinematics). Where the runtime certifies the
+    hold, the drift never exceeds ``HOLD_DRIFT_SUP`` at any t >= 0. Claim: B6, R3."""
+    bb = Builder(profile)
+    p0, dw, da, certified, sup = _hold_drift(bb)
+    t = bb.var("t", nonnegative)
+    drift = bb.alias("drift", p0 + dw * t + da * t * t / 2)
+
+    def replay(x: Values) -> Replay:
+        limit = _runtime_sup(x)
+        return Replay(bool(_drift_at(x, x["t"]) > limit + 1e-9 * (1.0 + abs(limit))),
+                      f"drift at t = {x['t']:.6g}: {_drift_at(x, x['t']):.6g} vs "
+                      f"supremum {limit:.6g}")
+
+    return bb.obligation(
+        id="B6/hold_drift",
+        claim="B6",
+        title="the pivot drift of a certified hold stays below its supremum",
+        expected=PROVED,
+        premise=[certified],
+        conclusion=drift <= sup,
+        replay=replay,
+        witness_prefer=[dw > 0, da < 0, t > 0],
+    )
+
+
+def b6_hold_drift_tight(profile: Profile) -> Obligation:
+    """B6/hold_drift/tight: the drift reaches ``HOLD_DRIFT_SUP``: at the parabola's vertex
+    t* = -dot(n, dw) / dot(n, da) when the drift first rises (dot(n, dw) > 0, dot(n, da) < 0),
+    at t = 0 otherwise. Claim: B6, R3."""
+    bb = Builder(profile)
+    p0, dw, da, certified, sup = _hold_drift(bb)
+    peak = bb.var("t_peak")
+    rising = z3.And(dw > 0, da < 0)
+    bb.hypotheses.append(z3.If(rising, da * peak == -dw, peak == 0))
+    drift = bb.alias("drift", p0 + dw * peak + da * peak * peak / 2)
+
+    def replay(x: Values) -> Replay:
+        limit = _runtime_sup(x)
+        reached = _drift_at(x, x["t_peak"])
+        return Replay(bool(x["t_peak"] < 0 or abs(reached - limit) > 1e-9 * (1.0 + abs(limit))),
+                      f"drift at t = {x['t_peak']:.6g}: {reached:.6g} vs supremum {limit:.6g}")
+
+    return bb.obligation(
+        id="B6/hold_drift/tight",
+        claim="B6",
+        title="the pivot drift of a certified hold reaches its supremum",
+        expected=PROVED,
+        premise=[certified],
+        conclusion=z3.And(peak >= 0, drift == sup),
+        replay=replay,
+        witness_prefer=[dw > 0, da < 0, p0 < 0],
+    )
+
+
 OBLIGATIONS = {
     "B6/stop_trajectory": b6_stop_trajectory,
     "B6/stop_trajectory/tight": b6_stop_trajectory_tight,
+    "B6/hold_drift": b6_hold_drift,
+    "B6/hold_drift/tight": b6_hold_drift_tight,
 }

@@ -40,7 +40,7 @@ AGREEING = [
     # B6: cvc5 decides these; it leaves B6/second_derivative/tight, B6/pivot, B6/accel_curve,
     # B6/accel_curve/tight and B6/stop_trajectory unknown within its budget.
     "B6/product_rule", "B6/second_derivative", "B6/interpolation", "B6/interpolation/tight",
-    "B6/pivot/tight", "B6/stop_trajectory/tight",
+    "B6/pivot/tight", "B6/stop_trajectory/tight", "B6/hold_drift", "B6/hold_drift/tight",
 ]
 
 

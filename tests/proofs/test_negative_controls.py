@@ -140,6 +140,9 @@ CONTROLS = [
      lambda e: e.subs(sym.a, 2 * sym.a), "braking at 2a"),
     ("B6/stop_trajectory/tight", rigid, "STOP_CURVE_OFFSET_BOUND", _doubled,
      "offset bound doubled"),
+    ("B6/hold_drift", rigid, "HOLD_DRIFT_SUP", _halved, "supremum halved"),
+    ("B6/hold_drift", rigid, "HOLD_DRIFT_SUP", _drop(rigid.n_dot_p), "start offset dropped"),
+    ("B6/hold_drift/tight", rigid, "HOLD_DRIFT_SUP", _doubled, "supremum doubled"),
 ]
 
 

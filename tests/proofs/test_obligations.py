@@ -92,6 +92,8 @@ REQUIRED = {
     "B6/accel_curve/tight": PROVED,
     "B6/stop_trajectory": PROVED,
     "B6/stop_trajectory/tight": PROVED,
+    "B6/hold_drift": PROVED,
+    "B6/hold_drift/tight": PROVED,
 }
 
 RUNTIME_RULES_WITH_FORMULA_OBLIGATIONS = {"B6"}

@@ -62,6 +62,8 @@ UNRANGED = {
     "B6/interpolation/tight",
     "B6/pivot",
     "B6/pivot/tight",
+    "B6/hold_drift",
+    "B6/hold_drift/tight",
 }
 
 
