@@ -20,6 +20,8 @@ Argued, not checked by z3: the comparison step. e = f - chord - parabola has e''
 below chord + parabola. ``B6/product_rule`` checks its ingredients (the parabola's curvature and
 end values), the z3 obligations the rest. The float64 rounding slack ``ROUNDING_SLACK`` has no
 world model to pin (it covers float evaluation, not geometry) and has no obligation.
+
+Claim: B6 (seed 000).
 """
 
 from __future__ import annotations

@@ -9,6 +9,8 @@ Cauchy-Schwarz) and pinned by an aligned construction that reaches them exactly:
 - ``B6/accel_curve`` (+ ``/tight``): the accelerating step Q(t) = q0 + v0 t + (v1 - v0) t^2/(2 dt)
   on [0, dt], which is also B4's ``ACCEL_STEP_DISPLACEMENT`` that the runtime samples;
 - the stop after the step: :mod:`navproof.proofs.obligations.rigid_stop`.
+
+Claim: B6 (seed 000).
 """
 
 from __future__ import annotations

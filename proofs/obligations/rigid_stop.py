@@ -17,6 +17,8 @@ over a horizon of 2 dt + |v1|/a. This composition is proved here:
 - ``B6/hold_drift`` and ``/tight``: at rest on the support afterwards, next to an edge that does
   not rotate, the pivot drift dot(n, P(t)) stays at or below ``HOLD_DRIFT_SUP`` for all t >= 0
   where the runtime certifies the hold, and reaches it.
+
+Claim: B6 (seed 000).
 """
 
 from __future__ import annotations
@@ -63,7 +65,8 @@ def b6_stop_trajectory(profile: Profile) -> Obligation:
     [0, dt + |v1|/a]:
     (i) v1 ``STOP_TRAJECTORY_FACTOR``(tau) is the hold-then-brake displacement written here
     (v1 tau while holding; v1 dt + v1 s - a v1/|v1| s^2/2 with s = tau - dt while braking);
-    (ii) |q0 + v1 phi(tau)| <= ``STOP_CURVE_OFFSET_BOUND``(|q0|, |v1|, dt, a);
+    (ii) |q0 + v1 phi(tau)| <= ``STOP_CURVE_OFFSET_BOUND``(q0, |v1|, dt, a) for any bound q0 of
+    |q0| (stated as u.Q <= the bound for every unit u, vectors in u's frame: see ``Direction``);
     (iii) 0 <= phi' <= 1 (|Q'| <= |v1|), |v1| phi'' = 0 while holding and -a while braking;
     (iv) the absolute time dt + tau lies in [0, 2 dt + |v1|/a], the runtime's pivot horizon.
     Steps: the factor lies in [0, ``STOP_DISPLACEMENT_FACTOR``], then the triangle inequality.
