@@ -34,7 +34,7 @@ from navproof.proofs.symbols import a, dt, speed, t, v0, v1
 omega_e = Symbol("omega_e", nonnegative=True)  # |edge rotation rate|, rad/s
 d_omega = Symbol("d_omega", nonnegative=True)  # |support rate - edge rate|, rad/s
 dw = Symbol("dw", nonnegative=True)  # |w_s - w_e|, pivot drift speed at the start, m/s
-d_accel = Symbol("d_accel", nonnegative=True)  # |alpha_s - alpha_e|, pivot drift acceleration, m/s^2
+d_accel = Symbol("d_accel", nonnegative=True)  # |alpha_s - alpha_e|, pivot drift accel., m/s^2
 dp_max = Symbol("dp_max", nonnegative=True)  # bound of |P'(t)| over the interval, m/s
 ddp_max = Symbol("ddp_max", nonnegative=True)  # bound of |P''(t)| over the interval, m/s^2
 p0 = Symbol("p0", nonnegative=True)  # |c_s - c_e| at the step start, m

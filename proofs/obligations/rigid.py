@@ -318,7 +318,7 @@ def b6_second_derivative_tight(profile: Profile) -> Obligation:
     out: list[z3.ArithRef] = []
     norms: list[z3.BoolRef] = []
     subs: dict[str, z3.ArithRef] = {}
-    for tag, rate_name, vec, prefix in _TERMS:
+    for tag, rate_name, _vec, prefix in _TERMS:
         m = bb.unit(f"m{tag}")
         rate = bb.var(rate_name, nonnegative)
         bounds = [bb.var(f"{d}{prefix}_max", nonnegative) for d in ("", "d", "dd")]

@@ -45,8 +45,8 @@ from navproof.proofs.obligations.rigid import keep_only, nonnegative, rigid_term
 from navproof.proofs.obligations.rigid_curves import (
     Direction,
     Part,
-    from_frame,
     direction_steps,
+    from_frame,
 )
 from navproof.specs.profile import Profile
 

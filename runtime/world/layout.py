@@ -58,10 +58,10 @@ class SupportSpec:
         piv = check_valid_finite("pivot_m", pivot_m)
         om = float(check_valid_finite("omega_radps", omega_radps))
         acc = check_valid_finite("acceleration_mps2", acceleration_mps2)
-        for field, value in (("velocity_mps", vel), ("pivot_m", piv),
-                             ("acceleration_mps2", acc)):
+        for key, value in (("velocity_mps", vel), ("pivot_m", piv),
+                           ("acceleration_mps2", acc)):
             if value.shape != (2,):
-                raise InvalidInput(field, value.tolist(), "must be a pair (x, y)")
+                raise InvalidInput(key, value.tolist(), "must be a pair (x, y)")
         if kind == SUPPORT_CONVEYOR and om != 0.0:
             raise InvalidInput("omega_radps", om, "a conveyor translates only")
         return SupportSpec(name, kind, check_valid_convex("vertices_m", vertices_m), vel, piv, om,
