@@ -7,38 +7,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from step_then_stop_curve import DT, relative_curve, rot
 
 from navproof import boundary as b
 from navproof.core.errors import InvalidInput
-
-DT = 0.1
-
-
-def rot(angle, p):
-    c, s = np.cos(angle), np.sin(angle)
-    return np.stack([c * p[..., 0] - s * p[..., 1], s * p[..., 0] + c * p[..., 1]], axis=-1)
-
-
-def relative_curve(x0, v0, v1, a, times):
-    """Support-frame points (T, 2) of the step, one reaction step holding v1, braking at ``a``
-    to rest on the support, then rest (written out here, independently of the runtime)."""
-    speed = float(np.hypot(*v1))
-    brake = speed / a
-    end = x0 + (v0 + v1) * DT / 2.0
-    out = []
-    for t in times:
-        if t <= DT:
-            out.append(x0 + v0 * t + (v1 - v0) * t * t / (2.0 * DT))
-            continue
-        tau = t - DT
-        if tau <= DT:
-            dist = tau
-        elif tau <= DT + brake:
-            dist = tau - a * (tau - DT) ** 2 / (2.0 * speed)
-        else:
-            dist = DT + brake / 2.0
-        out.append(end + v1 * dist)
-    return np.array(out)
 
 
 def true_excess(y, times, sup, edge, normal, offset):

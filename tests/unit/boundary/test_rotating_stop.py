@@ -3,41 +3,18 @@ R3, F2): certified along the local-frame curve, never by the constant-velocity s
 
 import numpy as np
 import pytest
+from step_then_stop_curve import DT, relative_curve, rot
 
 from navproof import boundary as b
 from navproof import step as ss
 from navproof.boundary.reference import reference_velocity
 from navproof.boundary.stop_envelope import end_stop_margin_m
 
-DT = 0.1
-
-
-def rot(angle, p):
-    c, s = np.cos(angle), np.sin(angle)
-    return np.stack([c * p[..., 0] - s * p[..., 1], s * p[..., 0] + c * p[..., 1]], axis=-1)
-
 
 def true_world_curve(x0, v0, v1, pivot, omega, a, times):
     """World positions (T, 2) of one body on a platform turning at ``omega`` about a fixed
-    ``pivot``: the accelerating step, one reaction step holding v1, braking at ``a`` to rest on
-    the platform, then rest on the platform (written out here, independently of the runtime)."""
-    speed = float(np.hypot(*v1))
-    brake = speed / a
-    y = []
-    for t in times:
-        if t <= DT:
-            y.append(x0 + v0 * t + (v1 - v0) * t * t / (2.0 * DT))
-            continue
-        end = x0 + (v0 + v1) * DT / 2.0
-        tau = t - DT
-        if tau <= DT:
-            dist = tau
-        elif tau <= DT + brake:
-            dist = tau - a * (tau - DT) ** 2 / (2.0 * speed)
-        else:
-            dist = DT + brake / 2.0
-        y.append(end + v1 * dist)
-    y = np.array(y)
+    ``pivot``: its support-frame step-then-stop curve turned with the platform."""
+    y = relative_curve(x0, v0, v1, a, times)
     return pivot + rot(omega * np.asarray(times), y - pivot)
 
 
