@@ -119,13 +119,19 @@ def _peaks(curve, end: float, samples: int = 4001) -> tuple[float, float, float]
     return tuple(max(math.hypot(*v[k]) for v in values) for k in range(3))
 
 
+def _uniformly_accelerated(start: tuple[float, float], vel: tuple[float, float],
+                           acc: tuple[float, float], t: float
+                           ) -> tuple[tuple[float, float], ...]:
+    """Position, velocity and acceleration at time t of a point starting at ``start`` with
+    velocity ``vel`` and constant acceleration ``acc`` (the kinematics, no derived formula)."""
+    pos = tuple(start[k] + vel[k] * t + acc[k] * t * t / 2 for k in range(2))
+    return pos, tuple(vel[k] + acc[k] * t for k in range(2)), acc
+
+
 def _pivot_values(vec: dict[str, tuple[float, float]], t: float
                   ) -> tuple[tuple[float, float], ...]:
     """P(t), P'(t), P''(t) of the pivot offset, written from its kinematics."""
-    p0, dw, da = vec["p0"], vec["dw"], vec["da"]
-    pos = tuple(p0[k] + dw[k] * t + da[k] * t * t / 2 for k in range(2))
-    vel = tuple(dw[k] + da[k] * t for k in range(2))
-    return pos, vel, da
+    return _uniformly_accelerated(vec["p0"], vec["dw"], vec["da"], t)
 
 
 def _pivot_bounds(x: Values, p0: float, dw: float, da: float) -> tuple[float, float, float]:
@@ -258,11 +264,8 @@ def _curve_values(vec: dict[str, tuple[float, float]], dt: float, t: float
                   ) -> tuple[tuple[float, float], ...]:
     """Q(t), Q'(t), Q''(t) of the accelerating step, written from its kinematics: the velocity
     ramps linearly from v0 to v1 over dt."""
-    q0, v0, v1 = vec["q0"], vec["v0"], vec["v1"]
-    acc = tuple((v1[k] - v0[k]) / dt for k in range(2))
-    pos = tuple(q0[k] + v0[k] * t + acc[k] * t * t / 2 for k in range(2))
-    vel = tuple(v0[k] + acc[k] * t for k in range(2))
-    return pos, vel, acc
+    v0, v1 = vec["v0"], vec["v1"]
+    return _uniformly_accelerated(vec["q0"], v0, tuple((v1[k] - v0[k]) / dt for k in range(2)), t)
 
 
 def _curve_bounds(x: Values, q0: float, v0: float, dv: float) -> tuple[float, float, float]:

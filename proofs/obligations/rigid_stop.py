@@ -207,9 +207,14 @@ def _hold_drift(bb: Builder) -> tuple[z3.ArithRef, ...]:
     return p0, dw, da, certified, sup
 
 
+def _drift(n_dot_p, n_dot_dw, n_dot_da, t):
+    """dot(n, P(t)) = dot(n, p0) + dot(n, dw) t + dot(n, da) t^2 / 2, from the kinematics (for
+    z3 terms and floats alike)."""
+    return n_dot_p + n_dot_dw * t + n_dot_da * t * t / 2
+
+
 def _drift_at(x: Values, t: float) -> float:
-    """dot(n, P(t)) = dot(n, p0) + dot(n, dw) t + dot(n, da) t^2 / 2, from the kinematics."""
-    return x["n_dot_p"] + x["n_dot_dw"] * t + 0.5 * x["n_dot_da"] * t * t
+    return _drift(x["n_dot_p"], x["n_dot_dw"], x["n_dot_da"], t)
 
 
 def _runtime_sup(x: Values) -> float:
@@ -225,7 +230,7 @@ def b6_hold_drift(profile: Profile) -> Obligation:
     bb = Builder(profile)
     p0, dw, da, certified, sup = _hold_drift(bb)
     t = bb.var("t", nonnegative)
-    drift = bb.alias("drift", p0 + dw * t + da * t * t / 2)
+    drift = bb.alias("drift", _drift(p0, dw, da, t))
 
     def replay(x: Values) -> Replay:
         limit = _runtime_sup(x)
@@ -254,7 +259,7 @@ def b6_hold_drift_tight(profile: Profile) -> Obligation:
     peak = bb.var("t_peak")
     rising = z3.And(dw > 0, da < 0)
     bb.hypotheses.append(z3.If(rising, da * peak == -dw, peak == 0))
-    drift = bb.alias("drift", p0 + dw * peak + da * peak * peak / 2)
+    drift = bb.alias("drift", _drift(p0, dw, da, peak))
 
     def replay(x: Values) -> Replay:
         limit = _runtime_sup(x)
