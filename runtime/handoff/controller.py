@@ -8,33 +8,30 @@ epoch, action ID, attempt number and motion; the displacement the mover reports 
 accepted only when those tags are current. Decisions are committed to the record before they
 take effect; the body is only ever moved by commands, never set to a position.
 
-The controller's values are in :mod:`navproof.handoff.values`, its attempt steps in
-:mod:`navproof.handoff.attempts` and its checks of the actual state in
-:mod:`navproof.handoff.validity`; this module holds the construction, the tick loop and the
-mover's side (command and accept).
+The controller's values are in :mod:`navproof.handoff.values`. Its state has one owner, the
+:class:`~navproof.handoff.context.HandoffContext` (record, target, parameters, epoch, timeline,
+motion); the controller composes it with its attempt steps (:mod:`navproof.handoff.attempts`)
+and its checks of the actual state (:mod:`navproof.handoff.validity`), each of which receives
+the context. This module holds the construction, the tick loop and the mover's side (command and
+accept).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import asdict
-from typing import Any
 
 import numpy as np
 
-from navproof._generated import formulas
-from navproof.boundary.slope import slope_factor
-from navproof.core.errors import EPS, InvalidInput, ObligationViolation, assertions_enabled
-from navproof.handoff.access import BrakeMotion, CurveMotion, brake_from_velocity
+from navproof.core.errors import EPS, InvalidInput, ObligationViolation
+from navproof.handoff.access import CurveMotion
 from navproof.handoff.attempts import AttemptSteps
+from navproof.handoff.context import HandoffContext
 from navproof.handoff.phases import (
     MOVER_OWNED,
     TERMINAL,
-    BoundaryVerdict,
     Phase,
     RouteStatus,
-    boundary_verdict,
     check_at_boundary,
     check_transition,
     parse_phase,
@@ -57,7 +54,7 @@ from navproof.handoff.values import (
 )
 
 
-class HandoffController(AttemptSteps, ValidityChecks):
+class HandoffController:
     """Handoff state machine of one action (Claim: H1–H10, A3–A5, V1).
 
     Build with :meth:`begin` (a new handoff) or :meth:`recover` (after a process restart). Per
@@ -73,22 +70,11 @@ class HandoffController(AttemptSteps, ValidityChecks):
                  *, epoch: int, assert_mode: bool | None = None,
                  listener: Callable[[HandoffEvent], None] | None = None,
                  on_dispatch: Callable[[int], None] | None = None) -> None:
-        self.record = record
-        self.listener = listener
-        self.on_dispatch = on_dispatch
-        self.target = target
-        self.params = params
-        self.epoch = epoch
-        self.assert_mode = assertions_enabled(assert_mode)
-        self.events: list[HandoffEvent] = []
-        self._motion: CurveMotion | BrakeMotion | None = None
-        self._motion_kind = "none"
-        self._expected_velocity = np.zeros(2)
-        self._last_fb: Feedback | None = None
-        self._tick = 0
-        self._wait_logged_version: int | None = None
-        self._guarantee_voided = False
-        self._now_s = 0.0
+        self.ctx = HandoffContext(record, target, params, epoch=epoch, assert_mode=assert_mode,
+                                  listener=listener, on_dispatch=on_dispatch)
+        self.state = self.ctx.state
+        self.attempts = AttemptSteps(self.ctx)
+        self.validity = ValidityChecks(self.ctx, self.attempts)
 
     # --- construction -----------------------------------------------------------------------
 
@@ -106,7 +92,7 @@ class HandoffController(AttemptSteps, ValidityChecks):
             raise InvalidInput("feedback", feedback, "must be finite to begin a handoff")
         ctrl = cls(record, target, params, epoch=epoch, assert_mode=assert_mode,
                    listener=listener, on_dispatch=on_dispatch)
-        ctrl._tick = tick
+        ctrl.state.tick = tick
         spec = ActionSpec(
             action_id=target.action_id,
             p_patch=target.p_patch, p_version=target.versions.p,
@@ -125,17 +111,17 @@ class HandoffController(AttemptSteps, ValidityChecks):
             obstacle_version=snapshot.obstacle_version, time_s=feedback.time_s,
             detail={"position_xy_m": vec_list(feedback.position), "params": asdict(params)},
         )
-        ctrl._last_fb = feedback
-        ctrl._expected_velocity = feedback.velocity
-        ctrl._event("approach", feedback,
-                    f"Following -> Approaching: handoff {target.action_id} to {target.q_patch}, "
-                    f"deadline tick {spec.deadline_tick}, at most {spec.max_attempts} curves")
+        ctrl.state.last_fb = feedback
+        ctrl.state.expected_velocity = feedback.velocity
+        ctrl.ctx.event("approach", feedback,
+                       f"Following -> Approaching: handoff {target.action_id} to {target.q_patch}, "
+                       f"deadline tick {spec.deadline_tick}, at most {spec.max_attempts} curves")
         if feedback.speed_mps <= params.stop_speed_threshold_mps:
-            ctrl._register_and_dispatch(feedback, snapshot, from_phase=Phase.APPROACHING)
+            ctrl.attempts.register_and_dispatch(feedback, snapshot, from_phase=Phase.APPROACHING)
         else:
-            ctrl._start_brake(feedback)
-            ctrl._decide("approach-brake", feedback, updates={"current_motion": "brake"},
-                         message="braking to rest before the access curve")
+            ctrl.ctx.start_brake(feedback)
+            ctrl.ctx.decide("approach-brake", feedback, updates={"current_motion": "brake"},
+                            message="braking to rest before the access curve")
         return ctrl
 
     @classmethod
@@ -157,18 +143,18 @@ class HandoffController(AttemptSteps, ValidityChecks):
         row = record.load(target.action_id)
         ctrl = cls(record, target, params, epoch=epoch, assert_mode=assert_mode,
                    listener=listener, on_dispatch=on_dispatch)
-        ctrl._tick = tick
-        ctrl._last_fb = feedback
-        ctrl._expected_velocity = feedback.velocity if feedback.valid else np.zeros(2)
+        ctrl.state.tick = tick
+        ctrl.state.last_fb = feedback
+        ctrl.state.expected_velocity = feedback.velocity if feedback.valid else np.zeros(2)
         phase = parse_phase(row.phase)
         if phase in TERMINAL:
-            ctrl._event("recover", feedback, f"action already ended in {phase.value}")
+            ctrl.ctx.event("recover", feedback, f"action already ended in {phase.value}")
             return ctrl
         last = record.last_decision(target.action_id)
         voided = [a.attempt_no for a in record.attempts(target.action_id)
                   if a.state in ("registered", "dispatched")]
         if not feedback.valid:
-            ctrl._decide(
+            ctrl.ctx.decide(
                 "recover", feedback,
                 new_phase=Phase.CANCELLING if phase != Phase.CANCELLING else None,
                 updates={"current_epoch": epoch, "current_motion": "none",
@@ -178,7 +164,7 @@ class HandoffController(AttemptSteps, ValidityChecks):
                 message="recovery without valid feedback: Cancelling, fault reported",
             )
             return ctrl
-        verdict = ctrl._verdict(feedback)
+        verdict = ctrl.ctx.verdict(feedback)
         if phase in (Phase.AT_BOUNDARY, Phase.ADOPTING) and verdict.at_boundary:
             new_phase = Phase.AT_BOUNDARY
         elif phase == Phase.CANCELLING:
@@ -205,25 +191,53 @@ class HandoffController(AttemptSteps, ValidityChecks):
             f"{row.attempts_left} attempt(s) left; "
             + ("braking from the actual velocity" if moving else "body at rest where it is")
         )
-        ctrl._decide(
+        ctrl.ctx.decide(
             "recover", feedback, new_phase=new_phase if new_phase != phase else None,
             updates={"current_epoch": epoch, "current_motion": "brake" if moving else "none"},
             attempt_states={n: "void" for n in voided}, detail=detail, message=message,
         )
         if moving:
-            ctrl._start_brake(feedback)
-        ctrl._guarantee_voided = ctrl._signed_edge_distance_m(feedback) > EPS
+            ctrl.ctx.start_brake(feedback)
+        ctrl.state.guarantee_voided = ctrl.ctx.signed_edge_distance_m(feedback) > EPS
         return ctrl
 
     # --- state --------------------------------------------------------------------------------
 
     @property
+    def record(self) -> HandoffRecord:
+        """The action record every decision is committed to."""
+        return self.ctx.record
+
+    @property
+    def target(self) -> HandoffTarget:
+        return self.ctx.target
+
+    @property
+    def params(self) -> HandoffParams:
+        return self.ctx.params
+
+    @property
+    def epoch(self) -> int:
+        """The run epoch the controller tags its commands with (Claim: H7)."""
+        return self.ctx.epoch
+
+    @property
+    def assert_mode(self) -> bool:
+        return self.ctx.assert_mode
+
+    @property
+    def events(self) -> list[HandoffEvent]:
+        """The controller's timeline, oldest first."""
+        return self.ctx.events
+
+    @property
     def row(self) -> ActionRow:
-        return self.record.load(self.target.action_id)
+        """The action's current row in the record."""
+        return self.ctx.row
 
     @property
     def phase(self) -> Phase:
-        return parse_phase(self.row.phase)
+        return self.ctx.phase
 
     @property
     def done(self) -> bool:
@@ -231,7 +245,7 @@ class HandoffController(AttemptSteps, ValidityChecks):
 
     def route_status(self) -> RouteStatus:
         """Route status of the handoff: never an arrival, only Running or Failure (Claim: H10)."""
-        fb = self._last_fb
+        fb = self.state.last_fb
         diff = np.zeros(2) if fb is None or not fb.valid else (
             fb.velocity - np.asarray(self.target.q_support_velocity_xy_mps, dtype=float)
         )
@@ -243,140 +257,76 @@ class HandoffController(AttemptSteps, ValidityChecks):
             failed=self.phase == Phase.FAILURE,
         )
 
-    # --- helpers ------------------------------------------------------------------------------
-
-    def _event(self, kind: str, fb: Feedback | None, message: str) -> None:
-        fb = fb if fb is not None and fb.valid else self._last_fb
-        pos = (math.nan, math.nan) if fb is None else xy_pair(fb.position)
-        speed = math.nan if fb is None else fb.speed_mps
-        self.events.append(HandoffEvent(
-            time_s=math.nan if fb is None else float(fb.time_s), tick=self._tick,
-            phase=self.row.phase, kind=kind, message=message,
-            position_xy_m=pos, speed_mps=speed,
-        ))
-        if self.listener is not None:
-            self.listener(self.events[-1])
-
-    def _decide(self, kind: str, fb: Feedback | None, *, new_phase: Phase | None = None,
-                updates: dict[str, Any] | None = None,
-                attempt_states: dict[int, str] | None = None,
-                new_attempt: dict[str, Any] | None = None,
-                detail: dict[str, Any] | None = None, message: str = "") -> ActionRow:
-        updates = dict(updates or {})
-        if new_phase is not None:
-            check_transition(parse_phase(self.row.phase), new_phase)
-            updates["phase"] = new_phase.value
-        time_s = float(fb.time_s) if fb is not None and fb.valid else (
-            float(self._last_fb.time_s) if self._last_fb is not None else 0.0)
-        row = self.record.decide(
-            self.target.action_id, epoch=self.epoch, tick=self._tick, time_s=time_s, kind=kind,
-            updates=updates, attempt_states=attempt_states, new_attempt=new_attempt,
-            detail=detail,
-        )
-        self._event(kind, fb, message or kind)
-        return row
-
-    def _verdict(self, fb: Feedback) -> BoundaryVerdict:
-        return boundary_verdict(
-            foot_xy_m=fb.position, velocity_xy_mps=fb.velocity,
-            edge_normal=self.target.normal, edge_offset_m=self.target.edge_offset_m,
-            stop_speed_threshold_mps=self.params.stop_speed_threshold_mps,
-        )
-
-    def _signed_edge_distance_m(self, fb: Feedback) -> float:
-        """dot(n, x) - b: negative inside P, positive beyond the common edge (in Q)."""
-        return float(self.target.normal @ fb.position) - self.target.edge_offset_m
-
-    def _brake_accel_mps2(self, fb: Feedback) -> float:
-        """Braking magnitude on the patch the foot actually touches: P's access magnitude, or
-        its horizontal share on Q (Claim: V1, H8)."""
-        if fb.contact_patch == self.target.q_patch:
-            return float(formulas.horizontal_cap(surface_cap=self.params.access_accel_mps2,
-                                                 k=self._q_slope_factor()))
-        return self.params.access_accel_mps2
-
-    def _q_slope_factor(self) -> float:
-        """k of Q from its planar gradient (Claim: V1)."""
-        return float(slope_factor(np.asarray(self.target.q_gradient_xy, dtype=float)))
-
-    def _start_brake(self, fb: Feedback) -> None:
-        self._motion = brake_from_velocity(
-            fb.velocity, accel_mps2=self._brake_accel_mps2(fb), start_time_s=fb.time_s
-        )
-        self._motion_kind = "brake"
-
-    def _release(self) -> None:
-        self._motion = None
-        self._motion_kind = "none"
-
     # --- per-tick logic -----------------------------------------------------------------------
 
     def tick(self, tick: int, feedback: Feedback, snapshot: Snapshot) -> None:
         """Process one logical tick with the actual feedback and environment (Claim: H1–H9)."""
-        self._tick = tick
+        self.state.tick = tick
         row = self.row
         phase = parse_phase(row.phase)
         if phase in TERMINAL:
             return
         fb = feedback
         if phase == Phase.CANCELLING:
-            self._finish_cancel(fb)
+            self.attempts.finish_cancel(fb)
             return
         if not fb.valid:
-            self._cancel(fb, "invalid feedback", fault="stop not confirmable: no valid feedback")
+            self.attempts.cancel(fb, "invalid feedback",
+                                 fault="stop not confirmable: no valid feedback")
             return
-        self._last_fb = fb
+        self.state.last_fb = fb
         if tick >= row.deadline_tick:
-            self._cancel(fb, f"deadline expired (tick {tick} >= {row.deadline_tick}, counted "
-                             f"from the first Approaching at tick {row.first_approach_tick})")
+            self.attempts.cancel(fb, f"deadline expired (tick {tick} >= {row.deadline_tick}, "
+                                     "counted from the first Approaching at tick "
+                                     f"{row.first_approach_tick})")
             return
-        if self._guarantee_void(fb, phase):
+        if self.validity.guarantee_void(fb, phase):
             return
         phase = self.phase
-        if self._motion_kind == "curve" and snapshot.obstacle_version != row.obstacle_version:
-            self._interrupt(fb, snapshot, f"obstacle version {row.obstacle_version} -> "
-                                          f"{snapshot.obstacle_version}")
+        if self.state.kind == "curve" and snapshot.obstacle_version != row.obstacle_version:
+            self.attempts.interrupt(fb, snapshot, f"obstacle version {row.obstacle_version} -> "
+                                                  f"{snapshot.obstacle_version}")
             return
-        if (phase == Phase.APPROACHING and isinstance(self._motion, CurveMotion)
-                and self._motion.curve.in_scheduled_deceleration(
-                    self._motion.local_time_s(fb.time_s))
-                and not self._motion.finished(fb.time_s)):
-            self._decide("scheduled-deceleration", fb, new_phase=Phase.STOPPING,
-                         message=f"attempt {row.current_attempt} in its scheduled deceleration: "
-                                 "Stopping (the curve keeps the mover, H4)")
-        if self._motion is not None and self._motion.finished(fb.time_s):
-            kind = self._motion_kind
-            self._release()
+        if (phase == Phase.APPROACHING and isinstance(self.state.motion, CurveMotion)
+                and self.state.motion.curve.in_scheduled_deceleration(
+                    self.state.motion.local_time_s(fb.time_s))
+                and not self.state.motion.finished(fb.time_s)):
+            self.ctx.decide("scheduled-deceleration", fb, new_phase=Phase.STOPPING,
+                            message=f"attempt {row.current_attempt} in its scheduled deceleration: "
+                                    "Stopping (the curve keeps the mover, H4)")
+        if self.state.motion is not None and self.state.motion.finished(fb.time_s):
+            kind = self.state.kind
+            self.ctx.release()
             if kind == "curve":
-                self._decide("curve-complete", fb, attempt_states={row.current_attempt:
-                                                                   "completed"},
-                             updates={"current_motion": "none"},
-                             message=f"attempt {row.current_attempt} curve complete")
+                self.ctx.decide("curve-complete", fb, attempt_states={row.current_attempt:
+                                                                      "completed"},
+                                updates={"current_motion": "none"},
+                                message=f"attempt {row.current_attempt} curve complete")
             else:
-                self._decide("brake-complete", fb, updates={"current_motion": "none"},
-                             message="brake complete")
-        if self._motion is not None:
+                self.ctx.decide("brake-complete", fb, updates={"current_motion": "none"},
+                                message="brake complete")
+        if self.state.motion is not None:
             return
         phase = self.phase
         stopped = fb.speed_mps <= self.params.stop_speed_threshold_mps + EPS
         if phase in (Phase.APPROACHING, Phase.STOPPING) and stopped:
-            verdict = self._verdict(fb)
+            verdict = self.ctx.verdict(fb)
             if verdict.at_boundary:
                 check_at_boundary(verdict, assert_mode=self.assert_mode)
-                self._decide("at-boundary", fb, new_phase=Phase.AT_BOUNDARY,
-                             detail={"edge_margin_m": verdict.edge_margin_m,
-                                     "speed_margin_mps": verdict.speed_margin_mps},
-                             message="actual foot on the common edge and stopped: AtBoundary")
+                self.ctx.decide("at-boundary", fb, new_phase=Phase.AT_BOUNDARY,
+                                detail={"edge_margin_m": verdict.edge_margin_m,
+                                        "speed_margin_mps": verdict.speed_margin_mps},
+                                message="actual foot on the common edge and stopped: AtBoundary")
             else:
-                self._revalidate(fb, snapshot)
+                self.validity.revalidate(fb, snapshot)
                 return
         if self.phase == Phase.AT_BOUNDARY:
-            self._adopt(fb, snapshot)
+            self.validity.adopt(fb, snapshot)
 
     def owner_patch(self, fb: Feedback) -> str:
         """Patch that owns the foot: the side it is on, or, on the common edge (it belongs to
         both), the patch the handoff record holds (Claim: H9)."""
-        signed = self._signed_edge_distance_m(fb)
+        signed = self.ctx.signed_edge_distance_m(fb)
         if signed < -EPS:
             return self.target.p_patch
         if signed > EPS:
@@ -394,21 +344,21 @@ class HandoffController(AttemptSteps, ValidityChecks):
         row = self.row
         if parse_phase(row.phase) not in MOVER_OWNED:
             return None
-        if self._motion is None:
+        if self.state.motion is None:
             disp, vel = np.zeros(2), np.zeros(2)
         else:
-            disp, vel = self._motion.step(t0_s, t1_s)
-        self._expected_velocity = vel
-        self._now_s = t1_s
-        if self.assert_mode and self._last_fb is not None and self._last_fb.valid:
-            self._check_commanded_stays_in_p(self._last_fb.position, disp)
-        tags = MotionTags(self.epoch, row.action_id, row.current_attempt, self._motion_kind)
+            disp, vel = self.state.motion.step(t0_s, t1_s)
+        self.state.expected_velocity = vel
+        self.state.now_s = t1_s
+        if self.assert_mode and self.state.last_fb is not None and self.state.last_fb.valid:
+            self._check_commanded_stays_in_p(self.state.last_fb.position, disp)
+        tags = MotionTags(self.epoch, row.action_id, row.current_attempt, self.state.kind)
         return MotionCommand(tags, step_index, t0_s, t1_s, xy_pair(disp), xy_pair(vel))
 
     def _check_commanded_stays_in_p(self, start_xy: np.ndarray, disp_xy: np.ndarray) -> None:
         """Assertion mode: a commanded curve or brake step that starts in P never ends beyond
         the common edge before adoption (Claim: A4)."""
-        if self.row.patch != self.target.p_patch or self._guarantee_voided:
+        if self.row.patch != self.target.p_patch or self.state.guarantee_voided:
             return
         start = float(self.target.normal @ start_xy) - self.target.edge_offset_m
         end = start + float(self.target.normal @ disp_xy)
@@ -428,11 +378,12 @@ class HandoffController(AttemptSteps, ValidityChecks):
             feedback=report.feedback.as_record(),
         )
         if not accepted:
-            self._event("reject", report.feedback,
-                        f"displacement of step {report.step_index} rejected: {reason} "
-                        f"(tags epoch {report.tags.run_epoch}, attempt {report.tags.attempt_no}, "
-                        f"{report.tags.motion})")
-        self._last_fb = report.feedback
+            tags = report.tags
+            self.ctx.event("reject", report.feedback,
+                           f"displacement of step {report.step_index} rejected: {reason} "
+                           f"(tags epoch {tags.run_epoch}, attempt {tags.attempt_no}, "
+                           f"{tags.motion})")
+        self.state.last_fb = report.feedback
         return accepted, reason
 
 
