@@ -507,7 +507,8 @@ class Crowd:
         self.position = self.position + self.velocity * self.time_step
         self.global_time += self.time_step
         # progress is judged against what the agent asked for, not the turned velocity
-        self.stalled_steps = stall_count(self.stalled_steps, self.velocity, self.pref_velocity)
+        self.stalled_steps = stall_count(self.stalled_steps, self.velocity, self.pref_velocity,
+                                         self.max_speed)
         diag = dataclasses.replace(diag, stalled_steps=self.stalled_steps.copy())
         self.diagnostics = diag
         return diag

@@ -15,13 +15,15 @@ Pair shares (Claim O7): agent A's line against neighbour B passes through ``vA +
 Obstacles are always taken in full (O5) and never go through here.
 
 Symmetric deadlock (Claim O8): an agent is *stalled* when its speed stays below
-``STALL_SPEED_FRACTION`` of its preferred speed (and the preferred speed is at least
-``STALL_MIN_PREF_MPS``) for consecutive steps. With the ``keep-right`` tie-break, an agent
-stalled for at least ``stall_steps`` steps has its preferred velocity turned clockwise by
-``side_bias_rad`` before the solve: both agents of an exactly symmetric pair turn to their own
-right, which breaks the symmetry the same way every time; and between two agents of equal
-priority of which one is stalled, the lower agent index counts as the higher priority, so in a
-narrow door (where turning right only meets the wall) one of them goes first. Only the
+``STALL_SPEED_FRACTION`` of its maximum speed while its preferred speed is not zero, for
+consecutive steps (:func:`stalled_now`, the one stall rule of the crowd and the World). With
+the ``keep-right`` tie-break, an agent stalled for at least ``stall_steps`` steps has its
+preferred velocity turned clockwise by ``side_bias_rad`` before the solve: both agents of an
+exactly symmetric pair turn to their own right, which breaks the symmetry the same way every
+time; and between two agents of equal priority of which one is stalled, the lower agent index
+counts as the higher priority, so in a narrow door (where turning right only meets the wall)
+one of them goes first. The World applies the same turn to its held bodies and lets the higher
+index of a blocked pair yield (:func:`keep_right_and_yield`). Only the
 preferred velocity and the split of a pair change: the lines keep shares that add up to 1 and
 the solver is untouched, so O2 (closest to the turned preferred velocity) and O3/O7 (the
 lines) hold as before.
@@ -36,10 +38,8 @@ from navproof._generated.formulas import orca_pair_share
 TIE_BREAKS = ("none", "keep-right")
 """Available symmetric-deadlock rules."""
 
-STALL_SPEED_FRACTION = 0.1
-"""An agent slower than this fraction of its preferred speed makes no progress (1)."""
-STALL_MIN_PREF_MPS = 1e-3
-"""Below this preferred speed an agent wants to stand: standing is not a stall (m/s)."""
+STALL_SPEED_FRACTION = 0.05
+"""An agent slower than this fraction of its maximum speed makes no progress (1)."""
 
 
 def pair_shares(neighbor_idx: np.ndarray, rows: np.ndarray, *, weight: np.ndarray,
@@ -75,18 +75,67 @@ def turn_right(pref_velocity: np.ndarray, turn: np.ndarray, angle_rad: float) ->
     """Preferred velocities with rows ``turn`` rotated clockwise by ``angle_rad`` (same speed).
 
     Claim: O8 (the keep-right tie-break)."""
-    out = pref_velocity.copy()
-    if turn.any():
-        c, s = np.cos(angle_rad), np.sin(angle_rad)
-        x, y = pref_velocity[turn, 0], pref_velocity[turn, 1]
-        out[turn, 0] = c * x + s * y
-        out[turn, 1] = -s * x + c * y
-    return out
+    if not turn.any():
+        return pref_velocity.copy()
+    c, s = np.cos(-angle_rad), np.sin(-angle_rad)
+    right = np.array([[c, s], [-s, c]])
+    return np.where(turn[:, None], pref_velocity @ right, pref_velocity)
 
 
-def stall_count(previous: np.ndarray, selected: np.ndarray, preferred: np.ndarray) -> np.ndarray:
-    """Consecutive stalled steps per agent after a step with these velocities. Claim: O8."""
+def keep_right_and_yield(
+    desired_mps: np.ndarray, speed_cap_mps: np.ndarray, *, held: np.ndarray,
+    yield_dir: np.ndarray, yield_left: np.ndarray, neighbor_idx: np.ndarray,
+    position_m: np.ndarray, radius_m: np.ndarray, angle_rad: float, yield_steps: int,
+    yield_reach_m: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The keep-right tie-break on desired velocities (m/s, (N, 2)) with yielding by index, as
+    the World applies it. Claim: O8.
+
+    Agents ``held`` (N,) have their desired velocity turned clockwise by ``angle_rad``
+    (:func:`turn_right`). Of two held agents within ``yield_reach_m`` (m) of touching each other
+    (``neighbor_idx`` (N, k), -1 padded), the one with the higher index yields: for
+    ``yield_steps`` steps it backs off at half its ``speed_cap_mps`` along ``yield_dir``, away
+    from the other and turned to its right, and the other passes (the same index order as the
+    crowd's :func:`pair_shares`). Returns the new desired velocities and the new
+    ``(yield_dir, yield_left)`` (unit directions (N, 2), steps left (N,)).
+    """
+    count = desired_mps.shape[0]
+    if not held.any() and not (yield_left > 0).any():
+        return desired_mps, yield_dir, yield_left
+    out = turn_right(desired_mps, held, angle_rad)
+    nb = neighbor_idx
+    if nb.shape[0] == count and nb.shape[1]:
+        rows = np.arange(count)[:, None]
+        j = np.where(nb >= 0, nb, 0)
+        away = position_m[:, None, :] - position_m[j]
+        reach = radius_m[:, None] + radius_m[j] + yield_reach_m
+        pair = (nb >= 0) & (nb < rows) & held[:, None] & held[j] \
+            & (np.hypot(away[..., 0], away[..., 1]) <= reach)
+        start = pair.any(axis=1) & (yield_left == 0)
+        if start.any():
+            first = np.argmax(pair, axis=1)
+            direction = away[np.arange(count), first]
+            length = np.hypot(*direction.T)
+            unit = direction / np.where(length > 0.0, length, 1.0)[:, None]
+            yield_dir = np.where(start[:, None], turn_right(unit, start, angle_rad), yield_dir)
+            yield_left = np.where(start, yield_steps, yield_left)
+    yielding = yield_left > 0
+    out = np.where(yielding[:, None], yield_dir * (0.5 * speed_cap_mps)[:, None], out)
+    return out, yield_dir, np.maximum(yield_left - 1, 0)
+
+
+def stalled_now(speed_mps: np.ndarray, pref_speed_mps: np.ndarray,
+                max_speed_mps: np.ndarray) -> np.ndarray:
+    """(N,) True where an agent makes no progress this step: it wants to move (preferred speed
+    above 0, m/s) but moves at less than ``STALL_SPEED_FRACTION`` of its maximum speed (m/s).
+    The one stall rule of the crowd and the World. Claim: O8."""
+    return (pref_speed_mps > 0.0) & (speed_mps < STALL_SPEED_FRACTION * max_speed_mps)
+
+
+def stall_count(previous: np.ndarray, selected: np.ndarray, preferred: np.ndarray,
+                max_speed_mps: np.ndarray) -> np.ndarray:
+    """Consecutive stalled steps per agent after a step with these velocities (m/s, (N, 2));
+    ``max_speed_mps`` (N,) per agent. Claim: O8."""
     speed = np.hypot(selected[:, 0], selected[:, 1])
     pref_speed = np.hypot(preferred[:, 0], preferred[:, 1])
-    stalled = (pref_speed >= STALL_MIN_PREF_MPS) & (speed < STALL_SPEED_FRACTION * pref_speed)
-    return np.where(stalled, previous + 1, 0)
+    return np.where(stalled_now(speed, pref_speed, max_speed_mps), previous + 1, 0)

@@ -33,6 +33,7 @@ import numpy as np
 from navproof.boundary.slope import horizontal_caps
 from navproof.core.errors import EPS, InvalidInput, ObligationViolation, assertions_enabled
 from navproof.orca.crowd import Crowd
+from navproof.orca.responsibility import keep_right_and_yield, stalled_now
 from navproof.steering import (
     SteeringParams,
     arrive_velocity,
@@ -62,9 +63,8 @@ from navproof.world.layout import Layout
 from navproof.world.motion import execute, relative_curve_m, support_to_world
 
 STALL_STEPS = 20
-"""Steps at near-zero speed while the preferred speed is not that count as a stall (O8)."""
-STALL_SPEED_FRACTION = 0.05
-"""Below this fraction of its preferred speed a body counts as not moving (O8)."""
+"""Consecutive stalled steps (:func:`navproof.orca.responsibility.stalled_now`) that count as a
+stall (O8)."""
 SIDE_BIAS_STEPS = 3
 """A body held below half the speed it asks for during this many steps gets the side bias (O8)."""
 SIDE_BIAS_RAD = 0.5
@@ -289,32 +289,14 @@ class World:
         return new
 
     def _tie_break(self, desired_mps: np.ndarray, vh_mps: np.ndarray) -> np.ndarray:
-        """The deterministic deadlock tie-break of SIDE_BIAS_RAD (O8) on desired velocities."""
-        held = self.held_steps >= SIDE_BIAS_STEPS
-        if not held.any() and not (self.yield_left > 0).any():
-            return desired_mps
-        c, s = np.cos(-SIDE_BIAS_RAD), np.sin(-SIDE_BIAS_RAD)
-        right = np.array([[c, s], [-s, c]])
-        out = np.where(held[:, None], desired_mps @ right, desired_mps)
-        nb = self.crowd.agent_neighbor_idx
-        if nb.shape[0] == self.count and nb.shape[1]:
-            rows = np.arange(self.count)[:, None]
-            j = np.where(nb >= 0, nb, 0)
-            away = self.position_m[:, None, :] - self.position_m[j]
-            reach = self.radius_m[:, None] + self.radius_m[j] + YIELD_REACH_M
-            pair = (nb >= 0) & (nb < rows) & held[:, None] & held[j] \
-                & (np.hypot(away[..., 0], away[..., 1]) <= reach)
-            start = pair.any(axis=1) & (self.yield_left == 0)
-            if start.any():
-                first = np.argmax(pair, axis=1)
-                direction = away[np.arange(self.count), first]
-                length = np.hypot(*direction.T)
-                unit = direction / np.where(length > 0.0, length, 1.0)[:, None]
-                self.yield_dir = np.where(start[:, None], unit @ right, self.yield_dir)
-                self.yield_left = np.where(start, YIELD_STEPS, self.yield_left)
-        yielding = self.yield_left > 0
-        out = np.where(yielding[:, None], self.yield_dir * (0.5 * vh_mps)[:, None], out)
-        self.yield_left = np.maximum(self.yield_left - 1, 0)
+        """The deterministic deadlock tie-break of SIDE_BIAS_RAD (O8) on desired velocities:
+        :func:`navproof.orca.responsibility.keep_right_and_yield`."""
+        out, self.yield_dir, self.yield_left = keep_right_and_yield(
+            desired_mps, vh_mps, held=self.held_steps >= SIDE_BIAS_STEPS,
+            yield_dir=self.yield_dir, yield_left=self.yield_left,
+            neighbor_idx=self.crowd.agent_neighbor_idx, position_m=self.position_m,
+            radius_m=self.radius_m, angle_rad=SIDE_BIAS_RAD, yield_steps=YIELD_STEPS,
+            yield_reach_m=YIELD_REACH_M)
         return out
 
     # --------------------------------------------------------------------------- step
@@ -474,7 +456,7 @@ class World:
         self.arrived_at_s[newly] = self.time_s
         self.arrived_at_s[~at_goal] = np.nan
         wanted = np.hypot(*(preferred + carry).T)
-        stuck = ~at_goal & (wanted > 0.0) & (speed < STALL_SPEED_FRACTION * self.max_speed_mps)
+        stuck = ~at_goal & stalled_now(speed, wanted, self.max_speed_mps)
         # held back by its neighbours: moving at less than half the speed it asks for
         self.held_steps = np.where(~at_goal & (speed < 0.5 * wanted), self.held_steps + 1, 0)
         self.stall_steps = np.where(stuck, self.stall_steps + 1, 0)
