@@ -82,7 +82,8 @@ from typing import Any
 
 import numpy as np
 
-from navproof.core.errors import EPS, InvalidInput
+from navproof.core.errors import InvalidInput
+from navproof.core.tolerances import EPS
 
 AGENT_KEYS = ("velocity_mps", "radius_m", "max_speed_mps", "max_accel_mps2", "stop_range_m",
               "neighbor_dist_m", "max_neighbors", "time_horizon_s", "time_horizon_obst_s")

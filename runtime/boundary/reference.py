@@ -15,8 +15,7 @@ import numpy as np
 from navproof._generated import formulas
 from navproof.boundary.edges import EdgeSet
 from navproof.boundary.motion import Support
-from navproof.core.errors import EPS
-from navproof.core.tolerances import RVO_EPSILON
+from navproof.core.tolerances import EPS, RVO_EPSILON
 from navproof.core.validation import check_valid_finite
 from navproof.core.vec2 import dot2
 from navproof.solver.closest import closest_point

@@ -18,7 +18,7 @@ import numpy as np
 from navproof._generated import formulas
 from navproof.boundary.margins import affine_root
 from navproof.boundary.step_length import per_edge
-from navproof.core.errors import EPS
+from navproof.core.tolerances import EPS
 from navproof.core.validation import check_valid_budget, check_valid_finite
 from navproof.core.vec2 import dot2
 

@@ -70,3 +70,7 @@ creeping after Arrive has asked it to stop."""
 
 STEERING_CHECK_REL = 1e-9
 """Assertion-mode slack of the T2 bounds (m/s per m/s of the speed cap)."""
+
+SEARCH_REACH_REL = 1e-12
+"""Relative slack (unitless) on a neighbour or obstacle-edge search radius, so that rounding never
+drops a candidate within reach."""

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.core.errors import EPS, InvalidInput, ObligationViolation, assertions_enabled
-from navproof.core.tolerances import SPEED_MATCH_TOL_MPS
+from navproof.core.errors import InvalidInput, ObligationViolation, assertions_enabled
+from navproof.core.tolerances import EPS, SPEED_MATCH_TOL_MPS
 from navproof.core.validation import check_valid_scalar
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from navproof.core.errors import EPS
+from navproof.core.tolerances import EPS
 from navproof.handoff.access import (
     AccessCurve,
     CurveMotion,

@@ -23,7 +23,8 @@ from dataclasses import asdict
 
 import numpy as np
 
-from navproof.core.errors import EPS, InvalidInput, ObligationViolation
+from navproof.core.errors import InvalidInput, ObligationViolation
+from navproof.core.tolerances import EPS
 from navproof.handoff.access import CurveMotion
 from navproof.handoff.attempts import AttemptSteps
 from navproof.handoff.context import HandoffContext

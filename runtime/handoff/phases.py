@@ -14,7 +14,8 @@ from enum import StrEnum
 
 import numpy as np
 
-from navproof.core.errors import EPS, InvalidInput, ObligationViolation, assertions_enabled
+from navproof.core.errors import InvalidInput, ObligationViolation, assertions_enabled
+from navproof.core.tolerances import EPS
 
 
 class Phase(StrEnum):

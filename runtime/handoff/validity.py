@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from navproof.boundary.slope import SlopeBudget, slope_factor
-from navproof.core.errors import EPS
+from navproof.core.tolerances import EPS
 from navproof.handoff.access import stop_guarantee
 from navproof.handoff.attempts import AttemptSteps
 from navproof.handoff.context import HandoffContext

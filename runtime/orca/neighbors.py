@@ -23,13 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from navproof.core.jit import compiled_loop
+from navproof.core.tolerances import SEARCH_REACH_REL as _REACH_REL
 
 CELLS_PER_RANGE = 2
 """Default cells per query range: small cells let a dense crowd read little beyond the answer."""
-
-_REACH_REL = 1e-12
-"""Relative slack on the search radius, so that rounding never drops a candidate."""
-
 
 @dataclass(frozen=True)
 class AgentGrid:

@@ -21,6 +21,7 @@ import numpy as np
 
 from navproof.core.jit import compiled_loop
 from navproof.core.tolerances import RVO_EPSILON
+from navproof.core.tolerances import SEARCH_REACH_REL as _REACH_REL
 from navproof.core.validation import check_valid_polygon
 
 
@@ -196,10 +197,6 @@ class ObstacleSet:
         if width:
             _near_edges(position, range_sq, *grid, count, idx, dist_sq)
         return idx, dist_sq
-
-
-_REACH_REL = 1e-12
-"""Relative slack on a search radius, so that rounding never drops a candidate edge."""
 
 
 @compiled_loop

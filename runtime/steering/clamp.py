@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from navproof._generated import formulas
-from navproof.core.errors import EPS, ObligationViolation
-from navproof.core.tolerances import STEERING_CHECK_REL, STEERING_REACHED_REL
+from navproof.core.errors import ObligationViolation
+from navproof.core.tolerances import EPS, STEERING_CHECK_REL, STEERING_REACHED_REL
 
 
 def clamped_steering(velocity_mps: np.ndarray, desired_mps: np.ndarray,

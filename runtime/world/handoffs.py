@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from navproof.core.errors import EPS
+from navproof.core.tolerances import EPS
 from navproof.handoff.controller import (
     Feedback,
     HandoffController,

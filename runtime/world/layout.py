@@ -22,8 +22,8 @@ from navproof.boundary import (
     make_patch,
     polygon_halfplanes,
 )
-from navproof.core.errors import EPS, InvalidInput
-from navproof.core.tolerances import UNIT_LENGTH_TOL
+from navproof.core.errors import InvalidInput
+from navproof.core.tolerances import EPS, UNIT_LENGTH_TOL
 from navproof.core.validation import check_valid_finite
 
 SUPPORT_CONVEYOR = "conveyor"
