@@ -89,7 +89,7 @@ class EdgeSet:
         return self.motion.point_velocity(np.broadcast_to(x_m[:, None, :], self.normal.shape))
 
 
-def take_edges(edges: EdgeSet, rows: np.ndarray) -> EdgeSet:
+def take_edges(edges: EdgeSet, rows: np.ndarray | slice) -> EdgeSet:
     """The edge set of the agents ``rows`` only."""
     return EdgeSet(edges.normal[rows], edges.offset_m[rows], edges.valid[rows],
                    edges.edge_id[rows], edges.owner[rows], take_motion(edges.motion, rows),

@@ -37,11 +37,13 @@ class Motion:
     velocity_mps: np.ndarray
     omega_radps: np.ndarray
     version: np.ndarray
-    acceleration_mps2: np.ndarray | None = None
+    # None (zero acceleration) is accepted and replaced by an array in __post_init__: readers
+    # always see an array
+    acceleration_mps2: np.ndarray = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         vel = np.asarray(self.velocity_mps, dtype=np.float64)
-        if self.acceleration_mps2 is None:
+        if self.acceleration_mps2 is None:  # type: ignore[comparison-overlap]
             accel = np.zeros_like(vel)
         else:
             accel = check_valid_finite("acceleration_mps2", self.acceleration_mps2)
@@ -64,7 +66,7 @@ class Motion:
         shape = vel.shape[:-1]
         return Motion(np.zeros_like(vel), vel, np.zeros(shape),
                       np.broadcast_to(np.asarray(version, dtype=np.int64), shape).copy(),
-                      acceleration_mps2)
+                      np.zeros_like(vel) if acceleration_mps2 is None else acceleration_mps2)
 
     @staticmethod
     def rotating(pivot_m: np.ndarray, omega_radps: np.ndarray, *,
@@ -79,7 +81,7 @@ class Motion:
             "velocity_mps", np.broadcast_to(velocity_mps, pivot.shape))
         return Motion(pivot, np.array(vel, dtype=np.float64), np.array(omega, dtype=np.float64),
                       np.broadcast_to(np.asarray(version, dtype=np.int64), omega.shape).copy(),
-                      acceleration_mps2)
+                      np.zeros_like(pivot) if acceleration_mps2 is None else acceleration_mps2)
 
     @property
     def accelerating(self) -> np.ndarray:
@@ -154,12 +156,12 @@ class Support:
         return self.motion.point_speed_range_mps(x_m, dt_s)
 
 
-def take_motion(m: Motion, rows: np.ndarray) -> Motion:
+def take_motion(m: Motion, rows: np.ndarray | slice) -> Motion:
     """The motions of the rows ``rows`` only."""
     return Motion(m.pivot_m[rows], m.velocity_mps[rows], m.omega_radps[rows], m.version[rows],
                   m.acceleration_mps2[rows])
 
 
-def take_support(support: Support, rows: np.ndarray) -> Support:
+def take_support(support: Support, rows: np.ndarray | slice) -> Support:
     """The supports of the agents ``rows`` only."""
     return Support(take_motion(support.motion, rows))

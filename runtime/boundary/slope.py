@@ -53,8 +53,8 @@ class SlopeBudget:
     surface_accel_cap_mps2: np.ndarray
 
     @staticmethod
-    def start(k: np.ndarray, surface_speed_cap_mps: np.ndarray,
-              surface_accel_cap_mps2: np.ndarray) -> SlopeBudget:
+    def start(k: np.ndarray, surface_speed_cap_mps: float | np.ndarray,
+              surface_accel_cap_mps2: float | np.ndarray) -> SlopeBudget:
         """Budget on the agents' current patches (k (N,)), with nothing pending."""
         kk = check_valid_slope_factor("k", k)
         n = kk.shape[0]

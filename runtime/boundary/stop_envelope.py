@@ -48,7 +48,8 @@ def normal_stop_displacement_m(normal: np.ndarray, c_mps: np.ndarray, dt_s: floa
         dt=per_edge(dt_s), a=a[:, None])
 
 
-def necessary_bound_mps(s_m: np.ndarray, dt_s: float, a_mps2: np.ndarray) -> np.ndarray:
+def necessary_bound_mps(s_m: np.ndarray, dt_s: float | np.ndarray,
+                        a_mps2: np.ndarray) -> np.ndarray:
     """Largest dot(n, c) (m/s) whose stop can fit in the margin s; above it no stop is safe.
 
     Negative margins (already outside) give NaN. Claim: S2.
@@ -61,7 +62,7 @@ def necessary_bound_mps(s_m: np.ndarray, dt_s: float, a_mps2: np.ndarray) -> np.
         return formulas.necessary_normal_bound(s=s, dt=dt, a=a_b)
 
 
-def linear_envelope_mps(s_m: np.ndarray, dt_s: float, a_mps2: np.ndarray,
+def linear_envelope_mps(s_m: np.ndarray, dt_s: float | np.ndarray, a_mps2: np.ndarray,
                         cmax_mps: np.ndarray) -> np.ndarray:
     """Offset (m/s, (N, K)) of the stop half-plane dot(n, c) <= s / (dt + Cmax/(2a)). Claim: S3."""
     a = check_valid_budget("a_mps2", a_mps2)
@@ -70,7 +71,7 @@ def linear_envelope_mps(s_m: np.ndarray, dt_s: float, a_mps2: np.ndarray,
                                           cmax=np.asarray(cmax_mps, dtype=np.float64)[:, None])
 
 
-def stop_halfplane_offset_mps(normal: np.ndarray, s_m: np.ndarray, dt_s: float,
+def stop_halfplane_offset_mps(normal: np.ndarray, s_m: np.ndarray, dt_s: float | np.ndarray,
                               a_mps2: np.ndarray, cmax_mps: np.ndarray, u_mps: np.ndarray,
                               r_mps: np.ndarray) -> np.ndarray:
     """Offset q (m/s, (N, K)) of the S3 stop half-plane written in the solve variable:
@@ -159,7 +160,8 @@ def end_stop_margin_m(end_margin_m: np.ndarray, normal: np.ndarray, c1_mps: np.n
     return end_margin_m - np.maximum(brake, 0.0)
 
 
-def envelope_margin_m(normal: np.ndarray, s_m: np.ndarray, c_mps: np.ndarray, dt_s: float,
+def envelope_margin_m(normal: np.ndarray, s_m: np.ndarray, c_mps: np.ndarray,
+                      dt_s: float | np.ndarray,
                       a_mps2: np.ndarray, cmax_mps: np.ndarray) -> np.ndarray:
     """Signed S3 envelope margin (m, (N, K)): s - dot(n, c) (dt + Cmax/(2a)); >= 0 means the
     shared linear envelope holds. Claim: S3."""

@@ -100,15 +100,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def load_scenario(data: dict[str, Any]) -> Any:
     """A :class:`~navproof.orca.crowd.Crowd` built from a scenario dictionary (validated)."""
     from navproof.core.errors import InvalidInput
-    from navproof.orca.crowd import AgentDefaults, Crowd
+    from navproof.orca.agents import AGENT_DEFAULT_ALIASES
+    from navproof.orca.crowd import ADD_AGENTS_ALIASES, AgentDefaults, Crowd
 
     if not isinstance(data, dict):
         raise InvalidInput("scenario", type(data).__name__, "must be a JSON object")
-    known = set(AgentDefaults.__dataclass_fields__)
+    # the file format keeps the crowd's old setting names; they map onto the current ones
+    known = set(AGENT_DEFAULT_ALIASES) | {"max_neighbors"}
     defaults_raw = data.get("defaults", {})
     if not isinstance(defaults_raw, dict) or set(defaults_raw) - known:
         raise InvalidInput("defaults", defaults_raw, f"keys must be among {sorted(known)}")
-    fields: dict[str, Any] = {k: (tuple(v) if k == "velocity" else v)
+    fields: dict[str, Any] = {AGENT_DEFAULT_ALIASES.get(k, k): (tuple(v) if k == "velocity" else v)
                               for k, v in defaults_raw.items()}
     defaults = AgentDefaults(**fields)
     crowd = Crowd(data.get("time_step", 0.25), defaults=defaults)
@@ -121,7 +123,7 @@ def load_scenario(data: dict[str, Any]) -> Any:
         extra = set(agent) - known - {"position", "pref_velocity"}
         if extra:
             raise InvalidInput(f"agents[{i}]", sorted(extra), "unknown keys")
-        params = {k: v for k, v in agent.items() if k != "position"}
+        params = {ADD_AGENTS_ALIASES.get(k, k): v for k, v in agent.items() if k != "position"}
         crowd.add_agent(agent["position"], **params)
     for j, poly in enumerate(data.get("obstacles", [])):
         try:

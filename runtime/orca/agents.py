@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from navproof.core.deprecation import renamed_keywords, warn_renamed_attribute
 from navproof.core.errors import InvalidInput
 from navproof.core.ranges import check_in_profile_range
 from navproof.core.validation import (
@@ -47,34 +48,75 @@ def default_profile() -> Profile:
     return load_profile()
 
 
-def _profile_default(name: str) -> Callable[[], float]:
-    def default() -> float:
+def _profile_default(name: str) -> Callable[[], Any]:
+    def default() -> Any:
         value = default_profile()[PROFILE_PARAMETERS[name]].default
         return int(value) if name == "max_neighbors" else float(value)
 
     return default
 
 
+AGENT_DEFAULT_ALIASES = {
+    "neighbor_dist": "neighbor_dist_m",
+    "time_horizon": "time_horizon_s",
+    "time_horizon_obst": "time_horizon_obst_s",
+    "radius": "radius_m",
+    "max_speed": "max_speed_mps",
+    "velocity": "velocity_mps",
+}
+"""Old (unit-less) field names of :class:`AgentDefaults` -> their names; the old ones warn."""
+
+
 @dataclass(frozen=True)
 class AgentDefaults:
     """Parameters given to agents added without explicit values (RVO2's setAgentDefaults);
-    a field not given takes the default profile's value (``PROFILE_PARAMETERS``)."""
+    a field not given takes the default profile's value (``PROFILE_PARAMETERS``). The one
+    agent-parameter set of the crowd and the World (the World adds its own kinematics in
+    :class:`navproof.world.agents.AgentDefaults`).
 
-    neighbor_dist: float = field(default_factory=_profile_default("neighbor_dist"))
+    The old field names (``radius``, ``max_speed``, ``neighbor_dist``, ``time_horizon``,
+    ``time_horizon_obst``, ``velocity``) are accepted as keywords and read as attributes for
+    one release, with a ``DeprecationWarning``."""
+
+    neighbor_dist_m: float = field(default_factory=_profile_default("neighbor_dist"))
     max_neighbors: int = field(default_factory=_profile_default("max_neighbors"))
-    time_horizon: float = field(default_factory=_profile_default("time_horizon"))
-    time_horizon_obst: float = field(default_factory=_profile_default("time_horizon_obst"))
-    radius: float = field(default_factory=_profile_default("radius"))
-    max_speed: float = field(default_factory=_profile_default("max_speed"))
-    velocity: tuple[float, float] = (0.0, 0.0)
+    time_horizon_s: float = field(default_factory=_profile_default("time_horizon"))
+    time_horizon_obst_s: float = field(default_factory=_profile_default("time_horizon_obst"))
+    radius_m: float = field(default_factory=_profile_default("radius"))
+    max_speed_mps: float = field(default_factory=_profile_default("max_speed"))
+    velocity_mps: tuple[float, float] = (0.0, 0.0)
 
     @classmethod
     def from_profile(cls, profile: Profile) -> AgentDefaults:
         """The defaults of ``profile``'s ORCA parameters."""
         values = {name: profile[parameter].default for name, parameter in
                   PROFILE_PARAMETERS.items()}
-        return cls(**{name: int(v) if name == "max_neighbors" else float(v)
-                      for name, v in values.items()})
+        return cls(**_renamed({name: int(v) if name == "max_neighbors" else float(v)
+                               for name, v in values.items()}))
+
+    def __getattr__(self, name: str) -> Any:
+        new = AGENT_DEFAULT_ALIASES.get(name)
+        if new is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        warn_renamed_attribute("AgentDefaults", name, new)
+        return getattr(self, new)
+
+
+def _renamed(values: dict[str, Any]) -> dict[str, Any]:
+    """Settings keyed by the crowd's setting names -> keyed by AgentDefaults' field names."""
+    return {AGENT_DEFAULT_ALIASES.get(k, k): v for k, v in values.items()}
+
+
+_generated_init = AgentDefaults.__init__
+
+
+def _init_with_aliases(self: AgentDefaults, *args: Any, **kwargs: Any) -> None:
+    _generated_init(self, *args, **renamed_keywords("AgentDefaults", kwargs,
+                                                    AGENT_DEFAULT_ALIASES))
+
+
+_init_with_aliases.__doc__ = _generated_init.__doc__
+AgentDefaults.__init__ = _init_with_aliases  # type: ignore[method-assign]
 
 
 FLOAT_FIELDS = ("radius", "max_speed", "neighbor_dist", "time_horizon", "time_horizon_obst",

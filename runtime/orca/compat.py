@@ -47,14 +47,15 @@ class RVOSimulator:
                          velocity: tuple[float, float] = (0.0, 0.0)) -> None:
         """Parameters of agents added with a position only (validated now)."""
         probe = Crowd(self._crowd.time_step)
-        probe.add_agents(np.zeros((1, 2)), velocity=velocity, radius=radius, max_speed=max_speed,
-                         neighbor_dist=neighbor_dist, max_neighbors=max_neighbors,
-                         time_horizon=time_horizon, time_horizon_obst=time_horizon_obst)
+        probe.add_agents(np.zeros((1, 2)), velocity_mps=velocity, radius_m=radius,
+                         max_speed_mps=max_speed, neighbor_dist_m=neighbor_dist,
+                         max_neighbors=max_neighbors, time_horizon_s=time_horizon,
+                         time_horizon_obst_s=time_horizon_obst)
         self._crowd.defaults = AgentDefaults(
-            neighbor_dist=float(neighbor_dist), max_neighbors=int(max_neighbors),
-            time_horizon=float(time_horizon), time_horizon_obst=float(time_horizon_obst),
-            radius=float(radius), max_speed=float(max_speed),
-            velocity=(float(velocity[0]), float(velocity[1])))
+            neighbor_dist_m=float(neighbor_dist), max_neighbors=int(max_neighbors),
+            time_horizon_s=float(time_horizon), time_horizon_obst_s=float(time_horizon_obst),
+            radius_m=float(radius), max_speed_mps=float(max_speed),
+            velocity_mps=(float(velocity[0]), float(velocity[1])))
 
     def addAgent(self, pos: tuple[float, float], neighborDist: float | None = None,  # noqa: N802,N803
                  maxNeighbors: int | None = None, timeHorizon: float | None = None,  # noqa: N803
@@ -76,9 +77,10 @@ class RVOSimulator:
                                f"pass only pos, or every parameter (missing: {missing})")
         if len(missing) == len(given):
             return self._crowd.add_agent(pos)
-        return self._crowd.add_agent(pos, neighbor_dist=neighborDist, max_neighbors=maxNeighbors,
-                                     time_horizon=timeHorizon, time_horizon_obst=timeHorizonObst,
-                                     radius=radius, max_speed=maxSpeed, velocity=velocity)
+        return self._crowd.add_agent(pos, neighbor_dist_m=neighborDist,
+                                     max_neighbors=maxNeighbors, time_horizon_s=timeHorizon,
+                                     time_horizon_obst_s=timeHorizonObst, radius_m=radius,
+                                     max_speed_mps=maxSpeed, velocity_mps=velocity)
 
     def addObstacle(self, vertices: list[tuple[float, float]]) -> int:  # noqa: N802
         """Add a polygon obstacle; returns the number of its first vertex."""

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from navproof.core.deprecation import renamed_keywords
 from navproof.core.errors import InvalidInput, assertions_enabled
 from navproof.core.parallel import run_pieces
 from navproof.core.ranges import check_in_profile_range
@@ -64,6 +65,34 @@ PIECE_ROWS = 65536
 working memory per agent of very large crowds (smaller pieces cost more in merging)."""
 
 
+CROWD_ALIASES = {"time_step": "time_step_s"}
+"""Old keyword names of :class:`Crowd` -> their unit-suffixed names (the old ones warn)."""
+ADD_AGENTS_ALIASES = {
+    "position": "position_m",
+    "velocity": "velocity_mps",
+    "pref_velocity": "pref_velocity_mps",
+    "radius": "radius_m",
+    "max_speed": "max_speed_mps",
+    "neighbor_dist": "neighbor_dist_m",
+    "time_horizon": "time_horizon_s",
+    "time_horizon_obst": "time_horizon_obst_s",
+}
+"""Old keyword names of :meth:`Crowd.add_agents` -> their unit-suffixed names (the old ones
+warn)."""
+
+
+def _renamed_arguments(where: str, deprecated: dict[str, Any], aliases: dict[str, str],
+                       current: dict[str, Any]) -> dict[str, Any]:
+    """``current`` keyword values with those given under an old name of ``aliases`` filled in
+    (DeprecationWarning); an unknown keyword is a TypeError, as Python reports it."""
+    unknown = sorted(set(deprecated) - set(aliases))
+    if unknown:
+        raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")
+    given = {k: v for k, v in current.items() if v is not None}
+    renamed = renamed_keywords(where, {**given, **deprecated}, aliases, stacklevel=4)
+    return {**current, **renamed}
+
+
 class Crowd:
     """ORCA simulator for many agents held in arrays. Claim: O1-O6.
 
@@ -86,14 +115,17 @@ class Crowd:
     the working bounds apply (RVO2 accepts any positive values).
     """
 
-    def __init__(self, time_step: float = 0.25, *, defaults: AgentDefaults | None = None,
+    def __init__(self, time_step_s: float = 0.25, *, defaults: AgentDefaults | None = None,
                  profile: Profile | None = None,
                  assertions: bool | None = None, responsibility: float = 0.5,
                  priority_share: float = 0.25, tie_break: str = "none",
                  side_bias_rad: float = 0.5, stall_steps: int = 2,
-                 workers: int | None = None) -> None:
+                 workers: int | None = None, **deprecated: Any) -> None:
+        if deprecated:
+            time_step_s = _renamed_arguments("Crowd", deprecated, CROWD_ALIASES,
+                                             {"time_step_s": time_step_s})["time_step_s"]
         self.profile = profile
-        self.time_step = self._valid_time_step(time_step)
+        self.time_step = self._valid_time_step(time_step_s)
         resp = float(check_valid_finite("responsibility", responsibility))
         if not 0.0 < resp <= 1.0:
             raise InvalidInput("responsibility", resp, "must be in (0, 1]")
@@ -168,12 +200,19 @@ class Crowd:
         self.obstacle_neighbor_idx = np.zeros((0, 0), dtype=np.int64)
 
     # ------------------------------------------------------------------------- agents
-    def add_agents(self, position: Any, *, velocity: Any = None, pref_velocity: Any = None,
-                   radius: Any = None, max_speed: Any = None, neighbor_dist: Any = None,
-                   max_neighbors: Any = None, time_horizon: Any = None,
-                   time_horizon_obst: Any = None, responsibility_weight: Any = None,
-                   priority: Any = None, cooperative: Any = None) -> np.ndarray:
-        """Add agents at ``position (M, 2)``; missing parameters come from the defaults.
+    def add_agents(self, position_m: Any = None, *, velocity_mps: Any = None,
+                   pref_velocity_mps: Any = None, radius_m: Any = None,
+                   max_speed_mps: Any = None, neighbor_dist_m: Any = None,
+                   max_neighbors: Any = None, time_horizon_s: Any = None,
+                   time_horizon_obst_s: Any = None, responsibility_weight: Any = None,
+                   priority: Any = None, cooperative: Any = None,
+                   **deprecated: Any) -> np.ndarray:
+        """Add agents at ``position_m (M, 2)`` [m]; missing parameters come from the defaults.
+
+        Velocities in m/s, radius and neighbour distance in m, horizons in s. The old keyword
+        names (``position``, ``velocity``, ``pref_velocity``, ``radius``, ``max_speed``,
+        ``neighbor_dist``, ``time_horizon``, ``time_horizon_obst``) still work for one release
+        and emit a ``DeprecationWarning``.
 
         Scalars broadcast. Returns the new agents' indices. Nothing is added if any value is
         invalid (non-finite, negative radius/speed/distance, non-positive horizon or
@@ -181,6 +220,20 @@ class Crowd:
         finite number, default 0) and ``cooperative`` (default True) set the pair shares
         (Claim O7, :mod:`navproof.orca.responsibility`).
         """
+        if deprecated:
+            given = _renamed_arguments("Crowd.add_agents", deprecated, ADD_AGENTS_ALIASES, {
+                "position_m": position_m, "velocity_mps": velocity_mps,
+                "pref_velocity_mps": pref_velocity_mps, "radius_m": radius_m,
+                "max_speed_mps": max_speed_mps, "neighbor_dist_m": neighbor_dist_m,
+                "time_horizon_s": time_horizon_s, "time_horizon_obst_s": time_horizon_obst_s})
+            position_m, velocity_mps = given["position_m"], given["velocity_mps"]
+            pref_velocity_mps, radius_m = given["pref_velocity_mps"], given["radius_m"]
+            max_speed_mps, neighbor_dist_m = given["max_speed_mps"], given["neighbor_dist_m"]
+            time_horizon_s = given["time_horizon_s"]
+            time_horizon_obst_s = given["time_horizon_obst_s"]
+        if position_m is None:
+            raise TypeError("Crowd.add_agents() missing required argument: 'position_m'")
+        position = position_m
         pos = check_valid_finite("position", position)
         if pos.ndim != 2 or pos.shape[1] != 2:
             raise InvalidInput("position", position, "must have shape (M, 2)")
@@ -203,13 +256,13 @@ class Crowd:
                 raise InvalidInput(name, value, f"must broadcast to shape ({m},)") from exc
             return check_valid_agent_scalar(name, arr)
 
-        vel = vec("velocity", velocity, d.velocity)
-        pref = vec("pref_velocity", pref_velocity, (0.0, 0.0))
-        rad = col("radius", radius, d.radius)
-        speed = col("max_speed", max_speed, d.max_speed)
-        ndist = col("neighbor_dist", neighbor_dist, d.neighbor_dist)
-        th = col("time_horizon", time_horizon, d.time_horizon)
-        tho = col("time_horizon_obst", time_horizon_obst, d.time_horizon_obst)
+        vel = vec("velocity", velocity_mps, d.velocity_mps)
+        pref = vec("pref_velocity", pref_velocity_mps, (0.0, 0.0))
+        rad = col("radius", radius_m, d.radius_m)
+        speed = col("max_speed", max_speed_mps, d.max_speed_mps)
+        ndist = col("neighbor_dist", neighbor_dist_m, d.neighbor_dist_m)
+        th = col("time_horizon", time_horizon_s, d.time_horizon_s)
+        tho = col("time_horizon_obst", time_horizon_obst_s, d.time_horizon_obst_s)
         mn = col("max_neighbors", max_neighbors, d.max_neighbors)
         for name, values in (("radius", rad), ("max_speed", speed), ("neighbor_dist", ndist),
                              ("time_horizon", th), ("time_horizon_obst", tho),
@@ -241,11 +294,13 @@ class Crowd:
         self._forget_snapshot()
         return np.arange(first, first + m)
 
-    def add_agent(self, position: Any, **params: Any) -> int:
-        """Add one agent at ``position (x, y)``; keyword parameters as :meth:`add_agents`."""
-        pos = check_valid_vector("position", position, max_abs=MAX_LENGTH_M, unit="m")
-        wrapped = {k: (np.asarray(v)[None] if k in ("velocity", "pref_velocity") and v is not None
-                       else v) for k, v in params.items()}
+    def add_agent(self, position_m: Any, **params: Any) -> int:
+        """Add one agent at ``position_m (x, y)`` [m]; keyword parameters as
+        :meth:`add_agents`."""
+        pos = check_valid_vector("position", position_m, max_abs=MAX_LENGTH_M, unit="m")
+        vectors = ("velocity", "pref_velocity", "velocity_mps", "pref_velocity_mps")
+        wrapped = {k: (np.asarray(v)[None] if k in vectors and v is not None else v)
+                   for k, v in params.items()}
         return int(self.add_agents(pos[None], **wrapped)[0])
 
     def remove_agent(self, agent: int) -> None:

@@ -161,7 +161,7 @@ def may_switch_region(portal_margin_m: np.ndarray, portal_normal: np.ndarray,
 
 
 def curve_displacement_m(u_mps: np.ndarray, v0_mps: np.ndarray, v1_mps: np.ndarray,
-                         dt_s: float, t_s: np.ndarray) -> np.ndarray:
+                         dt_s: float | np.ndarray, t_s: np.ndarray) -> np.ndarray:
     """Displacement (m, (N, 2)) at time t of the accelerating curve, read per axis from the
     generated B4 margin (margin of a fixed edge through the start point, negated). Claim: B4."""
     out = []
@@ -172,7 +172,7 @@ def curve_displacement_m(u_mps: np.ndarray, v0_mps: np.ndarray, v1_mps: np.ndarr
     return np.stack(out, axis=1)
 
 
-def portal_crossing_time_s(s_m: np.ndarray, dt_s: float, n_dot_e: np.ndarray,
+def portal_crossing_time_s(s_m: np.ndarray, dt_s: float | np.ndarray, n_dot_e: np.ndarray,
                            n_dot_u: np.ndarray, n_dot_v0: np.ndarray, n_dot_v1: np.ndarray
                            ) -> np.ndarray:
     """First time (s, (N,)) in [0, dt] where the curve's portal margin reaches zero; dt when it

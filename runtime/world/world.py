@@ -201,12 +201,12 @@ class World:
                                    f"must lie in the profile range of {rule} (the proofs' "
                                    f"range)")
         self.crowd.add_agents(
-            pos, velocity=vel, radius=radius, max_speed=speed,
-            neighbor_dist=d.neighbor_dist_m if neighbor_dist_m is None else neighbor_dist_m,
+            pos, velocity_mps=vel, radius_m=radius, max_speed_mps=speed,
+            neighbor_dist_m=d.neighbor_dist_m if neighbor_dist_m is None else neighbor_dist_m,
             max_neighbors=d.max_neighbors if max_neighbors is None else max_neighbors,
-            time_horizon=d.time_horizon_s if time_horizon_s is None else time_horizon_s,
-            time_horizon_obst=(d.time_horizon_obst_s if time_horizon_obst_s is None
-                               else time_horizon_obst_s))
+            time_horizon_s=d.time_horizon_s if time_horizon_s is None else time_horizon_s,
+            time_horizon_obst_s=(d.time_horizon_obst_s if time_horizon_obst_s is None
+                                 else time_horizon_obst_s))
         first = self.count
         width = max(self.route_m.shape[1], route.shape[1])
         self.route_m = np.concatenate([pad_routes(self.route_m, width),
