@@ -2,27 +2,34 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from navproof.core.errors import InvalidInput
-from navproof.core.validation import check_valid_finite
+from navproof.core.validation import check_valid_finite, check_valid_positive
+from navproof.orca.agents import AgentDefaults as CrowdAgentDefaults
+from navproof.orca.agents import default_profile
+
+
+def _profile_default(parameter: str) -> Callable[[], float]:
+    def default() -> float:
+        return float(default_profile()[parameter].default)
+
+    return default
 
 
 @dataclass(frozen=True)
-class AgentDefaults:
-    """Values for agents added without explicit ones (from the profile unless overridden)."""
+class AgentDefaults(CrowdAgentDefaults):
+    """Values for agents added without explicit ones (from the profile unless overridden): the
+    crowd's agent parameters (:class:`navproof.orca.agents.AgentDefaults`: radius, speed,
+    neighbours, horizons) and the World's kinematics, the acceleration budget [m/s^2] and the
+    arrival stop range [m]."""
 
-    radius_m: float
-    max_speed_mps: float
-    max_accel_mps2: float
-    stop_range_m: float
-    neighbor_dist_m: float
-    max_neighbors: int
-    time_horizon_s: float
-    time_horizon_obst_s: float
+    max_accel_mps2: float = field(default_factory=_profile_default("brake_budget_mps2"))
+    stop_range_m: float = field(default_factory=_profile_default("arrive_stop_range_m"))
 
 
 def check_positive(name: str, value: object, count: int) -> np.ndarray:
@@ -32,10 +39,7 @@ def check_positive(name: str, value: object, count: int) -> np.ndarray:
         arr = np.broadcast_to(arr, (count,)).astype(np.float64)
     except ValueError as exc:
         raise InvalidInput(name, value, f"must broadcast to shape ({count},)") from exc
-    bad = np.flatnonzero(arr <= 0.0)
-    if bad.size:
-        raise InvalidInput(f"{name}[{int(bad[0])}]", float(arr[bad[0]]), "must be > 0")
-    return arr
+    return check_valid_positive(name, arr)
 
 
 def pack_routes(routes: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
