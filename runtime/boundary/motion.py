@@ -43,7 +43,7 @@ class Motion:
 
     def __post_init__(self) -> None:
         vel = np.asarray(self.velocity_mps, dtype=np.float64)
-        if self.acceleration_mps2 is None:  # type: ignore[comparison-overlap]
+        if self.acceleration_mps2 is None:
             accel = np.zeros_like(vel)
         else:
             accel = check_valid_finite("acceleration_mps2", self.acceleration_mps2)

@@ -110,7 +110,8 @@ def load_scenario(data: dict[str, Any]) -> Any:
     defaults_raw = data.get("defaults", {})
     if not isinstance(defaults_raw, dict) or set(defaults_raw) - known:
         raise InvalidInput("defaults", defaults_raw, f"keys must be among {sorted(known)}")
-    fields: dict[str, Any] = {AGENT_DEFAULT_ALIASES.get(k, k): (tuple(v) if k == "velocity" else v)
+    fields: dict[str, Any] = {AGENT_DEFAULT_ALIASES.get(str(k), str(k)):
+                              (tuple(v) if k == "velocity" else v)
                               for k, v in defaults_raw.items()}
     defaults = AgentDefaults(**fields)
     crowd = Crowd(data.get("time_step", 0.25), defaults=defaults)
@@ -123,7 +124,8 @@ def load_scenario(data: dict[str, Any]) -> Any:
         extra = set(agent) - known - {"position", "pref_velocity"}
         if extra:
             raise InvalidInput(f"agents[{i}]", sorted(extra), "unknown keys")
-        params = {ADD_AGENTS_ALIASES.get(k, k): v for k, v in agent.items() if k != "position"}
+        params = {ADD_AGENTS_ALIASES.get(str(k), str(k)): v for k, v in agent.items()
+                  if k != "position"}
         crowd.add_agent(agent["position"], **params)
     for j, poly in enumerate(data.get("obstacles", [])):
         try:

@@ -20,6 +20,7 @@ loop (:mod:`navproof.core.jit`): the work of a row depends on its constraints.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -255,7 +256,8 @@ def _solve_rows(preferred, normal, offset, valid, num_hard, max_speed, second_ce
         velocity[r, 0], velocity[r, 1] = out[0], out[1]
 
 
-def solve_in_pieces(rows_task, m: int, k: int, *, threads: int) -> ClosestResult:
+def solve_in_pieces(rows_task: Callable[..., None], m: int, k: int, *, threads: int
+                    ) -> ClosestResult:
     """Run ``rows_task(lo, hi, velocity, outcome, violation)`` over ``m`` rows of ``k``
     half-planes in pieces on up to ``threads`` threads and collect its outputs."""
     velocity = np.empty((m, 2))

@@ -182,8 +182,9 @@ def portal_crossing_time_s(s_m: np.ndarray, dt_s: float | np.ndarray, n_dot_e: n
         return formulas.accel_margin(s=s_m, t=t, dt=dt_s, n_dot_e=n_dot_e, n_dot_u=n_dot_u,
                                      n_dot_v0=n_dot_v0, n_dot_v1=n_dot_v1)
 
+    # nan=dt_s broadcasts a per-agent dt (numpy's stubs only admit a scalar)
     t_star = np.nan_to_num(accel_extremum_time_s(dt_s, n_dot_e, n_dot_u, n_dot_v0, n_dot_v1),
-                           nan=dt_s)
+                           nan=dt_s)  # type: ignore[arg-type]
     result = np.full(s_m.shape, dt_s)
     found = np.zeros(s_m.shape, bool)
     for lo0, hi0 in ((np.zeros_like(s_m), t_star), (t_star, np.full_like(s_m, dt_s))):

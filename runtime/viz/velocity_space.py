@@ -269,7 +269,8 @@ def _legend_handles(scene: VelocityScene) -> list[Any]:
         Patch(facecolor="none", edgecolor="#666666", hatch="////",
               label="forbidden side (arrow: allowed side)"),
     ]
-    for family in dict.fromkeys(c.family for c in (*scene.halfplanes, *scene.disks)):
+    families = [h.family for h in scene.halfplanes] + [d.family for d in scene.disks]
+    for family in dict.fromkeys(families):
         style = _STYLE[family]
         colour = style["color"] or NEIGHBOUR_COLOURS[0]
         handles.append(Line2D([], [], color=colour, linestyle=style["linestyle"],
