@@ -74,20 +74,21 @@ def check_valid_finite(field: str, value: Any, *, shape: tuple[int, ...] | None 
 
 
 def check_valid_range(field: str, value: Any, *, low: float | None = None,
-                      high: float | None = None, low_open: bool = False, unit: str = ""
-                      ) -> np.ndarray:
+                      high: float | None = None, low_open: bool = False,
+                      high_open: bool = False, unit: str = "") -> np.ndarray:
     """Return ``value`` as a finite float64 array with every entry in the interval from ``low``
-    (excluded when ``low_open``) to ``high``; else InvalidInput naming the first entry outside."""
+    (excluded when ``low_open``) to ``high`` (excluded when ``high_open``); else InvalidInput
+    naming the first entry outside."""
     arr = check_valid_finite(field, value)
     bad = np.zeros(arr.shape, dtype=bool)
     if low is not None:
         bad |= (arr <= low) if low_open else (arr < low)
     if high is not None:
-        bad |= arr > high
+        bad |= (arr >= high) if high_open else (arr > high)
     if bad.any():
         idx = _first_index(bad) if arr.ndim else ()
         lo = "(-inf" if low is None else ("(" if low_open else "[") + f"{low:g}"
-        hi = "inf)" if high is None else f"{high:g}]"
+        hi = "inf)" if high is None else f"{high:g}" + (")" if high_open else "]")
         rule = (f"must be > {low:g}" if high is None and low is not None and low_open
                 else f"must be >= {low:g}" if high is None and low is not None
                 else f"must be in {lo}, {hi}")

@@ -126,21 +126,16 @@ class Crowd:
                                              {"time_step_s": time_step_s})["time_step_s"]
         self.profile = profile
         self.time_step = self._valid_time_step(time_step_s)
-        resp = float(check_valid_finite("responsibility", responsibility))
-        if not 0.0 < resp <= 1.0:
-            raise InvalidInput("responsibility", resp, "must be in (0, 1]")
-        self.responsibility = resp
-        prio_share = float(check_valid_finite("priority_share", priority_share))
-        if not 0.0 <= prio_share <= 0.5:
-            raise InvalidInput("priority_share", prio_share, "must be in [0, 1/2]")
-        self.priority_share = prio_share
+        self.responsibility = float(check_valid_range("responsibility", responsibility,
+                                                      low=0.0, high=1.0, low_open=True))
+        self.priority_share = float(check_valid_range("priority_share", priority_share,
+                                                      low=0.0, high=0.5))
         if tie_break not in TIE_BREAKS:
             raise InvalidInput("tie_break", tie_break, f"must be one of {TIE_BREAKS}")
         self.tie_break = tie_break
-        bias = float(check_valid_finite("side_bias_rad", side_bias_rad))
-        if not 0.0 < bias < np.pi / 2:
-            raise InvalidInput("side_bias_rad", bias, "must be in (0, pi/2)")
-        self.side_bias_rad = bias
+        self.side_bias_rad = float(check_valid_range("side_bias_rad", side_bias_rad, low=0.0,
+                                                     high=np.pi / 2, low_open=True,
+                                                     high_open=True, unit="rad"))
         if isinstance(stall_steps, bool) or not isinstance(stall_steps, (int, np.integer)) \
                 or stall_steps < 1:
             raise InvalidInput("stall_steps", stall_steps, "must be an integer >= 1")
