@@ -96,9 +96,11 @@ def _renamed_arguments(where: str, deprecated: dict[str, Any], aliases: dict[str
 class Crowd:
     """ORCA simulator for many agents held in arrays. Claim: O1-O6.
 
-    ``time_step`` (s) > 0; ``assertions`` turns on the run-time monitor (default: the
-    ``NAVPROOF_ASSERT`` environment variable); ``responsibility`` is the share each of two equal
-    agents takes of their avoidance (1/2 is RVO2's reciprocal split; per agent, the
+    ``time_step_s`` (s) > 0, 0.25 when not given (the old keyword ``time_step`` still works for
+    one release, with a DeprecationWarning); ``assertions`` turns on the run-time monitor
+    (default: the ``NAVPROOF_ASSERT`` environment variable); ``responsibility`` is the share
+    each of two equal agents takes of their avoidance (1/2 is RVO2's reciprocal split; per
+    agent, the
     ``responsibility_weight``, ``priority`` and ``cooperative`` settings split each pair as in
     :mod:`navproof.orca.responsibility`, Claim O7; ``priority_share`` is what the higher
     priority of a pair takes); ``tie_break`` is "none" (RVO2) or "keep-right": an agent
@@ -115,7 +117,8 @@ class Crowd:
     the working bounds apply (RVO2 accepts any positive values).
     """
 
-    def __init__(self, time_step_s: float = 0.25, *, defaults: AgentDefaults | None = None,
+    def __init__(self, time_step_s: float | None = None, *,
+                 defaults: AgentDefaults | None = None,
                  profile: Profile | None = None,
                  assertions: bool | None = None, responsibility: float = 0.5,
                  priority_share: float = 0.25, tie_break: str = "none",
@@ -125,7 +128,7 @@ class Crowd:
             time_step_s = _renamed_arguments("Crowd", deprecated, CROWD_ALIASES,
                                              {"time_step_s": time_step_s})["time_step_s"]
         self.profile = profile
-        self.time_step = self._valid_time_step(time_step_s)
+        self.time_step = self._valid_time_step(0.25 if time_step_s is None else time_step_s)
         self.responsibility = float(check_valid_range("responsibility", responsibility,
                                                       low=0.0, high=1.0, low_open=True))
         self.priority_share = float(check_valid_range("priority_share", priority_share,
