@@ -11,7 +11,7 @@ from typing import Any
 def renamed_keywords(where: str, given: dict[str, Any], aliases: Mapping[str, str],
                      *, stacklevel: int = 3) -> dict[str, Any]:
     """``given`` keywords with each old name of ``aliases`` (old -> new) replaced by its new
-    name, warning once per old name used. InvalidInput-free: a keyword given under both names is
+    name, warning once per old name used. A keyword given under both names is
     a TypeError, as Python reports a doubled argument."""
     out = dict(given)
     for old, new in aliases.items():
