@@ -314,3 +314,28 @@ def _route_batch(sp, gp, s, goal, neighbor, count, edge_a, edge_b, cost, min_cos
         cor[cor_off[q]:cor_off[q + 1]] = cor_parts[q]
         cn[cn_off[q]:cn_off[q + 1]] = cn_parts[q]
     return cor_off, cor, cn_off, cn, length
+
+
+def corridor_portals(mesh: NavMesh, corridor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Left and right end points ((C-1, 2) each) of the portals along a corridor, as seen
+    travelling from its first polygon to its last. Claim: C5."""
+    c = np.asarray(corridor, np.int64)
+    left = np.zeros((max(c.size - 1, 0), 2))
+    right = np.zeros_like(left)
+    for k in range(c.size - 1):
+        p, q = int(c[k]), int(c[k + 1])
+        j = int(np.flatnonzero(mesh.neighbor[p, : mesh.poly_count[p]] == q)[0])
+        a, b = mesh.portal(p, j)
+        left[k], right[k] = b, a
+    return left, right
+
+
+def next_corner(x_m: np.ndarray, goal_m: np.ndarray, left_m: np.ndarray, right_m: np.ndarray
+                ) -> tuple[np.ndarray, bool]:
+    """The first corner of the shortest polyline from ``x_m`` to ``goal_m`` through the
+    remaining portals (the string pulled again from where the body stands), and whether it is
+    the goal. Claim: C5."""
+    corners = funnel(np.asarray(x_m, float), np.asarray(goal_m, float), left_m, right_m)
+    if corners.shape[0] < 2:
+        return np.asarray(goal_m, float), True
+    return corners[1], corners.shape[0] == 2
