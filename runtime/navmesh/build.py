@@ -19,7 +19,7 @@ import numpy as np
 from navproof.navmesh.merge import merge_convex
 from navproof.navmesh.mesh import MeshError, NavMesh, build_mesh
 
-QUAD_SEGS = 8
+QUAD_SEGS = 4
 """Chords per quarter circle of a rounded erosion corner."""
 CHORD_FACTOR = 1.0 / math.cos(math.pi / (4 * QUAD_SEGS))
 """Erosion distance / body radius: the chords of a rounded corner keep the full radius."""

@@ -28,13 +28,20 @@ from navproof.boundary.edges import EDGE_PORTAL, EDGE_WALL, EdgeSet
 from navproof.boundary.motion import Motion
 from navproof.core.errors import EPS, InvalidInput, ObligationViolation
 from navproof.navmesh import MeshCache, NavMesh, NoRoute, Route, Router
-from navproof.navmesh.route import corridor_portals, next_corner
 from navproof.navmesh.merge import merge_pair
+from navproof.navmesh.route import corridor_portals, next_corner
 from navproof.step import SAFE, SafeStepResult, StepInput
 from navproof.step.corridor import curve_displacement_m, step_with_portal
 
 MAX_REGION_EDGES = 12
 """A corridor region keeps at most this many edges (merging stops there)."""
+LOOKAHEAD_M = 6.0
+"""Walls of the regions ahead on the corridor closer than this (m, bounding-box gap) also bound
+a body where the region it is in lies wholly on their inner side, so that it can stop before a
+wall it meets right after a portal (the profile's longest stopping distance, 2 m at 2 m/s and
+1 m/s^2, with room to spare)."""
+MAX_LOOKAHEAD_WALLS = 16
+"""At most this many walls ahead are added to a region's own edges."""
 C4_TOL_M = 1e-7
 """A committed position may lie this far (m) outside the mesh / beyond a wall (round-off)."""
 
@@ -52,6 +59,8 @@ class CorridorRegion:
     offset_m: np.ndarray
     portal: int
     patch: int
+    ahead_normal: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((0, 2)))
+    ahead_offset_m: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
 
     def contains(self, x_m: np.ndarray, tol_m: float = C4_TOL_M) -> bool:
         return bool(np.all(self.offset_m - self.normal @ x_m >= -tol_m))
@@ -105,7 +114,37 @@ def corridor_regions(mesh: NavMesh, corridor: np.ndarray) -> list[CorridorRegion
         out.append(CorridorRegion(i, stop, verts, normal, offset, portal,
                                   int(mesh.patch[c[i]])))
         i = stop
-    return out
+    return [_with_walls_ahead(out, r) for r in range(len(out))]
+
+
+def _with_walls_ahead(regions: list[CorridorRegion], r: int) -> CorridorRegion:
+    """Region ``r`` with the walls of the next LOOKAHEAD_REGIONS regions whose inner side holds
+    all of region r (a body inside r is inside them: they are walls it must be able to stop
+    before once it passes the portal). Claim: C3, B1."""
+    here = regions[r]
+    normals, offsets = [], []
+    lo, hi = here.vertices_m.min(axis=0), here.vertices_m.max(axis=0)
+    for ahead in regions[r + 1:]:
+        gap = np.maximum(0.0, np.maximum(ahead.vertices_m.min(axis=0) - hi,
+                                         lo - ahead.vertices_m.max(axis=0)))
+        if float(np.hypot(*gap)) > LOOKAHEAD_M:
+            break
+        for k in range(ahead.normal.shape[0]):
+            if k == ahead.portal:
+                continue
+            n, b = ahead.normal[k], ahead.offset_m[k]
+            if np.any(b - here.vertices_m @ n < -1e-9):
+                continue
+            same = np.any((np.abs(here.normal @ n - 1.0) <= 1e-12)
+                          & (np.abs(here.offset_m - b) <= 1e-9))
+            dup = any(abs(float(m @ n) - 1.0) <= 1e-12 and abs(o - b) <= 1e-9
+                      for m, o in zip(normals, offsets, strict=True))
+            if not same and not dup:
+                normals.append(n)
+                offsets.append(b)
+    normals, offsets = normals[:MAX_LOOKAHEAD_WALLS], offsets[:MAX_LOOKAHEAD_WALLS]
+    return dataclasses.replace(here, ahead_normal=np.array(normals).reshape(-1, 2),
+                               ahead_offset_m=np.array(offsets, dtype=np.float64))
 
 
 @dataclass
@@ -131,7 +170,7 @@ class MeshNavigation:
         self._routers: dict[float, Router] = {}
         self.agents: list[AgentRoute] = []
         self.replans = 0
-        self._k = MAX_REGION_EDGES
+        self._k = MAX_REGION_EDGES + MAX_LOOKAHEAD_WALLS
         self._last: Any = None
 
     # ------------------------------------------------------------------ planning
@@ -258,6 +297,9 @@ class MeshNavigation:
                 continue
             m = reg.normal.shape[0]
             normal[i, :m], offset[i, :m], valid[i, :m] = reg.normal, reg.offset_m, True
+            e = reg.ahead_normal.shape[0]
+            normal[i, m:m + e], offset[i, m:m + e] = reg.ahead_normal, reg.ahead_offset_m
+            valid[i, m:m + e] = True
             if reg.portal >= 0:
                 if portal_kind:
                     kind[i, reg.portal] = EDGE_PORTAL
@@ -393,8 +435,10 @@ class MeshNavigation:
 
 
 def _margin(region: CorridorRegion, x_m: np.ndarray, walls: np.ndarray) -> float:
+    """Least signed margin (m) of ``x_m`` to the region's walls (its own and those ahead)."""
     m = region.offset_m - region.normal @ x_m
-    return float(np.min(np.where(walls, m, np.inf)))
+    ahead = region.ahead_offset_m - region.ahead_normal @ x_m
+    return float(min(np.min(np.where(walls, m, np.inf)), np.min(ahead, initial=np.inf)))
 
 
 def _take_motion_cols(m: Motion, k: int) -> Motion:

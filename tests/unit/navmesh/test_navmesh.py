@@ -23,7 +23,7 @@ from navproof.navmesh import (
     read_obj,
     walkable_area,
 )
-from navproof.navmesh.build import CHORD_FACTOR
+from navproof.navmesh.build import CHORD_FACTOR, QUAD_SEGS
 
 ROOM = [[-2.0, -6.0], [12.0, -6.0], [12.0, 6.0], [-2.0, 6.0]]
 CUP = [[1.0, 2.0], [3.4, 2.0], [3.4, -2.0], [1.0, -2.0], [1.0, -2.4], [3.8, -2.4], [3.8, 2.4],
@@ -51,7 +51,7 @@ def _area(mesh):
 
 def test_mesh_polygons_are_convex_ccw_and_cover_the_eroded_area(cup_mesh):
     area = walkable_area(ROOM, [CUP])
-    exact = area.buffer(-0.4 * CHORD_FACTOR, quad_segs=8)
+    exact = area.buffer(-0.4 * CHORD_FACTOR, quad_segs=QUAD_SEGS)
     union = _area(cup_mesh)
     assert abs(union.area - exact.area) <= 1e-6 * exact.area
     # every polygon is inside the exact erosion (the body keeps its radius from every wall)
