@@ -1,5 +1,5 @@
 """The navigation-mesh examples arrive with assertion mode on (C4 checked every step), report
-per-agent outcomes, and bad [navmesh] input names the key. Claim: C1-C5, B7."""
+per-agent outcomes, and bad [navmesh] input names the key. Claim: C1, C2, C3, C4, C5, B7."""
 
 import math
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Navigation meshes: building, merging, point location, routes and bad input (C1, C2, C5)."""
+"""Navigation meshes: building, merging, point location, routes and bad input. Claim: C1, C2, C4, C5."""
 
 from __future__ import annotations
 
