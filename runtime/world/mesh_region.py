@@ -274,9 +274,13 @@ class MeshNavigation:
         target = np.zeros((n, 2))
         last = np.zeros(n, bool)
         for i, a in enumerate(self.agents):
+            reg = a.regions[a.region]
+            if reg.portal < 0:
+                # in the goal's region: the goal is in straight sight (the region is convex)
+                target[i], last[i] = a.route.corners_m[-1], True
+                continue
             x = world.position_m[i]
             mesh = self.mesh(a.radius_m)
-            reg = a.regions[a.region]
             polys = a.route.corridor[reg.start:reg.stop]
             inside = np.all(mesh.offset_m[polys] - mesh.normal[polys] @ x >= -C4_TOL_M, axis=1)
             k = reg.start + (int(np.flatnonzero(inside)[-1]) if inside.any() else 0)
@@ -285,9 +289,15 @@ class MeshNavigation:
         world.route_index = np.where(last, world.route_count - 1, world.route_index)
         return target, last
 
+    @staticmethod
+    def _width(regions: list[CorridorRegion | None]) -> int:
+        """Edge columns the regions need (own edges and walls ahead), at least one."""
+        return max([1] + [r.normal.shape[0] + r.ahead_normal.shape[0]
+                          for r in regions if r is not None])
+
     def _edge_arrays(self, regions: list[CorridorRegion | None], *, portal_kind: bool
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        n, k = len(regions), self._k
+        n, k = len(regions), self._width(regions)
         normal = np.zeros((n, k, 2))
         offset = np.zeros((n, k))
         valid = np.zeros((n, k), bool)
@@ -312,6 +322,7 @@ class MeshNavigation:
         portal step checks it). Claim: C1, C3."""
         self._here = [self._region_rows(i)[0] for i in range(len(self.agents))]
         normal, offset, valid, kind = self._edge_arrays(self._here, portal_kind=False)
+        self._k = normal.shape[1]
         return _concat(layout_edges, normal, offset, valid, kind)
 
     def solve(self, inp: StepInput, rows: np.ndarray, *, assertions: bool) -> SafeStepResult:
@@ -326,6 +337,12 @@ class MeshNavigation:
         for j, reg in enumerate(here):
             if reg.portal >= 0 and nxt[j] is not None:
                 pn[j], pb[j], pvalid[j] = reg.normal[reg.portal], reg.offset_m[reg.portal], True
+        if not pvalid.any():
+            # nobody has a portal ahead (every body in its goal's region): one plain solve
+            from navproof.step import solve_safe_step
+
+            self._last = None
+            return solve_safe_step(inp, assertions=assertions)
         nn, no, nv, nk = self._edge_arrays([r if r is not None else here[j]
                                             for j, r in enumerate(nxt)], portal_kind=True)
         # the next region's walls with the layout's edges of the same agents
