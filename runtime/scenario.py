@@ -292,10 +292,9 @@ def _layout(r: _Reader, data: dict[str, Any]) -> Any:
         raise r.fail(_layout_key(exc.field), exc.value, exc.rule) from None
 
 
-def _navigation(r: _Reader, data: dict[str, Any], folder: Path) -> Any:
-    """The ``[navmesh]`` table -> a MeshNavigation (None without one); MeshError -> the key."""
-    if "navmesh" not in data:
-        return None
+def _navigation(r: _Reader, data: dict[str, Any], folder: Path) -> tuple[Any, list[Any]]:
+    """The ``[navmesh]`` table -> a MeshNavigation and its planar patches; MeshError -> the
+    key."""
     from navproof.navmesh import MeshCache, MeshError, PlanPatch, read_obj, walkable_area
     from navproof.world.mesh_region import MeshNavigation
 
@@ -329,7 +328,30 @@ def _navigation(r: _Reader, data: dict[str, Any], folder: Path) -> Any:
         raise
     except MeshError as exc:
         raise r.fail(exc.field, exc.value, exc.rule) from None
-    return MeshNavigation(MeshCache(patches, key="navmesh"))
+    return MeshNavigation(MeshCache(patches, key="navmesh")), patches
+
+
+def _slope_patches(r: _Reader, data: dict[str, Any], patches: list[Any]) -> list[Any]:
+    """Layout patches of a mesh with more than one gradient: every planar patch becomes a
+    slope patch, so that edges between gradients stay handoff edges (C1, H1). Each must be
+    convex (the handoff's patch pieces are)."""
+    import shapely
+
+    grads = {tuple(np.round(p.gradient, 9)) for p in patches}
+    if len(grads) <= 1:
+        return []
+    if data.get("patches"):
+        raise r.fail("patches", data["patches"], "a mesh with slopes makes its own patches; "
+                                                 "do not give [[patches]] too")
+    out = []
+    for p in patches:
+        area = shapely.simplify(p.area, 0.0)
+        if area.geom_type != "Polygon" or abs(area.convex_hull.area - area.area) > 1e-9:
+            raise r.fail("navmesh.obj", p.name, "a sloped mesh's planar patches must each be "
+                                                "convex (they become handoff patches)")
+        ring = shapely.geometry.polygon.orient(area, 1.0).exterior.coords
+        out.append((p.name.replace("|", "/"), np.asarray(ring)[:-1], p.gradient))
+    return out
 
 
 def _layout_key(field: str) -> str:
@@ -373,7 +395,16 @@ def load_scenario(path: str | Path, *, assertions: bool | None = None) -> Scenar
                                             expect_raw.get("min_wall_clearance_m", 0.0)))
     agents = _agents(r, data)
     layout = _layout(r, data)
-    navigation = _navigation(r, data, path.parent)
+    navigation, mesh_patches = _navigation(r, data, path.parent) if "navmesh" in data \
+        else (None, [])
+    slopes = _slope_patches(r, data, mesh_patches)
+    if slopes:
+        from navproof.world.layout import Layout
+
+        try:
+            layout = Layout(obstacles=layout.obstacles, patches=slopes)
+        except InvalidInput as exc:
+            raise r.fail("navmesh.obj", exc.value, exc.rule) from None
     try:
         world = World(layout, time_step_s=meta.get("time_step_s"), profile=profile,
                       assertions=assertions, responsibility=responsibility,

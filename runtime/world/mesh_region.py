@@ -255,9 +255,10 @@ class MeshNavigation:
     def sync(self, world: Any) -> None:
         """Before a step: every agent's region holds it; one that is not in its region (moved
         by a handoff) takes the corridor region it stands in, or plans again. Claim: C5."""
+        busy = set(world.handoffs.active) if world.handoffs is not None else set()
         for i, a in enumerate(self.agents):
             x = world.position_m[i]
-            if a.regions[a.region].contains(x):
+            if i in busy or a.regions[a.region].contains(x):
                 continue
             found = [r for r in range(a.region, len(a.regions)) if a.regions[r].contains(x)]
             if found:
@@ -286,6 +287,10 @@ class MeshNavigation:
             k = reg.start + (int(np.flatnonzero(inside)[-1]) if inside.any() else 0)
             target[i], last[i] = next_corner(x, a.route.corners_m[-1], a.left_m[k:],
                                              a.right_m[k:])
+            nxt = a.regions[a.region + 1]
+            if nxt.patch != reg.patch:
+                # a change of gradient ahead: aim just past the handoff edge, on the next patch
+                target[i], last[i] = _past_edge(x, target[i], reg), False
         world.route_index = np.where(last, world.route_count - 1, world.route_index)
         return target, last
 
@@ -335,7 +340,7 @@ class MeshNavigation:
         pb = np.zeros(n)
         pvalid = np.zeros(n, bool)
         for j, reg in enumerate(here):
-            if reg.portal >= 0 and nxt[j] is not None:
+            if reg.portal >= 0 and nxt[j] is not None and nxt[j].patch == reg.patch:
                 pn[j], pb[j], pvalid[j] = reg.normal[reg.portal], reg.offset_m[reg.portal], True
         if not pvalid.any():
             # nobody has a portal ahead (every body in its goal's region): one plain solve
@@ -449,6 +454,24 @@ class MeshNavigation:
                                       agent=i, observed=float(wall_clear_m[i]), limit=0.0,
                                       margin=float(wall_clear_m[i]),
                                       data={"position_m": position_m[i].tolist()})
+
+
+HANDOFF_AIM_M = 0.5
+"""Past a handoff edge the body aims this far (m) onto the next patch (the handoff controller
+takes it over near the edge)."""
+
+
+def _past_edge(x_m: np.ndarray, corner_m: np.ndarray, region: CorridorRegion) -> np.ndarray:
+    """The point HANDOFF_AIM_M beyond the region's portal on the way from ``x_m`` to
+    ``corner_m`` (the corner itself when the way does not reach the portal's line)."""
+    n, b = region.normal[region.portal], region.offset_m[region.portal]
+    d = corner_m - x_m
+    along = float(n @ d)
+    if along <= EPS:
+        return corner_m
+    t = (b - float(n @ x_m)) / along
+    unit = d / max(float(np.hypot(*d)), EPS)
+    return x_m + t * d + HANDOFF_AIM_M * unit
 
 
 def _margin(region: CorridorRegion, x_m: np.ndarray, walls: np.ndarray) -> float:

@@ -9,7 +9,7 @@ import pytest
 from navproof.scenario import ScenarioError, load_scenario, run_scenario
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-MESH_EXAMPLES = ["u_cup", "l_corridor", "maze", "pillars_crowd", "two_rooms_door"]
+MESH_EXAMPLES = ["u_cup", "l_corridor", "maze", "pillars_crowd", "two_rooms_door", "ramp_floors"]
 
 
 @pytest.mark.slow
@@ -29,6 +29,10 @@ def test_mesh_example_arrives_with_assertions(name):
         # nobody travels less than its planned (shortest in the corridor) route, minus the
         # stop range at the goal
         assert p["distance_travelled_m"] >= p["planned_route_length_m"] - 0.2
+    if name == "ramp_floors":
+        # both changes of gradient are taken by the slope handoff, never merged (C1)
+        assert [h["phase"] for h in summary["handoffs"]] == ["Following"] * 2
+        assert summary["labels"]["moved by its handoff controller"] > 0
 
 
 def test_u_cup_route_goes_around_the_cup():
