@@ -8,6 +8,11 @@ The World comparison: ``--agents`` bodies in a 40 m x 40 m room, once with the r
 ``[corridor]`` and once as a navigation mesh (one region: no replan, no portal), steps after a
 warm-up.
 
+Side by side with JuPedSim's routing (``pip install jupedsim``; bench-only, skipped when it
+is not installed): the same pillar room, the same random start/goal pairs, route lengths and
+query times. JuPedSim routes on the un-eroded geometry; navproof on the geometry eroded by 0 m
+(the same area) and by 0.3 m (what a body of that radius may use).
+
 Usage: ``python bench/navmesh_bench.py [--queries 2000] [--agents 200] [--steps 30]``.
 """
 
@@ -81,6 +86,50 @@ def world_step_s(nav: bool, agents: int, steps: int) -> float:
     return (time.perf_counter() - t) / steps
 
 
+def jupedsim_side_by_side(outer: list[list[float]], holes: list[list[list[float]]],
+                          queries: int) -> dict[str, object] | str:
+    """Route lengths and query times of JuPedSim and navproof on the same pairs."""
+    try:
+        import jupedsim
+    except ImportError:
+        return "not installed"
+    area = walkable_area(outer, holes)
+    engine = jupedsim.RoutingEngine(area)
+    ours0 = Router(mesh_from_outline(outer, holes, radius_m=0.0))
+    ours3 = Router(mesh_from_outline(outer, holes, radius_m=0.3))
+    rng = np.random.default_rng(2)
+    pairs = []
+    while len(pairs) < queries:
+        s, g = rng.uniform(0.5, 61.5, (2, 2))
+        if (ours3.mesh.locate(np.array([s, g])) >= 0).all():
+            pairs.append((s, g))
+    res: dict[str, list[float]] = {"jps_ms": [], "ours0_ms": [], "ours3_ms": [],
+                                   "jps_m": [], "ours0_m": [], "ours3_m": []}
+    ours0.route(pairs[0][0], pairs[0][1])
+    for s, g in pairs:
+        t = time.perf_counter()
+        way = np.array(engine.compute_waypoints(tuple(s), tuple(g)))
+        res["jps_ms"].append(1e3 * (time.perf_counter() - t))
+        res["jps_m"].append(float(np.sum(np.hypot(*np.diff(way, axis=0).T))))
+        for key, router in (("ours0", ours0), ("ours3", ours3)):
+            t = time.perf_counter()
+            route = router.route(s, g)
+            res[f"{key}_ms"].append(1e3 * (time.perf_counter() - t))
+            res[f"{key}_m"].append(route.length_m)
+    ratio0 = np.array(res["ours0_m"]) / np.maximum(np.array(res["jps_m"]), 1e-9)
+    return {
+        "pairs": queries,
+        "jupedsim_query_median_ms": round(float(np.median(res["jps_ms"])), 4),
+        "navproof_r0_query_median_ms": round(float(np.median(res["ours0_ms"])), 4),
+        "navproof_r0.3_query_median_ms": round(float(np.median(res["ours3_ms"])), 4),
+        "jupedsim_mean_length_m": round(float(np.mean(res["jps_m"])), 4),
+        "navproof_r0_mean_length_m": round(float(np.mean(res["ours0_m"])), 4),
+        "navproof_r0.3_mean_length_m": round(float(np.mean(res["ours3_m"])), 4),
+        "navproof_r0_over_jupedsim_length_min_median_max": [
+            round(float(q), 4) for q in np.percentile(ratio0, [0, 50, 100])],
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--queries", type=int, default=2000)
@@ -129,6 +178,8 @@ def main() -> None:
     pillars = mesh_from_outline(outer, holes, radius_m=0.3)
     out["pillar_mesh_400_holes_polygons"] = pillars.count
     out["pillar_mesh_build_s"] = round(time.perf_counter() - t, 3)
+
+    out["jupedsim"] = jupedsim_side_by_side(outer, holes, min(args.queries, 500))
 
     corridor = world_step_s(False, args.agents, args.steps)
     on_mesh = world_step_s(True, args.agents, args.steps)
