@@ -3,6 +3,8 @@ Claim: C3, C4, C5."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from navproof.core.errors import ObligationViolation
 from navproof.navmesh import MeshCache, NoRoute, PlanPatch, walkable_area
@@ -82,3 +84,31 @@ def test_c4_names_a_position_off_the_mesh():
         nav.check_c4(np.array([[1.0, 0.2]]), np.zeros(1), np.zeros(0, np.int64))
     with pytest.raises(ObligationViolation, match=r"\[C4\].*crossed a wall edge"):
         nav.check_c4(np.array([[1.0, 1.0]]), np.array([-0.01]), np.zeros(0, np.int64))
+
+
+MAZE = [[-2.0, -6.0], [12.0, -6.0], [12.0, 6.0], [-2.0, 6.0]]
+MAZE_HOLES = [
+    [[2.0, -6.0], [2.5, -6.0], [2.5, 3.0], [2.0, 3.0]],
+    [[5.0, -3.0], [5.5, -3.0], [5.5, 6.0], [5.0, 6.0]],
+    [[3.0, 4.0], [4.0, 4.5], [3.2, 5.0]],
+    [[8.0, -6.0], [8.5, -6.0], [8.5, 3.0], [8.0, 3.0]],
+]
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_c4_holds_on_random_routes_through_a_maze(seed):
+    rng = np.random.default_rng(seed)
+    area = walkable_area(MAZE, MAZE_HOLES)
+    nav = MeshNavigation(MeshCache([PlanPatch("floor", area, np.zeros(2), 0.0)]))
+    world = World(Layout(), navigation=nav, assertions=True)
+    mesh = nav.mesh(0.3)
+    pts = []
+    while len(pts) < 4:
+        x = rng.uniform([-2.0, -6.0], [12.0, 6.0])
+        if mesh.locate(x[None])[0] >= 0:
+            pts.append(x)
+    world.add_agents(np.array(pts[:2]), [[pts[2]], [pts[3]]], radius_m=0.3)
+    for _ in range(150):
+        world.step()  # assertion mode raises ObligationViolation("C4", ...) on any breach
+    assert np.all(mesh.locate(world.position_m) >= 0)
