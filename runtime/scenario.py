@@ -62,6 +62,13 @@ Schema (every table optional except at least one agent; lengths in m, speeds in 
     # moving with it for the bodies it carries; the pivot moves at velocity_mps, which changes
     # at acceleration_mps2
 
+    [navmesh]                    # a navigation mesh: goals are routed on it (C1-C5)
+    walkable = [[-2.0, -6.0], [12.0, -6.0], [12.0, 6.0], [-2.0, 6.0]]   # outer boundary
+    holes = [[[1.0, 2.0], [3.4, 2.0], [3.4, 2.4], [1.0, 2.4]]]         # obstacles
+    # holes may touch the boundary and overlap each other: the walkable area is the outer
+    # polygon minus their union; each distinct agent radius gets its own eroded mesh (C2)
+    # or: obj = "level.obj" (relative to this file), up_axis = "z" (or "y")
+
     [expect]                     # checked by ``navproof simulate --assert``
     arrived = "all"              # or a least count
     min_wall_clearance_m = 0.0   # the signed wall clearance never below this
@@ -88,7 +95,8 @@ from navproof.core.tolerances import EPS
 AGENT_KEYS = ("velocity_mps", "radius_m", "max_speed_mps", "max_accel_mps2", "stop_range_m",
               "neighbor_dist_m", "max_neighbors", "time_horizon_s", "time_horizon_obst_s")
 TOP_KEYS = ("scenario", "agent_defaults", "agents", "rings", "blocks", "obstacles", "corridor",
-            "patches", "supports", "expect")
+            "patches", "supports", "navmesh", "expect")
+NAVMESH_KEYS = ("walkable", "holes", "obj", "up_axis")
 
 
 class ScenarioError(InvalidInput):
@@ -285,6 +293,68 @@ def _layout(r: _Reader, data: dict[str, Any]) -> Any:
         raise r.fail(_layout_key(exc.field), exc.value, exc.rule) from None
 
 
+def _navigation(r: _Reader, data: dict[str, Any], folder: Path) -> tuple[Any, list[Any]]:
+    """The ``[navmesh]`` table -> a MeshNavigation and its planar patches; MeshError -> the
+    key."""
+    from navproof.navmesh import MeshCache, MeshError, PlanPatch, read_obj, walkable_area
+    from navproof.world.mesh_region import MeshNavigation
+
+    spec = r.table(data, "navmesh", "navmesh", allowed=NAVMESH_KEYS)
+    for other in ("corridor", "supports"):
+        if other in data:
+            raise r.fail(other, data[other], "cannot be combined with [navmesh] (the mesh is "
+                                             "the corridor; supports on a mesh are not "
+                                             "supported)")
+    if ("obj" in spec) == ("walkable" in spec):
+        raise r.fail("navmesh", sorted(spec), "give exactly one of walkable (with holes) or "
+                                              "obj")
+    try:
+        if "obj" in spec:
+            if "holes" in spec:
+                raise r.fail("navmesh.holes", spec["holes"], "holes go with walkable, not obj")
+            if not isinstance(spec["obj"], str):
+                raise r.fail("navmesh.obj", spec["obj"], "must be a file name")
+            up = spec.get("up_axis", "z")
+            patches = read_obj(folder / spec["obj"], up_axis=str(up), key="navmesh.obj")
+        else:
+            walkable = r.points("navmesh.walkable", spec["walkable"], at_least=3)
+            holes_raw = spec.get("holes", [])
+            if not isinstance(holes_raw, list):
+                raise r.fail("navmesh.holes", holes_raw, "must be a list of polygons")
+            holes = [r.points(f"navmesh.holes[{i}]", h, at_least=3)
+                     for i, h in enumerate(holes_raw)]
+            area = walkable_area(walkable, holes, key="navmesh")
+            patches = [PlanPatch("walkable", area, np.zeros(2), 0.0)]
+    except ScenarioError:
+        raise
+    except MeshError as exc:
+        raise r.fail(exc.field, exc.value, exc.rule) from None
+    return MeshNavigation(MeshCache(patches, key="navmesh")), patches
+
+
+def _slope_patches(r: _Reader, data: dict[str, Any], patches: list[Any]) -> list[Any]:
+    """Layout patches of a mesh with more than one gradient: every planar patch becomes a
+    slope patch, so that edges between gradients stay handoff edges (C1, H1). Each must be
+    convex (the handoff's patch pieces are)."""
+    import shapely
+
+    grads = {tuple(np.round(p.gradient, 9)) for p in patches}
+    if len(grads) <= 1:
+        return []
+    if data.get("patches"):
+        raise r.fail("patches", data["patches"], "a mesh with slopes makes its own patches; "
+                                                 "do not give [[patches]] too")
+    out = []
+    for p in patches:
+        area = shapely.simplify(p.area, 0.0)
+        if area.geom_type != "Polygon" or abs(area.convex_hull.area - area.area) > 1e-9:
+            raise r.fail("navmesh.obj", p.name, "a sloped mesh's planar patches must each be "
+                                                "convex (they become handoff patches)")
+        ring = shapely.geometry.polygon.orient(area, 1.0).exterior.coords
+        out.append((p.name.replace("|", "/"), np.asarray(ring)[:-1], p.gradient))
+    return out
+
+
 def _layout_key(field: str) -> str:
     """The scenario key of a layout field (``vertices_m`` of a patch is ``patches[].vertices``)."""
     return {"corridor": "corridor.vertices", "vertices_m": "patches[].vertices",
@@ -294,6 +364,7 @@ def _layout_key(field: str) -> str:
 def load_scenario(path: str | Path, *, assertions: bool | None = None) -> Scenario:
     """Read and validate a scenario file and build its World. Raises :class:`ScenarioError`
     (naming file and key) on any defect; a bad profile raises the profile's SpecError."""
+    from navproof.navmesh import MeshError, NoRoute
     from navproof.specs.profile import load_profile
     from navproof.world import World
 
@@ -325,14 +396,30 @@ def load_scenario(path: str | Path, *, assertions: bool | None = None) -> Scenar
                                             expect_raw.get("min_wall_clearance_m", 0.0)))
     agents = _agents(r, data)
     layout = _layout(r, data)
+    navigation, mesh_patches = _navigation(r, data, path.parent) if "navmesh" in data \
+        else (None, [])
+    slopes = _slope_patches(r, data, mesh_patches)
+    if slopes:
+        from navproof.world.layout import Layout
+
+        try:
+            layout = Layout(obstacles=layout.obstacles, patches=slopes)
+        except InvalidInput as exc:
+            raise r.fail("navmesh.obj", exc.value, exc.rule) from None
     try:
         world = World(layout, time_step_s=meta.get("time_step_s"), profile=profile,
-                      assertions=assertions, responsibility=responsibility)
+                      assertions=assertions, responsibility=responsibility,
+                      navigation=navigation)
     except InvalidInput as exc:
         raise r.fail(f"scenario.{exc.field}", exc.value, exc.rule) from None
     for key, position, route, params in agents:
         try:
             world.add_agents(position[None], [np.stack(route)], **params)
+        except NoRoute as exc:
+            raise r.fail(f"{key}.goal", exc.value, exc.rule.replace(
+                exc.field, f"agent {world.count} ({key})")) from None
+        except MeshError as exc:
+            raise r.fail(exc.field, exc.value, exc.rule) from None
         except InvalidInput as exc:
             field = exc.field.split("[", 1)[0]
             raise r.fail(f"{key}.{field}", exc.value, exc.rule) from None

@@ -25,6 +25,9 @@ class RunSummary:
         self.min_wall_clearance_m = np.inf
         self.last_label = np.zeros(world.count, np.int8)
         self.step_seconds = 0.0
+        self._last_position_m = world.position_m.copy()
+        self.travelled_m = np.zeros(world.count)
+        self.planned_m = _planned_length_m(world)
 
     def add(self, step: WorldStep, seconds: float) -> None:
         """Take one step's diagnostics (and the wall-clock seconds it took)."""
@@ -39,6 +42,9 @@ class RunSummary:
         self.min_wall_clearance_m = min(self.min_wall_clearance_m,
                                         float(np.min(step.wall_clearance_m, initial=np.inf)))
         self.last_label = step.label
+        now = self.world.position_m
+        self.travelled_m += np.hypot(*(now - self._last_position_m).T)
+        self._last_position_m = now.copy()
 
     def not_arrived(self) -> dict[str, str]:
         """Reason label of every agent not at its goal, by agent index."""
@@ -63,6 +69,25 @@ class RunSummary:
                 out[str(i)] = f"last step labelled '{LABEL_NAMES[int(self.last_label[i])]}'"
             else:
                 out[str(i)] = f"on its way: {left_m[i]:.2f} m from the goal when the run ended"
+        return out
+
+    def per_agent(self) -> list[dict[str, Any]]:
+        """One entry per agent: index, arrived, arrival time (s), distance travelled (m, the
+        committed end points joined), planned route length (m) and the reason when not
+        arrived."""
+        w = self.world
+        reasons = self.not_arrived()
+        if w.navigation is not None:
+            # a plan made during the run (set_goal, a replan) is the one that counts
+            self.planned_m = w.navigation.planned_length_m()
+        out = []
+        for i in range(w.count):
+            t = w.arrived_at_s[i]
+            out.append({"index": i, "arrived": bool(np.isfinite(t)),
+                        "arrival_time_s": round(float(t), 9) if np.isfinite(t) else None,
+                        "distance_travelled_m": round(float(self.travelled_m[i]), 6),
+                        "planned_route_length_m": round(float(self.planned_m[i]), 6),
+                        "reason": reasons.get(str(i))})
         return out
 
     def as_dict(self) -> dict[str, Any]:
@@ -90,7 +115,24 @@ class RunSummary:
             "handoffs": outcomes,
             "agent_steps_per_s": round(agent_steps / self.step_seconds, 1)
             if self.step_seconds > 0 else None,
+            "per_agent": self.per_agent(),
         }
+
+
+def _planned_length_m(world: World) -> np.ndarray:
+    """Planned route length (m) of every agent: its mesh route, else its waypoint polyline
+    from where it starts."""
+    if world.navigation is not None:
+        return world.navigation.planned_length_m()
+    rows = np.arange(world.count)
+    out = np.zeros(world.count)
+    prev = world.position_m.copy()
+    for k in range(world.route_m.shape[1]):
+        on = k < world.route_count
+        here = world.route_m[rows, k]
+        out += np.where(on, np.hypot(*(here - prev).T), 0.0)
+        prev = np.where(on[:, None], here, prev)
+    return out
 
 
 def _finite(value: float) -> float | None:

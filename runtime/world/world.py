@@ -105,14 +105,16 @@ class World:
 
     ``time_step_s`` within the profile's ``step_s`` range; ``assertions`` as everywhere
     (default: ``NAVPROOF_ASSERT``); ``responsibility`` is ORCA's share of each avoidance;
-    ``record_path`` the handoff record (a temporary file when None). Claim: T4.
+    ``record_path`` the handoff record (a temporary file when None); ``navigation`` a
+    :class:`~navproof.world.mesh_region.MeshNavigation` (routes and regions on a navigation
+    mesh, C1-C5) or None. Claim: T4.
     """
 
     def __init__(self, layout: Layout, *, time_step_s: float | None = None,
                  profile: Any = None, assertions: bool | None = None,
                  responsibility: float = 0.5, steering: SteeringParams | None = None,
                  defaults: AgentDefaults | None = None,
-                 record_path: str | Path | None = None) -> None:
+                 record_path: str | Path | None = None, navigation: Any = None) -> None:
         if profile is None:
             from navproof.specs.profile import load_profile
 
@@ -160,6 +162,7 @@ class World:
         self._record_dir: tempfile.TemporaryDirectory[str] | None = None
         self._record_path = record_path
         self._handoffs: Handoffs | None = None
+        self.navigation = navigation
 
     # ------------------------------------------------------------------------ agents
     @property
@@ -200,6 +203,11 @@ class World:
                 raise InvalidInput(f"{name}[{i}]", float(value[i]),
                                    f"must lie in the profile range of {rule} (the proofs' "
                                    f"range)")
+        plans = None
+        if self.navigation is not None:
+            # routed on the mesh of each agent's radius (C5); nothing is added without a route
+            plans = self.navigation.plan(self.count, pos, routes, radius)
+            route, count = pack_routes([self.navigation.waypoints(p) for p in plans])
         self.crowd.add_agents(
             pos, velocity_mps=vel, radius_m=radius, max_speed_mps=speed,
             neighbor_dist_m=d.neighbor_dist_m if neighbor_dist_m is None else neighbor_dist_m,
@@ -227,7 +235,23 @@ class World:
         self.yield_dir = np.concatenate([self.yield_dir, np.zeros((m, 2))])
         self.stalled = np.concatenate([self.stalled, np.zeros(m, bool)])
         self.arrived_at_s = np.concatenate([self.arrived_at_s, np.full(m, np.nan)])
+        if plans is not None:
+            self.navigation.add(plans)
         return np.arange(first, first + m)
+
+    def set_goal(self, agent: int, goal_m: Any) -> None:
+        """Give agent ``agent`` a new goal: routed again on its mesh from where it stands
+        (C5; NoRoute and nothing changed when there is none), else a direct route."""
+        from navproof.world.mesh_region import _set_route, check_goal
+
+        if not 0 <= int(agent) < self.count:
+            raise InvalidInput("agent", agent, f"must name an agent (0..{self.count - 1})")
+        goal = check_goal(goal_m)
+        if self.navigation is not None:
+            self.navigation.replan(self, int(agent), goal)
+        else:
+            _set_route(self, int(agent), goal[None])
+        self.arrived_at_s[int(agent)] = np.nan
 
     # ------------------------------------------------------------------------- stages
     def _handoff_machinery(self) -> Handoffs:
@@ -309,11 +333,15 @@ class World:
         support_index = layout.support_of(x0)
         support = layout.support_motion(support_index)
         edges = layout.edges(self.patch, support_index)
+        nav = self.navigation
+        if nav is not None:
+            nav.sync(self)
+            edges = nav.edges(edges)
         snapshot = take_snapshot(self.time_s, support, edges)
         carry = support.carry_mps(x0)
         # the executed world velocity of the last step, relative to today's support (T4)
         v0 = self.velocity_mps - carry
-        target, last = self.targets()
+        target, last = self.targets() if nav is None else nav.targets(self)
         vh, accel = self._caps()
         preferred = self.preferred(target, last, carry, v0, vh, accel)
         # ORCA reads the executed state (T4): positions and world velocities as executed
@@ -336,7 +364,8 @@ class World:
         v1 = v0.copy()
         if free.size:
             solve_inp = inp if free.size == n else take_input_rows(inp, free)
-            result = solve_safe_step(solve_inp, assertions=self.assertions)
+            result = solve_safe_step(solve_inp, assertions=self.assertions) if nav is None \
+                else nav.solve(solve_inp, free, assertions=self.assertions)
             actual = ActualState(self.time_s, solve_inp.position_m, solve_inp.velocity_mps,
                                  solve_inp.support, solve_inp.edges)
             result, _ = commit_step(rows_snapshot(snapshot, free, n), solve_inp, result,
@@ -347,6 +376,8 @@ class World:
         position, velocity = executed.position_m.copy(), executed.velocity_world_mps.copy()
         mid = support_to_world(support, relative_curve_m(x0, v0, v1, dt, commit, 0.5 * dt),
                                0.5 * dt)
+        # bodies that crossed their portal go on along the rebuilt curve (B7, C3)
+        crossed = None if nav is None else nav.finish(label, flags, position, velocity, mid)
         tick = int(round(self.time_s / self._tick_s()))
         if handoff_rows.size:
             for agent in handoff_rows.tolist():
@@ -356,6 +387,10 @@ class World:
                                         self.crowd.agent_neighbor_idx, dt)
         wall_clear = np.minimum.reduce([layout.wall_clearance_m(p, self.radius_m, edges)
                                         for p in (x0, mid, position)])
+        if nav is not None:
+            wall_clear = nav.wall_clearance_m(wall_clear, crossed, mid)
+            if self.assertions:
+                nav.check_c4(position, wall_clear, handoff_rows)
         if self.assertions:
             self._check_step(label, wall_clear, agent_clear)
         self.position_m, self.velocity_mps = position, velocity

@@ -23,7 +23,7 @@ def test_claims_lists_every_claim_with_locations(tmp_path, capsys):
     out = tmp_path / "claims.json"
     assert main(["claims", "--json", str(out)]) == 0
     records = json.loads(out.read_text())
-    assert len(records) == 54
+    assert len(records) == 56
     by_id = {r["id"]: r for r in records}
     assert by_id["B5"]["refutable"] is True
     # z3 and sympy claims name the obligation builders that discharge them; runtime rules none,
