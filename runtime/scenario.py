@@ -118,6 +118,9 @@ class Scenario:
     steps: int
     expect: Expectations
     source: str
+    inputs: tuple[str, ...] = ()
+    """Every file the scenario was read from (the scenario file, its profile): a run must not
+    write over them."""
 
 
 class _Reader:
@@ -313,7 +316,13 @@ def load_scenario(path: str | Path, *, assertions: bool | None = None) -> Scenar
     meta = r.table(data, "scenario", "scenario", allowed=(
         "name", "description", "steps", "time_step_s", "profile", "responsibility"))
     steps = int(r.number("scenario.steps", meta.get("steps", 600), positive=True, integer=True))
-    profile = load_profile(path.parent / meta["profile"] if "profile" in meta else None)
+    profile_path = None
+    if "profile" in meta:
+        if not isinstance(meta["profile"], str) or not meta["profile"]:
+            raise r.fail("scenario.profile", meta["profile"],
+                         "must be the path of a profile file (a string), relative to this file")
+        profile_path = path.parent / meta["profile"]
+    profile = load_profile(profile_path)
     responsibility = r.number("scenario.responsibility", meta.get("responsibility", 0.5),
                               positive=True)
     expect_raw = r.table(data, "expect", "expect", allowed=("arrived", "min_wall_clearance_m"))
@@ -336,7 +345,8 @@ def load_scenario(path: str | Path, *, assertions: bool | None = None) -> Scenar
             field = exc.field.split("[", 1)[0]
             raise r.fail(f"{key}.{field}", exc.value, exc.rule) from None
     return Scenario(str(meta.get("name", path.stem)), str(meta.get("description", "")), world,
-                    steps, expect, file)
+                    steps, expect, file,
+                    inputs=(file,) if profile_path is None else (file, str(profile_path)))
 
 
 def run_scenario(scenario: Scenario, *, steps: int | None = None,

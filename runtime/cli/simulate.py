@@ -109,6 +109,14 @@ def run(args: argparse.Namespace) -> int:
                            f"named scenario {args.scenario!r}")
         print(f"navproof simulate {args.scenario}: bad input: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    try:
+        # --db is read (a resumed run) and written; --json must be neither it nor the data file
+        from navproof.cli.output import check_output_paths
+
+        check_output_paths({"--json": args.json}, inputs=[args.db, args.scenario_file])
+    except InvalidInput as exc:
+        print(f"navproof simulate {args.scenario}: bad input: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     runner = getattr(importlib.import_module(scenario.module), scenario.function)
     try:
         return int(runner(args))
