@@ -111,8 +111,12 @@ def run_file(args: argparse.Namespace, *, out: TextIO | None = None,
         return EXIT_BAD_INPUT
     try:
         request = picture_request(args)
+        # before loading (one line, nothing else printed); after it again with its profile
+        check_output_paths(output_options(args), inputs=[args.scenario], folders=("--frames",))
         scenario = load_scenario(Path(args.scenario),
-                                 assertions=True if args.assert_mode else None)
+                                 assertions=True if args.assert_mode else None,
+                                 progress=lambda line: print(f"navproof simulate: {line}",
+                                                             file=err, flush=True))
         try:
             check_output_paths(output_options(args), inputs=scenario.inputs,
                                folders=("--frames",))
