@@ -21,6 +21,7 @@ end and exits with its verdict.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
@@ -93,7 +94,10 @@ class _ReaderSafeStream:
         self._stream = stream
         self.reader_gone = False
 
-    def _gone(self) -> None:
+    def _gone_or_raise(self, exc: OSError) -> None:
+        # the reader went away (EPIPE) or the descriptor was closed (EBADF); else a real error
+        if exc.errno not in (errno.EPIPE, errno.EBADF):
+            raise exc
         self.reader_gone = True
         _quiet_broken_pipe(self._stream)
 
@@ -101,16 +105,16 @@ class _ReaderSafeStream:
         if not self.reader_gone:
             try:
                 return int(self._stream.write(text))
-            except BrokenPipeError:
-                self._gone()
+            except OSError as exc:
+                self._gone_or_raise(exc)
         return len(text)
 
     def flush(self) -> None:
         if not self.reader_gone:
             try:
                 self._stream.flush()
-            except BrokenPipeError:
-                self._gone()
+            except OSError as exc:
+                self._gone_or_raise(exc)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
