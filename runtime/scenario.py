@@ -398,7 +398,7 @@ def _agent_error(r: _Reader, exc: InvalidInput, groups: list[_Group],
                  first: np.ndarray) -> ScenarioError:
     """The ScenarioError of an InvalidInput of ``World.add_agents`` over all groups: the row
     in the field (``radius[17]``) names the group, the field its key in the file."""
-    match = re.fullmatch(r"([A-Za-z_]+)(?:\[(\d+)(?:,\s*(\d+))?\])?", exc.field)
+    match = re.fullmatch(r"([A-Za-z_][A-Za-z_0-9]*)(?:\[(\d+)(?:,\s*(\d+))?\])?", exc.field)
     if match is None:
         return r.fail("agents", exc.value, f"{exc.field}: {exc.rule}")
     name, row, component = match.groups()
