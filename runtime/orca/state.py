@@ -52,7 +52,9 @@ def check_valid_crowd_state(crowd: Any) -> None:
     """Raise InvalidInput naming the array and agent (``velocity[3, 0]``) when the crowd's
     state arrays do not all hold one row per agent, or hold a NaN, an infinity or a value
     outside its rule (a negative radius, a zero time horizon, ...). Nothing is changed."""
-    n = int(np.shape(crowd.position)[0]) if np.ndim(crowd.position) else -1
+    # the agent count is the crowd's own bookkeeping (rows added and removed), not a public
+    # array a caller may have replaced
+    n = int(np.shape(crowd.stalled_steps)[0])
     for name, (bound, _unit) in VECTOR_BOUNDS.items():
         arr = np.asarray(getattr(crowd, name))
         if arr.shape != (n, 2):
