@@ -48,6 +48,8 @@ CASES = [
      ["simulate", "s.toml", "--steps", "2", "--frames", "s.toml"], "--frames", "not a folder"),
     ("pq json is the record", {},
      ["simulate", "pq-handoff", "--db", "r.db", "--json", "r.db"], "--json", "input"),
+    ("pq data file non-UTF-8", {"d.toml": b'name = "caf\xe9"\n'},
+     ["simulate", "pq-handoff", "--scenario-file", "d.toml"], "--scenario-file", "not UTF-8"),
     ("explain json is the scenario", {"e.json": EXPLAIN},
      ["explain", "e.json", "--json", "e.json"], "--json", "input of this run"),
     ("explain svg is the json", {"e.json": EXPLAIN},
