@@ -58,16 +58,22 @@ Schema (every table optional except at least one agent; lengths in m, speeds in 
     vertices = [[0.0, -1.0], [20.0, -1.0], [20.0, 1.0], [0.0, 1.0]]
     velocity_mps = [0.3, 0.0]    # at the start of the run
     acceleration_mps2 = [0.0, 0.0]  # constant; the velocity changes by it every step
-    # kind = "platform": a convex piece turning at omega_radps about pivot; its edges are walls
-    # moving with it for the bodies it carries; the pivot moves at velocity_mps, which changes
-    # at acceleration_mps2
+    # kind = "platform": a convex piece turning at omega_radps (rad/s) about pivot = [x, y];
+    # its edges are walls moving with it for the bodies it carries; the pivot moves at
+    # velocity_mps, which changes at acceleration_mps2
 
     [expect]                     # checked by ``navproof simulate --assert``
-    arrived = "all"              # or a least count
+    arrived = "all"              # or a least count, a whole number in [0, number of agents]
     min_wall_clearance_m = 0.0   # the signed wall clearance never below this
 
-Errors raise :class:`ScenarioError` naming the file, the key (``agents[2].goal``), the value
-and the rule; nothing is built from a bad file.
+Errors raise :class:`ScenarioError` naming the file, the key as the schema spells it with its
+index (``agents[2].goal``, ``obstacles[0].vertices[3]``, ``rings[1].radius_m``), the value and
+the rule; nothing is built from a bad file. Every table refuses a key it does not have (a typo
+such as ``gradiant`` would else leave the slope flat); numbers must be TOML numbers (not
+strings, lists or booleans); the file must be UTF-8. The agents of all tables are added to the
+World in one call; the memory they need (``world_memory_bytes``) must fit in half of what the
+machine has (``machine_memory_bytes``), else the table that overflows is named before its
+agents are generated.
 """
 
 from __future__ import annotations
