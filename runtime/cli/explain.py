@@ -108,10 +108,19 @@ def load_scenario(data: dict[str, Any]) -> Any:
     defaults_raw = data.get("defaults", {})
     if not isinstance(defaults_raw, dict) or set(defaults_raw) - known:
         raise InvalidInput("defaults", defaults_raw, f"keys must be among {sorted(known)}")
-    fields: dict[str, Any] = {k: (tuple(v) if k == "velocity" else v)
+    _refuse_booleans("defaults", defaults_raw)
+    fields: dict[str, Any] = {k: (tuple(v) if k == "velocity" and isinstance(v, list) else v)
                               for k, v in defaults_raw.items()}
     defaults = AgentDefaults(**fields)
-    crowd = Crowd(data.get("time_step", 0.25), defaults=defaults)
+    time_step = data.get("time_step", 0.25)
+    if isinstance(time_step, bool):
+        raise InvalidInput("time_step", time_step, "must be a number")
+    try:
+        crowd = Crowd(time_step, defaults=defaults)
+        crowd.add_agents(np.zeros((0, 2)))  # no agent: checks every default value now
+    except InvalidInput as exc:
+        field = exc.field if exc.field == "time_step" else f"defaults.{exc.field}"
+        raise InvalidInput(field, exc.value, exc.rule) from None
     agents = data.get("agents", [])
     if not isinstance(agents, list):
         raise InvalidInput("agents", agents, "must be a list")
@@ -121,14 +130,34 @@ def load_scenario(data: dict[str, Any]) -> Any:
         extra = set(agent) - known - {"position", "pref_velocity"}
         if extra:
             raise InvalidInput(f"agents[{i}]", sorted(extra), "unknown keys")
+        _refuse_booleans(f"agents[{i}]", agent)
         params = {k: v for k, v in agent.items() if k != "position"}
-        crowd.add_agent(agent["position"], **params)
-    for j, poly in enumerate(data.get("obstacles", [])):
+        try:
+            crowd.add_agent(agent["position"], **params)
+        except InvalidInput as exc:
+            raise InvalidInput(f"agents[{i}].{exc.field}", exc.value, exc.rule) from None
+    obstacles = data.get("obstacles", [])
+    if not isinstance(obstacles, list):
+        raise InvalidInput("obstacles", obstacles, "must be a list of polygons")
+    for j, poly in enumerate(obstacles):
         try:
             crowd.add_obstacle(poly)
         except InvalidInput as exc:
             raise InvalidInput(f"obstacles[{j}].{exc.field}", exc.value, exc.rule) from exc
     return crowd
+
+
+def _refuse_booleans(key: str, table: dict[str, Any]) -> None:
+    """JSON true/false is not a number: refuse it for every numeric key of an agent object
+    (``cooperative`` aside, which is a flag)."""
+    from navproof.core.errors import InvalidInput
+
+    for name, value in table.items():
+        if name == "cooperative":
+            continue
+        if isinstance(value, bool) or (isinstance(value, list)
+                                       and any(isinstance(v, bool) for v in value)):
+            raise InvalidInput(f"{key}.{name}", value, "must be a number (not true/false)")
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from navproof.cli import EXIT_BAD_INPUT, main
 from navproof.cli.output import check_output_paths
@@ -65,6 +67,16 @@ CASES = [
      "line 1 column 13"),
     ("explain bad value", {"e.json": '{"agents": 3}'}, ["explain", "e.json"], "e.json: agents",
      "must be a list"),
+    ("explain agent value", {"e.json": '{"agents": [{"position": "ab"}]}'},
+     ["explain", "e.json"], "e.json: agents[0].position", "numeric"),
+    ("explain default value", {"e.json": '{"defaults": {"radius": "x"}, "agents": '
+                                         '[{"position": [0, 0]}]}'},
+     ["explain", "e.json"], "e.json: defaults.radius", "numeric"),
+    ("explain boolean time step", {"e.json": '{"time_step": true, "agents": []}'},
+     ["explain", "e.json"], "e.json: time_step", "must be a number"),
+    ("explain obstacles not a list", {"e.json": '{"agents": [{"position": [0, 0]}], '
+                                                '"obstacles": 3}'},
+     ["explain", "e.json"], "e.json: obstacles", "must be a list"),
     ("prove json is the profile", {"p.toml": DEFAULT_PROFILE_PATH.read_text(encoding="utf-8")},
      ["prove", "--profile", "p.toml", "--claims", "B1", "--json", "p.toml"], "--json",
      "input of this run"),
@@ -144,3 +156,27 @@ def test_a_closed_stdout_keeps_the_verdict_and_gives_no_traceback(tmp_path, clos
             os.close(write)
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+
+
+JSON_VALUE = st.sampled_from(['"x"', "true", "null", "-1", "1e308", "[]", "{}", "[1]",
+                              "[[0, 0]]", "3"])
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(spot=st.integers(0, 5), value=JSON_VALUE)
+def test_a_mutated_explain_file_is_explained_or_refused_in_one_line_naming_it(
+        tmp_path_factory, capsys, spot, value) -> None:
+    template = ('{"time_step": %s, "defaults": {"radius": %s}, "agents": [{"position": %s, '
+                '"pref_velocity": %s}, {"position": [3, 0], "max_speed": %s}], '
+                '"obstacles": %s}')
+    values = ["0.25", "0.5", "[0, 0]", "[1, 0]", "1.5", "[]"]
+    values[spot] = value
+    tmp_path = tmp_path_factory.mktemp("explain")
+    path = tmp_path / "e.json"
+    path.write_text(template % tuple(values), encoding="utf-8")
+    code = main(["explain", str(path)])
+    err = capsys.readouterr().err
+    assert code in (0, EXIT_BAD_INPUT), err
+    assert "Traceback" not in err and "internal error" not in err
+    if code == EXIT_BAD_INPUT:
+        assert err.count("\n") == 1 and "e.json" in err, err
