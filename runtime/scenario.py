@@ -558,7 +558,10 @@ def load_scenario(path: str | Path, *, assertions: bool | None = None,
         world = World(layout, time_step_s=time_step_s, profile=profile,
                       assertions=assertions, responsibility=responsibility)
     except InvalidInput as exc:
-        raise r.fail(f"scenario.{exc.field}", exc.value, exc.rule) from None
+        # the World's own settings are [scenario] keys; a layout check names its table
+        key = (f"scenario.{exc.field}" if exc.field.split("[", 1)[0] in SCENARIO_KEYS
+               else _layout_key(exc.field))
+        raise r.fail(key, exc.value, exc.rule) from None
     report = progress if progress is not None and total >= PROGRESS_MIN_AGENTS else None
     if report is not None:
         report(f"{file}: adding {total} agents to the World")
