@@ -151,3 +151,18 @@ def test_the_memory_of_the_machine_is_read_from_the_operating_system():
     memory = scenario_module.machine_memory_bytes()
     assert memory is None or memory > 2**20
     assert world_memory_bytes(10, 0) < world_memory_bytes(10, 10)
+
+
+@pytest.mark.parametrize(("field", "key"), [
+    ("corridor", "corridor.vertices"),
+    ("corridor[2]", "corridor.vertices[2]"),
+    ("obstacles[1]", "obstacles[1].vertices"),
+    ("obstacles[1][3]", "obstacles[1].vertices[3]"),
+    ("supports[0].vertices_m", "supports[0].vertices"),
+    ("supports[2].pivot_m[1]", "supports[2].pivot[1]"),
+    ("patches[1].gradient", "patches[1].gradient"),
+    ("patches", "patches"),
+])
+def test_a_layout_field_is_named_by_its_key_in_the_file(field, key):
+    # the Layout and the World name their fields in their own terms; the file's keys differ
+    assert scenario_module._layout_key(field) == key
