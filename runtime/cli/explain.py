@@ -110,11 +110,20 @@ def load_scenario(data: dict[str, Any]) -> Any:
     defaults_raw = data.get("defaults", {})
     if not isinstance(defaults_raw, dict) or set(defaults_raw) - known:
         raise InvalidInput("defaults", defaults_raw, f"keys must be among {sorted(known)}")
+    _refuse_booleans("defaults", defaults_raw)
     fields: dict[str, Any] = {AGENT_DEFAULT_ALIASES.get(str(k), str(k)):
-                              (tuple(v) if k == "velocity" else v)
+                              (tuple(v) if k == "velocity" and isinstance(v, list) else v)
                               for k, v in defaults_raw.items()}
     defaults = AgentDefaults(**fields)
-    crowd = Crowd(data.get("time_step", 0.25), defaults=defaults)
+    time_step = data.get("time_step", 0.25)
+    if isinstance(time_step, bool):
+        raise InvalidInput("time_step", time_step, "must be a number")
+    try:
+        crowd = Crowd(time_step, defaults=defaults)
+        crowd.add_agents(np.zeros((0, 2)))  # no agent: checks every default value now
+    except InvalidInput as exc:
+        field = exc.field if exc.field == "time_step" else f"defaults.{exc.field}"
+        raise InvalidInput(field, exc.value, exc.rule) from None
     agents = data.get("agents", [])
     if not isinstance(agents, list):
         raise InvalidInput("agents", agents, "must be a list")
@@ -124,15 +133,35 @@ def load_scenario(data: dict[str, Any]) -> Any:
         extra = set(agent) - known - {"position", "pref_velocity"}
         if extra:
             raise InvalidInput(f"agents[{i}]", sorted(extra), "unknown keys")
+        _refuse_booleans(f"agents[{i}]", agent)
         params = {ADD_AGENTS_ALIASES.get(str(k), str(k)): v for k, v in agent.items()
                   if k != "position"}
-        crowd.add_agent(agent["position"], **params)
-    for j, poly in enumerate(data.get("obstacles", [])):
+        try:
+            crowd.add_agent(agent["position"], **params)
+        except InvalidInput as exc:
+            raise InvalidInput(f"agents[{i}].{exc.field}", exc.value, exc.rule) from None
+    obstacles = data.get("obstacles", [])
+    if not isinstance(obstacles, list):
+        raise InvalidInput("obstacles", obstacles, "must be a list of polygons")
+    for j, poly in enumerate(obstacles):
         try:
             crowd.add_obstacle(poly)
         except InvalidInput as exc:
             raise InvalidInput(f"obstacles[{j}].{exc.field}", exc.value, exc.rule) from exc
     return crowd
+
+
+def _refuse_booleans(key: str, table: dict[str, Any]) -> None:
+    """JSON true/false is not a number: refuse it for every numeric key of an agent object
+    (``cooperative`` aside, which is a flag)."""
+    from navproof.core.errors import InvalidInput
+
+    for name, value in table.items():
+        if name == "cooperative":
+            continue
+        if isinstance(value, bool) or (isinstance(value, list)
+                                       and any(isinstance(v, bool) for v in value)):
+            raise InvalidInput(f"{key}.{name}", value, "must be a number (not true/false)")
 
 
 @dataclass(frozen=True)
@@ -267,35 +296,65 @@ def ascii_picture(record: dict[str, Any], *, width: int = 41, height: int = 21) 
     return "\n".join("".join(r) for r in rows)
 
 
+def read_scenario_json(path: str) -> Any:
+    """The parsed JSON of scenario file ``path``; InvalidInput naming the file when it cannot
+    be read, is not UTF-8 text or is not JSON (with the line and column of the defect)."""
+    from navproof.core.errors import InvalidInput
+
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        raise InvalidInput(f"{path}: <file>", None, f"cannot be read: {exc.strerror or exc}"
+                           ) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"{path}: <file>", None,
+                           f"is not UTF-8 text (byte {raw[exc.start]:#04x} at offset "
+                           f"{exc.start}); save it as UTF-8") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"{path}: <file>", None, f"is not valid JSON: {exc.msg} at line "
+                                                     f"{exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise InvalidInput(f"{path}: <file>", None, "is not usable JSON: nested too deeply"
+                           ) from None
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the agent's step; 0 ok, 3 bad input (file, JSON, values, agent index, output)."""
     import sys
 
-    from navproof.cli.output import check_valid_output_path
+    from navproof.cli.output import check_output_paths
     from navproof.core.errors import InvalidInput, ObligationViolation
     from navproof.viz.backend import PlotUnavailable, check_valid_image_path
 
     outputs = [p for p in (args.output, args.svg) if p]
     try:
-        check_valid_output_path("--json", args.json_out)
-        check_valid_output_path("--svg", args.svg)
+        check_output_paths({"--json": args.json_out, "--output": args.output, "--svg": args.svg},
+                           inputs=[args.scenario])
         if args.svg and not args.svg.lower().endswith(".svg"):
             raise InvalidInput("--svg", args.svg, "must end in .svg")
-        for path in outputs:
-            check_valid_image_path(path, field="--output")
-        if args.scenario:
-            with open(args.scenario, encoding="utf-8") as fh:
-                data = json.load(fh)
-        else:
-            data = BUILTIN[args.builtin]
-        crowd = load_scenario(data)
-        boundary = load_boundary(data, crowd)
+        if args.output:
+            check_valid_image_path(args.output, field="--output")
+        data = read_scenario_json(args.scenario) if args.scenario else BUILTIN[args.builtin]
+        source = args.scenario or f"built-in {args.builtin!r}"
+        try:
+            crowd = load_scenario(data)
+            boundary = load_boundary(data, crowd)
+        except InvalidInput as exc:
+            # the key is the file's: name the file too
+            raise InvalidInput(f"{source}: {exc.field}", exc.value, exc.rule) from None
+        except TypeError as exc:
+            raise InvalidInput(f"{source}", "<scenario>", f"malformed: {exc}") from None
         if args.steps < 0:
             raise InvalidInput("--step", args.steps, "must be >= 0")
         for _ in range(args.steps):
             _advance(crowd, boundary)
         record, scene = explain_scene(crowd, boundary, args.agent)
-    except (OSError, json.JSONDecodeError, InvalidInput, IndexError, TypeError) as exc:
+    except (InvalidInput, IndexError, TypeError) as exc:
         print(f"navproof explain: bad input: {exc}", file=sys.stderr)
         return 3
     except ObligationViolation as exc:
