@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from navproof.boundary.edges import take_edges
 from navproof.boundary.slope import horizontal_caps
 from navproof.core.errors import EPS, InvalidInput, ObligationViolation, assertions_enabled
 from navproof.orca.crowd import Crowd
@@ -41,6 +42,7 @@ from navproof.steering import (
     seek_velocity,
 )
 from navproof.step import (
+    IN_VIOLATION,
     SAFE,
     Neighbors,
     SafeStepResult,
@@ -327,13 +329,20 @@ class World:
         x0 = self.position_m
         support_index = layout.support_of(x0)
         support = layout.support_motion(support_index)
-        edges = layout.edges(self.patch, support_index)
-        snapshot = take_snapshot(self.time_s, support, edges)
         carry = support.carry_mps(x0)
         # the executed world velocity of the last step, relative to today's support (T4)
         v0 = self.velocity_mps - carry
         target, last = self.targets()
         vh, accel = self._caps()
+        # the sweep, the F2 truncation and the overlap rule see every body within reach of
+        # the step, whatever ORCA's neighbour range and count (W1)
+        reach = step_reach_m(x0, v0, self.velocity_mps, vh, accel, dt, support)
+        # obstacle pieces within reach bound the whole step's curve (B5, EDGE_OBSTACLE)
+        cmax = vh + support.carry_speed_range_mps(x0, dt)
+        horizon = reach + cmax * (dt + cmax / (2.0 * np.maximum(accel, EPS)))
+        edges = layout.edges(self.patch, support_index, position_m=x0, radius_m=self.radius_m,
+                             horizon_m=horizon)
+        snapshot = take_snapshot(self.time_s, support, edges)
         preferred = self.preferred(target, last, carry, v0, vh, accel)
         # ORCA reads the executed state (T4): positions and world velocities as executed
         crowd = self.crowd
@@ -341,9 +350,6 @@ class World:
         crowd.velocity = self.velocity_mps
         crowd.max_speed = vh
         point, direction, valid, num_hard = crowd.compute_lines()
-        # the sweep, the F2 truncation and the overlap rule see every body within reach of
-        # the step, whatever ORCA's neighbour range and count (W1)
-        reach = step_reach_m(x0, v0, self.velocity_mps, vh, accel, dt, support)
         within = bodies_within_reach(x0, reach + self.radius_m)
         neighbors = Neighbors.gather(within, x0, self.velocity_mps, self.radius_m)
         inp = StepInput(x0, v0, preferred, dt, support, edges, vh, accel, self.radius_m,
@@ -365,6 +371,11 @@ class World:
                                     actual, assertions=self.assertions)
             label[free], flags[free] = result.label, result.flags
             commit[free], v1[free] = result.commit_time_s, result.velocity_mps
+            # a body that starts inside an obstacle or outside its walls is in violation
+            # (never safe) until a step starts clear (B5, C2, O5)
+            start_clear = layout.wall_clearance_m(x0[free], self.radius_m[free],
+                                                  take_edges(edges, free))
+            label[free[start_clear < -EPS]] = IN_VIOLATION
         executed = execute(x0, v0, v1, commit, dt, support)
         position, velocity = executed.position_m.copy(), executed.velocity_world_mps.copy()
         mid = support_to_world(support, relative_curve_m(x0, v0, v1, dt, commit, 0.5 * dt),
