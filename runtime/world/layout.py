@@ -361,6 +361,21 @@ class Layout:
         wall_id = OBSTACLE_EDGE_ID + order
         return wall_n, np.where(wall_v, wall_b, 0.0), wall_v, wall_id
 
+    def support_speed_range_mps(self, dt_s: float) -> np.ndarray:
+        """Largest surface speed (m/s, (S,)) of every support over the next step: the pivot's
+        largest speed over the step (``|w|`` or ``|w + alpha dt|``) plus, for a platform, what
+        its rotation gives at the vertex farthest from the pivot (``|omega| r_max``; a rigid
+        turn keeps that distance). Bounds the carry of any body on it and the speed of its
+        edges. Claim: B3, B6, S4."""
+        out = np.zeros(len(self.supports))
+        for s, spec in enumerate(self.supports):
+            w = self.support_velocity_mps[s]
+            pivot = max(float(np.hypot(*w)), float(np.hypot(*(w + spec.acceleration_mps2
+                                                                * dt_s))))
+            far = float(np.max(np.hypot(*(spec.vertices_m - spec.pivot_m).T)))
+            out[s] = pivot + abs(spec.omega_radps) * far
+        return out
+
     def advance(self, dt_s: float) -> None:
         """The state of the next step: every platform turns by ``omega dt`` and its pivot moves
         by ``w dt + alpha dt^2 / 2``; every support's velocity becomes ``w + alpha dt``."""

@@ -33,6 +33,7 @@ import numpy as np
 from navproof.boundary.edges import take_edges
 from navproof.boundary.slope import horizontal_caps
 from navproof.core.errors import EPS, InvalidInput, ObligationViolation, assertions_enabled
+from navproof.core.ranges import agents_outside_profile, check_in_profile_range
 from navproof.orca.crowd import Crowd
 from navproof.steering import (
     SteeringParams,
@@ -42,7 +43,9 @@ from navproof.steering import (
     seek_velocity,
 )
 from navproof.step import (
+    FLAG_OUT_OF_RANGE,
     IN_VIOLATION,
+    OUT_OF_RANGE,
     SAFE,
     Neighbors,
     SafeStepResult,
@@ -60,7 +63,7 @@ from navproof.world.agents import (
 )
 from navproof.world.clearance import CLEARANCE_EXACT_BAND_M, agent_clearance_m
 from navproof.world.handoffs import Handoffs
-from navproof.world.layout import Layout
+from navproof.world.layout import SUPPORT_PLATFORM, Layout
 from navproof.world.motion import execute, relative_curve_m, support_to_world
 from navproof.world.reach import bodies_within_reach, executed_reach_m, step_reach_m
 
@@ -85,6 +88,41 @@ YIELD_REACH_M = 1.0
 HANDOFF_TRIGGER_M = 0.2
 """A body whose route crosses a patch edge is handed to the handoff controller within this
 distance (m) of the edge (well inside the access-length range of the profile)."""
+
+
+def check_layout_in_profile(layout: Layout, profile: Any) -> None:
+    """Refuse a layout value outside the profile's ranges at construction (InvalidInput naming
+    the key, the value, the range and the profile): every patch's slope factor k
+    (``slope_factor``), every support's surface speed at the start, a platform's far side
+    included (``support_speed_mps``; a platform's edges move with it: ``edge_speed_mps``).
+    Values that drift out during a run (an accelerating support) are labelled per step.
+    Claim: V1, B3, B6, S4."""
+    for i, patch in enumerate(layout.patches):
+        try:
+            check_in_profile_range(profile, f"patches[{i}].gradient", "slope_factor",
+                                   patch.slope_factor)
+        except InvalidInput as exc:
+            raise InvalidInput(exc.field, patch.gradient.tolist(),
+                               f"gives slope factor k = {patch.slope_factor:g}, {exc.rule}"
+                               ) from None
+    for i, spec in enumerate(layout.supports):
+        pivot = float(np.hypot(*spec.velocity_mps))
+        far = float(np.max(np.hypot(*(spec.vertices_m - spec.pivot_m).T)))
+        edge = spec.kind == SUPPORT_PLATFORM
+        for parameter in ("support_speed_mps",) + (("edge_speed_mps",) if edge else ()):
+            try:
+                check_in_profile_range(profile, f"supports[{i}].velocity_mps", parameter,
+                                       pivot)
+            except InvalidInput as exc:
+                raise InvalidInput(exc.field, spec.velocity_mps.tolist(),
+                                   f"a speed of {pivot:g} m/s: {exc.rule}") from None
+            try:
+                check_in_profile_range(profile, f"supports[{i}].omega_radps", parameter,
+                                       pivot + abs(spec.omega_radps) * far)
+            except InvalidInput as exc:
+                raise InvalidInput(exc.field, spec.omega_radps,
+                                   f"turns the far side ({far:g} m from the pivot) at "
+                                   f"{exc.value:g} m/s: {exc.rule}") from None
 
 
 @dataclass(frozen=True)
@@ -128,6 +166,7 @@ class World:
             raise InvalidInput("time_step_s", dt, str(exc)) from None
         self.dt_s = dt
         self.layout = layout
+        check_layout_in_profile(layout, profile)
         self.assertions = assertions_enabled(assertions)
         self.steering = steering or SteeringParams.from_profile(profile)
         d = profile.defaults()
@@ -371,6 +410,10 @@ class World:
                                     actual, assertions=self.assertions)
             label[free], flags[free] = result.label, result.flags
             commit[free], v1[free] = result.commit_time_s, result.velocity_mps
+            # a step with a value outside the proven ranges says so (B1, S3, S4, V1)
+            outside = self._outside_profile(solve_inp, support_index[free])
+            flags[free[outside]] |= np.uint8(FLAG_OUT_OF_RANGE)
+            label[free[outside & (label[free] == SAFE)]] = OUT_OF_RANGE
             # a body that starts inside an obstacle or outside its walls is in violation
             # (never safe) until a step starts clear (B5, C2, O5)
             start_clear = layout.wall_clearance_m(x0[free], self.radius_m[free],
@@ -400,6 +443,20 @@ class World:
         self._update_status(preferred, carry)
         return WorldStep(self.time_s, preferred, label, flags, velocity, agent_clear, wall_clear,
                          handoff_rows)
+
+    def _outside_profile(self, inp: StepInput, support_index: np.ndarray) -> np.ndarray:
+        """(R,) True for the rows of ``inp`` whose step leaves the profile's ranges: the values
+        the step checks per agent (:func:`navproof.core.ranges.agents_outside_profile`) and the
+        largest surface speed of the agent's support over the step, a platform's far side
+        included (:meth:`Layout.support_speed_range_mps`). Claim: B1, S3, S4, V1."""
+        outside = agents_outside_profile(inp, self.profile)
+        if self.layout.supports:
+            speed = self.layout.support_speed_range_mps(self.dt_s)
+            hi = min(float(self.profile["support_speed_mps"].max),
+                     float(self.profile["edge_speed_mps"].max))
+            fast = np.append(speed > hi * (1.0 + 1e-12), False)
+            outside |= fast[support_index]
+        return outside
 
     def _tick_s(self) -> float:
         return float(self.profile.defaults()["tick_s"])
