@@ -239,24 +239,31 @@ class Layout:
 
     def edges(self, patch_index: np.ndarray, support_index: np.ndarray, *,
               position_m: np.ndarray | None = None, radius_m: np.ndarray | None = None,
-              horizon_m: np.ndarray | None = None) -> EdgeSet:
+              horizon_m: np.ndarray | None = None,
+              platform_lookahead_s: float | None = None) -> EdgeSet:
         """Every agent's walls: the corridor region and its patch's piece, or, on a platform, the
-        platform's edges moving with it; with ``position_m``, ``radius_m`` and ``horizon_m``
+        platform's edges moving with it, and the corridor's walls too unless the platform stays
+        inside the corridor over the next ``platform_lookahead_s`` (:meth:`platforms_inside`;
+        None: at its current pose); with ``position_m``, ``radius_m`` and ``horizon_m``
         (N,) also one fixed obstacle side (EDGE_OBSTACLE: kept over the whole step, no stop
         envelope) per convex obstacle piece within the horizon of the body's disc
         (:meth:`obstacle_walls`). Claim: C1, C2, B3, B5, B6, R1."""
         n = patch_index.shape[0]
         parts_n, parts_b, parts_v, parts_id = [], [], [], []
         platforms = [s for s, spec in enumerate(self.supports) if spec.kind == SUPPORT_PLATFORM]
-        # a carried body is bounded by its platform's walls alone: the platform lies inside the
-        # corridor, and fixed walls together with walls turning with the body leave no common
-        # reference velocity (R1), so the far fixed walls would only void every stop guarantee
+        # a carried body is bounded by its platform's walls alone while the platform stays
+        # inside the corridor (fixed walls together with walls turning with the body leave no
+        # common reference velocity, R1, so the far fixed walls would only void every stop
+        # guarantee); where the platform may leave it, the body keeps the corridor's walls and
+        # its labels say what that leaves of its guarantees
         carried = np.isin(support_index, platforms)
         kc = self.corridor_normal.shape[0]
         if kc:
+            inside = np.append(self.platforms_inside(platform_lookahead_s), False)
+            sheltered = carried & inside[support_index]
             parts_n.append(np.broadcast_to(self.corridor_normal, (n, kc, 2)))
             parts_b.append(np.broadcast_to(self.corridor_offset, (n, kc)))
-            parts_v.append(np.broadcast_to(~carried[:, None], (n, kc)))
+            parts_v.append(np.broadcast_to(~sheltered[:, None], (n, kc)))
             parts_id.append(np.broadcast_to(np.arange(kc), (n, kc)))
         kp = self.patch_normal.shape[1]
         if kp:
@@ -360,6 +367,52 @@ class Layout:
         wall_v = near[rows, order]
         wall_id = OBSTACLE_EDGE_ID + order
         return wall_n, np.where(wall_v, wall_b, 0.0), wall_v, wall_id
+
+    def platforms_inside(self, lookahead_s: float | None, *, piece_s: float = 0.1
+                         ) -> np.ndarray:
+        """(S,) True for every platform that stays inside the corridor (and every conveyor,
+        which does not move) from now over ``lookahead_s`` (None or 0: its current pose), by
+        the platform's own motion (pivot ``w t + alpha t^2 / 2``, rotation ``omega t``).
+
+        Certified, not sampled: the time is cut into pieces of at most ``piece_s``; over a piece
+        a vertex stays within ``r phi^2 / 4 + |alpha| tau^2 / 8`` (``phi = |omega| tau <= 1``,
+        else ``2 r``) of the chord between its poses at the piece's ends, so a vertex whose
+        margin to every corridor edge at both ends exceeds that bound stays inside throughout
+        (the corridor is convex: the polygon stays inside when its vertices do). Claim: C1, C2,
+        B3, B6."""
+        out = np.ones(len(self.supports), bool)
+        if self.corridor is None:
+            return out
+        horizon = max(float(lookahead_s or 0.0), 0.0)
+        pieces = max(int(np.ceil(horizon / piece_s)), 1) if horizon > 0.0 else 0
+        tau = horizon / pieces if pieces else 0.0
+        times = np.arange(pieces + 1) * tau
+        for s, spec in enumerate(self.supports):
+            if spec.kind != SUPPORT_PLATFORM:
+                continue
+            rel = spec.vertices_m - spec.pivot_m
+            arm = np.hypot(rel[:, 0], rel[:, 1])
+            angle = self.support_angle_rad[s] + spec.omega_radps * times
+            c, si = np.cos(angle), np.sin(angle)
+            w = self.support_velocity_mps[s]
+            pivot = (self.support_pivot_m(s)[None] + w[None] * times[:, None]
+                     + 0.5 * spec.acceleration_mps2[None] * times[:, None] ** 2)
+            # vertices (T, V, 2) at every piece end
+            x = pivot[:, None, :] + np.stack([c[:, None] * rel[None, :, 0]
+                                              - si[:, None] * rel[None, :, 1],
+                                              si[:, None] * rel[None, :, 0]
+                                              + c[:, None] * rel[None, :, 1]], axis=-1)
+            margin = self.corridor_offset[None, None] - np.einsum("tvd,kd->tvk", x,
+                                                                  self.corridor_normal)
+            phi = abs(spec.omega_radps) * tau
+            bulge = (arm * phi * phi / 4.0 if phi <= 1.0 else 2.0 * arm) \
+                + float(np.hypot(*spec.acceleration_mps2)) * tau * tau / 8.0
+            if pieces:
+                ends = np.minimum(margin[:-1], margin[1:])
+                out[s] = bool(np.all(ends >= bulge[None, :, None] - EPS))
+            else:
+                out[s] = bool(np.all(margin >= -EPS))
+        return out
 
     def support_speed_range_mps(self, dt_s: float) -> np.ndarray:
         """Largest surface speed (m/s, (S,)) of every support over the next step: the pivot's

@@ -379,8 +379,10 @@ class World:
         # obstacle pieces within reach bound the whole step's curve (B5, EDGE_OBSTACLE)
         cmax = vh + support.carry_speed_range_mps(x0, dt)
         horizon = reach + cmax * (dt + cmax / (2.0 * np.maximum(accel, EPS)))
+        # a platform must stay inside the corridor while its riders could still be stopping
+        lookahead = dt + float(np.max(cmax / np.maximum(accel, EPS), initial=0.0))
         edges = layout.edges(self.patch, support_index, position_m=x0, radius_m=self.radius_m,
-                             horizon_m=horizon)
+                             horizon_m=horizon, platform_lookahead_s=lookahead)
         snapshot = take_snapshot(self.time_s, support, edges)
         preferred = self.preferred(target, last, carry, v0, vh, accel)
         # ORCA reads the executed state (T4): positions and world velocities as executed
