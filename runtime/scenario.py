@@ -403,8 +403,12 @@ def _add_agents(r: _Reader, world: Any, groups: list[_Group]) -> None:
                                   (g.count, 2) if name == "velocity_mps" else (g.count,))
                   for g in groups]
         params[name] = np.concatenate(values)
+    from navproof.navmesh import MeshError, NoRoute
+
     try:
         world.add_agents(position, routes, **params)
+    except (NoRoute, MeshError):
+        raise  # a route or mesh error names its agent and key itself
     except InvalidInput as exc:
         raise _agent_error(r, exc, groups, first) from None
 

@@ -18,17 +18,26 @@ from navproof.boundary.stop_envelope import brake_envelope_margin_m
 from navproof.core.vec2 import dot2
 from navproof.step.constraints import Prepared
 from navproof.step.inputs import StepInput
-from navproof.step.search import CORRIDOR_ONLY, closest_verified
+from navproof.step.search import CORRIDOR_ONLY, SWEPT_CORRIDOR, closest_verified
 from navproof.step.sweep import first_contact_time_s
 from navproof.step.verify import KnownMargins, sweep_end_velocity_mps
 
 
 def f1_relaxed_neighbours(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
                           known: KnownMargins) -> tuple[np.ndarray, np.ndarray]:
-    """F1: the closest verified velocity to vStop with only the static-obstacle lines kept, no
-    speed disk and no sweep. Returns (found (R,), v1 (R, 2)). Claim: F1."""
-    return closest_verified(inp, prep, agents, preferred_mps=prep.ref.v_stop_mps[agents],
-                            keep=CORRIDOR_ONLY, known=known)
+    """F1: the closest verified velocity to vStop with only the static-obstacle lines kept:
+    first with the speed disk and the sweep (W1) kept, so the relaxed ORCA lines never walk the
+    body into another one where a contact-free braking velocity exists; for the rest with the
+    speed disk but no sweep. Returns (found (R,), v1 (R, 2)). Claim: F1, W1."""
+    found, v1 = closest_verified(inp, prep, agents, preferred_mps=prep.ref.v_stop_mps[agents],
+                                 keep=SWEPT_CORRIDOR, known=known)
+    rest = np.flatnonzero(~found)
+    if rest.size:
+        more, v_more = closest_verified(inp, prep, agents[rest],
+                                        preferred_mps=prep.ref.v_stop_mps[agents[rest]],
+                                        keep=CORRIDOR_ONLY, known=known)
+        found[rest], v1[rest] = more, v_more
+    return found, v1
 
 
 def _toward(v0: np.ndarray, target_mps: np.ndarray, reach_mps: np.ndarray) -> np.ndarray:
@@ -39,32 +48,79 @@ def _toward(v0: np.ndarray, target_mps: np.ndarray, reach_mps: np.ndarray) -> np
     return v0 + toward * scale[..., None]
 
 
+def within_caps(v0: np.ndarray, target_mps: np.ndarray, reach_mps: np.ndarray,
+                vh_mps: np.ndarray) -> np.ndarray:
+    """The velocity (m/s, (R, 2)) nearest ``target_mps`` in the speed disk ``|v| <= Vh`` (V1)
+    and the reachable disk ``|v - v0| <= a dt`` (V2): exact, from the projections on each
+    circle and the circles' crossing points. Where the two disks do not meet (``|v0| > Vh +
+    a dt``) it is the strongest reachable braking towards the speed disk, which stays above
+    the cap (:data:`navproof.step.result.FLAG_OVER_CAP` says so). Claim: V1, V2, F2, F3."""
+    v0 = np.asarray(v0, float)
+    p = np.asarray(target_mps, float)
+    rho = np.asarray(reach_mps, float)[:, None]
+    big = np.asarray(vh_mps, float)[:, None]
+    tol = 1e-12
+
+    def inside(v: np.ndarray) -> np.ndarray:
+        return ((np.linalg.norm(v, axis=-1) <= big[:, 0] * (1 + tol) + tol)
+                & (np.linalg.norm(v - v0, axis=-1) <= rho[:, 0] * (1 + tol) + tol))
+
+    def unit(v: np.ndarray) -> np.ndarray:
+        length = np.linalg.norm(v, axis=-1, keepdims=True)
+        return v / np.where(length > 0.0, length, 1.0)
+
+    cands = [p, big * unit(p), v0 + rho * unit(p - v0)]
+    # the circles' crossing points
+    d = np.linalg.norm(v0, axis=-1)
+    safe_d = np.where(d > 0.0, d, 1.0)
+    along = (big[:, 0] ** 2 - rho[:, 0] ** 2 + d * d) / (2.0 * safe_d)
+    half = np.sqrt(np.maximum(big[:, 0] ** 2 - along * along, 0.0))
+    e = unit(v0)
+    perp = np.stack([-e[:, 1], e[:, 0]], axis=1)
+    base = e * along[:, None]
+    cands += [base + perp * half[:, None], base - perp * half[:, None]]
+    best = np.zeros_like(p)
+    best_gap = np.full(p.shape[0], np.inf)
+    for c in cands:
+        gap = np.where(inside(c), np.linalg.norm(c - p, axis=-1), np.inf)
+        better = gap < best_gap
+        best = np.where(better[:, None], c, best)
+        best_gap = np.where(better, gap, best_gap)
+    # no velocity within the cap is reachable: brake as hard as possible towards it
+    apart = ~np.isfinite(best_gap)
+    return np.where(apart[:, None], v0 - rho * unit(v0), best)
+
+
 def _least_brake_margin_m(inp: StepInput, prep: Prepared, agents: np.ndarray,
                           v1: np.ndarray) -> np.ndarray:
-    """Least over the walls of min(step-end margin, S7 braking-envelope margin) (m, (R,)) of
-    end velocities ``v1`` (R, 2): how far inside the body ends once braked. Claim: S7."""
+    """Least over the walls and obstacle sides of min(step-end margin, S7 braking-envelope
+    margin) (m, (R,)) of end velocities ``v1`` (R, 2): how far inside the body ends once
+    braked. Claim: S7."""
     normal = inp.edges.normal[agents]
     end = accel_end_margin_m(prep.s[agents], inp.dt_per_agent_s[agents, None],
                              prep.n_dot_e[agents], prep.n_dot_u[agents], prep.n_dot_v0[agents],
                              dot2(normal, v1[:, None, :]))
     c1 = prep.u[agents] + v1 - prep.ref.r_mps[agents]
     brake = brake_envelope_margin_m(end, normal, c1, prep.kfac_s[agents])
-    least = np.where(inp.edges.wall[agents], np.minimum(end, brake), np.inf)
+    least = np.where(inp.edges.solid[agents], np.minimum(end, brake), np.inf)
     return least.min(axis=1, initial=np.inf)
 
 
 def _hardest_brake(inp: StepInput, prep: Prepared, agents: np.ndarray,
                    v_stop: np.ndarray) -> np.ndarray:
     """F2's choice (m/s, (R, 2)): the brake towards ``v_stop`` or straight back from one of the
-    walls at the full reachable radius, whichever leaves the largest least margin. Claim: F2."""
+    walls or obstacle sides at the full reachable radius, each kept within the speed cap and
+    the reachable disk (:func:`within_caps`), whichever leaves the largest least margin.
+    Claim: F2, V1, V2."""
     v0 = inp.velocity_mps[agents]
     reach = inp.accel_mps2[agents] * inp.dt_per_agent_s[agents]
-    best = _toward(v0, v_stop, reach)
+    vh = inp.vh_mps[agents]
+    best = within_caps(v0, v_stop, reach, vh)
     score = _least_brake_margin_m(inp, prep, agents, best)
-    walls = inp.edges.wall[agents]
+    walls = inp.edges.solid[agents]
     normal = inp.edges.normal[agents]
     for i in range(walls.shape[1]):
-        cand = v0 - normal[:, i] * reach[:, None]
+        cand = within_caps(v0, v0 - normal[:, i] * reach[:, None], reach, vh)
         cand_score = _least_brake_margin_m(inp, prep, agents, cand)
         better = walls[:, i] & (cand_score > score)
         best = np.where(better[:, None], cand, best)
@@ -106,3 +162,4 @@ def f3_brake_to_relative_rest(inp: StepInput, prep: Prepared, agents: np.ndarray
     v0 = inp.velocity_mps[agents]
     reach = inp.accel_mps2[agents] * inp.dt_per_agent_s[agents]
     return truncated_by_sweep(inp, prep, agents, _toward(v0, np.zeros_like(v0), reach))
+
