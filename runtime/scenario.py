@@ -327,13 +327,19 @@ class _AgentBudget:
         allowed = MEMORY_SHARE * self.available
         if self.need > allowed:
             per_agent = world_memory_bytes(1, neighbors)
-            room = max(0, int((allowed - self.need) // per_agent) + count)
+            # exact integers: a count such as 1e308 is far beyond any float's reach
+            room = max(0, (int(allowed) - self.need) // per_agent + count)
             raise self.r.fail(
                 key, count if value is None else value,
-                f"{self.total} agents in all would need about {self.need / 2**30:.3g} GiB "
-                f"(about {per_agent} bytes per agent with {neighbors} neighbour slots), more "
-                f"than {MEMORY_SHARE:.0%} of this machine's {self.available / 2**30:.3g} GiB; "
-                f"this table fits at most about {room} agents")
+                f"{_count_text(self.total)} agents in all would need about "
+                f"{_count_text(self.need >> 30)} GiB (about {per_agent} bytes per agent with "
+                f"{neighbors} neighbour slots), more than {MEMORY_SHARE:.0%} of this machine's "
+                f"{self.available / 2**30:.3g} GiB; this table fits at most about {room} agents")
+
+
+def _count_text(n: int) -> str:
+    """A whole number for a message: as it is up to 12 digits, else in scientific notation."""
+    return str(n) if n < 10**12 else f"{n:.3e}" if n < 10**300 else f"10^{len(str(n)) - 1}"
 
 
 def _agents(r: _Reader, data: dict[str, Any], default_neighbors: int) -> list[_Group]:
@@ -407,10 +413,27 @@ def _add_agents(r: _Reader, world: Any, groups: list[_Group]) -> None:
 
     try:
         world.add_agents(position, routes, **params)
-    except (NoRoute, MeshError):
-        raise  # a route or mesh error names its agent and key itself
+    except NoRoute as exc:
+        raise _route_error(r, exc, groups, first) from None
+    except MeshError as exc:
+        raise r.fail(exc.field, exc.value, exc.rule) from None
     except InvalidInput as exc:
         raise _agent_error(r, exc, groups, first) from None
+
+
+def _route_error(r: _Reader, exc: InvalidInput, groups: list[_Group],
+                 first: np.ndarray) -> ScenarioError:
+    """The ScenarioError of a NoRoute for ``agent N`` (C5): keyed by the agent's table, its
+    goal (or route), and naming the agent."""
+    match = re.match(r"agent (\d+)", exc.field)
+    if match is None:
+        return r.fail("agents", exc.value, exc.rule)
+    agent = int(match.group(1))
+    g = groups[int(np.searchsorted(first, agent, side="right")) - 1]
+    which = "" if g.count == 1 else f" (agent #{agent - int(first[groups.index(g)])} of the table)"
+    target = "goal" if g.route_m.shape[1] == 1 else "route"
+    rule = exc.rule.replace(f"agent {agent}", f"agent {agent} ({g.key}{which})")
+    return r.fail(f"{g.key}.{target}", exc.value, rule)
 
 
 def _agent_error(r: _Reader, exc: InvalidInput, groups: list[_Group],
@@ -594,7 +617,6 @@ def load_scenario(path: str | Path, *, assertions: bool | None = None,
     the machine's memory is refused naming the table (``rings[0].count``) before any is
     generated; a load of at least ``PROGRESS_MIN_AGENTS`` agents reports its stages on
     ``progress`` (one line each, e.g. for stderr)."""
-    from navproof.navmesh import MeshError, NoRoute
     from navproof.specs.profile import load_profile
     from navproof.world import World
 
@@ -657,12 +679,6 @@ def load_scenario(path: str | Path, *, assertions: bool | None = None,
     except ScenarioError:
         world.close()
         raise
-    except NoRoute as exc:
-        world.close()
-        raise r.fail("agents", exc.value, exc.rule) from None
-    except MeshError as exc:
-        world.close()
-        raise r.fail(exc.field, exc.value, exc.rule) from None
     if report is not None:
         report(f"{file}: {total} agents loaded in {time.perf_counter() - started:.2f} s")
     return Scenario(name, description, world, steps, expect, file,
