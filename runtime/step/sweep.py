@@ -113,14 +113,14 @@ def _halve(c3, c2, c1, c0, sign_lo, lo, hi):
 
 
 @compiled_loop
-def _bisect_all(coef, sign_lo, lo, hi, count):
+def _bisect_all(c3, c2, c1, c0, sign_lo, lo, hi, count):
     """BISECTION_STEPS halvings of each of the first ``count`` brackets ``[lo, hi]`` of the
-    cubics ``coef`` (M, 4) (highest power first), in place. The brackets are independent, so
-    the halvings of many run side by side in the processor (the same steps as one by one)."""
+    cubics ``c3 x^3 + c2 x^2 + c1 x + c0`` (one array per coefficient), in place. The brackets
+    are independent, so the halvings of many run side by side in the processor's vector units
+    (the same steps as one by one)."""
     for _ in range(BISECTION_STEPS):
         for w in range(count):
-            lo[w], hi[w] = _halve(coef[w, 0], coef[w, 1], coef[w, 2], coef[w, 3], sign_lo[w],
-                                  lo[w], hi[w])
+            lo[w], hi[w] = _halve(c3[w], c2[w], c1[w], c0[w], sign_lo[w], lo[w], hi[w])
 
 
 @compiled_loop
@@ -189,7 +189,10 @@ def _sweep_pairs(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, exact
     curve = np.empty((cap, 6))
     exact = np.zeros(cap, dtype=np.bool_)
     roots = np.empty((cap, 3))
-    coef = np.empty((3 * cap, 4))
+    c3s = np.empty(3 * cap)
+    c2s = np.empty(3 * cap)
+    c1s = np.empty(3 * cap)
+    c0s = np.empty(3 * cap)
     lo = np.empty(3 * cap)
     hi = np.empty(3 * cap)
     sign_lo = np.empty(3 * cap)
@@ -221,11 +224,10 @@ def _sweep_pairs(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, exact
                 for piece in range(3):
                     roots[p, piece] = np.nan
                     if found & (1 << piece):
-                        coef[count, 0], coef[count, 1] = c3, c2
-                        coef[count, 2], coef[count, 3] = c1, c0
+                        c3s[count], c2s[count], c1s[count], c0s[count] = c3, c2, c1, c0
                         slot[count] = 3 * p + piece
                         count += 1
-        _bisect_all(coef, sign_lo, lo, hi, count)
+        _bisect_all(c3s, c2s, c1s, c0s, sign_lo, lo, hi, count)
         for w in range(count):
             roots[slot[w] // 3, slot[w] % 3] = 0.5 * (lo[w] + hi[w])
         for i in range(first, last):
