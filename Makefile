@@ -62,9 +62,13 @@ check: lint typecheck
 	$(BIN)/python -m pytest -n $(JOBS)
 	$(BIN)/navproof prove
 
-## Benchmarks (numbers only; never run by the tests): the crowd step beside pyrvo, the safe
-## step, peak memory per agent (20k to 1M agents) and cold start.
+## Benchmarks (numbers only; never run by the tests): first one table of the World, the safe
+## step and the crowd, each with and without assertions, at 1k and 20k agents (ms, agent-steps
+## per second, ratio to the ORCA-only crowd step, assertion overhead) and the World's memory per
+## agent at 100k; then the crowd step beside pyrvo, the safe step, peak memory per agent (20k
+## to 1M agents) and cold start.
 bench: $(TEST_STAMP)
+	$(BIN)/python bench/step_table.py --json step_table.json
 	$(BIN)/python bench/orca_bench.py --json orca_bench.json
 	$(BIN)/python bench/safe_step_bench.py --json safe_step_bench.json
 	$(BIN)/python bench/memory_bench.py --json memory_bench.json

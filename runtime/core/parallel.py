@@ -11,9 +11,13 @@ does not depend on which thread ran which piece.
 from __future__ import annotations
 
 import itertools
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+
+THREAD_PIECES = 16
+"""Pieces a threaded compiled loop is cut into: a busy core's share moves to the free one."""
 
 _POOLS: dict[int, ThreadPoolExecutor] = {}
 _POOLS_LOCK = threading.Lock()
@@ -48,3 +52,24 @@ def run_pieces(task: Callable[[int], None], pieces: int, *, threads: int) -> Non
     for future in futures:
         if not future.cancel():
             future.result()
+
+
+def available_cpus() -> int:
+    """CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not offered on every platform
+        return os.cpu_count() or 1
+
+
+def thread_count(work: int, min_work: int) -> int:
+    """Threads for a compiled loop of ``work`` items: every available CPU from ``min_work``
+    items on (below it a hand-off to a helper costs more than it saves), else one."""
+    return available_cpus() if work >= min_work else 1
+
+
+def piece_bounds(rows: int, threads: int) -> list[int]:
+    """Row bounds of the pieces of a loop over ``rows`` rows on ``threads`` threads: one piece
+    on one thread, else THREAD_PIECES (at most one per row)."""
+    pieces = max(1, min(THREAD_PIECES, rows)) if threads > 1 else 1
+    return [rows * k // pieces for k in range(pieces + 1)]

@@ -29,6 +29,7 @@ import numpy as np
 from navproof._generated.formulas import orca_closest_approach_time, orca_relative_distance_sq
 from navproof.core.errors import ObligationViolation
 from navproof.core.jit import compiled_loop
+from navproof.core.parallel import piece_bounds, run_pieces, thread_count
 from navproof.core.tolerances import (
     MONITOR_ANGLE_TOL_RAD,
     MONITOR_FEASIBILITY_REL,
@@ -40,6 +41,11 @@ from navproof.orca.halfplanes import line_violation
 
 if TYPE_CHECKING:
     from navproof.orca.crowd import StepDiagnostics
+
+_TINY = float(np.finfo(np.float64).tiny)
+
+MONITOR_PARALLEL_MIN_SLOTS = 32768
+"""Monitor loops over at least this many constraint slots (or pairs) run in threads."""
 
 
 def _agent_data(diag: StepDiagnostics, i: int) -> dict[str, Any]:
@@ -73,42 +79,73 @@ def kkt_residual(preferred: np.ndarray, selected: np.ndarray, max_speed: np.ndar
     nearest boundary ray. ``violation`` (N, K) may pass the line violations of ``selected``
     when already computed. Claim: O2.
     """
-    n = selected.shape[0]
-    rx = preferred[:, 0] - selected[:, 0]
-    ry = preferred[:, 1] - selected[:, 1]
-    r_len = np.hypot(rx, ry)
     viol = (line_violation(selected, line_point, line_dir, valid) if violation is None
             else violation)
-    # active constraints as a flat list (agent row, outward normal): lines, then the disk
-    line_at = np.flatnonzero(valid & (viol >= -active_tol[:, None]))
-    line_row = line_at // max(valid.shape[1], 1)
-    flat_dir = line_dir.reshape(-1, 2)
-    speed = np.hypot(selected[:, 0], selected[:, 1])
-    disk_active = speed >= max_speed - active_tol
-    disk_row = np.flatnonzero(disk_active)
-    row = np.concatenate([line_row, disk_row])
-    nx = np.concatenate([flat_dir[line_at, 1], selected[disk_row, 0]])
-    ny = np.concatenate([-flat_dir[line_at, 0], selected[disk_row, 1]])
-    n_len = np.hypot(nx, ny)
-    usable = n_len >= np.finfo(np.float64).tiny
-    row, nx, ny, n_len = row[usable], nx[usable], ny[usable], n_len[usable]
-    ux, uy = nx / n_len, ny / n_len
-    erx, ery = rx[row], ry[row]
-    cross = det2(erx, ery, ux, uy)
-    dot = erx * ux + ery * uy
-    angle = np.arctan2(cross, dot)
-    on_ray = np.zeros(n, dtype=bool)
-    on_ray[row[np.abs(angle) <= MONITOR_ANGLE_TOL_RAD]] = True
-    pos = np.full(n, np.inf)
-    np.minimum.at(pos, row, np.where(angle > 0.0, angle, np.inf))
-    neg = np.full(n, -np.inf)
-    np.maximum.at(neg, row, np.where(angle < 0.0, angle, -np.inf))
-    in_wedge = np.isfinite(pos) & np.isfinite(neg) & (pos - neg <= np.pi + MONITOR_ANGLE_TOL_RAD)
-    nearest = r_len.copy()
-    np.minimum.at(nearest, row, np.where(dot > 0.0, np.abs(cross), r_len[row]))
-    # a zero-radius disk is the single point 0: its normal cone is the whole plane
-    point_disk = disk_active & (max_speed <= active_tol)
-    return np.where((r_len == 0.0) | on_ray | in_wedge | point_disk, 0.0, nearest)
+    n = selected.shape[0]
+    out = np.empty(n)
+    args = (*(np.ascontiguousarray(a, dtype=np.float64) for a in
+              (preferred, selected, max_speed, line_dir, viol,
+               np.broadcast_to(active_tol, selected.shape[:1]))),
+            np.ascontiguousarray(valid, dtype=np.bool_))
+    threads = thread_count(valid.size, MONITOR_PARALLEL_MIN_SLOTS)
+    bounds = piece_bounds(n, threads)
+    run_pieces(lambda p: _kkt_rows(*args, bounds[p], bounds[p + 1], out), len(bounds) - 1,
+               threads=threads)
+    return out
+
+
+@compiled_loop
+def _keep_min(current, value):
+    """``np.minimum(current, value)`` of two floats (NaN wins)."""
+    return value if value < current or value != value else current
+
+
+@compiled_loop
+def _kkt_rows(preferred, selected, max_speed, line_dir, viol, active_tol, valid, row_lo, row_hi,
+              out):
+    """:func:`kkt_residual` of rows ``row_lo:row_hi`` into ``out``, one pass per agent over
+    its active constraints (the lines within ``active_tol`` of binding, in slot order, then the
+    disk). Claim: O2."""
+    k = valid.shape[1]
+    for i in range(row_lo, row_hi):
+        rx = preferred[i, 0] - selected[i, 0]
+        ry = preferred[i, 1] - selected[i, 1]
+        r_len = math.hypot(rx, ry)
+        speed = math.hypot(selected[i, 0], selected[i, 1])
+        disk_active = speed >= max_speed[i] - active_tol[i]
+        on_ray = False
+        pos = np.inf
+        neg = -np.inf
+        nearest = r_len
+        for s in range(k + 1):
+            if s < k:
+                if not (valid[i, s] and viol[i, s] >= -active_tol[i]):
+                    continue
+                # outward normal of the line
+                nx, ny = line_dir[i, s, 1], -line_dir[i, s, 0]
+            elif disk_active:
+                nx, ny = selected[i, 0], selected[i, 1]
+            else:
+                continue
+            n_len = math.hypot(nx, ny)
+            if not n_len >= _TINY:
+                continue
+            ux, uy = nx / n_len, ny / n_len
+            cross = rx * uy - ry * ux
+            dot = rx * ux + ry * uy
+            angle = math.atan2(cross, dot)
+            if abs(angle) <= MONITOR_ANGLE_TOL_RAD:
+                on_ray = True
+            if angle > 0.0:
+                pos = _keep_min(pos, angle)
+            if angle < 0.0:
+                neg = -_keep_min(-neg, -angle)
+            nearest = _keep_min(nearest, abs(cross) if dot > 0.0 else r_len)
+        in_wedge = (math.isfinite(pos) and math.isfinite(neg)
+                    and pos - neg <= np.pi + MONITOR_ANGLE_TOL_RAD)
+        # a zero-radius disk is the single point 0: its normal cone is the whole plane
+        point_disk = disk_active and max_speed[i] <= active_tol[i]
+        out[i] = 0.0 if r_len == 0.0 or on_ray or in_wedge or point_disk else nearest
 
 
 def infeasibility_margin(diag: StepDiagnostics, rows: np.ndarray) -> np.ndarray:
@@ -303,9 +340,13 @@ def check_reciprocity(position: np.ndarray, radius: np.ndarray, time_horizon: np
     comb_r = np.empty(a.size)
     tol = np.empty(a.size)
     overlapping = np.empty(a.size, dtype=bool)
-    _pair_distances(np.ascontiguousarray(position, dtype=np.float64),
-                    np.ascontiguousarray(selected, dtype=np.float64), radius, time_horizon,
-                    float(time_step), max_speed, a, b, distance, comb_r, tol, overlapping)
+    args = (np.ascontiguousarray(position, dtype=np.float64),
+            np.ascontiguousarray(selected, dtype=np.float64), radius, time_horizon,
+            float(time_step), max_speed, a, b)
+    threads = thread_count(a.size, MONITOR_PARALLEL_MIN_SLOTS)
+    bounds = piece_bounds(a.size, threads)
+    run_pieces(lambda p: _pair_distances(*args, bounds[p], bounds[p + 1], distance, comb_r, tol,
+                                         overlapping), len(bounds) - 1, threads=threads)
     bad = distance < comb_r - tol
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
@@ -325,11 +366,12 @@ def check_reciprocity(position: np.ndarray, radius: np.ndarray, time_horizon: np
 
 @compiled_loop
 def _pair_distances(position, selected, radius, time_horizon, time_step, max_speed, a, b,
-                    distance, comb_r, tol, overlapping):
-    """Per pair (a, b): the distance :func:`check_reciprocity` judges (at the step's end for an
-    overlapping pair, O6; else the closest approach within the horizon, O3), the combined
-    radius, the allowance and whether the pair overlaps. Claim: O3, O6."""
-    for i in range(a.size):
+                    pair_lo, pair_hi, distance, comb_r, tol, overlapping):
+    """Per pair (a, b) of ``pair_lo:pair_hi``: the distance :func:`check_reciprocity` judges
+    (at the step's end for an overlapping pair, O6; else the closest approach within the
+    horizon, O3), the combined radius, the allowance and whether the pair overlaps.
+    Claim: O3, O6."""
+    for i in range(pair_lo, pair_hi):
         ia, ib = a[i], b[i]
         px = position[ib, 0] - position[ia, 0]
         py = position[ib, 1] - position[ia, 1]

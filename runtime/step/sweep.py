@@ -8,6 +8,14 @@ and ``|d|^2`` is a quartic whose critical points are the roots of a cubic. The c
 the roots of its own derivative (a quadratic) into monotone pieces, and each sign change is
 bracketed by bisection to machine precision; the minimum is taken over the endpoints and these
 roots. Nothing is sampled.
+
+Only pieces whose ends bracket a sign change are bisected (the others hold no root), and the
+bisections of a block of rows run side by side: every bracket takes the same BISECTION_STEPS
+halvings as on its own, so the roots, distances and times are the same to the bit, but the
+processor overlaps independent brackets instead of waiting on one. Pairs whose certified
+lower bound |d0| - |B| - |A| clears ``exact_within_m`` skip the roots altogether. Large sweeps
+run their rows in pieces on every available CPU (:mod:`navproof.core.parallel`); a row's values
+do not depend on the piece or thread that computes them.
 """
 
 from __future__ import annotations
@@ -18,8 +26,15 @@ import numpy as np
 
 from navproof._generated import formulas
 from navproof.core.jit import compiled_loop
+from navproof.core.parallel import piece_bounds, run_pieces, thread_count
 from navproof.core.tolerances import BISECTION_STEPS, EPS
 from navproof.core.validation import check_valid_step
+
+SWEEP_BLOCK_ROWS = 64
+"""Rows of pairs whose brackets are bisected side by side (bounds the loop's scratch memory)."""
+
+SWEEP_PARALLEL_MIN_PAIRS = 16384
+"""Sweeps of at least this many pairs run in threads (smaller ones cost less than a hand-off)."""
 
 
 @compiled_loop
@@ -62,42 +77,80 @@ def _quadratic_roots_in_unit(q2, q1, q0):
 
 
 @compiled_loop
-def _cubic_roots_in_unit(c3, c2, c1, c0, out):
-    """All real roots in [0, 1] of the cubic into ``out`` (3,) (NaN where absent), by
-    bisection (BISECTION_STEPS halvings) on the monotone pieces between the roots of its
-    derivative."""
+def _monotone_pieces(c3, c2, c1, c0, lo_out, hi_out, sign_out, at):
+    """The pieces of [0, 1] between the roots of the cubic's derivative (a quadratic) on which
+    the cubic changes sign: their ends and the sign of the cubic at the lower end, into
+    ``lo_out, hi_out, sign_out`` from index ``at`` on. Returns the bit set of the pieces (0, 1,
+    2, in order) written. Each holds one root, which bisection from these ends finds."""
     t1, t2 = _quadratic_roots_in_unit(3.0 * c3, 2.0 * c2, c1)
     if t1 > t2 or t1 != t1:
         # sorted, NaN last
         t1, t2 = t2, t1
     edges = (0.0, 1.0 if t1 != t1 else t1, 1.0 if t2 != t2 else t2, 1.0)
+    found = 0
     for piece in range(3):
         lo, hi = edges[piece], edges[piece + 1]
         f_lo = _cubic(c3, c2, c1, c0, lo)
         f_hi = _cubic(c3, c2, c1, c0, hi)
-        bracket = _sign(f_lo) * _sign(f_hi) <= 0.0 and hi > lo
-        # the sign at lo never changes while bisecting: lo only moves to points of the same sign
-        sign_lo = _sign(f_lo)
-        for _ in range(BISECTION_STEPS):
-            mid = 0.5 * (lo + hi)
-            if sign_lo * _sign(_cubic(c3, c2, c1, c0, mid)) <= 0.0:
-                hi = mid
-            else:
-                lo = mid
-        out[piece] = 0.5 * (lo + hi) if bracket else np.nan
+        if _sign(f_lo) * _sign(f_hi) <= 0.0 and hi > lo:
+            lo_out[at] = lo
+            hi_out[at] = hi
+            # the sign at lo never changes while bisecting: lo only moves to points of that sign
+            sign_out[at] = _sign(f_lo)
+            at += 1
+            found |= 1 << piece
+    return found
 
 
 @compiled_loop
-def _critical_times(d0x, d0y, bx, by, ax, ay, out):
-    """Step fractions in [0, 1] where |d0 + b tau + a tau^2|^2 is stationary, into ``out`` (3,)
-    (NaN pad). The derivative of |d|^2 / 2 in tau is 2 aa tau^3 + 3 ab tau^2 + (bb + 2 ad) tau
-    + bd."""
+def _halve(c3, c2, c1, c0, sign_lo, lo, hi):
+    """One bisection step of the bracket [lo, hi] of a root of the cubic whose sign at lo is
+    ``sign_lo``: the half that keeps the sign change."""
+    mid = 0.5 * (lo + hi)
+    if sign_lo * _sign(_cubic(c3, c2, c1, c0, mid)) <= 0.0:
+        return lo, mid
+    return mid, hi
+
+
+@compiled_loop
+def _bisect_all(c3, c2, c1, c0, sign_lo, lo, hi, count):
+    """BISECTION_STEPS halvings of each of the first ``count`` brackets ``[lo, hi]`` of the
+    cubics ``c3 x^3 + c2 x^2 + c1 x + c0`` (one array per coefficient), in place. The brackets
+    are independent, so the halvings of many run side by side in the processor's vector units
+    (the same steps as one by one)."""
+    for _ in range(BISECTION_STEPS):
+        for w in range(count):
+            lo[w], hi[w] = _halve(c3[w], c2[w], c1[w], c0[w], sign_lo[w], lo[w], hi[w])
+
+
+@compiled_loop
+def _stationary_cubic(d0x, d0y, bx, by, ax, ay):
+    """Coefficients (highest power first) of the derivative of |d0 + b tau + a tau^2|^2 / 2
+    in tau: 2 aa tau^3 + 3 ab tau^2 + (bb + 2 ad) tau + bd."""
     aa = ax * ax + ay * ay
     ab = ax * bx + ay * by
     bb = bx * bx + by * by
     ad = ax * d0x + ay * d0y
     bd = bx * d0x + by * d0y
-    _cubic_roots_in_unit(2.0 * aa, 3.0 * ab, bb + 2.0 * ad, bd, out)
+    return 2.0 * aa, 3.0 * ab, bb + 2.0 * ad, bd
+
+
+@compiled_loop
+def _critical_times(d0x, d0y, bx, by, ax, ay, out, lo, hi, sign_lo):
+    """Step fractions in [0, 1] where |d0 + b tau + a tau^2|^2 is stationary, into ``out`` (3,)
+    (NaN pad): the roots of :func:`_stationary_cubic` on its monotone pieces, by
+    BISECTION_STEPS halvings of each bracket. ``lo, hi, sign_lo`` (3,) scratch."""
+    c3, c2, c1, c0 = _stationary_cubic(d0x, d0y, bx, by, ax, ay)
+    found = _monotone_pieces(c3, c2, c1, c0, lo, hi, sign_lo, 0)
+    at = 0
+    for piece in range(3):
+        out[piece] = np.nan
+        if found & (1 << piece):
+            a, b = lo[at], hi[at]
+            for _ in range(BISECTION_STEPS):
+                a, b = _halve(c3, c2, c1, c0, sign_lo[at], a, b)
+            out[piece] = 0.5 * (a + b)
+            at += 1
 
 
 @compiled_loop
@@ -121,39 +174,82 @@ def _pair_curve(x0, u, other_p, other_v, disp_half, disp_full, dt, i, j):
 
 @compiled_loop
 def _sweep_pairs(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, exact_within,
-                 dmin, tmin):
-    """Every pair of :func:`sweep_min_distance_m`, into ``dmin`` and ``tmin``. Claim: W1.
+                 row_lo, row_hi, dmin, tmin):
+    """Rows ``row_lo:row_hi`` of :func:`sweep_min_distance_m`, into ``dmin`` and ``tmin``.
+    Claim: W1.
 
-    ``dt`` (N,) per agent; ``exact_within`` (N, J), or (0, 0) for exact everywhere."""
-    n, j_count = valid.shape
-    roots = np.empty(3)
-    for i in range(n):
-        for j in range(j_count):
-            if not valid[i, j]:
-                dmin[i, j] = np.inf
-                tmin[i, j] = 0.0
-                continue
-            d0x, d0y, bx, by, ax, ay = _pair_curve(x0, u, other_p, other_v, disp_half,
-                                                   disp_full, dt[i], i, j)
-            lower = math.hypot(d0x, d0y) - math.hypot(bx, by) - math.hypot(ax, ay)
-            if exact_within.shape[0] and not lower < exact_within[i, j]:
-                # certified lower bound: the curve cannot move further than its coefficients
-                dmin[i, j] = lower if lower > 0.0 else 0.0
-                tmin[i, j] = 0.0
-                continue
-            # exact: the least distance over the ends and the stationary points
-            _critical_times(d0x, d0y, bx, by, ax, ay, roots)
-            best, best_tau = math.hypot(d0x, d0y), 0.0
-            for k in range(4):
-                tau = 1.0 if k == 0 else roots[k - 1]
-                if tau != tau:
+    ``dt`` (N,) per agent; ``exact_within`` (N, J), or (0, 0) for exact everywhere. Rows are
+    taken SWEEP_BLOCK_ROWS at a time: first every pair's curve, its certified lower bound and,
+    for the pairs to be solved exactly, the brackets of the stationary points; then all
+    brackets' bisections side by side; then each exact pair's least distance over the ends and
+    its stationary points."""
+    j_count = valid.shape[1]
+    block = SWEEP_BLOCK_ROWS
+    cap = block * j_count
+    curve = np.empty((cap, 6))
+    exact = np.zeros(cap, dtype=np.bool_)
+    roots = np.empty((cap, 3))
+    c3s = np.empty(3 * cap)
+    c2s = np.empty(3 * cap)
+    c1s = np.empty(3 * cap)
+    c0s = np.empty(3 * cap)
+    lo = np.empty(3 * cap)
+    hi = np.empty(3 * cap)
+    sign_lo = np.empty(3 * cap)
+    slot = np.empty(3 * cap, dtype=np.int64)
+    for first in range(row_lo, row_hi, block):
+        last = min(first + block, row_hi)
+        count = 0
+        for i in range(first, last):
+            for j in range(j_count):
+                p = (i - first) * j_count + j
+                exact[p] = False
+                if not valid[i, j]:
+                    dmin[i, j] = np.inf
+                    tmin[i, j] = 0.0
                     continue
-                tau_sq = tau * tau
-                dist = math.hypot(d0x + bx * tau + ax * tau_sq, d0y + by * tau + ay * tau_sq)
-                if dist < best:
-                    best, best_tau = dist, tau
-            dmin[i, j] = best
-            tmin[i, j] = best_tau * dt[i]
+                d0x, d0y, bx, by, ax, ay = _pair_curve(x0, u, other_p, other_v, disp_half,
+                                                       disp_full, dt[i], i, j)
+                lower = math.hypot(d0x, d0y) - math.hypot(bx, by) - math.hypot(ax, ay)
+                if exact_within.shape[0] and not lower < exact_within[i, j]:
+                    # certified lower bound: the curve cannot move further than its coefficients
+                    dmin[i, j] = lower if lower > 0.0 else 0.0
+                    tmin[i, j] = 0.0
+                    continue
+                exact[p] = True
+                curve[p, 0], curve[p, 1], curve[p, 2] = d0x, d0y, bx
+                curve[p, 3], curve[p, 4], curve[p, 5] = by, ax, ay
+                c3, c2, c1, c0 = _stationary_cubic(d0x, d0y, bx, by, ax, ay)
+                found = _monotone_pieces(c3, c2, c1, c0, lo, hi, sign_lo, count)
+                for piece in range(3):
+                    roots[p, piece] = np.nan
+                    if found & (1 << piece):
+                        c3s[count], c2s[count], c1s[count], c0s[count] = c3, c2, c1, c0
+                        slot[count] = 3 * p + piece
+                        count += 1
+        _bisect_all(c3s, c2s, c1s, c0s, sign_lo, lo, hi, count)
+        for w in range(count):
+            roots[slot[w] // 3, slot[w] % 3] = 0.5 * (lo[w] + hi[w])
+        for i in range(first, last):
+            for j in range(j_count):
+                p = (i - first) * j_count + j
+                if not exact[p]:
+                    continue
+                # exact: the least distance over the ends and the stationary points
+                d0x, d0y, bx, by = curve[p, 0], curve[p, 1], curve[p, 2], curve[p, 3]
+                ax, ay = curve[p, 4], curve[p, 5]
+                best, best_tau = math.hypot(d0x, d0y), 0.0
+                for k in range(4):
+                    tau = 1.0 if k == 0 else roots[p, k - 1]
+                    if tau != tau:
+                        continue
+                    tau_sq = tau * tau
+                    dist = math.hypot(d0x + bx * tau + ax * tau_sq,
+                                      d0y + by * tau + ay * tau_sq)
+                    if dist < best:
+                        best, best_tau = dist, tau
+                dmin[i, j] = best
+                tmin[i, j] = best_tau * dt[i]
 
 
 @compiled_loop
@@ -172,6 +268,9 @@ def _first_contact(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, com
     never, or not valid). Claim: W1, F2."""
     n, j_count = valid.shape
     crit = np.empty(3)
+    piece_lo = np.empty(3)
+    piece_hi = np.empty(3)
+    piece_sign = np.empty(3)
     for i in range(n):
         for j in range(j_count):
             first[i, j] = 1.0
@@ -184,7 +283,7 @@ def _first_contact(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, com
             limit_sq = limit * limit
             # squared-distance tolerance: EPS of distance at the scale of the limit
             tol_sq = EPS * (2.0 * limit + EPS)
-            _critical_times(d0x, d0y, bx, by, ax, ay, crit)
+            _critical_times(d0x, d0y, bx, by, ax, ay, crit, piece_lo, piece_hi, piece_sign)
             for k in range(3):
                 if crit[k] != crit[k]:
                     crit[k] = 1.0
@@ -242,7 +341,8 @@ def sweep_min_distance_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
     certified lower bound |d0| - |B| - |A| (the relative curve cannot move further than its
     coefficient lengths) is below it and that certified lower bound (time 0) for the others.
     ``x0_m, u_mps, v0_mps, v1_mps`` (N, 2); ``other_*`` (N, J, 2) world; invalid pairs give +inf.
-    One compiled loop over the pairs. Claim: W1.
+    One compiled loop over the pairs, in pieces of rows on up to :func:`thread_count` threads
+    (each row's values do not depend on the piece or thread that computes them). Claim: W1.
     """
     dt = check_valid_step(dt_s)
     disp_half, disp_full, dt_rows = _step_displacements(v0_mps, v1_mps, dt)
@@ -252,8 +352,13 @@ def sweep_min_distance_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
                                         dtype=np.float64))
     dmin = np.empty(valid.shape)
     tmin = np.empty(valid.shape)
-    _sweep_pairs(*_pairs(x0_m, u_mps, other_position_m, other_velocity_mps), disp_half,
-                 disp_full, dt_rows, valid, within, dmin, tmin)
+    args = (*_pairs(x0_m, u_mps, other_position_m, other_velocity_mps), disp_half, disp_full,
+            dt_rows, valid, within)
+    n = valid.shape[0]
+    threads = thread_count(valid.size, SWEEP_PARALLEL_MIN_PAIRS)
+    bounds = piece_bounds(n, threads)
+    run_pieces(lambda k: _sweep_pairs(*args, bounds[k], bounds[k + 1], dmin, tmin),
+               len(bounds) - 1, threads=threads)
     return dmin, tmin
 
 

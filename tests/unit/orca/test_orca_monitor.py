@@ -110,3 +110,27 @@ def test_environment_variable_turns_assertions_on(monkeypatch) -> None:
     monkeypatch.setenv("NAVPROOF_ASSERT", "0")
     assert not Crowd(0.25).assertions
     assert Crowd(0.25, assertions=True).assertions
+
+
+def test_kkt_residual_is_the_same_in_threads_and_row_by_row(monkeypatch) -> None:
+    from navproof.orca import monitor
+
+    rng = np.random.default_rng(3)
+    n, k = 3000, 7
+    pref, sel = rng.normal(size=(n, 2)), rng.normal(size=(n, 2))
+    sel[::5] = pref[::5]
+    speed = np.hypot(sel[:, 0], sel[:, 1])
+    max_speed = np.where(np.arange(n) % 3 == 0, speed, speed + 1.0)
+    point, direction = rng.normal(size=(n, k, 2)), rng.normal(size=(n, k, 2))
+    valid = rng.random((n, k)) < 0.8
+    tol = np.full(n, 0.2)
+    runs = []
+    for threads in (1, 2):
+        monkeypatch.setattr(monitor, "thread_count", lambda work, least, t=threads: t)
+        runs.append(kkt_residual(pref, sel, max_speed, point, direction, valid, active_tol=tol))
+    assert runs[0].tobytes() == runs[1].tobytes()
+    assert np.any(runs[0] > 0.0) and np.any(runs[0] == 0.0)
+    for i in range(0, n, 97):
+        one = kkt_residual(pref[i:i + 1], sel[i:i + 1], max_speed[i:i + 1], point[i:i + 1],
+                           direction[i:i + 1], valid[i:i + 1], active_tol=tol[i:i + 1])
+        assert one[0] == runs[0][i]

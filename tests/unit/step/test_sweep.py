@@ -58,3 +58,53 @@ def test_invalid_pairs_never_bind():
                                       np.zeros((1, 2)), DT, np.zeros((1, 1, 2)),
                                       np.zeros((1, 1, 2)), np.zeros((1, 1), bool))
     assert d[0, 0] == np.inf
+
+
+def _random_pairs(seed, n=700, j=6):
+    rng = np.random.default_rng(seed)
+    x0, u = rng.normal(size=(n, 2)), rng.normal(size=(n, 2)) * 0.3
+    v0, v1 = rng.normal(size=(n, 2)), rng.normal(size=(n, 2))
+    op = x0[:, None, :] + rng.normal(size=(n, j, 2)) * 0.4
+    ov = rng.normal(size=(n, j, 2))
+    valid = rng.random((n, j)) < 0.9
+    return x0, u, v0, v1, op, ov, valid
+
+
+def test_side_by_side_bisection_equals_one_pair_at_a_time():
+    # the blocked sweep bisects many brackets side by side; each pair's distance and time must
+    # be, to the bit, what the pair gives when swept alone, and an interior time must be one of
+    # the stationary points that the one-pair bisection finds
+    x0, u, v0, v1, op, ov, valid = _random_pairs(11, n=400)
+    d, t = sweep.sweep_min_distance_m(x0, u, v0, v1, DT, op, ov, valid)
+    half, full, _ = sweep._step_displacements(v0, v1, DT)
+    args = sweep._pairs(x0, u, op, ov)
+    roots, lo, hi, sign = (np.empty(3) for _ in range(4))
+    pair_curve = sweep._pair_curve.compiled()
+    critical = sweep._critical_times.compiled()
+    interior = 0
+    for i in range(valid.shape[0]):
+        for k in range(valid.shape[1]):
+            if not valid[i, k]:
+                assert d[i, k] == np.inf
+                continue
+            alone = sweep.sweep_min_distance_m(x0[i:i + 1], u[i:i + 1], v0[i:i + 1],
+                                               v1[i:i + 1], DT, op[i:i + 1, k:k + 1],
+                                               ov[i:i + 1, k:k + 1], np.ones((1, 1), bool))
+            assert d[i, k] == alone[0][0, 0] and t[i, k] == alone[1][0, 0]
+            if 0.0 < t[i, k] < DT:
+                critical(*pair_curve(*args, half, full, DT, i, k), roots, lo, hi, sign)
+                assert t[i, k] in roots * DT
+                interior += 1
+    assert interior > 100
+
+
+def test_threads_and_pieces_do_not_change_a_bit(monkeypatch):
+    x0, u, v0, v1, op, ov, valid = _random_pairs(12, n=3000, j=8)
+    within = np.full(valid.shape, 0.8)
+    runs = []
+    for threads in (1, 2, 3):
+        monkeypatch.setattr(sweep, "thread_count", lambda work, least, t=threads: t)
+        runs.append(sweep.sweep_min_distance_m(x0, u, v0, v1, DT, op, ov, valid,
+                                               exact_within_m=within))
+    for d, t in runs[1:]:
+        assert d.tobytes() == runs[0][0].tobytes() and t.tobytes() == runs[0][1].tobytes()
