@@ -12,7 +12,9 @@ by ``1 / cos(pi / (4 quad_segs))`` so that every chord stays at least ``r`` from
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -33,13 +35,13 @@ class PlanPatch:
     and height at the origin (m); ``name`` for errors. Claim: V1."""
 
     name: str
-    area: object
+    area: Any  # a shapely geometry
     gradient: np.ndarray
     height0_m: float
     cost: float = 1.0
 
 
-def check_polygon(key: str, points: object) -> object:
+def check_polygon(key: str, points: object) -> Any:
     """A valid shapely polygon of ``points`` ((P, 2), either orientation); MeshError naming
     ``key`` for self-intersections or zero area."""
     import shapely
@@ -57,8 +59,8 @@ def check_polygon(key: str, points: object) -> object:
     return shapely.geometry.polygon.orient(poly, 1.0)
 
 
-def walkable_area(walkable: object, holes: list[object], *, key: str = "navmesh"
-                  ) -> object:
+def walkable_area(walkable: object, holes: Sequence[object], *, key: str = "navmesh"
+                  ) -> Any:
     """The walkable polygon minus the union of the holes (holes may touch the boundary and
     overlap each other); MeshError for a hole entirely outside the walkable polygon."""
     import shapely

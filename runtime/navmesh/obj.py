@@ -132,7 +132,7 @@ def read_obj(path: str | Path, *, up_axis: str = "z", key: str = "navmesh.obj"
                                 f"{faces[first][0]})")
             parent[find(f)] = find(first)
     roots = sorted({find(f) for f in range(len(faces))})
-    out = []
+    out: list[PlanPatch] = []
     for r in roots:
         members = [f for f in range(len(faces)) if find(f) == r]
         area = shapely.union_all([shapely.Polygon(v[faces[f][1]][:, :2]) for f in members])

@@ -96,7 +96,9 @@ class Router:
 
     def route(self, start_m: object, goal_m: object, *, who: str = "query") -> Route:
         """One route (see :meth:`routes`)."""
-        return self.routes(np.reshape(start_m, (1, 2)), np.reshape(goal_m, (1, 2)), who=who)[0]
+        start = np.reshape(np.asarray(start_m, dtype=np.float64), (1, 2))
+        goal = np.reshape(np.asarray(goal_m, dtype=np.float64), (1, 2))
+        return self.routes(start, goal, who=who)[0]
 
 
 def funnel(start_m: np.ndarray, goal_m: np.ndarray, left_m: np.ndarray, right_m: np.ndarray

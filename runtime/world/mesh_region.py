@@ -19,6 +19,7 @@ leaves the eroded mesh and no step crosses a wall edge.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,7 +123,8 @@ def _with_walls_ahead(regions: list[CorridorRegion], r: int) -> CorridorRegion:
     all of region r (a body inside r is inside them: they are walls it must be able to stop
     before once it passes the portal). Claim: C3, B1."""
     here = regions[r]
-    normals, offsets = [], []
+    normals: list[np.ndarray] = []
+    offsets: list[float] = []
     lo, hi = here.vertices_m.min(axis=0), here.vertices_m.max(axis=0)
     for ahead in regions[r + 1:]:
         gap = np.maximum(0.0, np.maximum(ahead.vertices_m.min(axis=0) - hi,
@@ -295,12 +297,12 @@ class MeshNavigation:
         return target, last
 
     @staticmethod
-    def _width(regions: list[CorridorRegion | None]) -> int:
+    def _width(regions: Sequence[CorridorRegion | None]) -> int:
         """Edge columns the regions need (own edges and walls ahead), at least one."""
         return max([1] + [r.normal.shape[0] + r.ahead_normal.shape[0]
                           for r in regions if r is not None])
 
-    def _edge_arrays(self, regions: list[CorridorRegion | None], *, portal_kind: bool
+    def _edge_arrays(self, regions: Sequence[CorridorRegion | None], *, portal_kind: bool
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         n, k = len(regions), self._width(regions)
         normal = np.zeros((n, k, 2))
@@ -340,7 +342,8 @@ class MeshNavigation:
         pb = np.zeros(n)
         pvalid = np.zeros(n, bool)
         for j, reg in enumerate(here):
-            if reg.portal >= 0 and nxt[j] is not None and nxt[j].patch == reg.patch:
+            following = nxt[j]
+            if reg.portal >= 0 and following is not None and following.patch == reg.patch:
                 pn[j], pb[j], pvalid[j] = reg.normal[reg.portal], reg.offset_m[reg.portal], True
         if not pvalid.any():
             # nobody has a portal ahead (every body in its goal's region): one plain solve
