@@ -82,21 +82,12 @@ from typing import Any
 
 import numpy as np
 
-from navproof.core.errors import EPS, InvalidInput
+from navproof.core.errors import EPS, InvalidInput, ScenarioError
 
 AGENT_KEYS = ("velocity_mps", "radius_m", "max_speed_mps", "max_accel_mps2", "stop_range_m",
               "neighbor_dist_m", "max_neighbors", "time_horizon_s", "time_horizon_obst_s")
 TOP_KEYS = ("scenario", "agent_defaults", "agents", "rings", "blocks", "obstacles", "corridor",
             "patches", "supports", "expect")
-
-
-class ScenarioError(InvalidInput):
-    """A scenario file is malformed: names the file, the key, the value and the rule."""
-
-    def __init__(self, file: str, key: str, value: object, rule: str) -> None:
-        self.file = file
-        self.key = key
-        super().__init__(f"{file}: {key}", value, rule)
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from navproof.handoff.controller import (
     StepReport,
 )
 from navproof.handoff.phases import Phase, RouteStatus
-from navproof.handoff.pq_data import default_pq_scenario
-from navproof.handoff.pq_scenario import PQWorld, drive, run_pq_handoff
+from navproof.demos.pq_handoff.data import default_pq_scenario
+from navproof.demos.pq_handoff.run import PQWorld, drive, run_pq_handoff
 from navproof.handoff.record import HandoffRecord, MotionTags
 from navproof.specs.profile import load_profile
 
