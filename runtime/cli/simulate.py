@@ -13,11 +13,11 @@ Named scenarios are registered in ``SCENARIOS`` (name -> module, function, help)
 takes the parsed arguments and returns the exit code. The scenario modules are imported only
 when the command runs.
 
-``pq-handoff --db FILE`` keeps the run in one SQLite file: the action record and the simulated
-world (the demo's ``world`` table, :mod:`navproof.demos.pq_handoff.world_table`). ``--resume`` continues it from there; a run that already ended is
-reported and nothing is written. One run at a time holds the file: a second run on the same
-file (while the first is alive) is refused with exit code 3 and the holder's pid; a run killed
-(even by SIGKILL) releases it.
+``pq-handoff --db FILE`` keeps the run in one SQLite file: the action record and the simulated world
+(the demo's ``world`` table, :mod:`navproof.demos.pq_handoff.world_table`). ``--resume`` continues
+it from there; a run that already ended is reported and nothing is written. One run at a time holds
+the file: a second run on the same file (while the first is alive) is refused with exit code 3 and
+the holder's pid; a run killed (even by SIGKILL) releases it.
 
 Exit codes: 0 the scenario reached its goal, 1 it ended otherwise (for example in Failure, an
 expectation missed or an obligation violated in assertion mode), 3 bad input (unknown

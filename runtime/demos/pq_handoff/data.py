@@ -48,9 +48,9 @@ from navproof.handoff.controller import HandoffParams, HandoffTarget, Versions
 
 KIND = "pq-handoff"
 DEFAULT_FILE = Path(__file__).resolve().parent / "pq_handoff.toml"
-"""The demo's data, package data of :mod:`navproof.demos.pq_handoff`: ``navproof simulate pq-handoff``
-finds it in an installed wheel as in the repository. It is not a World scenario file (those,
-under ``examples/``, run with ``navproof simulate FILE.toml``)."""
+"""The demo's data, package data of :mod:`navproof.demos.pq_handoff`: ``navproof simulate
+pq-handoff`` finds it in an installed wheel as in the repository. It is not a World scenario
+file (those, under ``examples/``, run with ``navproof simulate FILE.toml``)."""
 
 HANDOFF_KEYS = ("tick_s", "step_s", "max_access_attempts", "handoff_deadline_ticks",
                 "access_speed_cap_mps", "access_accel_mps2", "stop_speed_threshold_mps",

@@ -5,12 +5,13 @@ The scenario's data (patches, start, obstacle-version changes, handoff parameter
 is the logic: the world along X (the edge is X = 0, the plane X <= 0, the slope X >= 0), the
 drive loop of the controller and the report.
 
-The world (pose, velocity, time, obstacle versions, the mover's last report and the trajectory)
-is the plant: it is persisted after every physics step, in its own transaction, independently of
-the controller's decisions, so a killed process resumes from the actual state, never from a saved
+The world (pose, velocity, time, obstacle versions, the mover's last report and the trajectory) is
+the plant: it is persisted after every physics step, in its own transaction, independently of the
+controller's decisions, so a killed process resumes from the actual state, never from a saved
 target. With ``--db FILE`` it is stored in that record file, in the demo's own ``world`` table
-(:mod:`.world_table`; the handoff record knows nothing of it): one run is one file. A record written by an older navproof kept the world beside it in ``FILE.world.json``; a
-resume reads that file once into the record (and leaves it in place).
+(:mod:`.world_table`; the handoff record knows nothing of it): one run is one file. A record written
+by an older navproof kept the world beside it in ``FILE.world.json``; a resume reads that file once
+into the record (and leaves it in place).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from typing import Any, TextIO
 import numpy as np
 
 from navproof.core.errors import EPS, InvalidInput
+from navproof.demos.pq_handoff.data import PQScenario, default_pq_scenario, load_pq_scenario
+from navproof.demos.pq_handoff.world_table import load_world, save_world
 from navproof.handoff.controller import (
     Feedback,
     HandoffController,
@@ -41,8 +44,6 @@ from navproof.handoff.controller import (
     Versions,
 )
 from navproof.handoff.phases import TERMINAL, Phase, RouteStatus
-from navproof.demos.pq_handoff.data import PQScenario, default_pq_scenario, load_pq_scenario
-from navproof.demos.pq_handoff.world_table import load_world, save_world
 from navproof.handoff.record import HandoffRecord, MotionTags, RecordError
 
 WORLD_SCHEMA = 1
