@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from navproof.core.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
+
 BUILTIN: dict[str, dict[str, Any]] = {
     "crossing": {
         "time_step": 0.25,
@@ -293,10 +295,10 @@ def run(args: argparse.Namespace) -> int:
         record, scene = explain_scene(crowd, boundary, args.agent)
     except (OSError, json.JSONDecodeError, InvalidInput, IndexError, TypeError) as exc:
         print(f"navproof explain: bad input: {exc}", file=sys.stderr)
-        return 3
+        return EXIT_BAD_INPUT
     except ObligationViolation as exc:
         print(f"navproof explain: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     data_out = record.as_dict()
     print(str(record))
     print(ascii_picture(data_out))
@@ -325,8 +327,8 @@ def run(args: argparse.Namespace) -> int:
                       f"disks, {drawn.neighbours} neighbours)")
     except PlotUnavailable as exc:
         print(f"navproof explain: {exc}", file=sys.stderr)
-        return 3
+        return EXIT_BAD_INPUT
     except OSError as exc:
         print(f"navproof explain: cannot write output: {exc}", file=sys.stderr)
-        return 3
-    return 0
+        return EXIT_BAD_INPUT
+    return EXIT_OK

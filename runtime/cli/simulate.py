@@ -35,10 +35,10 @@ import sys
 from dataclasses import dataclass
 
 from navproof.cli import pictures
+from navproof.core.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 3
+__all__ = ["EXIT_BAD_INPUT", "EXIT_FAILED", "EXIT_OK", "SCENARIOS", "add_arguments", "main",
+           "run"]
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 3
+from navproof.core.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
+
 BAR_WIDTH = 30
 
 
