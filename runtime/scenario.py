@@ -68,6 +68,12 @@ Schema (every table optional except at least one agent; lengths in m, speeds in 
 
 Errors raise :class:`ScenarioError` naming the file, the key (``agents[2].goal``), the value
 and the rule; nothing is built from a bad file.
+
+:func:`load_scenario` is the one entry point of every scenario file: a World scenario (above),
+the P/Q handoff demo's data (``[scenario] kind = "pq-handoff"``, schema in
+:mod:`navproof.demos.pq_handoff.data`) and ``navproof explain``'s velocity-space scenarios
+(``*.json``, schema in :mod:`navproof.explain_scenario`), all with the one
+:class:`ScenarioError`.
 """
 
 from __future__ import annotations
@@ -78,11 +84,15 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from navproof.core.errors import EPS, InvalidInput, ScenarioError
+
+if TYPE_CHECKING:
+    from navproof.demos.pq_handoff.data import PQScenario
+    from navproof.explain_scenario import VelocityScenario
 
 AGENT_KEYS = ("velocity_mps", "radius_m", "max_speed_mps", "max_accel_mps2", "stop_range_m",
               "neighbor_dist_m", "max_neighbors", "time_horizon_s", "time_horizon_obst_s")
@@ -281,9 +291,48 @@ def _layout_key(field: str) -> str:
             "gradient": "patches[].gradient"}.get(field, field)
 
 
-def load_scenario(path: str | Path, *, assertions: bool | None = None) -> Scenario:
-    """Read and validate a scenario file and build its World. Raises :class:`ScenarioError`
-    (naming file and key) on any defect; a bad profile raises the profile's SpecError."""
+def other_kind(path: Path) -> str | None:
+    """The kind of a scenario file that is not a World scenario: "velocity" (``*.json``, for
+    ``navproof explain``), the TOML's ``[scenario] kind`` when it names one of
+    :data:`OTHER_KINDS`; else None (the World loader reads it and reports any defect)."""
+    if path.suffix.lower() == ".json":
+        return "velocity"
+    try:
+        meta = tomllib.loads(path.read_text(encoding="utf-8")).get("scenario")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    kind = meta.get("kind") if isinstance(meta, dict) else None
+    return kind if kind in OTHER_KINDS else None
+
+
+OTHER_KINDS = ("pq-handoff",)
+"""Values of ``[scenario] kind`` read by another schema than the World's."""
+
+
+def load_scenario(path: str | Path, *, assertions: bool | None = None,
+                  ) -> Scenario | PQScenario | VelocityScenario:
+    """Read and validate a scenario file: a World scenario builds its World (``assertions``
+    applies to it); a P/Q demo file gives its :class:`~navproof.demos.pq_handoff.data.PQScenario`;
+    a ``*.json`` file its :class:`~navproof.explain_scenario.VelocityScenario`. Raises
+    :class:`ScenarioError` (naming file and key) on any defect; a bad profile raises the
+    profile's SpecError."""
+    path = Path(path)
+    kind = other_kind(path)
+    if kind == "velocity":
+        from navproof.explain_scenario import load_velocity_scenario
+
+        return load_velocity_scenario(path)
+    if kind == "pq-handoff":
+        from navproof.demos.pq_handoff.data import load_pq_scenario
+
+        return load_pq_scenario(path)
+    return load_world_scenario(path, assertions=assertions)
+
+
+def load_world_scenario(path: str | Path, *, assertions: bool | None = None) -> Scenario:
+    """Read and validate a World scenario file and build its World. Raises
+    :class:`ScenarioError` (naming file and key) on any defect; a bad profile raises the
+    profile's SpecError."""
     from navproof.specs.profile import load_profile
     from navproof.world import World
 

@@ -1,25 +1,15 @@
 """``navproof explain``: one agent's step in velocity space as text, JSON and a picture.
 
-Shows seed 002's debugging list — current, preferred and selected velocity, neighbour range,
-each neighbour's relative position and velocity, every ORCA line with its allowed side, the
-max-speed circle, the feasible region, the time horizon and the snapshot time — with the
-feasible flag, the binding and the conflicting constraints, the largest violation and whether
-zero velocity is feasible (Claim O4). A scenario with a ``boundary`` runs the safe step
-(``navproof.step``) instead of ORCA alone and adds its constraints: per edge the step-end
-half-plane (B4), the stop envelope (S3) and the stop from the step end (S1), the speed cap (V1)
-and the reachable disk (V2). Scenario: a JSON file or a built-in one::
-
-    {"time_step": 0.25,
-     "defaults": {"neighbor_dist": 15, "max_neighbors": 10, "time_horizon": 10,
-                  "time_horizon_obst": 10, "radius": 1.5, "max_speed": 2},
-     "agents": [{"position": [0, 0], "velocity": [0, 0], "pref_velocity": [1, 0]}, ...],
-     "obstacles": [[[x, y], [x, y], ...], ...],
-     "boundary": {"edges": [{"normal": [1, 0], "offset_m": 5, "velocity_mps": [0, 0]}, ...],
-                  "support_velocity_mps": [0, 0], "accel_mps2": 2.0, "vh_mps": 2.0}}
-
-Any agent key of the defaults may be given per agent. Boundary edges ``dot(normal, x) <=
-offset_m`` (unit outward normal) hold for every agent; ``vh_mps`` defaults to each agent's max
-speed. ``-o FILE`` draws the picture (matplotlib, the ``navproof[plot]`` extra).
+Shows seed 002's debugging list — current, preferred and selected velocity, neighbour range, each
+neighbour's relative position and velocity, every ORCA line with its allowed side, the max-speed
+circle, the feasible region, the time horizon and the snapshot time — with the feasible flag, the
+binding and the conflicting constraints, the largest violation and whether zero velocity is feasible
+(Claim O4). A scenario with a ``boundary`` runs the safe step (``navproof.step``) instead of ORCA
+alone and adds its constraints: per edge the step-end half-plane (B4), the stop envelope (S3) and
+the stop from the step end (S1), the speed cap (V1) and the reachable disk (V2). Scenario: a JSON
+file, read by :func:`navproof.scenario.load_scenario` (schema in :mod:`navproof.explain_scenario`),
+or a built-in one (``--builtin``). ``-o FILE`` draws the picture (matplotlib, the ``navproof[plot]``
+extra).
 """
 
 from __future__ import annotations
@@ -27,63 +17,20 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from navproof.core.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
+from navproof.explain_scenario import (  # re-exported: the loaders moved there
+    BUILTIN,
+    Boundary,
+    VelocityScenario,
+    builtin_velocity_scenario,
+    load_boundary,
+    load_scenario,
+)
 
-BUILTIN: dict[str, dict[str, Any]] = {
-    "crossing": {
-        "time_step": 0.25,
-        "agents": [
-            {"position": [0.0, 0.0], "velocity": [1.0, 0.0], "pref_velocity": [1.0, 0.0]},
-            {"position": [8.0, 0.5], "velocity": [-1.0, 0.0], "pref_velocity": [-1.0, 0.0]},
-            {"position": [4.0, -5.0], "velocity": [0.0, 1.0], "pref_velocity": [0.0, 1.0]},
-        ],
-        "obstacles": [],
-    },
-    "wall": {
-        "time_step": 0.25,
-        "defaults": {"time_horizon_obst": 5.0},
-        "agents": [
-            {"position": [0.0, 0.0], "velocity": [1.5, 0.0], "pref_velocity": [2.0, 0.0]},
-            {"position": [3.0, 2.5], "velocity": [0.0, -1.0], "pref_velocity": [0.0, -1.0]},
-        ],
-        "obstacles": [[[4.0, -3.0], [6.0, -3.0], [6.0, 3.0], [4.0, 3.0]]],
-    },
-    "squeeze": {
-        "time_step": 0.25,
-        "defaults": {"radius": 1.0, "max_speed": 1.0, "time_horizon": 2.0},
-        "agents": [
-            {"position": [0.0, 0.0], "velocity": [0.0, 0.0], "pref_velocity": [1.0, 0.0]},
-            {"position": [2.1, 0.0], "velocity": [-1.0, 0.0], "pref_velocity": [-1.0, 0.0]},
-            {"position": [-2.1, 0.0], "velocity": [1.0, 0.0], "pref_velocity": [1.0, 0.0]},
-            {"position": [0.0, 2.1], "velocity": [0.0, -1.0], "pref_velocity": [0.0, -1.0]},
-            {"position": [0.0, -2.1], "velocity": [0.0, 1.0], "pref_velocity": [0.0, 1.0]},
-        ],
-        "obstacles": [],
-    },
-    "corridor": {
-        "time_step": 0.1,
-        "defaults": {"radius": 0.4, "max_speed": 2.0, "time_horizon": 2.0},
-        "agents": [
-            {"position": [1.4, 0.0], "velocity": [1.2, 0.2], "pref_velocity": [2.0, 0.0]},
-            {"position": [0.6, -0.55], "velocity": [1.6, 0.0], "pref_velocity": [2.0, 0.0]},
-            {"position": [-0.5, 0.2], "velocity": [1.0, 0.0], "pref_velocity": [1.0, 0.0]},
-        ],
-        "obstacles": [],
-        "boundary": {
-            "edges": [{"normal": [0.0, 1.0], "offset_m": 0.6},
-                      {"normal": [0.0, -1.0], "offset_m": 1.0},
-                      {"normal": [1.0, 0.0], "offset_m": 2.0}],
-            "support_velocity_mps": [0.0, 0.0],
-            "accel_mps2": 4.0,
-        },
-    },
-}
-
+__all__ = ["BUILTIN", "Boundary", "add_arguments", "ascii_picture", "explain_scene",
+           "load_boundary", "load_scenario", "run"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Command-line options of ``navproof explain``."""
@@ -97,105 +44,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="FILE",
                         help="draw the step to FILE (.png, .svg or .pdf; needs navproof[plot])")
     parser.add_argument("--svg", metavar="FILE", help="same as --output FILE.svg")
-
-
-def load_scenario(data: dict[str, Any]) -> Any:
-    """A :class:`~navproof.orca.crowd.Crowd` built from a scenario dictionary (validated)."""
-    from navproof.core.errors import InvalidInput
-    from navproof.orca.crowd import AgentDefaults, Crowd
-
-    if not isinstance(data, dict):
-        raise InvalidInput("scenario", type(data).__name__, "must be a JSON object")
-    known = set(AgentDefaults.__dataclass_fields__)
-    defaults_raw = data.get("defaults", {})
-    if not isinstance(defaults_raw, dict) or set(defaults_raw) - known:
-        raise InvalidInput("defaults", defaults_raw, f"keys must be among {sorted(known)}")
-    fields: dict[str, Any] = {k: (tuple(v) if k == "velocity" else v)
-                              for k, v in defaults_raw.items()}
-    defaults = AgentDefaults(**fields)
-    crowd = Crowd(data.get("time_step", 0.25), defaults=defaults)
-    agents = data.get("agents", [])
-    if not isinstance(agents, list):
-        raise InvalidInput("agents", agents, "must be a list")
-    for i, agent in enumerate(agents):
-        if not isinstance(agent, dict) or "position" not in agent:
-            raise InvalidInput(f"agents[{i}]", agent, "must be an object with a position")
-        extra = set(agent) - known - {"position", "pref_velocity"}
-        if extra:
-            raise InvalidInput(f"agents[{i}]", sorted(extra), "unknown keys")
-        params = {k: v for k, v in agent.items() if k != "position"}
-        crowd.add_agent(agent["position"], **params)
-    for j, poly in enumerate(data.get("obstacles", [])):
-        try:
-            crowd.add_obstacle(poly)
-        except InvalidInput as exc:
-            raise InvalidInput(f"obstacles[{j}].{exc.field}", exc.value, exc.rule) from exc
-    return crowd
-
-
-@dataclass(frozen=True)
-class Boundary:
-    """The safe step's world of a scenario: edges (N, K), support, caps (Claim: B1-B6, V1, V2)."""
-
-    edges: Any
-    support: Any
-    vh_mps: np.ndarray
-    accel_mps2: np.ndarray
-
-
-def _vector(field: str, value: Any) -> np.ndarray:
-    from navproof.core.errors import InvalidInput
-    from navproof.core.validation import check_valid_finite
-
-    arr = check_valid_finite(field, value)
-    if arr.shape != (2,):
-        raise InvalidInput(field, value, "must be a pair (x, y)")
-    return arr
-
-
-def load_boundary(data: dict[str, Any], crowd: Any) -> Boundary | None:
-    """The scenario's ``boundary`` for every agent of ``crowd``, or None (validated)."""
-    from navproof.boundary.edges import EdgeSet
-    from navproof.boundary.motion import Support
-    from navproof.core.errors import InvalidInput
-
-    raw = data.get("boundary")
-    if raw is None:
-        return None
-    allowed = {"edges", "support_velocity_mps", "accel_mps2", "vh_mps"}
-    if not isinstance(raw, dict) or set(raw) - allowed:
-        raise InvalidInput("boundary", raw, f"must be an object with keys among {sorted(allowed)}")
-    edges = raw.get("edges", [])
-    if not isinstance(edges, list):
-        raise InvalidInput("boundary.edges", edges, "must be a list")
-    n = crowd.num_agents
-    normal = np.zeros((n, len(edges), 2))
-    offset = np.zeros((n, len(edges)))
-    velocity = np.zeros((n, len(edges), 2))
-    for k, edge in enumerate(edges):
-        if not isinstance(edge, dict) or {"normal", "offset_m"} - set(edge) or set(edge) - {
-                "normal", "offset_m", "velocity_mps"}:
-            raise InvalidInput(f"boundary.edges[{k}]", edge,
-                               "must be an object with normal, offset_m and optional velocity_mps")
-        normal[:, k] = _vector(f"boundary.edges[{k}].normal", edge["normal"])
-        offset[:, k] = float(_vector(f"boundary.edges[{k}].offset_m", [edge["offset_m"], 0])[0])
-        velocity[:, k] = _vector(f"boundary.edges[{k}].velocity_mps",
-                                 edge.get("velocity_mps", [0.0, 0.0]))
-    try:
-        edge_set = EdgeSet.build(normal, offset, edge_velocity_mps=velocity)
-    except InvalidInput as exc:
-        raise InvalidInput(f"boundary.edges.{exc.field}", exc.value, exc.rule) from exc
-    carry = _vector("boundary.support_velocity_mps", raw.get("support_velocity_mps", [0, 0]))
-    accel = float(_vector("boundary.accel_mps2", [raw.get("accel_mps2", 2.0), 0.0])[0])
-    if not accel > 0.0:
-        raise InvalidInput("boundary.accel_mps2", accel, "must be > 0")
-    vh = raw.get("vh_mps")
-    vh_mps = crowd.max_speed.copy() if vh is None else np.full(
-        n, float(_vector("boundary.vh_mps", [vh, 0.0])[0]))
-    if np.any(vh_mps <= 0.0):
-        raise InvalidInput("boundary.vh_mps", vh, "must be > 0")
-    return Boundary(edge_set, Support.translating(np.broadcast_to(carry, (n, 2)).copy()), vh_mps,
-                    np.full(n, accel))
 
 
 def _safe_step(crowd: Any, boundary: Boundary) -> tuple[Any, Any]:
@@ -282,12 +130,15 @@ def run(args: argparse.Namespace) -> int:
         for path in outputs:
             check_valid_image_path(path, field="--output")
         if args.scenario:
-            with open(args.scenario, encoding="utf-8") as fh:
-                data = json.load(fh)
+            from navproof.scenario import load_scenario as load_scenario_file
+
+            loaded = load_scenario_file(args.scenario)
+            if not isinstance(loaded, VelocityScenario):
+                raise InvalidInput("scenario", args.scenario, "navproof explain reads a "
+                                   "velocity-space scenario file (*.json)")
         else:
-            data = BUILTIN[args.builtin]
-        crowd = load_scenario(data)
-        boundary = load_boundary(data, crowd)
+            loaded = builtin_velocity_scenario(args.builtin)
+        crowd, boundary = loaded.crowd, loaded.boundary
         if args.steps < 0:
             raise InvalidInput("--step", args.steps, "must be >= 0")
         for _ in range(args.steps):

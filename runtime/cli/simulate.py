@@ -52,7 +52,7 @@ class Scenario:
 
 SCENARIOS: dict[str, Scenario] = {
     "pq-handoff": Scenario(
-        "navproof.demos.pq_handoff.run",
+        "navproof.cli.pq_handoff",
         "run_cli",
         "seed 000 P/Q slope handoff: interrupted access, retry, AtBoundary, adoption of Q",
     ),

@@ -86,7 +86,7 @@ def run_file(args: argparse.Namespace, *, out: TextIO | None = None,
     """Load, run and report one scenario file; returns the exit code."""
     from navproof.cli.pictures import picture_request
     from navproof.core.errors import InvalidInput, ObligationViolation
-    from navproof.scenario import load_scenario, run_scenario
+    from navproof.scenario import Scenario, load_scenario, run_scenario
     from navproof.specs.errors import SpecError
 
     out = out or sys.stdout
@@ -103,6 +103,10 @@ def run_file(args: argparse.Namespace, *, out: TextIO | None = None,
         request = picture_request(args)
         scenario = load_scenario(Path(args.scenario),
                                  assertions=True if args.assert_mode else None)
+        if not isinstance(scenario, Scenario):
+            raise InvalidInput("scenario", args.scenario, "is not a World scenario file (a P/Q "
+                               "demo file runs with navproof simulate pq-handoff "
+                               "--scenario-file FILE)")
     except (InvalidInput, SpecError) as exc:
         print(f"navproof simulate: bad input: {exc}", file=err)
         return EXIT_BAD_INPUT

@@ -3,7 +3,7 @@ other in a cycle.
 
 The library is every package that games, robots and the proofs import (``LIBRARY`` below); the
 applications are what runs it for a user: the command line (``navproof.cli``), scenario loading
-(``navproof.scenario``), the demos (``navproof.demos``) and the campaigns. ``navproof`` itself
+(``navproof.scenario``, ``navproof.explain_scenario``), the demos (``navproof.demos``) and the campaigns. ``navproof`` itself
 (``runtime/__init__.py``) is the front door: it names the public API and loads it lazily, so it
 is outside the rule.
 
@@ -11,10 +11,12 @@ The imports are read from the source files with ``ast`` (nothing is imported):
 
 * the layer rule counts every import of a library module, at module level or inside a function
   (an import deferred into a function is still the library knowing its application);
-* the cycle rule counts module-level imports only (including those in class bodies and in
-  ``try``/``if`` blocks), since an import inside a function runs after every module involved has
-  finished loading and cannot deadlock the import; imports under ``if TYPE_CHECKING:`` never run
-  and are left out of both rules.
+* the cycle rule between modules counts module-level imports only (including those in class
+  bodies and in ``try``/``if`` blocks), since an import inside a function runs after every module
+  involved has finished loading and cannot deadlock the import;
+* the cycle rule between packages (``navproof.world`` -> ``navproof.handoff``) counts every
+  import, so that no package reaches back into one that depends on it;
+* imports under ``if TYPE_CHECKING:`` never run and are left out of every rule.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ FOLDERS = {"navproof": ROOT / "runtime", "navproof.proofs": ROOT / "proofs",
            "navproof.specs": ROOT / "specs"}
 LIBRARY = ("core", "solver", "orca", "steering", "boundary", "step", "handoff", "world", "viz",
            "_generated", "proofs", "specs", "navmesh")
-APPLICATIONS = ("cli", "scenario", "demos", "campaign", "campaigns")
+APPLICATIONS = ("cli", "scenario", "explain_scenario", "demos", "campaign", "campaigns")
 FRONT_DOOR = "navproof"
 
 
@@ -125,6 +127,20 @@ def back_edges() -> list[tuple[str, str]]:
                   if layer_of(src) == "library" and layer_of(dst) == "application")
 
 
+def package_graph() -> dict[str, tuple[set[str], set[str]]]:
+    """Every import between the packages ``navproof.X`` (the front door left out)."""
+    def package(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    graph: dict[str, set[str]] = {}
+    for src, (_, every) in GRAPH.items():
+        if src == FRONT_DOOR:
+            continue
+        graph.setdefault(package(src), set()).update(
+            package(dst) for dst in every if dst != FRONT_DOOR and package(dst) != package(src))
+    return {name: (edges, edges) for name, edges in graph.items()}
+
+
 def cycles() -> list[list[str]]:
     """The strongly connected components (more than one module) of the module-level imports."""
     index: dict[str, int] = {}
@@ -179,6 +195,11 @@ def test_the_library_never_imports_an_application():
 
 
 def test_no_module_level_import_cycle():
+    assert cycles() == []
+
+
+def test_no_import_cycle_between_packages(monkeypatch):
+    monkeypatch.setitem(globals(), "GRAPH", package_graph())
     assert cycles() == []
 
 

@@ -31,7 +31,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from navproof.core.errors import EPS, InvalidInput
-from navproof.demos.pq_handoff.data import PQScenario, default_pq_scenario, load_pq_scenario
+from navproof.demos.pq_handoff.data import PQScenario, default_pq_scenario
 from navproof.demos.pq_handoff.world_table import load_world, save_world
 from navproof.handoff.controller import (
     Feedback,
@@ -460,24 +460,3 @@ def _result(record: HandoffRecord, scenario: PQScenario, world: PQWorld, row: An
               + (f"; FAULT {row.fault}" if row.fault else "") + "\n")
     exit_code = 0 if row.phase == Phase.FOLLOWING.value and row.patch == scenario.slope else 1
     return PQResult(row.phase, status, exit_code, printer.rows, summary)
-
-
-def run_cli(args: Any) -> int:
-    """``navproof simulate pq-handoff`` entry: run, print, optionally write JSON; exit code."""
-    from navproof.cli.output import check_valid_output_path, write_output
-
-    check_valid_output_path("--json", args.json)
-    scenario_file = getattr(args, "scenario_file", None)
-    result = run_pq_handoff(
-        scenario=load_pq_scenario(scenario_file) if scenario_file else None,
-        db_path=Path(args.db) if args.db else None,
-        resume=bool(args.resume),
-        crash_at_s=args.crash_at,
-        crash_stage=args.crash_stage,
-        pace_s=float(args.pace or 0.0),
-    )
-    if args.json:
-        write_output("--json", args.json,
-                     json.dumps({"scenario": "pq-handoff", **result.summary,
-                                 "timeline": result.timeline}, indent=2, default=str) + "\n")
-    return result.exit_code
