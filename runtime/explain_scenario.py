@@ -80,10 +80,9 @@ BUILTIN: dict[str, dict[str, Any]] = {
 }
 
 
-
 @dataclass(frozen=True)
 class VelocityScenario:
-    """A loaded ``explain`` scenario: its source (file or ``builtin:NAME``), the crowd and the
+    """A loaded ``explain`` scenario: its source (file or ``built-in 'NAME'``), the crowd and the
     boundary (None: ORCA alone)."""
 
     source: str
@@ -92,16 +91,30 @@ class VelocityScenario:
 
 
 def load_velocity_scenario(path: str | Path) -> VelocityScenario:
-    """Read a JSON ``explain`` scenario file; ScenarioError naming the file on any error."""
+    """Read a JSON ``explain`` scenario file; ScenarioError naming the file when it cannot be
+    read, is not UTF-8 text or is not JSON (with the line and column of the defect), and
+    naming the file and the key for a bad value."""
     file = str(path)
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+        with open(path, "rb") as fh:
+            raw = fh.read()
     except OSError as exc:
-        raise ScenarioError(file, "<file>", file,
+        raise ScenarioError(file, "<file>", None,
                             f"cannot be read: {exc.strerror or exc}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ScenarioError(file, "<file>", file, f"is not valid JSON: {exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(file, "<file>", None,
+                            f"is not UTF-8 text (byte {raw[exc.start]:#04x} at offset "
+                            f"{exc.start}); save it as UTF-8") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ScenarioError(file, "<file>", None, f"is not valid JSON: {exc.msg} at line "
+                                                  f"{exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise ScenarioError(file, "<file>", None, "is not usable JSON: nested too deeply"
+                            ) from None
     return velocity_scenario_from_data(data, source=file)
 
 
@@ -109,7 +122,7 @@ def builtin_velocity_scenario(name: str) -> VelocityScenario:
     """One of :data:`BUILTIN` (ScenarioError for an unknown name)."""
     if name not in BUILTIN:
         raise ScenarioError("builtin", "name", name, f"must be one of {sorted(BUILTIN)}")
-    return velocity_scenario_from_data(BUILTIN[name], source=f"builtin:{name}")
+    return velocity_scenario_from_data(BUILTIN[name], source=f"built-in {name!r}")
 
 
 def velocity_scenario_from_data(data: Any, *, source: str) -> VelocityScenario:
@@ -122,12 +135,13 @@ def velocity_scenario_from_data(data: Any, *, source: str) -> VelocityScenario:
     except InvalidInput as exc:
         raise ScenarioError(source, exc.field, exc.value, exc.rule) from None
     except TypeError as exc:  # a value of the wrong type deep in a list
-        raise ScenarioError(source, "<data>", type(data).__name__, str(exc)) from None
+        raise ScenarioError(source, "<scenario>", None, f"malformed: {exc}") from None
     return VelocityScenario(source, crowd, boundary)
 
 
 def load_scenario(data: dict[str, Any]) -> Any:
     """A :class:`~navproof.orca.crowd.Crowd` built from a scenario dictionary (validated)."""
+    from navproof.core.errors import InvalidInput
     from navproof.orca.crowd import AgentDefaults, Crowd
 
     if not isinstance(data, dict):
@@ -136,10 +150,19 @@ def load_scenario(data: dict[str, Any]) -> Any:
     defaults_raw = data.get("defaults", {})
     if not isinstance(defaults_raw, dict) or set(defaults_raw) - known:
         raise InvalidInput("defaults", defaults_raw, f"keys must be among {sorted(known)}")
-    fields: dict[str, Any] = {k: (tuple(v) if k == "velocity" else v)
+    _refuse_booleans("defaults", defaults_raw)
+    fields: dict[str, Any] = {k: (tuple(v) if k == "velocity" and isinstance(v, list) else v)
                               for k, v in defaults_raw.items()}
     defaults = AgentDefaults(**fields)
-    crowd = Crowd(data.get("time_step", 0.25), defaults=defaults)
+    time_step = data.get("time_step", 0.25)
+    if isinstance(time_step, bool):
+        raise InvalidInput("time_step", time_step, "must be a number")
+    try:
+        crowd = Crowd(time_step, defaults=defaults)
+        crowd.add_agents(np.zeros((0, 2)))  # no agent: checks every default value now
+    except InvalidInput as exc:
+        field = exc.field if exc.field == "time_step" else f"defaults.{exc.field}"
+        raise InvalidInput(field, exc.value, exc.rule) from None
     agents = data.get("agents", [])
     if not isinstance(agents, list):
         raise InvalidInput("agents", agents, "must be a list")
@@ -149,14 +172,34 @@ def load_scenario(data: dict[str, Any]) -> Any:
         extra = set(agent) - known - {"position", "pref_velocity"}
         if extra:
             raise InvalidInput(f"agents[{i}]", sorted(extra), "unknown keys")
+        _refuse_booleans(f"agents[{i}]", agent)
         params = {k: v for k, v in agent.items() if k != "position"}
-        crowd.add_agent(agent["position"], **params)
-    for j, poly in enumerate(data.get("obstacles", [])):
+        try:
+            crowd.add_agent(agent["position"], **params)
+        except InvalidInput as exc:
+            raise InvalidInput(f"agents[{i}].{exc.field}", exc.value, exc.rule) from None
+    obstacles = data.get("obstacles", [])
+    if not isinstance(obstacles, list):
+        raise InvalidInput("obstacles", obstacles, "must be a list of polygons")
+    for j, poly in enumerate(obstacles):
         try:
             crowd.add_obstacle(poly)
         except InvalidInput as exc:
             raise InvalidInput(f"obstacles[{j}].{exc.field}", exc.value, exc.rule) from exc
     return crowd
+
+
+def _refuse_booleans(key: str, table: dict[str, Any]) -> None:
+    """JSON true/false is not a number: refuse it for every numeric key of an agent object
+    (``cooperative`` aside, which is a flag)."""
+    from navproof.core.errors import InvalidInput
+
+    for name, value in table.items():
+        if name == "cooperative":
+            continue
+        if isinstance(value, bool) or (isinstance(value, list)
+                                       and any(isinstance(v, bool) for v in value)):
+            raise InvalidInput(f"{key}.{name}", value, "must be a number (not true/false)")
 
 
 @dataclass(frozen=True)
@@ -170,6 +213,7 @@ class Boundary:
 
 
 def _vector(field: str, value: Any) -> np.ndarray:
+    from navproof.core.errors import InvalidInput
     from navproof.core.validation import check_valid_finite
 
     arr = check_valid_finite(field, value)
@@ -182,6 +226,7 @@ def load_boundary(data: dict[str, Any], crowd: Any) -> Boundary | None:
     """The scenario's ``boundary`` for every agent of ``crowd``, or None (validated)."""
     from navproof.boundary.edges import EdgeSet
     from navproof.boundary.motion import Support
+    from navproof.core.errors import InvalidInput
 
     raw = data.get("boundary")
     if raw is None:

@@ -12,15 +12,21 @@ Exit codes (every command; the table is :mod:`navproof.core.exit_codes`):
 * 2 a proof was unknown or out of its budget;
 * 3 bad input (usage, files, values): one line on stderr naming what was wrong;
 * 4 an unexpected internal error: one line on stderr, the traceback only with ``--debug``.
+
+A reader that goes away (``navproof simulate FILE --assert | head -1``) or a stdout closed before
+the start (``>&-``) is not an error: the rest of the output goes nowhere, the command runs to its
+end and exits with its verdict.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
 import traceback
+from typing import Any
 
 from navproof.core.exit_codes import (  # the one table (re-exported: navproof.cli.EXIT_*)
     EXIT_BAD_INPUT,
@@ -73,14 +79,61 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def _quiet_broken_pipe() -> None:
+def _quiet_broken_pipe(stream: Any = None) -> None:
     """The reader went away (``navproof claims | head``): stop writing, say nothing."""
     try:
         # further writes (and the interpreter's final flush) go nowhere instead of raising
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
+        os.dup2(devnull, (stream if stream is not None else sys.stdout).fileno())
+    except (OSError, ValueError, AttributeError):
         pass
+
+
+class _ReaderSafeStream:
+    """A text stream whose writes stop quietly once its reader went away (a closed pipe): the
+    command runs to its end and its exit code stays its verdict (``simulate --assert | head``
+    still exits 1 on a missed expectation), instead of a traceback or a verdict lost."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.reader_gone = False
+
+    def _gone_or_raise(self, exc: OSError) -> None:
+        # the reader went away (EPIPE) or the descriptor was closed (EBADF); else a real error
+        if exc.errno not in (errno.EPIPE, errno.EBADF):
+            raise exc
+        self.reader_gone = True
+        _quiet_broken_pipe(self._stream)
+
+    def write(self, text: str) -> int:
+        if not self.reader_gone:
+            try:
+                return int(self._stream.write(text))
+            except OSError as exc:
+                self._gone_or_raise(exc)
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.reader_gone:
+            try:
+                self._stream.flush()
+            except OSError as exc:
+                self._gone_or_raise(exc)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _guarded_streams() -> tuple[Any, Any]:
+    """Install reader-safe stdout and stderr (a stream closed before the start, ``>&-``,
+    writes to the null device); returns the streams they replace, to put back."""
+    saved = (sys.stdout, sys.stderr)
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None:
+            stream = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as sys.*
+        setattr(sys, name, _ReaderSafeStream(stream))
+    return saved
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -94,12 +147,14 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on bad usage; bad input is 3 here
         return EXIT_BAD_INPUT if exc.code not in (0, None) else EXIT_OK
+    saved = _guarded_streams()
     try:
         code = int(args._run(args))
-        # flushed here, not at interpreter exit, so that a closed pipe is handled below
+        # flushed here, not at interpreter exit, so that a closed pipe is handled here
         sys.stdout.flush()
         return code
     except BrokenPipeError:
+        # a write the guard did not see (a stream held from before it was installed)
         _quiet_broken_pipe()
         return EXIT_OK
     except KeyboardInterrupt:
@@ -112,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{where}: internal error: {type(exc).__name__}: {exc} "
               f"(exit {EXIT_INTERNAL}; rerun with --debug for the traceback)", file=sys.stderr)
         return EXIT_INTERNAL
+    finally:
+        sys.stdout, sys.stderr = saved
 
 
 if __name__ == "__main__":

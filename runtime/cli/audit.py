@@ -38,6 +38,7 @@ from navproof.cli.claim_margins import ClaimMargin, claim_margins, format_at, fo
 from navproof.cli.prove import (
     BadInput,
     add_run_arguments,
+    check_report_paths,
     freshness,
     prove,
     select_obligations,
@@ -269,10 +270,14 @@ def audit_exit_code(
 
 
 def run(args: argparse.Namespace) -> int:
+    from navproof.core.errors import InvalidInput
+
     try:
+        against = args.against[1:] if args.against else []
+        check_report_paths(args, [args.base, args.candidate, *map(Path, against)])
         base, candidate = load_profiles(args)
         ids = select_obligations(args.claims)
-    except (SpecError, BadInput) as exc:
+    except (SpecError, BadInput, InvalidInput) as exc:
         print(f"navproof audit: bad input: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     fresh = freshness(args.generated_module)

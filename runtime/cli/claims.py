@@ -141,11 +141,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the listing (and write --json); 0 done, 3 bad input (catalogue, output path)."""
-    from navproof.cli.output import check_valid_output_path, write_output
+    from navproof.cli.output import check_output_paths, write_output
     from navproof.core.errors import InvalidInput
 
     try:
-        check_valid_output_path("--json", args.json)
+        check_output_paths({"--json": args.json})
         records = claim_locations()
     except (SpecError, InvalidInput) as exc:
         print(f"navproof claims: bad input: {exc}", file=sys.stderr)

@@ -117,18 +117,18 @@ def run(args: argparse.Namespace) -> int:
     """Print the agent's step; 0 ok, 3 bad input (file, JSON, values, agent index, output)."""
     import sys
 
-    from navproof.cli.output import check_valid_output_path
+    from navproof.cli.output import check_output_paths
     from navproof.core.errors import InvalidInput, ObligationViolation
     from navproof.viz.backend import PlotUnavailable, check_valid_image_path
 
     outputs = [p for p in (args.output, args.svg) if p]
     try:
-        check_valid_output_path("--json", args.json_out)
-        check_valid_output_path("--svg", args.svg)
+        check_output_paths({"--json": args.json_out, "--output": args.output, "--svg": args.svg},
+                           inputs=[args.scenario])
         if args.svg and not args.svg.lower().endswith(".svg"):
             raise InvalidInput("--svg", args.svg, "must end in .svg")
-        for path in outputs:
-            check_valid_image_path(path, field="--output")
+        if args.output:
+            check_valid_image_path(args.output, field="--output")
         if args.scenario:
             from navproof.scenario import load_scenario as load_scenario_file
 
@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
         for _ in range(args.steps):
             _advance(crowd, boundary)
         record, scene = explain_scene(crowd, boundary, args.agent)
-    except (OSError, json.JSONDecodeError, InvalidInput, IndexError, TypeError) as exc:
+    except (InvalidInput, IndexError, TypeError) as exc:
         print(f"navproof explain: bad input: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except ObligationViolation as exc:

@@ -2,12 +2,15 @@
 
 A path is checked before a command does its work (so a long run is not wasted on a typo) and the
 write itself is guarded too (the disk can fill, permissions can change): either way the command
-exits 3 with one line naming the option, the path and the reason, never a traceback.
+exits 3 with one line naming the option, the path and the reason, never a traceback. Every
+command checks all its outputs at once with :func:`check_output_paths`, which also refuses an
+output that is one of the command's inputs or another option's output.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from navproof.core.errors import InvalidInput
@@ -56,3 +59,49 @@ def check_valid_output_dir(option: str, path: str | os.PathLike[str] | None) -> 
     if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
         raise InvalidInput(option, str(path), f"cannot be created: {str(parent)!r} is not a "
                                               "writable folder")
+
+
+def _same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether two paths name the same file: equal once resolved (symlinks, ``..``), or the
+    same existing file (a hard link)."""
+    pa, pb = Path(a), Path(b)
+    if pa.resolve() == pb.resolve():
+        return True
+    try:
+        return pa.exists() and pb.exists() and os.path.samefile(pa, pb)
+    except OSError:
+        return False
+
+
+def check_output_paths(outputs: Mapping[str, str | os.PathLike[str] | None], *,
+                       inputs: Iterable[str | os.PathLike[str] | None] = (),
+                       folders: Iterable[str] = ()) -> None:
+    """Check every output of a command before it runs; InvalidInput naming the first bad one.
+
+    ``outputs`` maps each option (``"--json"``) to its path (None: not given); the options in
+    ``folders`` name output folders (``--frames``), the others files. An output is refused when
+    it cannot be written (see :func:`check_valid_output_path`), when it is one of the
+    ``inputs`` (the scenario file, a profile: the run would overwrite what it reads), or when
+    two options name the same path (the second write would replace the first). Nothing is
+    written or created.
+    """
+    folder_options = set(folders)
+    given = [(option, path) for option, path in outputs.items() if path is not None]
+    for option, path in given:
+        if option in folder_options:
+            check_valid_output_dir(option, path)
+        else:
+            check_valid_output_path(option, path)
+    read = [p for p in inputs if p is not None]
+    for option, path in given:
+        for source in read:
+            if _same_file(path, source):
+                raise InvalidInput(option, str(path),
+                                   f"is an input of this run ({str(source)!r}); writing it "
+                                   "would overwrite it: choose another path")
+    for i, (option, path) in enumerate(given):
+        for other, other_path in given[:i]:
+            if _same_file(path, other_path):
+                raise InvalidInput(option, str(path),
+                                   f"is also the path of {other}: each output needs its own "
+                                   "path")

@@ -79,9 +79,15 @@ def _every(text: str) -> int:
     return value
 
 
+def picture_outputs(args: argparse.Namespace) -> dict[str, str | None]:
+    """The picture outputs of the command line, option -> path (None: not given), for
+    :func:`navproof.cli.output.check_output_paths` (``--frames`` is a folder)."""
+    return {f"--{name}": getattr(args, name, None) for name in ("plot", "frames", "gif")}
+
+
 def picture_request(args: argparse.Namespace) -> PictureRequest:
     """The checked picture options (InvalidInput naming the first bad one)."""
-    from navproof.cli.output import check_valid_output_dir, check_valid_output_path
+    from navproof.cli.output import check_output_paths
     from navproof.viz.backend import PlotUnavailable, check_valid_image_path, pyplot
 
     plot, frames, gif = (getattr(args, name, None) for name in ("plot", "frames", "gif"))
@@ -92,12 +98,9 @@ def picture_request(args: argparse.Namespace) -> PictureRequest:
         raise InvalidInput("--every", every, "applies to --frames and --gif only")
     if plot is not None:
         check_valid_image_path(plot, field="--plot")
-        check_valid_output_path("--plot", plot)
-    if gif is not None:
-        if Path(gif).suffix.lower() != ".gif":
-            raise InvalidInput("--gif", gif, "must end in .gif")
-        check_valid_output_path("--gif", gif)
-    check_valid_output_dir("--frames", frames)
+    if gif is not None and Path(gif).suffix.lower() != ".gif":
+        raise InvalidInput("--gif", gif, "must end in .gif")
+    check_output_paths(picture_outputs(args), folders=("--frames",))
     request = PictureRequest(
         plot=None if plot is None else Path(plot), frames=None if frames is None else Path(frames),
         gif=None if gif is None else Path(gif),

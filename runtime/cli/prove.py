@@ -205,11 +205,24 @@ def write_json(path: Path, data: dict[str, object]) -> None:
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def check_report_paths(args: argparse.Namespace, inputs: list[Path | None]) -> None:
+    """``--json``, ``--junit`` and ``--markdown`` checked before any proof runs (InvalidInput
+    naming the option: unwritable, one of ``inputs``, or the same file twice)."""
+    from navproof.cli.output import check_output_paths
+
+    check_output_paths({"--json": args.json, "--junit": args.junit,
+                        "--markdown": args.markdown},
+                       inputs=[*inputs, getattr(args, "generated_module", None)])
+
+
 def run(args: argparse.Namespace) -> int:
+    from navproof.core.errors import InvalidInput
+
     try:
+        check_report_paths(args, [args.profile])
         profile = load_profile(args.profile)
         ids = select_obligations(args.claims)
-    except (SpecError, BadInput) as exc:
+    except (SpecError, BadInput, InvalidInput) as exc:
         print(f"navproof prove: bad input: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     fresh = freshness(args.generated_module)

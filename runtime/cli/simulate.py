@@ -89,6 +89,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     pictures.add_arguments(parser)
 
 
+def _check_utf8(option: str, path: str | None) -> None:
+    """InvalidInput naming ``option`` when the text file ``path`` is not UTF-8 (TOML is UTF-8
+    by definition); a file that cannot be read is left to its reader's own error."""
+    from navproof.core.errors import InvalidInput
+
+    if path is None:
+        return
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError:
+        return
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(option, path, f"is not UTF-8 text (byte {raw[exc.start]:#04x} at "
+                                         f"offset {exc.start}); save it as UTF-8") from None
+
+
 def run(args: argparse.Namespace) -> int:
     from navproof.core.errors import InvalidInput
     from navproof.specs.errors import SpecError
@@ -107,6 +126,15 @@ def run(args: argparse.Namespace) -> int:
         exc = InvalidInput(drawn[0], getattr(args, drawn[0][2:]),
                            f"pictures apply to World scenario files (*.toml) only, not to the "
                            f"named scenario {args.scenario!r}")
+        print(f"navproof simulate {args.scenario}: bad input: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        # --db is read (a resumed run) and written; --json must be neither it nor the data file
+        from navproof.cli.output import check_output_paths
+
+        check_output_paths({"--json": args.json}, inputs=[args.db, args.scenario_file])
+        _check_utf8("--scenario-file", args.scenario_file)
+    except InvalidInput as exc:
         print(f"navproof simulate {args.scenario}: bad input: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     runner = getattr(importlib.import_module(scenario.module), scenario.function)

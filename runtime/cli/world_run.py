@@ -81,9 +81,18 @@ def _report_pictures(written: dict[str, Any], out: TextIO) -> None:
         out.write(f"  {kind:<7} {where}\n")
 
 
+def output_options(args: argparse.Namespace) -> dict[str, str | None]:
+    """Every file a scenario-file run writes, option -> path (None: not given): the JSON
+    summary and the pictures. All are checked before the run (exit 3, nothing written)."""
+    from navproof.cli.pictures import picture_outputs
+
+    return {"--json": args.json, **picture_outputs(args)}
+
+
 def run_file(args: argparse.Namespace, *, out: TextIO | None = None,
              err: TextIO | None = None) -> int:
     """Load, run and report one scenario file; returns the exit code."""
+    from navproof.cli.output import check_output_paths
     from navproof.cli.pictures import picture_request
     from navproof.core.errors import InvalidInput, ObligationViolation
     from navproof.scenario import Scenario, load_scenario, run_scenario
@@ -101,12 +110,22 @@ def run_file(args: argparse.Namespace, *, out: TextIO | None = None,
         return EXIT_BAD_INPUT
     try:
         request = picture_request(args)
+        # before loading (one line, nothing else printed); after it again with its profile
+        check_output_paths(output_options(args), inputs=[args.scenario], folders=("--frames",))
         scenario = load_scenario(Path(args.scenario),
-                                 assertions=True if args.assert_mode else None)
+                                 assertions=True if args.assert_mode else None,
+                                 progress=lambda line: print(f"navproof simulate: {line}",
+                                                             file=err, flush=True))
         if not isinstance(scenario, Scenario):
             raise InvalidInput("scenario", args.scenario, "is not a World scenario file (a P/Q "
                                "demo file runs with navproof simulate pq-handoff "
                                "--scenario-file FILE)")
+        try:
+            check_output_paths(output_options(args), inputs=scenario.inputs,
+                               folders=("--frames",))
+        except InvalidInput:
+            scenario.world.close()
+            raise
     except (InvalidInput, SpecError) as exc:
         print(f"navproof simulate: bad input: {exc}", file=err)
         return EXIT_BAD_INPUT
@@ -142,7 +161,13 @@ def run_file(args: argparse.Namespace, *, out: TextIO | None = None,
     _report(summary, out)
     _report_pictures(summary["pictures"], out)
     if args.json:
-        Path(args.json).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        from navproof.cli.output import write_output
+
+        try:
+            write_output("--json", args.json, json.dumps(summary, indent=2) + "\n")
+        except InvalidInput as exc:
+            print(f"navproof simulate: bad input: {exc}", file=err)
+            return EXIT_BAD_INPUT
     if args.assert_mode and summary["expectations"]:
         return EXIT_FAILED
     return EXIT_OK

@@ -49,6 +49,7 @@ from navproof.orca.lines import agent_lines, obstacle_lines
 from navproof.orca.neighbors import AgentGrid, build_grid, query_into
 from navproof.orca.obstacles import ObstacleSet
 from navproof.orca.responsibility import TIE_BREAKS, pair_shares, stall_count, turn_right
+from navproof.orca.state import check_valid_crowd_state
 
 if TYPE_CHECKING:
     from navproof.specs.profile import Profile
@@ -403,6 +404,7 @@ class Crowd:
         Returns ``(point (N, K, 2), direction (N, K, 2), valid (N, K), num_hard (N,))``.
         Claim: O3, O5, O6.
         """
+        check_valid_crowd_state(self)
         if not self.obstacles.processed:
             self.obstacles.process()
         grid = build_grid(self.position, self.neighbor_dist, self.max_neighbors)
@@ -449,6 +451,7 @@ class Crowd:
         same snapshot, so the answer does not depend on the split.
         Claim: O1, O2, O4 (and O3, O5, O6 through the lines).
         """
+        check_valid_crowd_state(self)
         n = self.num_agents
         self._preferred = self.solve_preferred()
         if not self.obstacles.processed:

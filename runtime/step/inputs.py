@@ -18,9 +18,14 @@ from navproof.boundary.motion import Motion, Support
 from navproof.boundary.step_length import per_agent
 from navproof.core.errors import InvalidInput
 from navproof.core.validation import (
+    MAX_LENGTH_M,
+    MAX_SPEED_MPS,
     check_valid_budget,
     check_valid_finite,
+    check_valid_integer,
+    check_valid_nonnegative,
     check_valid_positive,
+    check_valid_range,
     check_valid_step,
     check_valid_unit_where,
 )
@@ -122,6 +127,60 @@ def _check_valid_motion(field: str, motion: Motion, valid: np.ndarray | None = N
                        omega if valid is None else np.where(valid, omega, 0.0))
 
 
+def _shape(field: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """``value`` as an array of exactly ``shape``; InvalidInput naming the field otherwise."""
+    arr = np.asarray(value)
+    if arr.shape != shape:
+        raise InvalidInput(field, arr.shape, f"must have shape {shape}")
+    return arr
+
+
+def _per_agent(field: str, value: Any, n: int) -> np.ndarray:
+    """A scalar or (N,) value broadcast to (N,) float64; InvalidInput unless numeric, finite
+    and of one of those shapes."""
+    arr = check_valid_finite(field, value)
+    if arr.shape not in ((), (n,)):
+        raise InvalidInput(field, arr.shape, f"must be a number or have shape ({n},)")
+    return np.broadcast_to(arr, (n,))
+
+
+def _check_valid_motion_shape(field: str, motion: Motion, shape: tuple[int, ...]) -> None:
+    """The arrays of a motion broadcast to ``shape`` (+ (2,) for vectors)."""
+    for name in ("pivot_m", "velocity_mps", "acceleration_mps2"):
+        value = getattr(motion, name)
+        if value is None:
+            continue
+        arr_shape = np.shape(value)
+        try:
+            np.broadcast_shapes(arr_shape, (*shape, 2))
+        except ValueError:
+            raise InvalidInput(f"{field}.{name}", arr_shape,
+                               f"must have shape {(*shape, 2)}") from None
+    try:
+        np.broadcast_shapes(np.shape(motion.omega_radps), shape)
+    except ValueError:
+        raise InvalidInput(f"{field}.omega_radps", np.shape(motion.omega_radps),
+                           f"must have shape {shape}") from None
+
+
+def _check_valid_neighbors(neighbors: Neighbors, n: int) -> None:
+    """Neighbour predictions of the sweep (W1): shapes (N, J, 2), (N, J, 2), (N, J), (N, J),
+    and in every valid slot a finite position and velocity and a finite radius >= 0."""
+    valid = np.asarray(neighbors.valid)
+    if valid.ndim != 2 or valid.shape[0] != n or valid.dtype != bool:
+        raise InvalidInput("neighbors.valid", f"{valid.dtype}{valid.shape}",
+                           f"must be a boolean array of shape ({n}, J)")
+    j = valid.shape[1]
+    _shape("neighbors.position_m", neighbors.position_m, (n, j, 2))
+    _shape("neighbors.velocity_mps", neighbors.velocity_mps, (n, j, 2))
+    radius = check_valid_finite("neighbors.radius_m",
+                                np.where(valid, _shape("neighbors.radius_m", neighbors.radius_m,
+                                                       (n, j)), 0.0))
+    check_valid_nonnegative("neighbors.radius_m", radius)
+    _check_valid_finite_where("neighbors.position_m", neighbors.position_m, valid)
+    _check_valid_finite_where("neighbors.velocity_mps", neighbors.velocity_mps, valid)
+
+
 def check_valid_step_input(inp: StepInput) -> StepInput:
     """Validate every field (InvalidInput naming field and value; nothing is changed) and
     return the input with default ORCA and neighbour arrays filled in. Claim: S6 (no division by
@@ -135,28 +194,47 @@ def check_valid_step_input(inp: StepInput) -> StepInput:
     the line. Supports and edges built directly (without their validating constructors) are
     checked for finite motions and unit normals as well."""
     x0 = check_valid_finite("position_m", inp.position_m)
+    if x0.ndim != 2 or x0.shape[1] != 2:
+        raise InvalidInput("position_m", x0.shape, "must have shape (N, 2)")
     n = x0.shape[0]
+    if not (np.abs(x0) <= MAX_LENGTH_M).all():
+        check_valid_range("position_m", x0, low=-MAX_LENGTH_M, high=MAX_LENGTH_M, unit="m")
     dt = check_valid_step(inp.dt_s)
     if np.ndim(dt) and np.shape(dt) != (n,):
         raise InvalidInput("dt_s", np.shape(dt), f"must be a float or have shape ({n},)")
-    if x0.shape != (n, 2):
-        raise InvalidInput("position_m", x0.shape, "must have shape (N, 2)")
     for name in ("velocity_mps", "preferred_mps"):
         arr = check_valid_finite(name, getattr(inp, name))
         if arr.shape != (n, 2):
             raise InvalidInput(name, arr.shape, "must have shape (N, 2)")
-    check_valid_positive("vh_mps", np.broadcast_to(inp.vh_mps, (n,)))
+        if not (np.abs(arr) <= MAX_SPEED_MPS).all():
+            check_valid_range(name, arr, low=-MAX_SPEED_MPS, high=MAX_SPEED_MPS, unit="m/s")
+    check_valid_positive("vh_mps", _per_agent("vh_mps", inp.vh_mps, n))
     # a zero budget is that agent's own matter: the hold rule (S6), not an error for the batch
-    check_valid_budget("accel_mps2", np.broadcast_to(inp.accel_mps2, (n,)), allow_zero=True)
-    check_valid_positive("radius_m", np.broadcast_to(inp.radius_m, (n,)))
-    if inp.edges.normal.shape[0] != n:
-        raise InvalidInput("edges", inp.edges.normal.shape, f"must hold edges of {n} agents")
+    check_valid_budget("accel_mps2", _per_agent("accel_mps2", inp.accel_mps2, n),
+                       allow_zero=True)
+    check_valid_positive("radius_m", _per_agent("radius_m", inp.radius_m, n))
+    normal = np.asarray(inp.edges.normal)
+    if normal.ndim != 3 or normal.shape[0] != n or normal.shape[2] != 2:
+        raise InvalidInput("edges", normal.shape, f"must hold edges of {n} agents: normals "
+                                                  f"of shape ({n}, K, 2)")
+    k = normal.shape[1]
+    _shape("edges.offset_m", inp.edges.offset_m, (n, k))
+    edge_valid_raw = _shape("edges.valid", inp.edges.valid, (n, k))
+    if edge_valid_raw.dtype != bool:
+        raise InvalidInput("edges.valid", str(edge_valid_raw.dtype), "must be boolean")
+    _check_valid_motion_shape("edges.motion", inp.edges.motion, (n, k))
+    _check_valid_motion_shape("support.motion", inp.support.motion, (n,))
     orca_point, orca_direction, orca_valid = inp.orca_point, inp.orca_direction, inp.orca_valid
-    if orca_valid.shape[0] != n:
+    orca_valid = np.asarray(orca_valid)
+    if orca_valid.ndim != 2 or orca_valid.shape[0] != n:
         if orca_valid.size:
-            raise InvalidInput("orca_valid", orca_valid.shape, f"must have {n} rows")
+            raise InvalidInput("orca_valid", orca_valid.shape, f"must have shape ({n}, K)")
         orca_point, orca_direction = np.zeros((n, 0, 2)), np.zeros((n, 0, 2))
         orca_valid = np.zeros((n, 0), bool)
+    if orca_valid.dtype != bool:
+        raise InvalidInput("orca_valid", str(orca_valid.dtype), "must be boolean")
+    _shape("orca_point", orca_point, (*orca_valid.shape, 2))
+    _shape("orca_direction", orca_direction, (*orca_valid.shape, 2))
     _check_valid_finite_where("orca_point", orca_point, orca_valid)
     _check_valid_finite_where("orca_direction", orca_direction, orca_valid)
     check_valid_unit_where("orca_direction", orca_direction, orca_valid,
@@ -166,14 +244,15 @@ def check_valid_step_input(inp: StepInput) -> StepInput:
     check_valid_unit_where("edges.normal", inp.edges.normal, edge_valid, what="outward normal")
     check_valid_finite("edges.offset_m", np.where(edge_valid, inp.edges.offset_m, 0.0))
     _check_valid_motion("edges.motion", inp.edges.motion, edge_valid)
-    num_hard = np.zeros(n, np.int64) if inp.orca_num_hard is None else np.broadcast_to(
-        np.asarray(inp.orca_num_hard, np.int64), (n,)).copy()
-    if np.any((num_hard < 0) | (num_hard > orca_valid.shape[1])):
-        raise InvalidInput("orca_num_hard", num_hard.tolist(),
-                           f"must lie in [0, {orca_valid.shape[1]}]")
+    if inp.orca_num_hard is None:
+        num_hard = np.zeros(n, np.int64)
+    else:
+        # whole numbers first (a NaN or 2.5 would else be cast silently), then the range
+        num_hard = np.broadcast_to(check_valid_integer(
+            "orca_num_hard", _per_agent("orca_num_hard", inp.orca_num_hard, n),
+            low=0, high=orca_valid.shape[1]), (n,)).copy()
     neighbors = inp.neighbors if inp.neighbors is not None else Neighbors.none(n)
-    _check_valid_finite_where("neighbors.position_m", neighbors.position_m, neighbors.valid)
-    _check_valid_finite_where("neighbors.velocity_mps", neighbors.velocity_mps, neighbors.valid)
+    _check_valid_neighbors(neighbors, n)
     return StepInput(x0, np.asarray(inp.velocity_mps, float), np.asarray(inp.preferred_mps, float),
                      per_agent(dt, n), inp.support, inp.edges,
                      np.broadcast_to(np.asarray(inp.vh_mps, float), (n,)).copy(),
