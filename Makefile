@@ -9,7 +9,7 @@ STAMP := $(VENV)/.navproof-installed
 TEST_STAMP := $(VENV)/.navproof-test-installed
 DEV_STAMP := $(VENV)/.navproof-dev-installed
 
-.PHONY: prove test lint typecheck check generate bench clean
+.PHONY: prove test lint typecheck check generate bench docs clean
 
 $(BIN)/python:
 	@echo "== creating $(VENV) (Python virtual environment)"
@@ -74,5 +74,19 @@ bench: $(TEST_STAMP)
 	$(BIN)/python bench/memory_bench.py --json memory_bench.json
 	$(BIN)/python bench/cold_start_bench.py --json cold_start_bench.json
 
+## API reference (from the docstrings) and tutorial into site/, warnings as errors (mkdocs
+## --strict). The package's three folders are laid out as one tree of links in build/docs-src.
+DOCS_STAMP := $(VENV)/.navproof-docs-installed
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --progress-bar on -e '.[docs]'
+	@touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	rm -rf build/docs-src && mkdir -p build/docs-src/navproof
+	for f in runtime/*; do ln -s "$(CURDIR)/$$f" build/docs-src/navproof/; done
+	ln -s "$(CURDIR)/proofs" build/docs-src/navproof/proofs
+	ln -s "$(CURDIR)/specs" build/docs-src/navproof/specs
+	$(BIN)/python -m mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build site *.egg-info

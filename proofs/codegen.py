@@ -16,6 +16,7 @@ from sympy import srepr
 from sympy.printing.numpy import NumPyPrinter
 
 import navproof._generated
+from navproof.core.exit_codes import EXIT_FAILED, EXIT_OK
 from navproof.proofs.derivations import FORMULAS
 from navproof.proofs.formula import Formula
 
@@ -106,9 +107,9 @@ def run(args: argparse.Namespace) -> int:
         reason = stale_reason()
         if reason:
             print(f"STALE: {reason}", file=sys.stderr)
-            return 1
+            return EXIT_FAILED
         print(f"fresh: {GENERATED_PATH}")
-        return 0
+        return EXIT_OK
     changed = write()
     print(f"{'wrote' if changed else 'unchanged'}: {GENERATED_PATH}")
-    return 0
+    return EXIT_OK

@@ -31,16 +31,12 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from navproof.core.exit_codes import EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN
 from navproof.proofs.engine import ALGEBRAIC_DIGITS, UNKNOWN, ModelValue, Result
 from navproof.proofs.obligations import REFUTED
 from navproof.specs.profile import Profile
 
 SCHEMA = "navproof.prove/1"
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_UNKNOWN = 2
-EXIT_BAD_INPUT = 3
 
 _VALUES_SHOWN = 8
 

@@ -81,6 +81,12 @@ strings, lists or booleans); the file must be UTF-8. The agents of all tables ar
 World in one call; the memory they need (``world_memory_bytes``) must fit in half of what the
 machine has (``machine_memory_bytes``), else the table that overflows is named before its
 agents are generated.
+
+:func:`load_scenario` is the one entry point of every scenario file: a World scenario (above),
+the P/Q handoff demo's data (``[scenario] kind = "pq-handoff"``, schema in
+:mod:`navproof.demos.pq_handoff.data`) and ``navproof explain``'s velocity-space scenarios
+(``*.json``, schema in :mod:`navproof.explain_scenario`), all with the one
+:class:`ScenarioError`.
 """
 
 from __future__ import annotations
@@ -93,12 +99,16 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from navproof.core.errors import InvalidInput
+from navproof.core.errors import InvalidInput, ScenarioError
 from navproof.core.tolerances import EPS
+
+if TYPE_CHECKING:
+    from navproof.demos.pq_handoff.data import PQScenario
+    from navproof.explain_scenario import VelocityScenario
 
 AGENT_KEYS = ("velocity_mps", "radius_m", "max_speed_mps", "max_accel_mps2", "stop_range_m",
               "neighbor_dist_m", "max_neighbors", "time_horizon_s", "time_horizon_obst_s")
@@ -144,15 +154,6 @@ MEMORY_SHARE = 0.5
 operating system and to the numbers of a step that are not per agent."""
 PROGRESS_MIN_AGENTS = 20000
 """Scenarios with at least this many agents report their loading on ``progress``."""
-
-
-class ScenarioError(InvalidInput):
-    """A scenario file is malformed: names the file, the key, the value and the rule."""
-
-    def __init__(self, file: str, key: str, value: object, rule: str) -> None:
-        self.file = file
-        self.key = key
-        super().__init__(f"{file}: {key}", value, rule)
 
 
 @dataclass(frozen=True)
@@ -594,6 +595,45 @@ def _layout_key(field: str) -> str:
     return f"{table}[{index}].{_schema_name(rest.lstrip('.'))}"
 
 
+def other_kind(path: Path) -> str | None:
+    """The kind of a scenario file that is not a World scenario: "velocity" (``*.json``, for
+    ``navproof explain``), the TOML's ``[scenario] kind`` when it names one of
+    :data:`OTHER_KINDS`; else None (the World loader reads it and reports any defect)."""
+    if path.suffix.lower() == ".json":
+        return "velocity"
+    try:
+        meta = tomllib.loads(path.read_text(encoding="utf-8")).get("scenario")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    kind = meta.get("kind") if isinstance(meta, dict) else None
+    return kind if kind in OTHER_KINDS else None
+
+
+OTHER_KINDS = ("pq-handoff",)
+"""Values of ``[scenario] kind`` read by another schema than the World's."""
+
+
+def load_scenario(path: str | Path, *, assertions: bool | None = None,
+                  progress: Callable[[str], None] | None = None,
+                  ) -> Scenario | PQScenario | VelocityScenario:
+    """Read and validate a scenario file: a World scenario builds its World (``assertions``
+    and ``progress`` apply to it, see :func:`load_world_scenario`); a P/Q demo file gives its
+    :class:`~navproof.demos.pq_handoff.data.PQScenario`; a ``*.json`` file its
+    :class:`~navproof.explain_scenario.VelocityScenario`. Raises :class:`ScenarioError` (naming
+    file and key) on any defect; a bad profile raises the profile's SpecError."""
+    path = Path(path)
+    kind = other_kind(path)
+    if kind == "velocity":
+        from navproof.explain_scenario import load_velocity_scenario
+
+        return load_velocity_scenario(path)
+    if kind == "pq-handoff":
+        from navproof.demos.pq_handoff.data import load_pq_scenario
+
+        return load_pq_scenario(path)
+    return load_world_scenario(path, assertions=assertions, progress=progress)
+
+
 def _read_text(r: _Reader, path: Path) -> str:
     """The file's text; ScenarioError when it cannot be read or is not UTF-8 (TOML is UTF-8)."""
     try:
@@ -608,9 +648,9 @@ def _read_text(r: _Reader, path: Path) -> str:
                      "save the scenario as UTF-8") from None
 
 
-def load_scenario(path: str | Path, *, assertions: bool | None = None,
-                  progress: Callable[[str], None] | None = None) -> Scenario:
-    """Read and validate a scenario file and build its World. Raises :class:`ScenarioError`
+def load_world_scenario(path: str | Path, *, assertions: bool | None = None,
+                        progress: Callable[[str], None] | None = None) -> Scenario:
+    """Read and validate a World scenario file and build its World. Raises :class:`ScenarioError`
     (naming file and key) on any defect; a bad profile raises the profile's SpecError.
 
     Agents are added to the World in one call. A file asking for more agents than fit in

@@ -4,7 +4,7 @@ Each sub-command lives in its own module exposing ``add_arguments(parser)`` and 
 this file only dispatches. It imports the module of the one command being run and nothing else,
 so ``navproof --help``, ``simulate``, ``explain`` and ``claims`` never load sympy or z3.
 
-Exit codes (every command):
+Exit codes (every command; the table is :mod:`navproof.core.exit_codes`):
 
 * 0 every claim as expected;
 * 1 a claim failed (a refuted proof obligation, a violated run-time obligation, a scenario that
@@ -28,13 +28,17 @@ import sys
 import traceback
 from typing import Any
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_UNKNOWN = 2
-EXIT_BAD_INPUT = 3
-EXIT_INTERNAL = 4
-EXIT_INTERRUPTED = 130
-"""Ctrl-C: the shell's convention (128 + SIGINT), never mistaken for a verdict."""
+from navproof.core.exit_codes import (  # the one table (re-exported: navproof.cli.EXIT_*)
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_UNKNOWN,
+)
+
+__all__ = ["COMMANDS", "EXIT_BAD_INPUT", "EXIT_FAILED", "EXIT_INTERNAL", "EXIT_INTERRUPTED",
+           "EXIT_OK", "EXIT_UNKNOWN", "build_parser", "main"]
 
 # command name -> (module implementing it, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {

@@ -44,6 +44,7 @@ from navproof.cli.prove import (
     select_obligations,
     write_json,
 )
+from navproof.core.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_UNKNOWN
 from navproof.proofs import report
 from navproof.proofs.engine import UNKNOWN, Result
 from navproof.specs.errors import SpecError
@@ -258,14 +259,14 @@ def audit_exit_code(
     changes: list[dict[str, object]], candidate: list[Result], fresh: report.Freshness
 ) -> int:
     if not fresh.fresh:
-        return report.EXIT_FAILED
+        return EXIT_FAILED
     by_id = {r.id: r for r in candidate}
     regressions = [c for c in changes if c["regression"]]
     if any(by_id[str(c["id"])].status != UNKNOWN for c in regressions):
-        return report.EXIT_FAILED
+        return EXIT_FAILED
     if regressions:
-        return report.EXIT_UNKNOWN
-    return report.EXIT_OK
+        return EXIT_UNKNOWN
+    return EXIT_OK
 
 
 def run(args: argparse.Namespace) -> int:
@@ -278,7 +279,7 @@ def run(args: argparse.Namespace) -> int:
         ids = select_obligations(args.claims)
     except (SpecError, BadInput, InvalidInput) as exc:
         print(f"navproof audit: bad input: {exc}", file=sys.stderr)
-        return report.EXIT_BAD_INPUT
+        return EXIT_BAD_INPUT
     fresh = freshness(args.generated_module)
     if not fresh.fresh:
         print(f"navproof audit: STALE generated formulas: {fresh.reason}", file=sys.stderr)
@@ -294,7 +295,7 @@ def run(args: argparse.Namespace) -> int:
     code = audit_exit_code(changes, cand_results, fresh)
     margins = margin_changes(claim_margins(base), claim_margins(candidate))
     if any(row["regression"] for row in margins):
-        code = report.EXIT_FAILED
+        code = EXIT_FAILED
 
     print(
         f"navproof audit — base {base.name} ({base.source}) vs candidate {candidate.name} "
@@ -343,7 +344,7 @@ def run(args: argparse.Namespace) -> int:
                 sections=markdown_sections(params, margins, changes, verdict)))
     except OSError as exc:
         print(f"navproof audit: cannot write a report: {exc}", file=sys.stderr)
-        return report.EXIT_BAD_INPUT
+        return EXIT_BAD_INPUT
 
     if args.json is not None:
         data = {
@@ -366,5 +367,5 @@ def run(args: argparse.Namespace) -> int:
             write_json(args.json, data)
         except OSError as exc:
             print(f"navproof audit: cannot write --json {args.json}: {exc}", file=sys.stderr)
-            return report.EXIT_BAD_INPUT
+            return EXIT_BAD_INPUT
     return code

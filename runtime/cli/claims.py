@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import navproof
+from navproof.core.exit_codes import EXIT_BAD_INPUT, EXIT_OK
 from navproof.specs import SpecError, load_claims
 
 _FOLDERS = ("proved", "enforced", "tested")
@@ -148,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         records = claim_locations()
     except (SpecError, InvalidInput) as exc:
         print(f"navproof claims: bad input: {exc}", file=sys.stderr)
-        return 3
+        return EXIT_BAD_INPUT
     for rec in records:
         flag = " (refutable)" if rec["refutable"] else ""
         print(f"{rec['id']:<4} {rec['kind']:<8} {rec['title']}{flag}")
@@ -161,5 +162,5 @@ def run(args: argparse.Namespace) -> int:
                          json.dumps(records, indent=2, ensure_ascii=False) + "\n")
         except InvalidInput as exc:
             print(f"navproof claims: bad input: {exc}", file=sys.stderr)
-            return 3
-    return 0
+            return EXIT_BAD_INPUT
+    return EXIT_OK

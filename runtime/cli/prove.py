@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from navproof.cli import ci_report
+from navproof.core.exit_codes import EXIT_BAD_INPUT
 from navproof.proofs import report
 from navproof.proofs.engine import DEFAULT_TIMEOUT_S, Result, run_obligations
 from navproof.proofs.obligations import OBLIGATION_IDS, claim_of, obligations_for
@@ -223,7 +224,7 @@ def run(args: argparse.Namespace) -> int:
         ids = select_obligations(args.claims)
     except (SpecError, BadInput, InvalidInput) as exc:
         print(f"navproof prove: bad input: {exc}", file=sys.stderr)
-        return report.EXIT_BAD_INPUT
+        return EXIT_BAD_INPUT
     fresh = freshness(args.generated_module)
     if not fresh.fresh:
         print(f"navproof prove: STALE generated formulas: {fresh.reason}", file=sys.stderr)
@@ -240,7 +241,7 @@ def run(args: argparse.Namespace) -> int:
 
         if not cross_check.available():
             print("navproof prove: --cross-check needs the cvc5 package", file=sys.stderr)
-            return report.EXIT_BAD_INPUT
+            return EXIT_BAD_INPUT
         cross = args.cvc5_rlimit or profile.budgets.cvc5_resource_limit
         print(f"cross-check: cvc5, resource limit {cross} per query", file=sys.stderr)
     results, wall = prove(
@@ -269,12 +270,12 @@ def run(args: argparse.Namespace) -> int:
             write_json(args.json, data)
         except OSError as exc:
             print(f"navproof prove: cannot write --json {args.json}: {exc}", file=sys.stderr)
-            return report.EXIT_BAD_INPUT
+            return EXIT_BAD_INPUT
     try:
         ci_report.write_reports(data, junit=args.junit, markdown=args.markdown)
     except OSError as exc:
         print(f"navproof prove: cannot write a report: {exc}", file=sys.stderr)
-        return report.EXIT_BAD_INPUT
+        return EXIT_BAD_INPUT
     claims = sorted({claim_of(r.id) for r in results})
     print(f"claims covered: {', '.join(claims)}", file=sys.stderr)
     return int(data["exit_code"])

@@ -13,11 +13,11 @@ Named scenarios are registered in ``SCENARIOS`` (name -> module, function, help)
 takes the parsed arguments and returns the exit code. The scenario modules are imported only
 when the command runs.
 
-``pq-handoff --db FILE`` keeps the run in one SQLite file: the action record and the simulated
-world (its ``world`` table). ``--resume`` continues it from there; a run that already ended is
-reported and nothing is written. One run at a time holds the file: a second run on the same
-file (while the first is alive) is refused with exit code 3 and the holder's pid; a run killed
-(even by SIGKILL) releases it.
+``pq-handoff --db FILE`` keeps the run in one SQLite file: the action record and the simulated world
+(the demo's ``world`` table, :mod:`navproof.demos.pq_handoff.world_table`). ``--resume`` continues
+it from there; a run that already ended is reported and nothing is written. One run at a time holds
+the file: a second run on the same file (while the first is alive) is refused with exit code 3 and
+the holder's pid; a run killed (even by SIGKILL) releases it.
 
 Exit codes: 0 the scenario reached its goal, 1 it ended otherwise (for example in Failure, an
 expectation missed or an obligation violated in assertion mode), 3 bad input (unknown
@@ -35,10 +35,10 @@ import sys
 from dataclasses import dataclass
 
 from navproof.cli import pictures
+from navproof.core.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 3
+__all__ = ["EXIT_BAD_INPUT", "EXIT_FAILED", "EXIT_OK", "SCENARIOS", "add_arguments", "main",
+           "run"]
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class Scenario:
 
 SCENARIOS: dict[str, Scenario] = {
     "pq-handoff": Scenario(
-        "navproof.handoff.pq_scenario",
+        "navproof.cli.pq_handoff",
         "run_cli",
         "seed 000 P/Q slope handoff: interrupted access, retry, AtBoundary, adoption of Q",
     ),
@@ -70,7 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "[expect] checked at the end")
     parser.add_argument("--scenario-file", metavar="FILE",
                         help="pq-handoff: its data file "
-                             "(default: the packaged navproof/handoff/pq_handoff.toml)")
+                             "(default: the packaged navproof/demos/pq_handoff/pq_handoff.toml)")
     parser.add_argument("--db", metavar="FILE",
                         help="pq-handoff: keep the run (action record and world) in this one "
                              "SQLite file; one run at a time may use it")

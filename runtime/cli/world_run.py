@@ -9,9 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 3
+from navproof.core.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
+
 BAR_WIDTH = 30
 
 
@@ -96,7 +95,7 @@ def run_file(args: argparse.Namespace, *, out: TextIO | None = None,
     from navproof.cli.output import check_output_paths
     from navproof.cli.pictures import picture_request
     from navproof.core.errors import InvalidInput, ObligationViolation
-    from navproof.scenario import load_scenario, run_scenario
+    from navproof.scenario import Scenario, load_scenario, run_scenario
     from navproof.specs.errors import SpecError
 
     out = out or sys.stdout
@@ -117,6 +116,10 @@ def run_file(args: argparse.Namespace, *, out: TextIO | None = None,
                                  assertions=True if args.assert_mode else None,
                                  progress=lambda line: print(f"navproof simulate: {line}",
                                                              file=err, flush=True))
+        if not isinstance(scenario, Scenario):
+            raise InvalidInput("scenario", args.scenario, "is not a World scenario file (a P/Q "
+                               "demo file runs with navproof simulate pq-handoff "
+                               "--scenario-file FILE)")
         try:
             check_output_paths(output_options(args), inputs=scenario.inputs,
                                folders=("--frames",))

@@ -7,7 +7,7 @@ from typing import Any
 
 from navproof.core.tolerances import EPS
 
-__all__ = ["EPS", "InvalidInput", "ObligationViolation", "assertions_enabled"]
+__all__ = ["EPS", "InvalidInput", "ObligationViolation", "ScenarioError", "assertions_enabled"]
 
 
 def assertions_enabled(flag: bool | None = None) -> bool:
@@ -25,6 +25,17 @@ class InvalidInput(ValueError):
         self.value = value
         self.rule = rule
         super().__init__(f"{field} = {value!r}: {rule}")
+
+
+class ScenarioError(InvalidInput):
+    """A scenario file is malformed: names the file, the key, the value and the rule. The one
+    error of every scenario loader (:func:`navproof.scenario.load_scenario`: World scenarios,
+    the P/Q demo's data, ``navproof explain``'s JSON); nothing is built from a bad file."""
+
+    def __init__(self, file: str, key: str, value: object, rule: str) -> None:
+        self.file = file
+        self.key = key
+        super().__init__(f"{file}: {key}", value, rule)
 
 
 class ObligationViolation(AssertionError):

@@ -38,7 +38,6 @@ from navproof.handoff.record_schema import (
     ATTEMPT_NEXT,
     SCHEMA_SQL,
     SCHEMA_VERSION,
-    WORLD_SQL,
     ActionRow,
     ActionSpec,
     AttemptRow,
@@ -64,7 +63,7 @@ class HandoffRecord:
         RecordError, with nothing written, for: a folder or file that cannot be written, a file
         that is not SQLite or has corrupt pages, a SQLite file of another application, a record
         of a newer schema than this runtime knows, or (``exclusive``) a record another process
-        holds. A schema-1 record is upgraded to schema 2 (the world table is added).
+        holds. A schema-1 record is upgraded to schema 2 (only its version changes).
         """
         path = Path(path)
         check_valid_location(path)
@@ -113,7 +112,7 @@ class HandoffRecord:
                     + "COMMIT;"
                 )
             elif upgrade:
-                conn.executescript("BEGIN IMMEDIATE;" + WORLD_SQL
+                conn.executescript("BEGIN IMMEDIATE;"
                                    + f"PRAGMA user_version = {SCHEMA_VERSION};" + "COMMIT;")
         except (sqlite3.Error, RecordError) as exc:
             conn.close()
@@ -135,6 +134,16 @@ class HandoffRecord:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One durable transaction on the record file, for an application's own tables kept
+        beside the record's so that one run is one file (the P/Q demo's world). The tables of
+        the record (:data:`~navproof.handoff.record_schema.SCHEMA_SQL`) are written only by
+        this class's methods; the transaction commits on leaving the block and rolls back on
+        an exception."""
+        with self._transaction() as conn:
+            yield conn
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -244,25 +253,6 @@ class HandoffRecord:
         if row is None:
             return None
         return dict(zip([c[0] for c in cur.description], row, strict=True))
-
-    # --- the simulated world --------------------------------------------------------------
-
-    def save_world(self, step_index: int, state: Mapping[str, Any]) -> None:
-        """Replace the stored world in one durable transaction (one run is one file).
-        InvalidInput, with nothing written, when the state holds a non-finite number."""
-        try:
-            text = json.dumps(dict(state), sort_keys=True, allow_nan=False)
-        except ValueError:
-            raise InvalidInput("world", "NaN or inf", "every stored number must be finite; "
-                               "nothing was written") from None
-        with self._transaction() as conn:
-            conn.execute("INSERT OR REPLACE INTO world (id, step_index, state) VALUES (1, ?, ?)",
-                         (int(step_index), text))
-
-    def load_world(self) -> dict[str, Any] | None:
-        """The stored world, or None when the run has not stored one yet."""
-        row = self._conn.execute("SELECT state FROM world WHERE id = 1").fetchone()
-        return None if row is None else json.loads(row[0])
 
     # --- decisions ------------------------------------------------------------------------
 

@@ -10,19 +10,11 @@ from typing import Any
 from navproof.core.errors import InvalidInput
 
 SCHEMA_VERSION = 2
-"""2 added the ``world`` table (the simulated world lives in the record file); a schema-1 record
-is upgraded on open by adding it (:data:`WORLD_SQL`)."""
+"""2 marked the record file as one that may hold an application's own tables beside the
+record's (the P/Q demo keeps its simulated world there, in a ``world`` table it creates and
+owns: :mod:`navproof.demos.pq_handoff.world_table`); a schema-1 record is upgraded on open by
+setting the version."""
 APPLICATION_ID = 0x4E504858  # "NPHX": marks a navproof handoff record
-
-WORLD_SQL = """
-CREATE TABLE world (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    step_index INTEGER NOT NULL,
-    state TEXT NOT NULL
-);
-"""
-"""The simulated world of a scenario run (one row, JSON of finite numbers), kept in the record
-file so that one run is one file."""
 
 SCHEMA_SQL = """
 CREATE TABLE runs (
@@ -104,7 +96,7 @@ CREATE TABLE decisions (
     deadline_tick INTEGER NOT NULL,
     detail TEXT NOT NULL
 );
-""" + WORLD_SQL
+"""
 
 ACTION_UPDATABLE = frozenset(
     {

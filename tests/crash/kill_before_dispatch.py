@@ -14,7 +14,7 @@ import signal
 import sys
 from pathlib import Path
 
-from navproof.handoff.pq_scenario import run_pq_handoff
+from navproof.demos.pq_handoff.run import run_pq_handoff
 
 
 def kill_on_nth_dispatch(nth: int):

@@ -9,6 +9,8 @@ import math
 
 import pytest
 
+from navproof.demos.pq_handoff.data import default_pq_scenario
+from navproof.demos.pq_handoff.run import PQWorld, drive, run_pq_handoff
 from navproof.handoff.controller import (
     Feedback,
     HandoffController,
@@ -17,8 +19,6 @@ from navproof.handoff.controller import (
     StepReport,
 )
 from navproof.handoff.phases import Phase, RouteStatus
-from navproof.handoff.pq_data import default_pq_scenario
-from navproof.handoff.pq_scenario import PQWorld, drive, run_pq_handoff
 from navproof.handoff.record import HandoffRecord, MotionTags
 from navproof.specs.profile import load_profile
 

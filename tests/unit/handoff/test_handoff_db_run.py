@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from navproof.core.errors import InvalidInput
-from navproof.handoff.pq_scenario import PQWorld
+from navproof.demos.pq_handoff.run import PQWorld
+from navproof.demos.pq_handoff.world_table import load_world, save_world
 from navproof.handoff.record import HandoffRecord, RecordError
 
 TABLES = ("runs", "actions", "attempts", "displacements", "feedback", "decisions", "world")
@@ -65,15 +66,15 @@ def test_world_write_refuses_non_finite_numbers_and_keeps_the_stored_world(tmp_p
     with HandoffRecord.open(tmp_path / "h.db") as record:
         world = PQWorld(path=record.path, step_s=0.05, record=record)
         world.persist()
-        before = record.load_world()
+        before = load_world(record)
         world.velocity_xy_mps = [float("nan"), 0.0]
         with pytest.raises(InvalidInput) as info:
             world.persist()
         assert "velocity_xy_mps[0]" in str(info.value) and "finite" in str(info.value)
-        assert record.load_world() == before
+        assert load_world(record) == before
         with pytest.raises(InvalidInput):
-            record.save_world(1, {"x": float("inf")})
-        assert record.load_world() == before
+            save_world(record, 1, {"x": float("inf")})
+        assert load_world(record) == before
 
 
 @pytest.mark.parametrize("bad", ["nan", "inf"])

@@ -1,4 +1,4 @@
-"""The P/Q demo's data file (navproof/handoff/pq_handoff.toml, package data): loaded, checked,
+"""The P/Q demo's data file (navproof/demos/pq_handoff/pq_handoff.toml, package data): loaded, checked,
 and run from another file with the same schema."""
 
 import subprocess
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from navproof.core.errors import InvalidInput
-from navproof.handoff.pq_data import DEFAULT_FILE, load_pq_scenario
+from navproof.demos.pq_handoff.data import DEFAULT_FILE, load_pq_scenario
 
 EXAMPLE = DEFAULT_FILE.read_text(encoding="utf-8")
 
@@ -94,14 +94,14 @@ def test_a_bad_file_exits_3_before_running(tmp_path):
 
 def test_the_data_file_ships_with_the_package():
     # an installed wheel runs `navproof simulate pq-handoff` from this file: it lies in the
-    # navproof.handoff package and pyproject.toml declares it package data
+    # navproof.demos.pq_handoff package and pyproject.toml declares it package data
     import fnmatch
     import tomllib
 
-    import navproof.handoff
+    import navproof.demos.pq_handoff
 
-    assert DEFAULT_FILE.parent == Path(navproof.handoff.__file__).resolve().parent
+    assert DEFAULT_FILE.parent == Path(navproof.demos.pq_handoff.__file__).resolve().parent
     pyproject = tomllib.loads((Path(__file__).resolve().parents[3] / "pyproject.toml")
                               .read_text(encoding="utf-8"))
-    patterns = pyproject["tool"]["setuptools"]["package-data"]["navproof.handoff"]
+    patterns = pyproject["tool"]["setuptools"]["package-data"]["navproof.demos.pq_handoff"]
     assert any(fnmatch.fnmatch(DEFAULT_FILE.name, p) for p in patterns)

@@ -1,6 +1,7 @@
 """The P/Q handoff demo's data: the scenario file (``pq_handoff.toml`` beside this module, shipped
 as package data), its schema and its checks. The logic that runs it lives in
-:mod:`navproof.handoff.pq_scenario`.
+:mod:`navproof.demos.pq_handoff.run`; :func:`navproof.scenario.load_scenario` reads this schema
+(``kind = "pq-handoff"``) beside the World scenarios.
 
 Schema (every key required unless marked; lengths in m, times in s)::
 
@@ -26,7 +27,7 @@ Schema (every key required unless marked; lengths in m, times in s)::
     access_accel_mps2 = 1.0      # uses, each checked against the profile's range (a missing
                                  # key takes the profile's default)
 
-Errors raise :class:`navproof.scenario.ScenarioError` (an InvalidInput) naming the file, the key,
+Errors raise :class:`navproof.core.errors.ScenarioError` (an InvalidInput) naming the file, the key,
 the value and the rule; nothing runs from a bad file. Claim: V1 (k), H5 (budgets), A1 (curve).
 """
 
@@ -42,15 +43,14 @@ from typing import Any
 import numpy as np
 
 from navproof.boundary.slope import slope_factor
-from navproof.core.errors import EPS, InvalidInput
+from navproof.core.errors import EPS, InvalidInput, ScenarioError
 from navproof.handoff.controller import HandoffParams, HandoffTarget, Versions
-from navproof.scenario import ScenarioError
 
 KIND = "pq-handoff"
 DEFAULT_FILE = Path(__file__).resolve().parent / "pq_handoff.toml"
-"""The demo's data, package data of :mod:`navproof.handoff`: ``navproof simulate pq-handoff``
-finds it in an installed wheel as in the repository. It is not a World scenario file (those,
-under ``examples/``, run with ``navproof simulate FILE.toml``)."""
+"""The demo's data, package data of :mod:`navproof.demos.pq_handoff`: ``navproof simulate
+pq-handoff`` finds it in an installed wheel as in the repository. It is not a World scenario
+file (those, under ``examples/``, run with ``navproof simulate FILE.toml``)."""
 
 HANDOFF_KEYS = ("tick_s", "step_s", "max_access_attempts", "handoff_deadline_ticks",
                 "access_speed_cap_mps", "access_accel_mps2", "stop_speed_threshold_mps",

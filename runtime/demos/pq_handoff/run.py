@@ -1,16 +1,17 @@
 """The seed's P/Q slope handoff as a runnable scenario over a persistent simulated world.
 
 The scenario's data (patches, start, obstacle-version changes, handoff parameters) is a file,
-``navproof/handoff/pq_handoff.toml`` by default (:mod:`navproof.handoff.pq_data`); this module
+``navproof/demos/pq_handoff/pq_handoff.toml`` by default (:mod:`.data`); this module
 is the logic: the world along X (the edge is X = 0, the plane X <= 0, the slope X >= 0), the
 drive loop of the controller and the report.
 
-The world (pose, velocity, time, obstacle versions, the mover's last report and the trajectory)
-is the plant: it is persisted after every physics step, in its own transaction, independently of
-the controller's decisions, so a killed process resumes from the actual state, never from a saved
-target. With ``--db FILE`` it is stored in that record file (its ``world`` table): one run is one
-file. A record written by an older navproof kept the world beside it in ``FILE.world.json``; a
-resume reads that file once into the record (and leaves it in place).
+The world (pose, velocity, time, obstacle versions, the mover's last report and the trajectory) is
+the plant: it is persisted after every physics step, in its own transaction, independently of the
+controller's decisions, so a killed process resumes from the actual state, never from a saved
+target. With ``--db FILE`` it is stored in that record file, in the demo's own ``world`` table
+(:mod:`.world_table`; the handoff record knows nothing of it): one run is one file. A record written
+by an older navproof kept the world beside it in ``FILE.world.json``; a resume reads that file once
+into the record (and leaves it in place).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from typing import Any, TextIO
 import numpy as np
 
 from navproof.core.errors import EPS, InvalidInput
+from navproof.demos.pq_handoff.data import PQScenario, default_pq_scenario
+from navproof.demos.pq_handoff.world_table import load_world, save_world
 from navproof.handoff.controller import (
     Feedback,
     HandoffController,
@@ -41,7 +44,6 @@ from navproof.handoff.controller import (
     Versions,
 )
 from navproof.handoff.phases import TERMINAL, Phase, RouteStatus
-from navproof.handoff.pq_data import PQScenario, default_pq_scenario, load_pq_scenario
 from navproof.handoff.record import HandoffRecord, MotionTags, RecordError
 
 WORLD_SCHEMA = 1
@@ -87,7 +89,7 @@ class PQWorld:
     def from_record(cls, record: HandoffRecord, *,
                     scenario: PQScenario | None = None) -> PQWorld | None:
         """The world stored in the record, or None when the record holds none."""
-        data = record.load_world()
+        data = load_world(record)
         if data is None:
             return None
         return cls._from_data(record.path, data, scenario=scenario, record=record)
@@ -112,7 +114,7 @@ class PQWorld:
         _check_finite("world", data)
         data["schema"] = WORLD_SCHEMA
         if self.record is not None:
-            self.record.save_world(self.step_index, data)
+            save_world(self.record, self.step_index, data)
             return
         tmp = self.path.with_name(self.path.name + ".tmp")
         with open(tmp, "w", encoding="utf-8") as fh:
@@ -308,7 +310,7 @@ def run_pq_handoff(
     """Run (or resume) the P/Q handoff and return the timeline and the outcome.
 
     Claim: A1–A5, H1–H10, V1. ``scenario`` is the data (default:
-    ``navproof/handoff/pq_handoff.toml``); ``params``, when given, replaces its handoff
+    ``navproof/demos/pq_handoff/pq_handoff.toml``); ``params``, when given, replaces its handoff
     parameters. ``crash_at_s`` SIGKILLs the process at the first ``crash_stage`` point whose
     simulated time reaches it; ``resume`` continues from the record and the world.
     ``push_*`` sets the world velocity at a time (an external force, H8). ``on_dispatch`` is
@@ -458,24 +460,3 @@ def _result(record: HandoffRecord, scenario: PQScenario, world: PQWorld, row: An
               + (f"; FAULT {row.fault}" if row.fault else "") + "\n")
     exit_code = 0 if row.phase == Phase.FOLLOWING.value and row.patch == scenario.slope else 1
     return PQResult(row.phase, status, exit_code, printer.rows, summary)
-
-
-def run_cli(args: Any) -> int:
-    """``navproof simulate pq-handoff`` entry: run, print, optionally write JSON; exit code."""
-    from navproof.cli.output import check_valid_output_path, write_output
-
-    check_valid_output_path("--json", args.json)
-    scenario_file = getattr(args, "scenario_file", None)
-    result = run_pq_handoff(
-        scenario=load_pq_scenario(scenario_file) if scenario_file else None,
-        db_path=Path(args.db) if args.db else None,
-        resume=bool(args.resume),
-        crash_at_s=args.crash_at,
-        crash_stage=args.crash_stage,
-        pace_s=float(args.pace or 0.0),
-    )
-    if args.json:
-        write_output("--json", args.json,
-                     json.dumps({"scenario": "pq-handoff", **result.summary,
-                                 "timeline": result.timeline}, indent=2, default=str) + "\n")
-    return result.exit_code
