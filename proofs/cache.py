@@ -101,13 +101,23 @@ def _package_sources_digest() -> str:
 def _code_text(code: Any) -> str:
     """A stable text of a code object: its bytecode, names and constants (nested code
     recursively). ``marshal`` is not used: its output depends on reference counts."""
+
+    return "|".join((code.co_code.hex(), repr(code.co_names), repr(code.co_varnames),
+                     _constant_text(code.co_consts)))
+
+
+def _constant_text(value: Any) -> str:
+    """A stable text of a code constant: nested code as :func:`_code_text`, the members of a
+    frozen set in sorted order (a set's order follows the process's string hash seed)."""
     import types
 
-    consts = [
-        _code_text(c) if isinstance(c, types.CodeType) else repr(c) for c in code.co_consts
-    ]
-    return "|".join((code.co_code.hex(), repr(code.co_names), repr(code.co_varnames),
-                     repr(consts)))
+    if isinstance(value, types.CodeType):
+        return _code_text(value)
+    if isinstance(value, frozenset | set):
+        return "{" + ",".join(sorted(_constant_text(v) for v in value)) + "}"
+    if isinstance(value, tuple):
+        return "(" + ",".join(_constant_text(v) for v in value) + ")"
+    return repr(value)
 
 
 def loaded_code_digest() -> str:
