@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, fields
 from fractions import Fraction
 from multiprocessing.connection import Connection
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import z3
 
@@ -53,6 +53,9 @@ from navproof.proofs import obligations as registry
 from navproof.proofs.obligations import PROVED, REFUTED, Obligation
 from navproof.proofs.z3_context import charge_resources, context_of, solver_in
 from navproof.specs.profile import Profile, ProofBudgets
+
+if TYPE_CHECKING:
+    from navproof.proofs.cache import ProofCache
 
 ALGEBRAIC_DIGITS = 20
 """Decimal digits of the rendering of an algebraic (irrational) model value."""
@@ -133,6 +136,9 @@ class Result:
     fingerprint: dict[str, str] | None = None
     engines: dict[str, str] | None = None
     cross_check: list[dict[str, object]] | None = None
+    query_files: list[str] | None = None
+    cached: bool = False
+    cache_key: str | None = None
     # In-process only (never serialised): the z3 models, for tests that evaluate them.
     models: dict[str, z3.ModelRef] = field(default_factory=dict, repr=False, compare=False)
 
@@ -207,6 +213,32 @@ def _check(
             return result, None, name, ""
         reason = solver.reason_unknown()
     return z3.unknown, None, "+".join(n for n, _ in STRATEGIES), reason
+
+
+def query_file_stem(obligation_id: str) -> str:
+    """File-name stem of an obligation's queries (``B6/pivot/tight`` -> ``B6__pivot__tight``)."""
+    return obligation_id.replace("/", "__")
+
+
+def emit_queries(
+    directory: str, obligation_id: str, log: list[tuple[str, list[z3.BoolRef], str]]
+) -> list[str]:
+    """Write every decided query of an obligation as standard SMT-LIB text, one file each
+    (``DIR/<obligation>.<n>.smt2``, z3's answer and the query's label in its header comment);
+    returns the paths written. The text is exactly what a second engine is given."""
+    from pathlib import Path
+
+    from navproof.proofs.smtlib import to_smtlib
+
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for n, (label, assertions, answer) in enumerate(log, start=1):
+        path = folder / f"{query_file_stem(obligation_id)}.{n:03d}.smt2"
+        header = f"navproof obligation {obligation_id}, query {n}: {label}\nz3 answer: {answer}"
+        path.write_text(to_smtlib(assertions, comment=header), encoding="utf-8")
+        written.append(str(path))
+    return written
 
 
 def _constants(expr: z3.ExprRef) -> set[str]:
@@ -363,31 +395,77 @@ def _endpoints(
     return records, unreachable, undecided
 
 
+_CROSS_CHECK_SEVERITY = ("", UNKNOWN, "disagree", "error")
+"""Cross-check outcomes of a query, from fine to worst."""
+
+
 def _cross_check(result: Result, budget: Budget, resource_limit: int) -> None:
-    """Re-decide every logged query with cvc5; any disagreement or unknown fails the result."""
+    """Re-decide every logged query with the second engines of this obligation, asked in their
+    measured order (:func:`navproof.proofs.cross_check.engine_order`) until one decides.
+
+    A query no second engine decides is unknown; an engine deciding against z3 is a
+    disagreement; text an engine rejects is an error (a defect of the query). Any of them fails
+    the result, naming the query, every answer and the reason.
+    """
     from navproof.proofs import cross_check
 
     assert result.engines is not None
+    order = cross_check.engine_order(result.id)
     records: list[dict[str, object]] = []
-    verdict = result.status
+    asked: dict[str, list[tuple[str, str]]] = {}
+    failures: list[str] = []
+    worst = ""
     for label, assertions, z3_answer in budget.log:
-        answer, reason = cross_check.check(assertions, resource_limit)
-        records.append({"query": label, "z3": z3_answer, "cvc5": answer, "reason": reason})
-        if answer == cross_check.UNKNOWN and verdict != "disagree":
-            verdict = UNKNOWN
-        elif answer != z3_answer:
-            verdict = "disagree"
+        record: dict[str, object] = {"query": label, "z3": z3_answer}
+        seconds: dict[str, float] = {}
+        reasons: list[str] = []
+        decided_by = None
+        for name in order:
+            reply = cross_check.ask(name, assertions, resource_limit)
+            record[name] = reply.answer
+            seconds[name] = reply.seconds
+            asked.setdefault(name, []).append((reply.answer, z3_answer))
+            if reply.reason:
+                reasons.append(f"{name}: {reply.reason}")
+            if reply.answer in (cross_check.SAT, cross_check.UNSAT):
+                decided_by = name
+                break
+            if reply.answer == cross_check.PARSE_ERROR:
+                break
+        record["decided_by"] = decided_by
+        record["seconds"] = seconds
+        record["reason"] = "; ".join(reasons)
+        records.append(record)
+        answers = {name: record[name] for name in order if name in record}
+        if any(a == cross_check.PARSE_ERROR for a in answers.values()):
+            status = "error"
+        elif decided_by is not None and answers[decided_by] != z3_answer:
+            status = "disagree"
+        elif decided_by is None:
+            status = UNKNOWN
+        else:
+            continue
+        worst = max(worst, status, key=_CROSS_CHECK_SEVERITY.index)
+        shown = ", ".join(f"{name} {answer}" for name, answer in answers.items())
+        failures.append(f"{label}: z3 {z3_answer}, {shown}")
+    for name, pairs in asked.items():
+        answers = {answer for answer, _ in pairs}
+        if cross_check.PARSE_ERROR in answers:
+            result.engines[name] = "error"
+        elif any(a in (cross_check.SAT, cross_check.UNSAT) and a != z for a, z in pairs):
+            result.engines[name] = "disagree"
+        elif cross_check.UNKNOWN in answers:
+            result.engines[name] = UNKNOWN
+        else:
+            result.engines[name] = result.status
     if not records:
-        verdict = "no query"
+        result.engines[order[0]] = "no query"
+        worst = "no query"
     result.cross_check = records
-    result.engines["cvc5"] = verdict
-    if verdict != result.status:
+    if worst:
         result.ok = False
-        bad = [
-            f"{r['query']}: z3 {r['z3']}, cvc5 {r['cvc5']}" for r in records if r["cvc5"] != r["z3"]
-        ]
         result.message = "; ".join(
-            m for m in (result.message, f"cross-check {verdict}: " + "; ".join(bad)) if m
+            m for m in (result.message, f"cross-check {worst}: " + "; ".join(failures)) if m
         )
 
 
@@ -397,12 +475,14 @@ def check_obligation(
     *,
     rlimit: int | None = None,
     cross_check_limit: int | None = None,
+    emit_smt2_dir: str | None = None,
 ) -> Result:
     """Discharge one obligation in this process (see the module docstring for the steps).
 
     ``rlimit`` is the z3 resource limit of each query (default ``DEFAULT_RLIMIT``); ``timeout_s``
     an optional wall-clock stop; ``cross_check_limit``, when given, has cvc5 re-decide every
-    query of the verdict with that resource limit per query.
+    query of the verdict with that resource limit per query; ``emit_smt2_dir``, when given,
+    receives the standard SMT-LIB text of every query of the verdict (:func:`emit_queries`).
     """
     started = time.monotonic()
     if ob.method == "sympy":
@@ -433,6 +513,8 @@ def check_obligation(
     def done(result: Result) -> Result:
         assert result.engines is not None
         result.engines["z3"] = result.status
+        if emit_smt2_dir is not None:
+            result.query_files = emit_queries(emit_smt2_dir, ob.id, budget.log)
         if cross_check_limit is not None and result.status in (PROVED, REFUTED):
             _cross_check(result, budget, cross_check_limit)
         result.seconds = time.monotonic() - started
@@ -567,8 +649,17 @@ def run_one(
     *,
     rlimit: int | None = None,
     cross_check_limit: int | None = None,
+    emit_smt2_dir: str | None = None,
+    cache_entries: dict[str, dict[str, object]] | None = None,
+    cache_sources: str = "",
 ) -> Result:
-    """Build the obligation by ID and discharge it; building errors become status ``error``."""
+    """Build the obligation by ID and discharge it; building errors become status ``error``.
+
+    With ``cache_entries`` (see :mod:`navproof.proofs.cache`), an obligation whose cache key has
+    an entry is not decided again: its recorded verdict is returned with ``cached`` set. Every
+    result carries its ``cache_key`` so the caller can record a new verdict; ``cache_sources``
+    is the caller's :func:`navproof.proofs.cache.prover_state_digest`.
+    """
     started = time.monotonic()
     try:
         ob = registry.build(obligation_id, profile)
@@ -576,26 +667,59 @@ def run_one(
         return _error_result(
             obligation_id, f"cannot build: {type(exc).__name__}: {exc}", time.monotonic() - started
         )
+    limit = rlimit if rlimit is not None else profile.budgets.z3_rlimit
+    key = None
+    if cache_entries is not None:
+        from navproof.proofs import cache, cross_check
+
+        key = cache.cache_key(ob, rlimit=limit, cross_check_limit=cross_check_limit,
+                              engines=cross_check.engine_order(obligation_id),
+                              sources=cache_sources)
+        entry = cache_entries.get(key)
+        if entry is not None and emit_smt2_dir is None:
+            hit = cache.result_from_record(entry)
+            hit.seconds = time.monotonic() - started
+            hit.cache_key = key
+            return cast(Result, hit)
     try:
-        return check_obligation(
+        result = check_obligation(
             ob,
             timeout_s,
-            rlimit=rlimit if rlimit is not None else profile.budgets.z3_rlimit,
+            rlimit=limit,
             cross_check_limit=cross_check_limit,
+            emit_smt2_dir=emit_smt2_dir,
         )
     except z3.Z3Exception as exc:
         return _error_result(obligation_id, f"z3 error: {exc}", time.monotonic() - started)
+    result.cache_key = key
+    return result
 
 
 def _worker(
-    profile: Profile, timeout_s: float | None, rlimit: int | None, cross: int | None, conn
+    profile: Profile,
+    timeout_s: float | None,
+    rlimit: int | None,
+    cross: int | None,
+    emit_smt2_dir: str | None,
+    cache_entries: dict[str, dict[str, object]] | None,
+    cache_sources: str,
+    conn,
 ) -> None:
     """Worker process loop: receive obligation IDs, send back results, stop on None."""
     while True:
         obligation_id = conn.recv()
         if obligation_id is None:
             break
-        result = run_one(obligation_id, profile, timeout_s, rlimit=rlimit, cross_check_limit=cross)
+        result = run_one(
+            obligation_id,
+            profile,
+            timeout_s,
+            rlimit=rlimit,
+            cross_check_limit=cross,
+            emit_smt2_dir=emit_smt2_dir,
+            cache_entries=cache_entries,
+            cache_sources=cache_sources,
+        )
         result.models = {}
         conn.send(result)
     conn.close()
@@ -615,25 +739,72 @@ def run_obligations(
     timeout_s: float | None = DEFAULT_TIMEOUT_S,
     rlimit: int | None = None,
     cross_check_limit: int | None = None,
+    emit_smt2_dir: str | None = None,
+    cache: ProofCache | None = None,
     on_result: Callable[[Result], None] | None = None,
 ) -> list[Result]:
     """Discharge the obligations, in registry order in the returned list.
 
     ``on_result`` is called as each one finishes (completion order). ``jobs == 1`` runs in this
-    process; ``jobs > 1`` runs up to ``jobs`` worker processes at once.
+    process; ``jobs > 1`` runs up to ``jobs`` worker processes at once. With a ``cache``,
+    obligations whose inputs are unchanged are not decided again, and every new verdict that
+    passed is recorded in it (the caller saves it).
     """
     ids = list(obligation_ids)
     results: dict[str, Result] = {}
+    entries = cache.lookup() if cache is not None else None
+    quick: dict[str, str] = {}
+    sources = ""
 
     def finish(result: Result) -> None:
         results[result.id] = result
+        if cache is not None and result.cache_key is not None:
+            if result.cached:
+                cache.hits += 1
+            else:
+                cache.misses += 1
+            if result.ok:
+                record = result.to_json()
+                record["cached"], record["cache_key"] = False, result.cache_key
+                cache.put(result.cache_key, record, quick=quick.get(result.id))
         if on_result is not None:
             on_result(result)
 
+    if cache is not None:
+        # Verdicts whose whole input is unchanged come back without building anything.
+        from navproof.proofs import cache as cache_module
+        from navproof.proofs import cross_check
+
+        limit = rlimit if rlimit is not None else profile.budgets.z3_rlimit
+        sources = cache_module.prover_state_digest()
+        for oid in list(ids):
+            quick[oid] = cache_module.quick_key(
+                oid, profile, rlimit=limit, cross_check_limit=cross_check_limit,
+                engines=cross_check.engine_order(oid), sources=sources)
+            entry = cache.quick_hit(quick[oid]) if emit_smt2_dir is None else None
+            if entry is not None:
+                hit = cast(Result, cache_module.result_from_record(entry))
+                hit.seconds = 0.0
+                finish(hit)
+        ids_to_decide = [oid for oid in ids if oid not in results]
+    else:
+        ids_to_decide = ids
+
+    # one obligation left (or none) needs no worker process
+    jobs = min(jobs, len(ids_to_decide))
     if jobs <= 1:
-        for oid in ids:
+        for oid in ids_to_decide:
             finish(
-                run_one(oid, profile, timeout_s, rlimit=rlimit, cross_check_limit=cross_check_limit)
+                run_one(
+                    oid,
+                    profile,
+                    timeout_s,
+                    rlimit=rlimit,
+                    cross_check_limit=cross_check_limit,
+                    emit_smt2_dir=emit_smt2_dir,
+                    cache_entries=entries,
+                    cache_sources=sources,
+                )
             )
         return [results[oid] for oid in ids]
 
@@ -641,14 +812,19 @@ def run_obligations(
     # from a fork of this process, whose z3 state may include timer threads.
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["navproof.proofs.engine"])
-    pending = list(ids)
+    pending = list(ids_to_decide)
     idle: list[tuple[Connection, multiprocessing.process.BaseProcess]] = []
     busy: dict[Connection, tuple[str, multiprocessing.process.BaseProcess, float]] = {}
 
     def start_worker() -> tuple[Connection, multiprocessing.process.BaseProcess]:
         parent, child = ctx.Pipe()
         process = ctx.Process(
-            target=_worker, args=(profile, timeout_s, rlimit, cross_check_limit, child), daemon=True
+            target=_worker,
+            args=(
+                profile, timeout_s, rlimit, cross_check_limit, emit_smt2_dir, entries, sources,
+                child,
+            ),
+            daemon=True,
         )
         process.start()
         child.close()

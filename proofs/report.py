@@ -19,8 +19,13 @@ JSON schema ``navproof.prove/1`` (stable; new keys may be added, none removed or
   covered profile range endpoint: ``variable``, ``parameter``, ``end``, ``value``, ``reachable``,
   ``witness``), ``rlimit`` and ``resources_used`` (z3 resource units), ``fingerprint``
   (``{"hypotheses", "premise", "conclusion"}`` digests), ``engines`` (``{engine: status}``: z3 or
-  sympy, and cvc5 with ``--cross-check``), ``cross_check`` (per re-decided query: ``query``,
-  ``z3``, ``cvc5``, ``reason``; null without ``--cross-check``)
+  sympy, and with ``--cross-check`` each second engine asked: cvc5, yices), ``cross_check``
+  (per re-decided query: ``query``, ``z3``, the answer of each engine asked (``cvc5``,
+  ``yices``), ``decided_by`` (the engine whose answer counts, null when none decided),
+  ``seconds`` (``{engine: seconds}``), ``reason``; null without ``--cross-check``),
+  ``query_files`` (with ``--emit-smt2 DIR``: the standard SMT-LIB file of each query, in the
+  order of ``cross_check``; else null), ``cached`` (true when the verdict came from the proof
+  cache, unchanged fingerprint)
 - ``totals``: ``{"obligations", "ok", "not_ok", "by_status": {status: count}}``
 - ``wall_seconds``, ``exit_code``
 """
@@ -94,8 +99,13 @@ def evidence(result: Result) -> str:
             f"replay {confirmed}: {result.replay_detail}"
         )
     text = f"witness: {format_values(result.witness)}" if result.witness else ""
-    if result.engines and "cvc5" in result.engines:
-        text = f"cvc5 {result.engines['cvc5']}; {text}"
+    second = [
+        f"{name} {verdict}"
+        for name, verdict in (result.engines or {}).items()
+        if name not in ("z3", "sympy")
+    ]
+    if second:
+        text = f"{', '.join(second)}; {text}"
     if result.message:
         text = f"{result.message}; {text}" if text else result.message
     return text

@@ -11,6 +11,7 @@ import os
 import random
 
 import hypothesis.core
+import pytest
 from hypothesis import settings
 
 settings.register_profile("navproof", deadline=None, print_blob=True)
@@ -41,3 +42,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         terminalreporter.write_line(
             f"hypothesis seed of this run: {config._navproof_seed} (rerun with "
             f"{_SEED_VARIABLE}={config._navproof_seed})")
+
+
+@pytest.fixture(autouse=True)
+def _own_proof_cache(tmp_path_factory, monkeypatch):
+    """Every test starts with an empty proof cache of its own (``NAVPROOF_CACHE_DIR``, inherited
+    by the commands it starts): a verdict recorded by another test, or by the user's own runs,
+    never answers for this test's code."""
+    monkeypatch.setenv("NAVPROOF_CACHE_DIR", str(tmp_path_factory.mktemp("proof-cache")))

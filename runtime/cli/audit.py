@@ -40,6 +40,7 @@ from navproof.cli.prove import (
     add_run_arguments,
     check_report_paths,
     freshness,
+    open_cache,
     prove,
     select_obligations,
     write_json,
@@ -285,12 +286,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"navproof audit: STALE generated formulas: {fresh.reason}", file=sys.stderr)
 
     params = parameter_changes(base, candidate)
+    # one proof cache for both: the candidate re-proves only what its ranges change
+    cache = open_cache(args)
     base_results, base_wall = prove(
-        base, ids, jobs=args.jobs, timeout_s=args.timeout, label="base: "
+        base, ids, jobs=args.jobs, timeout_s=args.timeout, cache=cache, label="base: "
     )
+    base_hits, base_misses = cache.hits, cache.misses
     cand_results, cand_wall = prove(
-        candidate, ids, jobs=args.jobs, timeout_s=args.timeout, label="candidate: "
+        candidate, ids, jobs=args.jobs, timeout_s=args.timeout, cache=cache,
+        label="candidate: "
     )
+    print(f"proof cache {cache.path}: base {base_hits} reused, {base_misses} decided; "
+          f"candidate {cache.hits - base_hits} reused, {cache.misses - base_misses} decided",
+          file=sys.stderr)
     changes = outcome_changes(base_results, cand_results)
     code = audit_exit_code(changes, cand_results, fresh)
     margins = margin_changes(claim_margins(base), claim_margins(candidate))

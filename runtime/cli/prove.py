@@ -1,11 +1,18 @@
 """``navproof prove``: discharge every claim obligation over a profile's parameter ranges.
 
 ``navproof prove [--profile FILE] [--claims ID,...] [--json FILE] [-j N] [--rlimit N]
-[--timeout S]``
+[--timeout S] [--cross-check] [--emit-smt2 DIR] [--no-cache | --cache FILE]``
 
 Budgets are deterministic: each z3 query gets the resource limit ``--rlimit`` (default: the
 profile's ``[proof_budgets] z3_rlimit``). Wall-clock time is reported; ``--timeout`` is an
 optional safety stop, off by default.
+
+``-j`` defaults to the machine's cores. Verdicts are cached (:mod:`navproof.proofs.cache`): an
+obligation whose statement, formulas, ranges, budgets and engine versions are unchanged since a
+verdict was recorded is not decided again (``--no-cache`` decides everything; ``--cache FILE``
+names another cache file). ``--cross-check`` has a second engine (cvc5 or yices, chosen per
+obligation by measurement) re-decide every query; ``--emit-smt2 DIR`` writes the standard
+SMT-LIB text of every query, exactly as a second engine sees it.
 
 Prints one progress line per obligation to stderr as it finishes, then the table and a summary to
 stdout; ``--json`` also writes the ``navproof.prove/1`` record (see ``navproof.proofs.report``).
@@ -17,9 +24,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from navproof.cli import ci_report
 from navproof.core.exit_codes import EXIT_BAD_INPUT
@@ -29,6 +38,9 @@ from navproof.proofs.obligations import OBLIGATION_IDS, claim_of, obligations_fo
 from navproof.specs.errors import SpecError
 from navproof.specs.profile import Profile, load_profile
 
+if TYPE_CHECKING:
+    from navproof.proofs.cache import ProofCache
+
 
 class BadInput(ValueError):
     """A command-line value is invalid: names the flag, the value and the rule (exit 3)."""
@@ -36,6 +48,16 @@ class BadInput(ValueError):
     def __init__(self, flag: str, value: object, rule: str) -> None:
         self.flag, self.value, self.rule = flag, value, rule
         super().__init__(f"{flag} {value!r}: {rule}")
+
+
+def default_jobs() -> int:
+    """Worker processes by default: one per core this process may use."""
+    import os
+
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def check_valid_jobs(text: str) -> int:
@@ -85,9 +107,10 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         "-j",
         "--jobs",
         type=check_valid_jobs,
-        default=1,
+        default=default_jobs(),
         metavar="N",
-        help="run N obligations in parallel worker processes (default 1)",
+        help=f"run N obligations in parallel worker processes (default: the cores, "
+        f"{default_jobs()})",
     )
     parser.add_argument(
         "--timeout",
@@ -100,7 +123,28 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--cross-check",
         action="store_true",
-        help="have cvc5 re-decide every query z3 decided; disagreement or unknown fails",
+        help="have a second engine (cvc5 or yices, per obligation) re-decide every query z3 "
+        "decided; disagreement, unknown or a rejected query fails",
+    )
+    parser.add_argument(
+        "--emit-smt2",
+        metavar="DIR",
+        type=Path,
+        default=None,
+        help="write every query as a standard SMT-LIB file in DIR (what a second engine sees)",
+    )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="decide every obligation, ignoring the proof cache (new verdicts are still saved)",
+    )
+    parser.add_argument(
+        "--cache",
+        metavar="FILE",
+        type=Path,
+        default=None,
+        help="the proof cache file (default: $NAVPROOF_CACHE_DIR/proofs.json or "
+        "~/.cache/navproof/proofs.json)",
     )
     parser.add_argument(
         "--cvc5-rlimit",
@@ -177,6 +221,8 @@ def prove(
     timeout_s: float | None,
     rlimit: int | None = None,
     cross_check_limit: int | None = None,
+    emit_smt2_dir: Path | None = None,
+    cache: ProofCache | None = None,
     label: str = "",
 ) -> tuple[list[Result], float]:
     """Run the obligations with stderr progress; returns results and wall time."""
@@ -196,9 +242,38 @@ def prove(
         timeout_s=timeout_s,
         rlimit=rlimit,
         cross_check_limit=cross_check_limit,
+        emit_smt2_dir=None if emit_smt2_dir is None else str(emit_smt2_dir),
+        cache=cache,
         on_result=progress,
     )
+    if cache is not None:
+        cache.save()
     return results, time.monotonic() - started
+
+
+def checked_output_folder(folder: Path | None) -> Path | None:
+    """The ``--emit-smt2`` folder, created; BadInput when it cannot be a writable folder."""
+    if folder is None:
+        return None
+    if folder.exists() and not folder.is_dir():
+        raise BadInput("--emit-smt2", str(folder), "exists and is not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BadInput("--emit-smt2", str(folder), f"cannot be created: {exc.strerror}") from None
+    if not os.access(folder, os.W_OK):
+        raise BadInput("--emit-smt2", str(folder), "is not writable")
+    return folder
+
+
+def open_cache(args: argparse.Namespace) -> ProofCache | None:
+    """The proof cache of this run: not read with ``--no-cache`` (new verdicts still saved)."""
+    from navproof.proofs.cache import ProofCache, default_path
+
+    path = args.cache if getattr(args, "cache", None) is not None else default_path()
+    cache = ProofCache.load(path)
+    cache.reuse = not getattr(args, "no_cache", False)
+    return cache
 
 
 def write_json(path: Path, data: dict[str, object]) -> None:
@@ -239,11 +314,27 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "cross_check", False):
         from navproof.proofs import cross_check
 
-        if not cross_check.available():
-            print("navproof prove: --cross-check needs the cvc5 package", file=sys.stderr)
+        needed = sorted({e for oid in ids for e in cross_check.engine_order(oid)})
+        missing = [e for e in needed if not cross_check.available(e)]
+        if missing:
+            print(
+                f"navproof prove: --cross-check needs {', '.join(missing)} (install navproof"
+                "[cross-check])",
+                file=sys.stderr,
+            )
             return EXIT_BAD_INPUT
         cross = args.cvc5_rlimit or profile.budgets.cvc5_resource_limit
-        print(f"cross-check: cvc5, resource limit {cross} per query", file=sys.stderr)
+        print(
+            f"cross-check: {', '.join(needed)} (cvc5 resource limit {cross} per query, "
+            f"{cross_check.TIME_LIMIT_S:g} s wall-clock stop per query)",
+            file=sys.stderr,
+        )
+    try:
+        emit = checked_output_folder(args.emit_smt2)
+    except BadInput as exc:
+        print(f"navproof prove: bad input: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    cache = open_cache(args)
     results, wall = prove(
         profile,
         ids,
@@ -251,7 +342,12 @@ def run(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
         rlimit=rlimit,
         cross_check_limit=cross,
+        emit_smt2_dir=emit,
+        cache=cache,
     )
+    if cache is not None:
+        print(f"proof cache {cache.path}: {cache.hits} reused, {cache.misses} decided",
+              file=sys.stderr)
     print(f"navproof prove — profile {profile.name} ({profile.source})")
     print(report.table(results))
     print(report.summary_line(results, wall, fresh))

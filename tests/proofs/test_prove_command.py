@@ -226,14 +226,15 @@ def test_a_vacuous_obligation_exits_1(monkeypatch):
         )
 
     monkeypatch.setitem(reg.BUILDERS, "B1", contradictory)
-    code, out, _ = _run("--claims", "B1")
+    # in this process, where the replaced builder is (worker processes build their own)
+    code, out, _ = _run("--claims", "B1", "-j", "1")
     assert code == report.EXIT_FAILED
     assert "vacuous" in out
 
 
 def test_an_undecided_obligation_exits_2(monkeypatch):
     monkeypatch.setattr(engine, "STRATEGIES", (("skip", lambda: z3.Tactic("skip").solver()),))
-    code, out, _ = _run("--claims", "B2")
+    code, out, _ = _run("--claims", "B2", "-j", "1")
     assert code == report.EXIT_UNKNOWN
 
 
