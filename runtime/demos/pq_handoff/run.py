@@ -58,7 +58,8 @@ class PQWorld:
     step_s: float
     time_s: float = 0.0
     step_index: int = 0
-    position_xy_m: list[float] | None = None
+    position_xy_m: list[float] = field(default_factory=list)
+    """Empty until set: the scenario's start position (see ``__post_init__``)."""
     velocity_xy_mps: list[float] = field(default_factory=lambda: [0.0, 0.0])
     last_report: dict[str, Any] | None = None
     history: list[dict[str, Any]] = field(default_factory=list)
@@ -70,7 +71,7 @@ class PQWorld:
     """Where the world is stored: the run's record file; without one, the JSON file ``path``."""
 
     def __post_init__(self) -> None:
-        if self.position_xy_m is None:
+        if not self.position_xy_m:
             self.position_xy_m = [self.scenario.start_x_m, 0.0]
 
     @classmethod
