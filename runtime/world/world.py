@@ -58,6 +58,7 @@ from navproof.world.agents import (
 )
 from navproof.world.clearance import agent_clearance_m
 from navproof.world.handoffs import Handoffs
+from navproof.world.independent_check import StepMotion, assert_truthful, check_motion
 from navproof.world.layout import Layout
 from navproof.world.motion import execute, relative_curve_m, support_to_world
 
@@ -98,6 +99,8 @@ class WorldStep:
     agent_clearance_m: np.ndarray
     wall_clearance_m: np.ndarray
     handoff_rows: np.ndarray
+    motion: StepMotion | None = None
+    """What was executed, for the independent check (``independent_check.check_world_step``)."""
 
 
 class World:
@@ -374,15 +377,18 @@ class World:
                                         self.crowd.agent_neighbor_idx, dt)
         wall_clear = np.minimum.reduce([layout.wall_clearance_m(p, self.radius_m, edges)
                                         for p in (x0, mid, position)])
+        motion = StepMotion.capture(self, x0, v0, v1, commit, support, support_index, vh,
+                                    handoff_rows, position, velocity)
         if self.assertions:
             self._check_step(label, wall_clear, agent_clear)
+            assert_truthful(check_motion(motion, label))
         self.position_m, self.velocity_mps = position, velocity
         self.time_s += dt
         self.step_index += 1
         layout.advance(dt)
         self._update_status(preferred, carry)
         return WorldStep(self.time_s, preferred, label, flags, velocity, agent_clear, wall_clear,
-                         handoff_rows)
+                         handoff_rows, motion)
 
     def _tick_s(self) -> float:
         return float(self.profile.defaults()["tick_s"])
