@@ -203,42 +203,78 @@ class _Curves:
 
 
 # ----------------------------------------------------------------------------- geometry
+class PolygonTable:
+    """The edges of several simple polygons (either orientation), for exact signed distances
+    of many points to each of them at once. A polygon of two vertices is a segment, of one a
+    point (neither has an inside)."""
+
+    def __init__(self, polygons: Sequence[np.ndarray]) -> None:
+        starts, ends, owner, solid = [], [], [], []
+        for g, poly in enumerate(polygons):
+            a = np.asarray(poly, dtype=np.float64).reshape(-1, 2)
+            b = np.roll(a, -1, axis=0)
+            if a.shape[0] <= 2:
+                a, b = a[:1], b[:1] if a.shape[0] == 2 else a[:1]
+            starts.append(a)
+            ends.append(b)
+            owner.append(np.full(a.shape[0], g))
+            solid.append(np.asarray(poly).reshape(-1, 2).shape[0] >= 3)
+        self.count = len(polygons)
+        self.a = np.concatenate(starts) if starts else np.zeros((0, 2))
+        self.b = np.concatenate(ends) if ends else np.zeros((0, 2))
+        self.ab = self.b - self.a
+        self.length_sq = (self.ab * self.ab).sum(axis=1)
+        self.inv_length_sq = np.where(self.length_sq > 0.0, 1.0 / np.where(
+            self.length_sq > 0.0, self.length_sq, 1.0), 0.0)
+        owners = np.concatenate(owner) if owner else np.zeros(0, np.int64)
+        self.first = np.searchsorted(owners, np.arange(self.count))
+        self.solid = np.array(solid, bool)
+        dy = self.b[:, 1] - self.a[:, 1]
+        self.x_slope = np.where(dy != 0.0, (self.b[:, 0] - self.a[:, 0])
+                                / np.where(dy != 0.0, dy, 1.0), 0.0)
+
+    def signed_distance_m(self, x_m: np.ndarray) -> np.ndarray:
+        """Exact signed distance (m, (M, G)) from points ``x_m`` (M, 2) to each polygon:
+        negative inside, positive outside (the inside by the even-odd rule). Claim: B5, C4."""
+        px, py = x_m[:, 0:1], x_m[:, 1:2]
+        apx, apy = px - self.a[None, :, 0], py - self.a[None, :, 1]
+        t = np.clip((apx * self.ab[:, 0] + apy * self.ab[:, 1]) * self.inv_length_sq, 0.0, 1.0)
+        dx, dy = apx - t * self.ab[:, 0], apy - t * self.ab[:, 1]
+        dist = np.sqrt(np.minimum.reduceat(dx * dx + dy * dy, self.first, axis=1))
+        # even-odd rule: a ray towards +x crosses the boundary an odd number of times from inside
+        ay, by = self.a[None, :, 1], self.b[None, :, 1]
+        crossing = ((ay > py) != (by > py)) & (px < self.a[None, :, 0] + (py - ay) * self.x_slope)
+        inside = (np.add.reduceat(crossing.astype(np.int64), self.first, axis=1) % 2 == 1) \
+            & self.solid[None, :]
+        return np.where(inside, -dist, dist)
+
+
 def polygon_signed_distance_m(vertices_m: np.ndarray, x_m: np.ndarray) -> np.ndarray:
-    """Exact signed distance (m, (M,)) from points ``x_m`` (M, 2) to a simple polygon: negative
-    inside, positive outside, either orientation (the inside by the even-odd rule); a polygon
-    of two vertices is a segment (never negative), of one a point. Claim: B5, C4."""
-    a = np.asarray(vertices_m, dtype=np.float64)
-    b = np.roll(a, -1, axis=0)
-    if a.shape[0] <= 2:
-        a, b = a[:1], b[:1]
-    ab = b - a
-    px, py = x_m[:, 0:1], x_m[:, 1:2]
-    apx, apy = px - a[None, :, 0], py - a[None, :, 1]
-    length_sq = ab[:, 0] ** 2 + ab[:, 1] ** 2
-    safe_sq = np.where(length_sq > 0.0, length_sq, 1.0)
-    t = np.clip((apx * ab[:, 0] + apy * ab[:, 1]) / safe_sq, 0.0, 1.0)
-    t = np.where(length_sq > 0.0, t, 0.0)
-    dx, dy = apx - t * ab[:, 0], apy - t * ab[:, 1]
-    dist = np.sqrt(np.min(dx * dx + dy * dy, axis=1))
-    if vertices_m.shape[0] < 3:
-        return dist
-    # even-odd rule: a ray towards +x crosses the boundary an odd number of times from inside
-    ay, by = a[None, :, 1], b[None, :, 1]
-    straddle = (ay > py) != (by > py)
-    denom = np.where(by != ay, by - ay, 1.0)
-    x_cross = a[None, :, 0] + (py - ay) * (b[None, :, 0] - a[None, :, 0]) / denom
-    inside = (np.count_nonzero(straddle & (px < x_cross), axis=1) % 2) == 1
-    return np.where(inside, -dist, dist)
+    """Exact signed distance (m, (M,)) from points ``x_m`` (M, 2) to one simple polygon (see
+    :class:`PolygonTable`): negative inside, positive outside, either orientation. Claim: B5."""
+    return PolygonTable([vertices_m]).signed_distance_m(np.asarray(x_m, float).reshape(-1, 2))[:, 0]
 
 
-def _grouped(polygons: Sequence[np.ndarray], which: np.ndarray, x_m: np.ndarray,
-             sign: float) -> np.ndarray:
-    """``sign`` times the signed distance of each point to polygon ``which`` (one per point)."""
-    out = np.empty(x_m.shape[0])
-    for k in np.unique(which).tolist():
-        sel = which == k
-        out[sel] = sign * polygon_signed_distance_m(polygons[k], x_m[sel])
-    return out
+_TABLES: dict[tuple[int, ...], tuple[tuple[np.ndarray, ...], PolygonTable]] = {}
+"""Edge tables of the static polygons (corridor, patches, obstacles), by the arrays' identity."""
+
+
+def _static_table(polygons: tuple[np.ndarray, ...]) -> PolygonTable:
+    """The (cached) table of polygons that do not change during a run."""
+    key = tuple(id(p) for p in polygons)
+    hit = _TABLES.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], polygons, strict=True)):
+        return hit[1]
+    if len(_TABLES) > 64:
+        _TABLES.clear()
+    table = PolygonTable(polygons)
+    _TABLES[key] = (polygons, table)
+    return table
+
+
+def _pick(table: PolygonTable, which: np.ndarray, x_m: np.ndarray) -> np.ndarray:
+    """Signed distance (m, (M,)) of each point to its own polygon ``which`` (M,)."""
+    return np.take_along_axis(table.signed_distance_m(x_m), which[:, None], axis=1)[:, 0]
 
 
 def _refine_below(best: np.ndarray) -> np.ndarray:
@@ -248,15 +284,12 @@ def _refine_below(best: np.ndarray) -> np.ndarray:
     return np.where(best >= -TOLERANCE_M, -TOLERANCE_M, best - TOLERANCE_M)
 
 
-def _certified_min(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], items: int,
+def _certified_min(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], vals: np.ndarray,
                    lipschitz: np.ndarray, dt_s: float) -> np.ndarray:
-    """Minimum over ``[0, dt]`` (m, (items,)) of ``fn(item, t)``, sampled and refined so that no
-    value below ``-TOLERANCE_M`` hides between samples (see the module docstring)."""
-    if items == 0:
-        return np.zeros(0)
+    """Minimum over ``[0, dt]`` (m, (items,)) of ``fn(item, t)`` from its values ``vals``
+    (items, SAMPLES + 1) at the sample times, refined by bisection so that no value below
+    ``-TOLERANCE_M`` hides between samples (see the module docstring)."""
     t = np.linspace(0.0, dt_s, SAMPLES + 1)
-    idx = np.repeat(np.arange(items), SAMPLES + 1)
-    vals = fn(idx, np.tile(t, items)).reshape(items, SAMPLES + 1)
     best = vals.min(axis=1)
     h = dt_s / SAMPLES
     lower = 0.5 * (vals[:, :-1] + vals[:, 1:]) - 0.5 * lipschitz[:, None] * h
@@ -291,26 +324,17 @@ def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, n
     key = (cell[:, 0] + 1) * width + (cell[:, 1] + 1)
     order = np.argsort(key, kind="stable")
     sorted_key = key[order]
-    firsts, seconds = [], []
-    for dx in (-1, 0, 1):
-        for dy in (-1, 0, 1):
-            probe = key + dx * width + dy
-            lo = np.searchsorted(sorted_key, probe, side="left")
-            hi = np.searchsorted(sorted_key, probe, side="right")
-            count = hi - lo
-            total = int(count.sum())
-            if total == 0:
-                continue
-            first = np.repeat(np.arange(n), count)
-            start = np.repeat(lo, count)
-            within = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
-            second = order[start + within]
-            keep = first < second
-            firsts.append(first[keep])
-            seconds.append(second[keep])
-    if not firsts:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    i, j = np.concatenate(firsts), np.concatenate(seconds)
+    # the 3 x 3 cells around every body, probed at once
+    offsets = np.array([dx * width + dy for dx in (-1, 0, 1) for dy in (-1, 0, 1)])
+    probe = (key[:, None] + offsets[None, :]).ravel()
+    lo = np.searchsorted(sorted_key, probe, side="left")
+    count = np.searchsorted(sorted_key, probe, side="right") - lo
+    total = int(count.sum())
+    first = np.repeat(np.repeat(np.arange(n), offsets.size), count)
+    within = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
+    second = order[np.repeat(lo, count) + within]
+    keep = first < second
+    i, j = first[keep], second[keep]
     near = np.hypot(*(x_m[i] - x_m[j]).T) <= reach_m[i] + reach_m[j]
     return i[near], j[near]
 
@@ -326,21 +350,31 @@ def check_motion(mo: StepMotion, label: np.ndarray) -> StepTruth:
     lip = cur.speed_bound_mps
     inf = np.full(n, np.inf)
 
+    grid = np.linspace(0.0, dt, SAMPLES + 1)
+    # every body's world position at every sample time (N, SAMPLES + 1, 2), computed once
+    coarse = cur.world(np.repeat(every, SAMPLES + 1), np.tile(grid, n)).reshape(n, -1, 2)
+
+    def on_grid(rows: np.ndarray) -> np.ndarray:
+        return coarse[rows].reshape(-1, 2)
+
     # C4: the corridor region (centre space)
     corridor = inf.copy()
     if mo.corridor_m is not None and n:
-        poly = mo.corridor_m
+        table = _static_table((mo.corridor_m,))
         corridor = _certified_min(
-            lambda i, t: -polygon_signed_distance_m(poly, cur.world(i, t)), n, lip, dt)
+            lambda i, t: -table.signed_distance_m(cur.world(i, t))[:, 0],
+            -table.signed_distance_m(on_grid(every))[:, 0].reshape(n, -1), lip, dt)
 
     # C1: the patch piece of every body its handoff controller does not move
     patch = inf.copy()
     rows = np.flatnonzero((mo.patch >= 0) & ~cur.handoff)
     if rows.size:
+        pt = _static_table(mo.patches_m)
         which = mo.patch[rows]
         patch[rows] = _certified_min(
-            lambda k, t: _grouped(mo.patches_m, which[k], cur.world(rows[k], t), -1.0),
-            rows.size, lip[rows], dt)
+            lambda k, t: -_pick(pt, which[k], cur.world(rows[k], t)),
+            -_pick(pt, np.repeat(which, SAMPLES + 1), on_grid(rows)).reshape(rows.size, -1),
+            lip[rows], dt)
 
     # B5: a carried body stays on its platform (in the platform's own frame)
     platform = inf.copy()
@@ -349,34 +383,42 @@ def check_motion(mo: StepMotion, label: np.ndarray) -> StepTruth:
     carried[on] = mo.platform[mo.support_index[on]] & ~cur.handoff[on]
     rows_c = np.flatnonzero(carried)
     if rows_c.size:
+        st = PolygonTable(mo.supports_m)
         which_c = mo.support_index[rows_c]
+        m = rows_c.size
+        y = cur.relative(np.repeat(rows_c, SAMPLES + 1), np.tile(grid, m))
         platform[rows_c] = _certified_min(
-            lambda k, t: _grouped(mo.supports_m, which_c[k], cur.relative(rows_c[k], t), -1.0),
-            rows_c.size, cur.rel_speed_bound_mps[rows_c], dt)
+            lambda k, t: -_pick(st, which_c[k], cur.relative(rows_c[k], t)),
+            -_pick(st, np.repeat(which_c, SAMPLES + 1), y).reshape(m, -1),
+            cur.rel_speed_bound_mps[rows_c], dt)
     wall = np.minimum(np.minimum(corridor, patch), platform)
 
-    # B5: obstacles (disc against any simple polygon)
+    # B5: obstacles (disc against any simple polygon; the nearest obstacle at each time)
     obstacle = inf.copy()
     reach = lip * dt
-    for poly in mo.obstacles_m:
-        start = polygon_signed_distance_m(poly, mo.position_m) - mo.radius_m
-        near = np.flatnonzero(start - reach <= REPORT_BAND_M)
-        far = np.setdiff1d(every, near, assume_unique=True)
-        obstacle[far] = np.minimum(obstacle[far], start[far] - reach[far])
-        if near.size:
-            vals = _certified_min(
-                lambda k, t, p=poly, r=near: polygon_signed_distance_m(p, cur.world(r[k], t))
-                - mo.radius_m[r[k]], near.size, lip[near], dt)
-            obstacle[near] = np.minimum(obstacle[near], vals)
+    if mo.obstacles_m and n:
+        ot = _static_table(mo.obstacles_m)
+        start = ot.signed_distance_m(mo.position_m).min(axis=1) - mo.radius_m
+        near = start - reach <= REPORT_BAND_M
+        obstacle[~near] = start[~near] - reach[~near]
+        rows_o = np.flatnonzero(near)
+        if rows_o.size:
+            r_o = mo.radius_m[rows_o]
+            obstacle[rows_o] = _certified_min(
+                lambda k, t: ot.signed_distance_m(cur.world(rows_o[k], t)).min(axis=1)
+                - r_o[k],
+                ot.signed_distance_m(on_grid(rows_o)).min(axis=1).reshape(rows_o.size, -1)
+                - r_o[:, None], lip[rows_o], dt)
 
     # W1: every pair of bodies within reach of each other
     agent = inf.copy()
     pi, pj = candidate_pairs(mo.position_m, mo.radius_m + reach + 0.5 * REPORT_BAND_M)
     if pi.size:
         comb = mo.radius_m[pi] + mo.radius_m[pj]
+        gap = coarse[pi] - coarse[pj]
         vals = _certified_min(
             lambda k, t: np.hypot(*(cur.world(pi[k], t) - cur.world(pj[k], t)).T) - comb[k],
-            pi.size, lip[pi] + lip[pj], dt)
+            np.hypot(gap[..., 0], gap[..., 1]) - comb[:, None], lip[pi] + lip[pj], dt)
         np.minimum.at(agent, pi, vals)
         np.minimum.at(agent, pj, vals)
 
@@ -387,7 +429,7 @@ def check_motion(mo: StepMotion, label: np.ndarray) -> StepTruth:
     speed = np.maximum(rel_excess, world_excess)
     speed = np.where(cur.handoff, world_excess, speed)
     # T4: the World's executed end state is the end of the re-built curve
-    end = cur.world(every, np.full(n, dt))
+    end = coarse[:, -1]
     drift_m = np.hypot(*(end - mo.end_position_m).T)
     drift_mps = np.where(cur.handoff, 0.0, np.hypot(*(v_world - mo.end_velocity_mps).T))
 
