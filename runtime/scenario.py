@@ -65,6 +65,9 @@ Schema (every table optional except at least one agent; lengths in m, speeds in 
     [expect]                     # checked by ``navproof simulate --assert``
     arrived = "all"              # or a least count
     min_wall_clearance_m = 0.0   # the signed wall clearance never below this
+    min_agent_clearance_m = 0.0  # the signed clearance between bodies never below this, as
+                                 # measured by the independent check of every step (default:
+                                 # not checked; no pair ever within the band: it holds)
 
 Errors raise :class:`ScenarioError` naming the file, the key (``agents[2].goal``), the value
 and the rule; nothing is built from a bad file.
@@ -102,10 +105,13 @@ class ScenarioError(InvalidInput):
 @dataclass(frozen=True)
 class Expectations:
     """What ``--assert`` checks at the end of a run: arrivals ("all" or a least count) and the
-    lowest admissible signed wall clearance (m)."""
+    lowest admissible signed wall and agent clearances (m)."""
 
     arrived: str | int = "all"
     min_wall_clearance_m: float = 0.0
+    min_agent_clearance_m: float | None = None
+    """The lowest admissible signed clearance (m) between any two bodies over the run; None:
+    not checked (bodies may start overlapping, O6). Claim: W1."""
 
 
 @dataclass
@@ -118,6 +124,8 @@ class Scenario:
     steps: int
     expect: Expectations
     source: str
+    text: str = ""
+    """The scenario file's text as it was read (for the run trace)."""
 
 
 class _Reader:
@@ -316,12 +324,16 @@ def load_scenario(path: str | Path, *, assertions: bool | None = None) -> Scenar
     profile = load_profile(path.parent / meta["profile"] if "profile" in meta else None)
     responsibility = r.number("scenario.responsibility", meta.get("responsibility", 0.5),
                               positive=True)
-    expect_raw = r.table(data, "expect", "expect", allowed=("arrived", "min_wall_clearance_m"))
+    expect_raw = r.table(data, "expect", "expect", allowed=("arrived", "min_wall_clearance_m",
+                                                             "min_agent_clearance_m"))
     arrived = expect_raw.get("arrived", "all")
     if arrived != "all":
         arrived = int(r.number("expect.arrived", arrived, integer=True))
+    agent_clear = expect_raw.get("min_agent_clearance_m")
     expect = Expectations(arrived, r.number("expect.min_wall_clearance_m",
-                                            expect_raw.get("min_wall_clearance_m", 0.0)))
+                                            expect_raw.get("min_wall_clearance_m", 0.0)),
+                          None if agent_clear is None
+                          else r.number("expect.min_agent_clearance_m", agent_clear))
     agents = _agents(r, data)
     layout = _layout(r, data)
     try:
@@ -336,7 +348,7 @@ def load_scenario(path: str | Path, *, assertions: bool | None = None) -> Scenar
             field = exc.field.split("[", 1)[0]
             raise r.fail(f"{key}.{field}", exc.value, exc.rule) from None
     return Scenario(str(meta.get("name", path.stem)), str(meta.get("description", "")), world,
-                    steps, expect, file)
+                    steps, expect, file, text)
 
 
 def run_scenario(scenario: Scenario, *, steps: int | None = None,
@@ -355,10 +367,21 @@ def run_scenario(scenario: Scenario, *, steps: int | None = None,
     if total <= 0:
         raise InvalidInput("steps", total, "must be > 0")
     summary = RunSummary(world)
+    wanted_agent = scenario.expect.min_agent_clearance_m
+    checked_agent_m = math.inf
     for done in range(1, total + 1):
         start = time.perf_counter()
         result = world.step()
         summary.add(result, time.perf_counter() - start)
+        if wanted_agent is not None:
+            # the expectation is measured by the independent check, every pair that can come
+            # within the expected clearance included (the World reports pairs within reach)
+            from navproof.world.independent_check import REPORT_BAND_M, check_world_step
+
+            band = max(REPORT_BAND_M, 2.0 * wanted_agent)
+            truth = check_world_step(world, result, report_band_m=band)
+            checked_agent_m = min(checked_agent_m,
+                                  float(np.min(truth.agent_clearance_m, initial=math.inf)))
         if on_step is not None:
             on_step(result)
         if progress is not None:
@@ -366,6 +389,9 @@ def run_scenario(scenario: Scenario, *, steps: int | None = None,
         if stop_when_arrived and bool(world.arrived.all()):
             break
     out = {"scenario": scenario.name, "source": scenario.source, **summary.as_dict()}
+    if wanted_agent is not None:
+        out["checked_min_agent_clearance_m"] = (checked_agent_m if math.isfinite(checked_agent_m)
+                                                else None)
     out["expectations"] = check_expectations(scenario.expect, out)
     return out
 
@@ -379,4 +405,8 @@ def check_expectations(expect: Expectations, summary: dict[str, Any]) -> list[st
     wall = summary["min_wall_clearance_m"]
     if wall is not None and wall < expect.min_wall_clearance_m - EPS:
         missed.append(f"min wall clearance {wall:.6g} m < {expect.min_wall_clearance_m} m")
+    agent = summary.get("checked_min_agent_clearance_m", summary["min_agent_clearance_m"])
+    wanted_agent = expect.min_agent_clearance_m
+    if wanted_agent is not None and agent is not None and agent < wanted_agent - EPS:
+        missed.append(f"min agent clearance {agent:.6g} m < {wanted_agent} m")
     return missed

@@ -340,9 +340,12 @@ def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, n
 
 
 # -------------------------------------------------------------------------------- check
-def check_motion(mo: StepMotion, label: np.ndarray) -> StepTruth:
+def check_motion(mo: StepMotion, label: np.ndarray, *,
+                 report_band_m: float = REPORT_BAND_M) -> StepTruth:
     """The independent check of one executed step (see the module docstring): per-agent
-    clearances, speed excess and verdicts. Claim: C4, C1, B5, W1, O2, V1, T4."""
+    clearances, speed excess and verdicts. Bodies and obstacles whose certified clearance over
+    the step exceeds ``report_band_m`` (m) report that lower bound instead of being sampled.
+    Claim: C4, C1, B5, W1, O2, V1, T4."""
     n = mo.position_m.shape[0]
     dt = mo.dt_s
     cur = _Curves(mo)
@@ -399,7 +402,7 @@ def check_motion(mo: StepMotion, label: np.ndarray) -> StepTruth:
     if mo.obstacles_m and n:
         ot = _static_table(mo.obstacles_m)
         start = ot.signed_distance_m(mo.position_m).min(axis=1) - mo.radius_m
-        near = start - reach <= REPORT_BAND_M
+        near = start - reach <= report_band_m
         obstacle[~near] = start[~near] - reach[~near]
         rows_o = np.flatnonzero(near)
         if rows_o.size:
@@ -412,7 +415,7 @@ def check_motion(mo: StepMotion, label: np.ndarray) -> StepTruth:
 
     # W1: every pair of bodies within reach of each other
     agent = inf.copy()
-    pi, pj = candidate_pairs(mo.position_m, mo.radius_m + reach + 0.5 * REPORT_BAND_M)
+    pi, pj = candidate_pairs(mo.position_m, mo.radius_m + reach + 0.5 * report_band_m)
     if pi.size:
         comb = mo.radius_m[pi] + mo.radius_m[pj]
         gap = coarse[pi] - coarse[pj]
@@ -457,13 +460,14 @@ def check_motion(mo: StepMotion, label: np.ndarray) -> StepTruth:
                      margin, label, violated & (label == SAFE), mo.time_s)
 
 
-def check_world_step(world: Any, step: Any) -> StepTruth:
+def check_world_step(world: Any, step: Any, *, report_band_m: float = REPORT_BAND_M
+                     ) -> StepTruth:
     """The independent check of the step ``world.step()`` just returned (``step``): every body's
     executed curve against every other body, wall, obstacle, region and speed cap. Claim: C4,
     C1, B5, W1, O2, V1, T4."""
     if getattr(step, "motion", None) is None:
         raise ValueError("the WorldStep carries no StepMotion record (World.step() makes one)")
-    return check_motion(step.motion, step.label)
+    return check_motion(step.motion, step.label, report_band_m=report_band_m)
 
 
 def lie_violation(truth: StepTruth) -> ObligationViolation | None:
