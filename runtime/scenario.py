@@ -340,7 +340,10 @@ def load_scenario(path: str | Path, *, assertions: bool | None = None) -> Scenar
         world = World(layout, time_step_s=meta.get("time_step_s"), profile=profile,
                       assertions=assertions, responsibility=responsibility)
     except InvalidInput as exc:
-        raise r.fail(f"scenario.{exc.field}", exc.value, exc.rule) from None
+        # layout values checked against the profile keep their own table's key
+        layout_key = exc.field.split("[", 1)[0] in ("patches", "supports", "obstacles")
+        raise r.fail(exc.field if layout_key else f"scenario.{exc.field}", exc.value,
+                     exc.rule) from None
     for key, position, route, params in agents:
         try:
             world.add_agents(position[None], [np.stack(route)], **params)

@@ -9,6 +9,7 @@ Modules: ``motion`` (Motion, Support), ``edges`` (EdgeSet), ``patches`` (Patch),
 
 from navproof.boundary.edges import (
     EDGE_KIND_NAMES,
+    EDGE_OBSTACLE,
     EDGE_PORTAL,
     EDGE_WALL,
     EdgeSet,
@@ -49,7 +50,8 @@ from navproof.boundary.step_length import per_agent, per_edge
 from navproof.core.validation import check_valid_convex, check_valid_step
 
 __all__ = [
-    "EDGE_KIND_NAMES", "EDGE_PORTAL", "EDGE_WALL", "MOTION_FIXED", "MOTION_NAMES", "MOTION_RIGID",
+    "EDGE_KIND_NAMES", "EDGE_OBSTACLE", "EDGE_PORTAL", "EDGE_WALL", "MOTION_FIXED",
+    "MOTION_NAMES", "MOTION_RIGID",
     "MOTION_TRANSLATING", "EdgeSet", "Motion", "Patch", "Support", "accel_end_margin_m",
     "accel_extremum_time_s", "accel_halfplane_offset_mps", "accel_margin_at_time_offset_mps",
     "affine_root", "check_valid_convex", "check_valid_normals", "check_valid_step",

@@ -18,9 +18,13 @@ from navproof.core.vec2 import dot2
 
 EDGE_WALL = 0
 EDGE_PORTAL = 1
-EDGE_KIND_NAMES = ("wall", "portal")
+EDGE_OBSTACLE = 2
+EDGE_KIND_NAMES = ("wall", "portal", "obstacle")
 """A wall must never be crossed and needs a stop envelope; a portal to the next same-gradient
-region of the route only bounds the step (B4/B5: at most up to the portal per step, C3)."""
+region of the route only bounds the step (B4/B5: at most up to the portal per step, C3); an
+obstacle side (one supporting line of a convex obstacle piece, moved out by the body's radius)
+must not be crossed during the step (B4/B5/B6 over the whole curve) and carries no stop
+envelope: looking further ahead around obstacles is the ORCA obstacle lines' part (O5)."""
 
 
 @dataclass(frozen=True)
@@ -28,8 +32,8 @@ class EdgeSet:
     """Per-agent boundary edges ``dot(normal, x) <= offset_m`` at time 0, shapes (N, K, ...).
 
     ``edge_id`` orders ties (R1); ``owner`` is the object (patch, corridor, platform) the edge
-    belongs to; ``motion`` has shape (N, K); ``kind`` is EDGE_WALL or EDGE_PORTAL (None: all
-    walls). Claim: B1, B3, B6, C1, C3, R1.
+    belongs to; ``motion`` has shape (N, K); ``kind`` is EDGE_WALL, EDGE_PORTAL or EDGE_OBSTACLE
+    (None: all walls). Claim: B1, B3, B6, C1, C3, R1.
     """
 
     normal: np.ndarray
@@ -46,6 +50,14 @@ class EdgeSet:
         if self.kind is None:
             return self.valid
         return self.valid & (self.kind == EDGE_WALL)
+
+    @property
+    def solid(self) -> np.ndarray:
+        """(N, K) True for valid walls and obstacle sides: the edges a body must never cross
+        (portals may be crossed by the sub-steps of C3)."""
+        if self.kind is None:
+            return self.valid
+        return self.valid & (self.kind != EDGE_PORTAL)
 
     @staticmethod
     def build(normal: np.ndarray, offset_m: np.ndarray, *, valid: np.ndarray | None = None,
@@ -74,9 +86,10 @@ class EdgeSet:
         own = np.full((n, k), -1, np.int64) if owner is None else np.asarray(owner, np.int64)
         kinds = None if kind is None else np.broadcast_to(np.asarray(kind, np.int64),
                                                           (n, k)).copy()
-        if kinds is not None and np.any(valid & (kinds != EDGE_WALL) & (kinds != EDGE_PORTAL)):
+        if kinds is not None and np.any(valid & (kinds != EDGE_WALL) & (kinds != EDGE_PORTAL)
+                                        & (kinds != EDGE_OBSTACLE)):
             raise InvalidInput("kind", np.unique(kinds).tolist(),
-                               "must be EDGE_WALL or EDGE_PORTAL")
+                               "must be EDGE_WALL, EDGE_PORTAL or EDGE_OBSTACLE")
         return EdgeSet(np.where(valid[..., None], normal, 0.0), np.where(valid, offset, 0.0),
                        valid, ids, own, motion, kinds)
 

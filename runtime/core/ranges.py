@@ -38,6 +38,34 @@ def _bounds(profile: Any, name: str) -> tuple[float, float, str]:
     return float(p.min), float(p.max), p.unit
 
 
+def _step_values(inp: Any, profile: Any) -> list[tuple[str, str, np.ndarray, float, float,
+                                                      str]]:
+    """Every value of a step the proofs' ranges bound, per agent (N,) or per agent and edge
+    (N, K, +inf-free: invalid edges give 0): (field, parameter, values, lo, hi, unit)."""
+    out = []
+    n = inp.position_m.shape[0]
+    dt = np.broadcast_to(np.asarray(inp.dt_s, dtype=np.float64), (n,))
+    lo, hi, unit = _bounds(profile, "step_s")
+    out.append(("dt_s", "step_s", dt, lo, hi, unit))
+    lo, hi, unit = _bounds(profile, "brake_budget_mps2")
+    out.append(("accel_mps2", "brake_budget_mps2",
+                np.broadcast_to(np.asarray(inp.accel_mps2, np.float64), (n,)), lo, hi, unit))
+    v_lo, v_hi, unit = _bounds(profile, "surface_speed_cap_mps")
+    k_lo, k_hi, _ = _bounds(profile, "slope_factor")
+    out.append(("vh_mps", "surface_speed_cap_mps / slope_factor",
+                np.broadcast_to(np.asarray(inp.vh_mps, np.float64), (n,)), v_lo / k_hi,
+                v_hi / k_lo, unit))
+    lo, hi, unit = _bounds(profile, "support_speed_mps")
+    # the largest speed over the step: an accelerating or turning support changes it
+    support_speed = inp.support.carry_speed_range_mps(inp.position_m, dt)
+    out.append(("support.velocity_mps", "support_speed_mps", support_speed, lo, hi, unit))
+    lo, hi, unit = _bounds(profile, "edge_speed_mps")
+    edge_speed = np.where(inp.edges.valid,
+                          inp.edges.motion.pivot_speed_range_mps(dt[:, None]), 0.0)
+    out.append(("edges.velocity_mps", "edge_speed_mps", edge_speed, lo, hi, unit))
+    return out
+
+
 def check_step_in_profile(inp: Any, profile: Any) -> None:
     """Raise InvalidInput when a step input leaves ``profile``'s ranges (see module doc).
 
@@ -46,23 +74,22 @@ def check_step_in_profile(inp: Any, profile: Any) -> None:
     ``slope_factor``), the support speed |u| and every valid edge's translation speed |e|, each
     the largest over the step (an accelerating or turning support changes its speed).
     """
-    lo, hi, unit = _bounds(profile, "step_s")
-    _check_range(profile, "dt_s", "step_s", inp.dt_s, lo, hi, unit)
-    lo, hi, unit = _bounds(profile, "brake_budget_mps2")
-    _check_range(profile, "accel_mps2", "brake_budget_mps2", inp.accel_mps2, lo, hi, unit)
-    v_lo, v_hi, unit = _bounds(profile, "surface_speed_cap_mps")
-    k_lo, k_hi, _ = _bounds(profile, "slope_factor")
-    _check_range(profile, "vh_mps", "surface_speed_cap_mps / slope_factor", inp.vh_mps,
-                 v_lo / k_hi, v_hi / k_lo, unit)
-    lo, hi, unit = _bounds(profile, "support_speed_mps")
-    # the largest speed over the step: an accelerating or turning support changes it
-    dt = np.broadcast_to(np.asarray(inp.dt_s, dtype=np.float64), inp.position_m.shape[:1])
-    support_speed = inp.support.carry_speed_range_mps(inp.position_m, dt)
-    _check_range(profile, "support.velocity_mps", "support_speed_mps", support_speed, lo, hi,
-                 unit)
-    lo, hi, unit = _bounds(profile, "edge_speed_mps")
-    edge_speed = inp.edges.motion.pivot_speed_range_mps(dt[:, None])[inp.edges.valid]
-    _check_range(profile, "edges.velocity_mps", "edge_speed_mps", edge_speed, lo, hi, unit)
+    for field, parameter, values, lo, hi, unit in _step_values(inp, profile):
+        if field == "edges.velocity_mps":
+            values = values[inp.edges.valid]
+        _check_range(profile, field, parameter, values, lo, hi, unit)
+
+
+def agents_outside_profile(inp: Any, profile: Any) -> np.ndarray:
+    """(N,) True for the agents whose step leaves ``profile``'s ranges (the values of
+    :func:`check_step_in_profile`, per agent): the step is outside what the proofs cover, so it
+    is never labelled safe. Claim: B1, S3, S4, V1."""
+    outside = np.zeros(inp.position_m.shape[0], bool)
+    for _, _, values, lo, hi, _ in _step_values(inp, profile):
+        slack = RANGE_BOUND_REL * max(abs(lo), abs(hi), 1.0)
+        bad = (values < lo - slack) | (values > hi + slack)
+        outside |= bad.reshape(bad.shape[0], -1).any(axis=1)
+    return outside
 
 
 def check_in_profile_range(profile: Profile, field: str, parameter: str, values: Any) -> None:

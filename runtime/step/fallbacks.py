@@ -18,17 +18,26 @@ from navproof.boundary.stop_envelope import brake_envelope_margin_m
 from navproof.core.vec2 import dot2
 from navproof.step.constraints import Prepared
 from navproof.step.inputs import StepInput
-from navproof.step.search import CORRIDOR_ONLY, closest_verified
+from navproof.step.search import CORRIDOR_ONLY, SWEPT_CORRIDOR, closest_verified
 from navproof.step.sweep import first_contact_time_s
 from navproof.step.verify import KnownMargins, sweep_end_velocity_mps
 
 
 def f1_relaxed_neighbours(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
                           known: KnownMargins) -> tuple[np.ndarray, np.ndarray]:
-    """F1: the closest verified velocity to vStop with only the static-obstacle lines kept, no
-    speed disk and no sweep. Returns (found (R,), v1 (R, 2)). Claim: F1."""
-    return closest_verified(inp, prep, agents, preferred_mps=prep.ref.v_stop_mps[agents],
-                            keep=CORRIDOR_ONLY, known=known)
+    """F1: the closest verified velocity to vStop with only the static-obstacle lines kept:
+    first with the speed disk and the sweep (W1) kept, so the relaxed ORCA lines never walk the
+    body into another one where a contact-free braking velocity exists; for the rest with no
+    speed disk and no sweep. Returns (found (R,), v1 (R, 2)). Claim: F1, W1."""
+    found, v1 = closest_verified(inp, prep, agents, preferred_mps=prep.ref.v_stop_mps[agents],
+                                 keep=SWEPT_CORRIDOR, known=known)
+    rest = np.flatnonzero(~found)
+    if rest.size:
+        more, v_more = closest_verified(inp, prep, agents[rest],
+                                        preferred_mps=prep.ref.v_stop_mps[agents[rest]],
+                                        keep=CORRIDOR_ONLY, known=known)
+        found[rest], v1[rest] = more, v_more
+    return found, v1
 
 
 def _toward(v0: np.ndarray, target_mps: np.ndarray, reach_mps: np.ndarray) -> np.ndarray:
@@ -41,27 +50,29 @@ def _toward(v0: np.ndarray, target_mps: np.ndarray, reach_mps: np.ndarray) -> np
 
 def _least_brake_margin_m(inp: StepInput, prep: Prepared, agents: np.ndarray,
                           v1: np.ndarray) -> np.ndarray:
-    """Least over the walls of min(step-end margin, S7 braking-envelope margin) (m, (R,)) of
-    end velocities ``v1`` (R, 2): how far inside the body ends once braked. Claim: S7."""
+    """Least over the walls and obstacle sides of min(step-end margin, S7 braking-envelope
+    margin) (m, (R,)) of end velocities ``v1`` (R, 2): how far inside the body ends once
+    braked. Claim: S7."""
     normal = inp.edges.normal[agents]
     end = accel_end_margin_m(prep.s[agents], inp.dt_per_agent_s[agents, None],
                              prep.n_dot_e[agents], prep.n_dot_u[agents], prep.n_dot_v0[agents],
                              dot2(normal, v1[:, None, :]))
     c1 = prep.u[agents] + v1 - prep.ref.r_mps[agents]
     brake = brake_envelope_margin_m(end, normal, c1, prep.kfac_s[agents])
-    least = np.where(inp.edges.wall[agents], np.minimum(end, brake), np.inf)
+    least = np.where(inp.edges.solid[agents], np.minimum(end, brake), np.inf)
     return least.min(axis=1, initial=np.inf)
 
 
 def _hardest_brake(inp: StepInput, prep: Prepared, agents: np.ndarray,
                    v_stop: np.ndarray) -> np.ndarray:
     """F2's choice (m/s, (R, 2)): the brake towards ``v_stop`` or straight back from one of the
-    walls at the full reachable radius, whichever leaves the largest least margin. Claim: F2."""
+    walls or obstacle sides at the full reachable radius, whichever leaves the largest least
+    margin. Claim: F2."""
     v0 = inp.velocity_mps[agents]
     reach = inp.accel_mps2[agents] * inp.dt_per_agent_s[agents]
     best = _toward(v0, v_stop, reach)
     score = _least_brake_margin_m(inp, prep, agents, best)
-    walls = inp.edges.wall[agents]
+    walls = inp.edges.solid[agents]
     normal = inp.edges.normal[agents]
     for i in range(walls.shape[1]):
         cand = v0 - normal[:, i] * reach[:, None]

@@ -15,8 +15,20 @@ DYNAMIC_AVOIDANCE_FAILED = 1
 NO_STOP_GUARANTEE = 2
 SOLVE_FAILED = 3
 OVERLAP_RECOVERY = 4
+IN_VIOLATION = 5
+OUT_OF_RANGE = 6
 LABEL_NAMES = ("safe", "dynamic avoidance failed", "no stop guarantee", "solve failed",
-               "separating an overlap")
+               "separating an overlap", "in violation at the start of the step",
+               "outside the proven ranges")
+"""IN_VIOLATION (set by the World, B5/C2/O5): the body starts the step inside an obstacle or
+outside one of its walls (the corridor region, its patch, its platform), so no claim of the
+proofs covers the step; it is never labelled safe until a step starts clear. (A body starting
+inside another body's radius is labelled "separating an overlap" or by its fallback, O6.)
+
+OUT_OF_RANGE (set by the World, B1, S3, S4, V1): a value of the step (step length, braking
+budget, horizontal cap, support speed including a platform's far side, edge speed, each the
+largest over the step) lies outside the profile's range, where the proofs hold; such a step
+carries FLAG_OUT_OF_RANGE and, where it would otherwise be safe, this label."""
 
 # flags: bit set per agent
 FLAG_CARRY_EXCEEDS_CANCEL = 1
@@ -24,6 +36,8 @@ FLAG_NO_REFERENCE = 2
 FLAG_TRUNCATED = 4
 FLAG_ROTATING_STOP_UNCERTIFIED = 8
 FLAG_NO_BRAKING_BUDGET = 16
+FLAG_OBSTACLE_STOP_UNCERTIFIED = 32
+FLAG_OUT_OF_RANGE = 64
 FLAG_NAMES = {
     FLAG_CARRY_EXCEEDS_CANCEL: CARRY_EXCEEDS_CANCEL,
     FLAG_NO_REFERENCE: NO_REFERENCE,
@@ -31,6 +45,8 @@ FLAG_NAMES = {
     FLAG_ROTATING_STOP_UNCERTIFIED: "stop or hold on a rotating or accelerating support / next "
                                     "to a rotating or accelerating edge not certified",
     FLAG_NO_BRAKING_BUDGET: "zero braking budget: hold rule",
+    FLAG_OBSTACLE_STOP_UNCERTIFIED: "no braking stop clear of a nearby obstacle",
+    FLAG_OUT_OF_RANGE: "a value of the step outside the profile's proven range",
 }
 """FLAG_ROTATING_STOP_UNCERTIFIED: the committed velocity's stop after the step (reaction, brake
 to rest on the support, then the hold at rest on the support) could not be certified in some
@@ -41,7 +57,12 @@ assume constant velocities).
 FLAG_NO_BRAKING_BUDGET (S6): the agent's budget is zero, so no velocity but its own is reachable
 and no division by the budget is made; it keeps its velocity, labelled safe only when it is at
 rest relative to a reference that keeps every wall (the hold), otherwise "no stop guarantee"
-(the velocity is the controller's to handle)."""
+(the velocity is the controller's to handle).
+
+FLAG_OBSTACLE_STOP_UNCERTIFIED (S7, O5): the committed step keeps clear of every obstacle over
+the whole step (B5, certified like a wall), but from its end no braking at the budget stops the
+body clear of some nearby obstacle piece; the avoidance ahead is then left to ORCA's obstacle
+lines, so the step is labelled "no stop guarantee", never safe."""
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,7 @@ from navproof.step.result import (
     FLAG_CARRY_EXCEEDS_CANCEL,
     FLAG_NO_BRAKING_BUDGET,
     FLAG_NO_REFERENCE,
+    FLAG_OBSTACLE_STOP_UNCERTIFIED,
     FLAG_ROTATING_STOP_UNCERTIFIED,
     FLAG_TRUNCATED,
     NO_STOP_GUARANTEE,
@@ -62,7 +63,7 @@ from navproof.step.result import (
     SafeStepResult,
 )
 from navproof.step.search import EVERY_CONSTRAINT, SEPARATING, closest_verified
-from navproof.step.verify import KnownMargins, committed_margins
+from navproof.step.verify import KnownMargins, committed_margins, obstacle_stop_uncertified
 
 
 def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
@@ -155,6 +156,9 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
     if prep.rot_stop is not None:
         uncertified = np.any(prep.rot_stop & (margins.end_stop_m < -EPS), axis=1)
         flags[uncertified] |= FLAG_ROTATING_STOP_UNCERTIFIED
+    blocked = obstacle_stop_uncertified(inp, prep, velocity, known)
+    flags[blocked] |= FLAG_OBSTACLE_STOP_UNCERTIFIED
+    label[(label == SAFE) & blocked] = NO_STOP_GUARANTEE
     result = SafeStepResult(velocity, label, flags, commit, prep.ref, prep.cmax, margins)
     if assertions_enabled(assertions):
         check_committed_step(given, result)

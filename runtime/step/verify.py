@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from navproof.boundary.edges import EdgeSet, take_edges
+from navproof.boundary.edges import EDGE_OBSTACLE, EdgeSet, take_edges
 from navproof.boundary.margins import (
     accel_end_margin_m,
     curve_min_margin_m,
@@ -224,3 +224,21 @@ def committed_margins(inp: StepInput, prep: Prepared, v1: np.ndarray,
                    np.where(no_stop, np.inf, nec), sweep,
                    reach_margin_mps(v1, inp.velocity_mps, inp.accel_mps2 * dt),
                    speed_margin_mps(v1, inp.vh_mps), orca_m)
+
+
+def obstacle_stop_uncertified(inp: StepInput, prep: Prepared, v1: np.ndarray,
+                              known: KnownMargins) -> np.ndarray:
+    """(N,) True for agents whose committed velocity ``v1`` leaves no braking stop clear of an
+    obstacle side (EDGE_OBSTACLE) near the body: the S7 braking envelope from the step end, the
+    same test as for walls, which the search itself does not impose on obstacle sides (their
+    look-ahead is ORCA's, O5). Reads the step-end margins of :func:`committed_margins`.
+    Claim: S7, B5, O5."""
+    kind = inp.edges.kind
+    if kind is None:
+        return np.zeros(inp.count, bool)
+    obstacle = inp.edges.valid & (kind == EDGE_OBSTACLE)
+    if not obstacle.any():
+        return np.zeros(inp.count, bool)
+    c1 = prep.u + v1 - prep.ref.r_mps
+    stop = brake_envelope_margin_m(known.end_m, inp.edges.normal, c1, prep.kfac_s)
+    return np.any(obstacle & (stop < -EPS), axis=1)

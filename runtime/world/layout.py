@@ -3,7 +3,8 @@ supports (conveyors and rotating platforms), with vectorised look-ups per agent.
 
 Every table is built once; a step gathers rows by index (agent -> patch, agent -> support),
 never loops over agents. Regions, patches and platforms are convex CCW polygons in the space of
-body centres (already eroded by the body radius, C2). Claim: C1, C2, B3, B6, V1.
+body centres (already eroded by the body radius, C2); obstacles are simple CCW polygons (or
+segments) of any shape in the space of body discs. Claim: C1, C2, B3, B6, V1.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from navproof.boundary import (
+    EDGE_OBSTACLE,
     EDGE_WALL,
     EdgeSet,
     Motion,
@@ -22,9 +24,17 @@ from navproof.boundary import (
     make_patch,
     polygon_halfplanes,
 )
+from navproof.boundary.polygons import (
+    check_valid_simple_polygon,
+    convex_pieces,
+    polygon_signed_distance_m,
+)
 from navproof.core.errors import EPS, InvalidInput
 from navproof.core.tolerances import UNIT_LENGTH_TOL
 from navproof.core.validation import check_valid_finite
+
+OBSTACLE_EDGE_ID = 1_000_000
+"""Edge ids from here on are obstacle walls: ``OBSTACLE_EDGE_ID + 1000 * piece + side``."""
 
 SUPPORT_CONVEYOR = "conveyor"
 SUPPORT_PLATFORM = "platform"
@@ -88,6 +98,29 @@ def _table(polygons: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return normal, offset, valid
 
 
+def _piece_table(pieces: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Half-plane table (outward normals (P, K, 2), offsets (P, K), valid (P, K)) of convex
+    obstacle pieces: each piece is the intersection of its half-planes ``dot(n, x) <= b``; a
+    segment has its two sides and its two end caps. Claim: B5, O5."""
+    rows = []
+    for piece in pieces:
+        if piece.shape[0] == 2:
+            d = (piece[1] - piece[0]) / np.hypot(*(piece[1] - piece[0]))
+            perp = np.array([d[1], -d[0]])
+            n = np.array([perp, -perp, d, -d])
+            rows.append((n, np.array([perp @ piece[0], -perp @ piece[0], d @ piece[1],
+                                      -d @ piece[0]])))
+        else:
+            rows.append(polygon_halfplanes(piece))
+    width = max((n.shape[0] for n, _ in rows), default=0)
+    normal = np.zeros((len(rows), width, 2))
+    offset = np.zeros((len(rows), width))
+    valid = np.zeros((len(rows), width), bool)
+    for i, (n, b) in enumerate(rows):
+        normal[i, :n.shape[0]], offset[i, :n.shape[0]], valid[i, :n.shape[0]] = n, b, True
+    return normal, offset, valid
+
+
 @dataclass(frozen=True)
 class CommonEdge:
     """The common edge of two patches: ``dot(normal, x) = offset_m``, normal from p into q."""
@@ -105,8 +138,20 @@ class Layout:
                  corridor_m: np.ndarray | None = None,
                  patches: list[tuple[str, np.ndarray, np.ndarray]] | None = None,
                  supports: list[SupportSpec] | None = None) -> None:
-        self.obstacles = [check_valid_finite(f"obstacles[{i}]", o)
+        # simple polygons listed counter-clockwise (solid on the left), or segments (O5)
+        self.obstacles = [check_valid_simple_polygon(f"obstacles[{i}].vertices", o)
                           for i, o in enumerate(obstacles or [])]
+        pieces = [piece for poly in self.obstacles for piece in convex_pieces(poly)]
+        self.obstacle_normal, self.obstacle_offset, self.obstacle_valid = _piece_table(pieces)
+        # the vertices of every piece (a segment's two ends), padded by repeating the first
+        width = max((p.shape[0] for p in pieces), default=0)
+        self.obstacle_vertex = np.zeros((len(pieces), width, 2))
+        self.obstacle_vertex_count = np.array([p.shape[0] for p in pieces], np.int64)
+        for i, piece in enumerate(pieces):
+            self.obstacle_vertex[i] = piece[np.minimum(np.arange(width), piece.shape[0] - 1)]
+        # edge i of a piece runs from vertex i to the next (a segment has one edge)
+        edges_per_piece = np.where(self.obstacle_vertex_count == 2, 1, self.obstacle_vertex_count)
+        self.obstacle_vertex_valid = np.arange(width)[None, :] < edges_per_piece[:, None]
         self.corridor = None if corridor_m is None else check_valid_convex("corridor", corridor_m)
         self.patch_names = [name for name, _, _ in (patches or [])]
         if len(set(self.patch_names)) != len(self.patch_names):
@@ -192,21 +237,33 @@ class Layout:
             version[on] = self.support_version[idx] + 1000 * (idx + 1)
         return Support(Motion(pivot, vel, omega, version, acc))
 
-    def edges(self, patch_index: np.ndarray, support_index: np.ndarray) -> EdgeSet:
+    def edges(self, patch_index: np.ndarray, support_index: np.ndarray, *,
+              position_m: np.ndarray | None = None, radius_m: np.ndarray | None = None,
+              horizon_m: np.ndarray | None = None,
+              platform_lookahead_s: float | None = None) -> EdgeSet:
         """Every agent's walls: the corridor region and its patch's piece, or, on a platform, the
-        platform's edges moving with it. Claim: C1, C2, B3, B6, R1."""
+        platform's edges moving with it, and the corridor's walls too unless the platform stays
+        inside the corridor over the next ``platform_lookahead_s`` (:meth:`platforms_inside`;
+        None: at its current pose); with ``position_m``, ``radius_m`` and ``horizon_m``
+        (N,) also one fixed obstacle side (EDGE_OBSTACLE: kept over the whole step, no stop
+        envelope) per convex obstacle piece within the horizon of the body's disc
+        (:meth:`obstacle_walls`). Claim: C1, C2, B3, B5, B6, R1."""
         n = patch_index.shape[0]
         parts_n, parts_b, parts_v, parts_id = [], [], [], []
         platforms = [s for s, spec in enumerate(self.supports) if spec.kind == SUPPORT_PLATFORM]
-        # a carried body is bounded by its platform's walls alone: the platform lies inside the
-        # corridor, and fixed walls together with walls turning with the body leave no common
-        # reference velocity (R1), so the far fixed walls would only void every stop guarantee
+        # a carried body is bounded by its platform's walls alone while the platform stays
+        # inside the corridor (fixed walls together with walls turning with the body leave no
+        # common reference velocity, R1, so the far fixed walls would only void every stop
+        # guarantee); where the platform may leave it, the body keeps the corridor's walls and
+        # its labels say what that leaves of its guarantees
         carried = np.isin(support_index, platforms)
         kc = self.corridor_normal.shape[0]
         if kc:
+            inside = np.append(self.platforms_inside(platform_lookahead_s), False)
+            sheltered = carried & inside[support_index]
             parts_n.append(np.broadcast_to(self.corridor_normal, (n, kc, 2)))
             parts_b.append(np.broadcast_to(self.corridor_offset, (n, kc)))
-            parts_v.append(np.broadcast_to(~carried[:, None], (n, kc)))
+            parts_v.append(np.broadcast_to(~sheltered[:, None], (n, kc)))
             parts_id.append(np.broadcast_to(np.arange(kc), (n, kc)))
         kp = self.patch_normal.shape[1]
         if kp:
@@ -228,6 +285,14 @@ class Layout:
             parts_v.append(valid[idx] & on[:, None])
             parts_id.append(10000 * (idx[:, None] + 1) + np.arange(ks)[None, :])
             moving = (kc + kp, ks)
+        if position_m is not None and self.obstacle_normal.shape[0]:
+            assert radius_m is not None and horizon_m is not None
+            wall_n, wall_b, wall_v, wall_id = self.obstacle_walls(position_m, radius_m,
+                                                                  horizon_m)
+            parts_n.append(wall_n)
+            parts_b.append(wall_b)
+            parts_v.append(wall_v)
+            parts_id.append(wall_id)
         if not parts_n:
             return EdgeSet.build(np.zeros((n, 0, 2)), np.zeros((n, 0)))
         normal = np.concatenate(parts_n, axis=1)
@@ -247,10 +312,122 @@ class Layout:
             acc[:, sl] = np.where(on[..., None], sup.acceleration_mps2[:, None, :], 0.0)
             omega[:, sl] = np.where(on, sup.omega_radps[:, None], 0.0)
             version[:, sl] = np.where(on, sup.version[:, None], 0)
+        edge_id = np.concatenate(parts_id, axis=1)
+        kind = np.where(edge_id >= OBSTACLE_EDGE_ID, EDGE_OBSTACLE, EDGE_WALL)
         return EdgeSet.build(normal, offset, valid=valid,
                              motion=Motion(pivot, vel, omega, version, acc),
-                             edge_id=np.concatenate(parts_id, axis=1),
-                             kind=np.full((n, k), EDGE_WALL))
+                             edge_id=edge_id, kind=kind)
+
+    def obstacle_walls(self, position_m: np.ndarray, radius_m: np.ndarray, horizon_m: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The obstacles as fixed sides of each body (centre space): for every convex obstacle
+        piece within ``horizon_m`` of the body's disc, the supporting line of the piece at the
+        point of the piece closest to the body's start position (normal from that point to the
+        body: the separating line with the largest margin, which is the exact distance), moved
+        out by the radius: ``dot(-m, x) <= -(dot(m, c) + r)``. The piece lies wholly beyond
+        that line, so a body that keeps it stays clear of the piece. A body on or inside a piece
+        gets the piece's side of largest (non-positive) margin instead, which says so.
+        Normals (N, M, 2), offsets (N, M), valid (N, M) and edge ids (N, M), M the largest
+        number of pieces near one body. Claim: B5, O5."""
+        n = position_m.shape[0]
+        normal, offset, valid = self.obstacle_normal, self.obstacle_offset, self.obstacle_valid
+        x = position_m[:, None, None, :]
+        margin = (x[..., 0] * normal[None, ..., 0] + x[..., 1] * normal[None, ..., 1]) \
+            - offset[None]
+        margin = np.where(valid[None], margin, -np.inf)
+        side = np.argmax(margin, axis=2)
+        side_margin = np.take_along_axis(margin, side[..., None], axis=2)[..., 0]
+        # closest point of each piece: over the edges between consecutive vertices
+        a, b = self.obstacle_vertex, np.roll(self.obstacle_vertex, -1, axis=1)
+        last = self.obstacle_vertex_count[:, None] - 1
+        k = np.arange(a.shape[1])[None, :]
+        b = np.where((k == last)[..., None], a[:, :1], b)
+        ab = b - a
+        ap = position_m[:, None, None, :] - a[None]
+        t = np.clip(np.einsum("npkd,pkd->npk", ap, ab)
+                    / np.maximum(np.einsum("pkd,pkd->pk", ab, ab), EPS)[None], 0.0, 1.0)
+        closest = a[None] + t[..., None] * ab[None]
+        gap = np.linalg.norm(position_m[:, None, None, :] - closest, axis=-1)
+        gap = np.where(self.obstacle_vertex_valid[None], gap, np.inf)
+        e = np.argmin(gap, axis=2)
+        rows = np.arange(n)[:, None]
+        cols = np.arange(normal.shape[0])[None, :]
+        c = closest[rows, cols, e]
+        dist = gap[rows, cols, e]
+        outside = (side_margin > 0.0) & (dist > EPS)
+        away = (position_m[:, None, :] - c) / np.where(outside, dist, 1.0)[..., None]
+        m = np.where(outside[..., None], away, normal[cols, side])
+        mb = np.where(outside, np.einsum("npd,npd->np", m, c), offset[cols, side])
+        clear = np.where(outside, dist, side_margin) - radius_m[:, None]
+        near = clear <= horizon_m[:, None]
+        width = int(near.sum(axis=1).max(initial=0))
+        order = np.argsort(~near, axis=1, kind="stable")[:, :width]
+        wall_n = -m[rows, order]
+        wall_b = -(mb[rows, order] + radius_m[:, None])
+        wall_v = near[rows, order]
+        wall_id = OBSTACLE_EDGE_ID + order
+        return wall_n, np.where(wall_v, wall_b, 0.0), wall_v, wall_id
+
+    def platforms_inside(self, lookahead_s: float | None, *, piece_s: float = 0.1
+                         ) -> np.ndarray:
+        """(S,) True for every platform that stays inside the corridor (and every conveyor,
+        which does not move) from now over ``lookahead_s`` (None or 0: its current pose), by
+        the platform's own motion (pivot ``w t + alpha t^2 / 2``, rotation ``omega t``).
+
+        Certified, not sampled: the time is cut into pieces of at most ``piece_s``; over a piece
+        a vertex stays within ``r phi^2 / 4 + |alpha| tau^2 / 8`` (``phi = |omega| tau <= 1``,
+        else ``2 r``) of the chord between its poses at the piece's ends, so a vertex whose
+        margin to every corridor edge at both ends exceeds that bound stays inside throughout
+        (the corridor is convex: the polygon stays inside when its vertices do). Claim: C1, C2,
+        B3, B6."""
+        out = np.ones(len(self.supports), bool)
+        if self.corridor is None:
+            return out
+        horizon = max(float(lookahead_s or 0.0), 0.0)
+        pieces = max(int(np.ceil(horizon / piece_s)), 1) if horizon > 0.0 else 0
+        tau = horizon / pieces if pieces else 0.0
+        times = np.arange(pieces + 1) * tau
+        for s, spec in enumerate(self.supports):
+            if spec.kind != SUPPORT_PLATFORM:
+                continue
+            rel = spec.vertices_m - spec.pivot_m
+            arm = np.hypot(rel[:, 0], rel[:, 1])
+            angle = self.support_angle_rad[s] + spec.omega_radps * times
+            c, si = np.cos(angle), np.sin(angle)
+            w = self.support_velocity_mps[s]
+            pivot = (self.support_pivot_m(s)[None] + w[None] * times[:, None]
+                     + 0.5 * spec.acceleration_mps2[None] * times[:, None] ** 2)
+            # vertices (T, V, 2) at every piece end
+            x = pivot[:, None, :] + np.stack([c[:, None] * rel[None, :, 0]
+                                              - si[:, None] * rel[None, :, 1],
+                                              si[:, None] * rel[None, :, 0]
+                                              + c[:, None] * rel[None, :, 1]], axis=-1)
+            margin = self.corridor_offset[None, None] - np.einsum("tvd,kd->tvk", x,
+                                                                  self.corridor_normal)
+            phi = abs(spec.omega_radps) * tau
+            bulge = (arm * phi * phi / 4.0 if phi <= 1.0 else 2.0 * arm) \
+                + float(np.hypot(*spec.acceleration_mps2)) * tau * tau / 8.0
+            if pieces:
+                ends = np.minimum(margin[:-1], margin[1:])
+                out[s] = bool(np.all(ends >= bulge[None, :, None] - EPS))
+            else:
+                out[s] = bool(np.all(margin >= -EPS))
+        return out
+
+    def support_speed_range_mps(self, dt_s: float) -> np.ndarray:
+        """Largest surface speed (m/s, (S,)) of every support over the next step: the pivot's
+        largest speed over the step (``|w|`` or ``|w + alpha dt|``) plus, for a platform, what
+        its rotation gives at the vertex farthest from the pivot (``|omega| r_max``; a rigid
+        turn keeps that distance). Bounds the carry of any body on it and the speed of its
+        edges. Claim: B3, B6, S4."""
+        out = np.zeros(len(self.supports))
+        for s, spec in enumerate(self.supports):
+            w = self.support_velocity_mps[s]
+            pivot = max(float(np.hypot(*w)), float(np.hypot(*(w + spec.acceleration_mps2
+                                                                * dt_s))))
+            far = float(np.max(np.hypot(*(spec.vertices_m - spec.pivot_m).T)))
+            out[s] = pivot + abs(spec.omega_radps) * far
+        return out
 
     def advance(self, dt_s: float) -> None:
         """The state of the next step: every platform turns by ``omega dt`` and its pivot moves
@@ -266,33 +443,16 @@ class Layout:
     def wall_clearance_m(self, x_m: np.ndarray, radius_m: np.ndarray,
                          edges: EdgeSet) -> np.ndarray:
         """Signed clearance (m, (N,)) of body centres to their walls (edges are already in
-        centre space) and of body discs to the obstacles; +inf without any."""
+        centre space) and of body discs to the obstacles (the exact signed distance to each
+        simple polygon, :func:`navproof.boundary.polygons.polygon_signed_distance_m`, minus the
+        radius); +inf without any. Claim: B5."""
         out = np.full(x_m.shape[0], np.inf)
         if edges.valid.shape[1]:
-            margin = np.where(edges.valid, edges.initial_margin_m(x_m), np.inf)
+            # obstacle walls are conservative stand-ins; the exact distance is measured below
+            keep = edges.valid & (edges.edge_id < OBSTACLE_EDGE_ID)
+            margin = np.where(keep, edges.initial_margin_m(x_m), np.inf)
             out = np.minimum(out, margin.min(axis=1))
         for poly in self.obstacles:
-            out = np.minimum(out, _polygon_signed_distance_m(poly, x_m) - radius_m)
+            out = np.minimum(out, polygon_signed_distance_m(poly, x_m) - radius_m)
         return out
 
-
-def _polygon_signed_distance_m(vertices_m: np.ndarray, x_m: np.ndarray) -> np.ndarray:
-    """Signed distance (m, (N,)) from points to a polygon's boundary: positive outside a solid
-    (CCW) polygon, negative inside; a 2-vertex obstacle is a segment."""
-    a = vertices_m
-    b = np.roll(vertices_m, -1, axis=0)
-    if a.shape[0] == 2:
-        a, b = a[:1], b[:1]
-    ab = b - a
-    ap = x_m[:, None, :] - a[None]
-    t = np.clip((ap[..., 0] * ab[:, 0] + ap[..., 1] * ab[:, 1])
-                / np.maximum((ab * ab).sum(axis=1), EPS), 0.0, 1.0)
-    closest = a[None] + t[..., None] * ab[None]
-    dist = np.hypot(*(x_m[:, None, :] - closest).transpose(2, 0, 1)).min(axis=1)
-    if vertices_m.shape[0] < 3:
-        return dist
-    # inside a CCW polygon: left of every edge for convex ones; winding test in general
-    cross = ab[None, :, 0] * ap[..., 1] - ab[None, :, 1] * ap[..., 0]
-    area2 = float(np.sum(a[:, 0] * b[:, 1] - b[:, 0] * a[:, 1]))
-    inside = np.all(cross > 0.0, axis=1) if area2 > 0 else np.zeros(x_m.shape[0], bool)
-    return np.where(inside, -dist, dist)

@@ -30,8 +30,10 @@ from typing import Any
 
 import numpy as np
 
+from navproof.boundary.edges import take_edges
 from navproof.boundary.slope import horizontal_caps
 from navproof.core.errors import EPS, InvalidInput, ObligationViolation, assertions_enabled
+from navproof.core.ranges import agents_outside_profile, check_in_profile_range
 from navproof.orca.crowd import Crowd
 from navproof.steering import (
     SteeringParams,
@@ -41,6 +43,9 @@ from navproof.steering import (
     seek_velocity,
 )
 from navproof.step import (
+    FLAG_OUT_OF_RANGE,
+    IN_VIOLATION,
+    OUT_OF_RANGE,
     SAFE,
     Neighbors,
     SafeStepResult,
@@ -59,7 +64,7 @@ from navproof.world.agents import (
 from navproof.world.clearance import CLEARANCE_EXACT_BAND_M, agent_clearance_m
 from navproof.world.handoffs import Handoffs
 from navproof.world.independent_check import StepMotion, assert_truthful, check_motion
-from navproof.world.layout import Layout
+from navproof.world.layout import SUPPORT_PLATFORM, Layout
 from navproof.world.motion import execute, relative_curve_m, support_to_world
 from navproof.world.reach import bodies_within_reach, executed_reach_m, step_reach_m
 
@@ -84,6 +89,41 @@ YIELD_REACH_M = 1.0
 HANDOFF_TRIGGER_M = 0.2
 """A body whose route crosses a patch edge is handed to the handoff controller within this
 distance (m) of the edge (well inside the access-length range of the profile)."""
+
+
+def check_layout_in_profile(layout: Layout, profile: Any) -> None:
+    """Refuse a layout value outside the profile's ranges at construction (InvalidInput naming
+    the key, the value, the range and the profile): every patch's slope factor k
+    (``slope_factor``), every support's surface speed at the start, a platform's far side
+    included (``support_speed_mps``; a platform's edges move with it: ``edge_speed_mps``).
+    Values that drift out during a run (an accelerating support) are labelled per step.
+    Claim: V1, B3, B6, S4."""
+    for i, patch in enumerate(layout.patches):
+        try:
+            check_in_profile_range(profile, f"patches[{i}].gradient", "slope_factor",
+                                   patch.slope_factor)
+        except InvalidInput as exc:
+            raise InvalidInput(exc.field, patch.gradient.tolist(),
+                               f"gives slope factor k = {patch.slope_factor:g}, {exc.rule}"
+                               ) from None
+    for i, spec in enumerate(layout.supports):
+        pivot = float(np.hypot(*spec.velocity_mps))
+        far = float(np.max(np.hypot(*(spec.vertices_m - spec.pivot_m).T)))
+        edge = spec.kind == SUPPORT_PLATFORM
+        for parameter in ("support_speed_mps",) + (("edge_speed_mps",) if edge else ()):
+            try:
+                check_in_profile_range(profile, f"supports[{i}].velocity_mps", parameter,
+                                       pivot)
+            except InvalidInput as exc:
+                raise InvalidInput(exc.field, spec.velocity_mps.tolist(),
+                                   f"a speed of {pivot:g} m/s: {exc.rule}") from None
+            try:
+                check_in_profile_range(profile, f"supports[{i}].omega_radps", parameter,
+                                       pivot + abs(spec.omega_radps) * far)
+            except InvalidInput as exc:
+                raise InvalidInput(exc.field, spec.omega_radps,
+                                   f"turns the far side ({far:g} m from the pivot) at "
+                                   f"{exc.value:g} m/s: {exc.rule}") from None
 
 
 @dataclass(frozen=True)
@@ -129,6 +169,7 @@ class World:
             raise InvalidInput("time_step_s", dt, str(exc)) from None
         self.dt_s = dt
         self.layout = layout
+        check_layout_in_profile(layout, profile)
         self.assertions = assertions_enabled(assertions)
         self.steering = steering or SteeringParams.from_profile(profile)
         d = profile.defaults()
@@ -330,13 +371,22 @@ class World:
         x0 = self.position_m
         support_index = layout.support_of(x0)
         support = layout.support_motion(support_index)
-        edges = layout.edges(self.patch, support_index)
-        snapshot = take_snapshot(self.time_s, support, edges)
         carry = support.carry_mps(x0)
         # the executed world velocity of the last step, relative to today's support (T4)
         v0 = self.velocity_mps - carry
         target, last = self.targets()
         vh, accel = self._caps()
+        # the sweep, the F2 truncation and the overlap rule see every body within reach of
+        # the step, whatever ORCA's neighbour range and count (W1)
+        reach = step_reach_m(x0, v0, self.velocity_mps, vh, accel, dt, support)
+        # obstacle pieces within reach bound the whole step's curve (B5, EDGE_OBSTACLE)
+        cmax = vh + support.carry_speed_range_mps(x0, dt)
+        horizon = reach + cmax * (dt + cmax / (2.0 * np.maximum(accel, EPS)))
+        # a platform must stay inside the corridor while its riders could still be stopping
+        lookahead = dt + float(np.max(cmax / np.maximum(accel, EPS), initial=0.0))
+        edges = layout.edges(self.patch, support_index, position_m=x0, radius_m=self.radius_m,
+                             horizon_m=horizon, platform_lookahead_s=lookahead)
+        snapshot = take_snapshot(self.time_s, support, edges)
         preferred = self.preferred(target, last, carry, v0, vh, accel)
         # ORCA reads the executed state (T4): positions and world velocities as executed
         crowd = self.crowd
@@ -344,9 +394,6 @@ class World:
         crowd.velocity = self.velocity_mps
         crowd.max_speed = vh
         point, direction, valid, num_hard = crowd.compute_lines()
-        # the sweep, the F2 truncation and the overlap rule see every body within reach of
-        # the step, whatever ORCA's neighbour range and count (W1)
-        reach = step_reach_m(x0, v0, self.velocity_mps, vh, accel, dt, support)
         within = bodies_within_reach(x0, reach + self.radius_m)
         neighbors = Neighbors.gather(within, x0, self.velocity_mps, self.radius_m)
         inp = StepInput(x0, v0, preferred, dt, support, edges, vh, accel, self.radius_m,
@@ -368,6 +415,15 @@ class World:
                                     actual, assertions=self.assertions)
             label[free], flags[free] = result.label, result.flags
             commit[free], v1[free] = result.commit_time_s, result.velocity_mps
+            # a step with a value outside the proven ranges says so (B1, S3, S4, V1)
+            outside = self._outside_profile(solve_inp, support_index[free])
+            flags[free[outside]] |= np.uint8(FLAG_OUT_OF_RANGE)
+            label[free[outside & (label[free] == SAFE)]] = OUT_OF_RANGE
+            # a body that starts inside an obstacle or outside its walls is in violation
+            # (never safe) until a step starts clear (B5, C2, O5)
+            start_clear = layout.wall_clearance_m(x0[free], self.radius_m[free],
+                                                  take_edges(edges, free))
+            label[free[start_clear < -EPS]] = IN_VIOLATION
         executed = execute(x0, v0, v1, commit, dt, support)
         position, velocity = executed.position_m.copy(), executed.velocity_world_mps.copy()
         mid = support_to_world(support, relative_curve_m(x0, v0, v1, dt, commit, 0.5 * dt),
@@ -395,6 +451,20 @@ class World:
         self._update_status(preferred, carry)
         return WorldStep(self.time_s, preferred, label, flags, velocity, agent_clear, wall_clear,
                          handoff_rows, motion)
+
+    def _outside_profile(self, inp: StepInput, support_index: np.ndarray) -> np.ndarray:
+        """(R,) True for the rows of ``inp`` whose step leaves the profile's ranges: the values
+        the step checks per agent (:func:`navproof.core.ranges.agents_outside_profile`) and the
+        largest surface speed of the agent's support over the step, a platform's far side
+        included (:meth:`Layout.support_speed_range_mps`). Claim: B1, S3, S4, V1."""
+        outside = agents_outside_profile(inp, self.profile)
+        if self.layout.supports:
+            speed = self.layout.support_speed_range_mps(self.dt_s)
+            hi = min(float(self.profile["support_speed_mps"].max),
+                     float(self.profile["edge_speed_mps"].max))
+            fast = np.append(speed > hi * (1.0 + 1e-12), False)
+            outside |= fast[support_index]
+        return outside
 
     def _tick_s(self) -> float:
         return float(self.profile.defaults()["tick_s"])

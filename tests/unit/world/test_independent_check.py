@@ -165,7 +165,7 @@ def test_a_clean_world_step_on_a_rotating_platform_is_not_flagged():
     from navproof.world import SupportSpec
 
     spec = SupportSpec.build("disc", "platform", SQUARE * 2, pivot_m=(0.0, 0.0),
-                             omega_radps=0.3, velocity_mps=(0.05, 0.0))
+                             omega_radps=0.05, velocity_mps=(0.05, 0.0))
     layout = Layout(corridor_m=SQUARE * 10, supports=[spec])
     with World(layout, assertions=False) as world:
         world.add_agents([[1.0, 0.5]], [[[1.0, 0.5]]])

@@ -1,0 +1,86 @@
+"""Layout values are held to the profile's ranges, where the proofs hold: refused at
+construction by key, value, range and profile, or, where they drift out during a run, labelled
+on every step they are out (never safe)."""
+
+import numpy as np
+import pytest
+
+from navproof import InvalidInput
+from navproof.scenario import ScenarioError, load_scenario
+from navproof.step import FLAG_OUT_OF_RANGE, OUT_OF_RANGE, SAFE
+from navproof.world import Layout, SupportSpec, World
+
+CORRIDOR = np.array([[-8.0, -3.0], [8.0, -3.0], [8.0, 3.0], [-8.0, 3.0]])
+SQUARE = [[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]
+
+
+@pytest.mark.parametrize("layout, key, parameter", [
+    (dict(patches=[("P", CORRIDOR, np.array([np.sqrt(99.0), 0.0]))]), "patches[0].gradient",
+     "slope_factor"),
+    (dict(supports=[SupportSpec.build("belt", "conveyor", [[-6.0, -1.0], [-1.0, -1.0],
+                                                            [-1.0, 1.0], [-6.0, 1.0]],
+                                      velocity_mps=(5.0, 0.0))]),
+     "supports[0].velocity_mps", "support_speed_mps"),
+    (dict(supports=[SupportSpec.build("disc", "platform", SQUARE, omega_radps=10.0)]),
+     "supports[0].omega_radps", "support_speed_mps"),
+    # 0.2 m/s at the pivot, 0.25 rad/s at 1.41 m from it: 0.55 m/s at the far side
+    (dict(supports=[SupportSpec.build("disc", "platform", SQUARE, omega_radps=0.25,
+                                      velocity_mps=(0.2, 0.0))]),
+     "supports[0].omega_radps", "support_speed_mps"),
+])
+def test_layout_values_outside_the_proven_ranges_are_refused_at_construction(layout, key,
+                                                                             parameter):
+    with pytest.raises(InvalidInput) as exc:
+        World(Layout(corridor_m=CORRIDOR, **layout))
+    assert exc.value.field == key
+    assert parameter in exc.value.rule and "profile 'default'" in exc.value.rule
+
+
+def test_a_scenario_file_names_the_layout_key_of_a_slope_factor_out_of_range(tmp_path):
+    path = tmp_path / "steep.toml"
+    path.write_text("""
+[corridor]
+vertices = [[-8.0, -3.0], [8.0, -3.0], [8.0, 3.0], [-8.0, 3.0]]
+
+[[patches]]
+name = "P"
+vertices = [[-8.0, -3.0], [8.0, -3.0], [8.0, 3.0], [-8.0, 3.0]]
+gradient = [9.9498743710662, 0.0]
+
+[[agents]]
+position = [-7.0, 0.0]
+goal = [6.0, 0.0]
+""")
+    with pytest.raises(ScenarioError) as exc:
+        load_scenario(path)
+    assert "patches[0].gradient" in str(exc.value)
+    assert "slope_factor" in str(exc.value)
+
+
+def test_a_support_accelerating_out_of_the_range_labels_every_step_it_is_out():
+    # 0.25 m/s plus 0.2 m/s^2: leaves the 0.3 m/s range after 0.25 s
+    belt = SupportSpec.build("belt", "conveyor", [[-8.0, -3.0], [8.0, -3.0], [8.0, 3.0],
+                                                   [-8.0, 3.0]],
+                             velocity_mps=(0.25, 0.0), acceleration_mps2=(0.2, 0.0))
+    world = World(Layout(supports=[belt]), assertions=True)  # no wall to brake for
+    world.add_agents([[-4.0, 0.0]], [[[-4.0, 0.0]]], radius_m=0.4)
+    labels_out = []
+    for _ in range(20):
+        speed_before = float(np.hypot(*world.layout.support_velocity_mps[0]))
+        step = world.step()
+        out = speed_before + 0.2 * world.dt_s > 0.3 + 1e-12
+        assert bool(step.flags[0] & FLAG_OUT_OF_RANGE) == out
+        if out:
+            labels_out.append(int(step.label[0]))
+    # out of range: never safe; the label names the range where the step was otherwise safe
+    assert labels_out and SAFE not in labels_out
+    assert OUT_OF_RANGE in labels_out
+
+
+def test_a_step_inside_every_range_is_not_flagged():
+    world = World(Layout(corridor_m=CORRIDOR))
+    world.add_agents([[-4.0, 0.0]], [[[4.0, 0.0]]], radius_m=0.4)
+    for _ in range(5):
+        step = world.step()
+        assert not step.flags[0] & FLAG_OUT_OF_RANGE
+        assert step.label[0] == SAFE
