@@ -173,7 +173,8 @@ def test_a_clean_world_step_on_a_rotating_platform_is_not_flagged():
             step = world.step()
             truth = check_world_step(world, step)
             assert not truth.violated.any(), (truth.claim, truth.margin)
-    assert truth.wall_clearance_m[0] > 0.0 and truth.wall_clearance_m[0] < 1.0
+    # the platform's edges (a 4 m square) bound a rider it carries: within 2 m of one
+    assert 0.0 < truth.wall_clearance_m[0] <= 2.0
 
 
 def test_assertion_mode_raises_the_independent_check_verdict(monkeypatch):
