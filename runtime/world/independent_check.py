@@ -166,6 +166,23 @@ class _Curves:
         # Lipschitz constants (m/s) of the world curve and of the support-frame curve
         self.speed_bound_mps = np.where(self.handoff, straight, speed)
         self.rel_speed_bound_mps = np.where(self.handoff, straight, rel_speed)
+        self.any_handoff = bool(self.handoff.any())
+        self.any_rotation = bool(np.any(mo.omega_radps != 0.0))
+        # without rotation, truncation or handoff a body's world velocity is linear in time
+        # (w + alpha t + the ramp), so a pair's relative speed is largest at an end of the step
+        self.linear = ~self.handoff & (mo.omega_radps == 0.0) & (mo.commit_s >= dt)
+        self.world_v0_mps = mo.pivot_velocity_mps + v0
+        self.world_v1_mps = mo.pivot_velocity_mps + mo.pivot_acceleration_mps2 * dt + v1
+
+    def pair_speed_bound_mps(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """Lipschitz constant (m/s, (P,)) of the distance of bodies i and j over the step: the
+        largest relative speed at the ends where both velocities are linear in time, else the
+        sum of the two speed bounds."""
+        both = self.linear[i] & self.linear[j]
+        d0 = np.hypot(*(self.world_v0_mps[i] - self.world_v0_mps[j]).T)
+        d1 = np.hypot(*(self.world_v1_mps[i] - self.world_v1_mps[j]).T)
+        return np.where(both, np.maximum(d0, d1),
+                        self.speed_bound_mps[i] + self.speed_bound_mps[j])
 
     def relative(self, i: np.ndarray, t: np.ndarray) -> np.ndarray:
         """Support-frame point (m, (M, 2)) at the start-of-step frame: the ramp, then rest."""
@@ -178,10 +195,15 @@ class _Curves:
         """World position (m, (M, 2)) of bodies ``i`` at times ``t`` (s from the step start)."""
         mo = self.mo
         y = self.relative(i, t)
-        c = mo.pivot_m[i]
         tt = t[:, None]
-        carried = (c + mo.pivot_velocity_mps[i] * tt + 0.5 * mo.pivot_acceleration_mps2[i] * tt * tt
-                   + _rotate(y - c, mo.omega_radps[i] * t))
+        carry = mo.pivot_velocity_mps[i] * tt + 0.5 * mo.pivot_acceleration_mps2[i] * tt * tt
+        if self.any_rotation:
+            c = mo.pivot_m[i]
+            carried = c + carry + _rotate(y - c, mo.omega_radps[i] * t)
+        else:
+            carried = y + carry
+        if not self.any_handoff:
+            return carried
         straight = mo.position_m[i] + (mo.end_position_m[i] - mo.position_m[i]) * (tt / mo.dt_s)
         return np.where(self.handoff[i][:, None], straight, carried)
 
@@ -421,7 +443,8 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
         gap = coarse[pi] - coarse[pj]
         vals = _certified_min(
             lambda k, t: np.hypot(*(cur.world(pi[k], t) - cur.world(pj[k], t)).T) - comb[k],
-            np.hypot(gap[..., 0], gap[..., 1]) - comb[:, None], lip[pi] + lip[pj], dt)
+            np.hypot(gap[..., 0], gap[..., 1]) - comb[:, None], cur.pair_speed_bound_mps(pi, pj),
+            dt)
         np.minimum.at(agent, pi, vals)
         np.minimum.at(agent, pj, vals)
 
