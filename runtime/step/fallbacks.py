@@ -27,8 +27,8 @@ def f1_relaxed_neighbours(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
                           known: KnownMargins) -> tuple[np.ndarray, np.ndarray]:
     """F1: the closest verified velocity to vStop with only the static-obstacle lines kept:
     first with the speed disk and the sweep (W1) kept, so the relaxed ORCA lines never walk the
-    body into another one where a contact-free braking velocity exists; for the rest with no
-    speed disk and no sweep. Returns (found (R,), v1 (R, 2)). Claim: F1, W1."""
+    body into another one where a contact-free braking velocity exists; for the rest with the
+    speed disk but no sweep. Returns (found (R,), v1 (R, 2)). Claim: F1, W1."""
     found, v1 = closest_verified(inp, prep, agents, preferred_mps=prep.ref.v_stop_mps[agents],
                                  keep=SWEPT_CORRIDOR, known=known)
     rest = np.flatnonzero(~found)
@@ -46,6 +46,49 @@ def _toward(v0: np.ndarray, target_mps: np.ndarray, reach_mps: np.ndarray) -> np
     length = np.linalg.norm(toward, axis=-1)
     scale = np.where(length > reach_mps, reach_mps / np.where(length > 0.0, length, 1.0), 1.0)
     return v0 + toward * scale[..., None]
+
+
+def within_caps(v0: np.ndarray, target_mps: np.ndarray, reach_mps: np.ndarray,
+                vh_mps: np.ndarray) -> np.ndarray:
+    """The velocity (m/s, (R, 2)) nearest ``target_mps`` in the speed disk ``|v| <= Vh`` (V1)
+    and the reachable disk ``|v - v0| <= a dt`` (V2): exact, from the projections on each
+    circle and the circles' crossing points. Where the two disks do not meet (``|v0| > Vh +
+    a dt``) it is the strongest reachable braking towards the speed disk, which stays above
+    the cap (:data:`navproof.step.result.FLAG_OVER_CAP` says so). Claim: V1, V2, F2, F3."""
+    v0 = np.asarray(v0, float)
+    p = np.asarray(target_mps, float)
+    rho = np.asarray(reach_mps, float)[:, None]
+    big = np.asarray(vh_mps, float)[:, None]
+    tol = 1e-12
+
+    def inside(v: np.ndarray) -> np.ndarray:
+        return ((np.linalg.norm(v, axis=-1) <= big[:, 0] * (1 + tol) + tol)
+                & (np.linalg.norm(v - v0, axis=-1) <= rho[:, 0] * (1 + tol) + tol))
+
+    def unit(v: np.ndarray) -> np.ndarray:
+        length = np.linalg.norm(v, axis=-1, keepdims=True)
+        return v / np.where(length > 0.0, length, 1.0)
+
+    cands = [p, big * unit(p), v0 + rho * unit(p - v0)]
+    # the circles' crossing points
+    d = np.linalg.norm(v0, axis=-1)
+    safe_d = np.where(d > 0.0, d, 1.0)
+    along = (big[:, 0] ** 2 - rho[:, 0] ** 2 + d * d) / (2.0 * safe_d)
+    half = np.sqrt(np.maximum(big[:, 0] ** 2 - along * along, 0.0))
+    e = unit(v0)
+    perp = np.stack([-e[:, 1], e[:, 0]], axis=1)
+    base = e * along[:, None]
+    cands += [base + perp * half[:, None], base - perp * half[:, None]]
+    best = np.zeros_like(p)
+    best_gap = np.full(p.shape[0], np.inf)
+    for c in cands:
+        gap = np.where(inside(c), np.linalg.norm(c - p, axis=-1), np.inf)
+        better = gap < best_gap
+        best = np.where(better[:, None], c, best)
+        best_gap = np.where(better, gap, best_gap)
+    # no velocity within the cap is reachable: brake as hard as possible towards it
+    apart = ~np.isfinite(best_gap)
+    return np.where(apart[:, None], v0 - rho * unit(v0), best)
 
 
 def _least_brake_margin_m(inp: StepInput, prep: Prepared, agents: np.ndarray,
@@ -66,16 +109,18 @@ def _least_brake_margin_m(inp: StepInput, prep: Prepared, agents: np.ndarray,
 def _hardest_brake(inp: StepInput, prep: Prepared, agents: np.ndarray,
                    v_stop: np.ndarray) -> np.ndarray:
     """F2's choice (m/s, (R, 2)): the brake towards ``v_stop`` or straight back from one of the
-    walls or obstacle sides at the full reachable radius, whichever leaves the largest least
-    margin. Claim: F2."""
+    walls or obstacle sides at the full reachable radius, each kept within the speed cap and
+    the reachable disk (:func:`within_caps`), whichever leaves the largest least margin.
+    Claim: F2, V1, V2."""
     v0 = inp.velocity_mps[agents]
     reach = inp.accel_mps2[agents] * inp.dt_per_agent_s[agents]
-    best = _toward(v0, v_stop, reach)
+    vh = inp.vh_mps[agents]
+    best = within_caps(v0, v_stop, reach, vh)
     score = _least_brake_margin_m(inp, prep, agents, best)
     walls = inp.edges.solid[agents]
     normal = inp.edges.normal[agents]
     for i in range(walls.shape[1]):
-        cand = v0 - normal[:, i] * reach[:, None]
+        cand = within_caps(v0, v0 - normal[:, i] * reach[:, None], reach, vh)
         cand_score = _least_brake_margin_m(inp, prep, agents, cand)
         better = walls[:, i] & (cand_score > score)
         best = np.where(better[:, None], cand, best)
@@ -117,3 +162,4 @@ def f3_brake_to_relative_rest(inp: StepInput, prep: Prepared, agents: np.ndarray
     v0 = inp.velocity_mps[agents]
     reach = inp.accel_mps2[agents] * inp.dt_per_agent_s[agents]
     return truncated_by_sweep(inp, prep, agents, _toward(v0, np.zeros_like(v0), reach))
+

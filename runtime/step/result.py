@@ -38,6 +38,7 @@ FLAG_ROTATING_STOP_UNCERTIFIED = 8
 FLAG_NO_BRAKING_BUDGET = 16
 FLAG_OBSTACLE_STOP_UNCERTIFIED = 32
 FLAG_OUT_OF_RANGE = 64
+FLAG_OVER_CAP = 128
 FLAG_NAMES = {
     FLAG_CARRY_EXCEEDS_CANCEL: CARRY_EXCEEDS_CANCEL,
     FLAG_NO_REFERENCE: NO_REFERENCE,
@@ -47,6 +48,7 @@ FLAG_NAMES = {
     FLAG_NO_BRAKING_BUDGET: "zero braking budget: hold rule",
     FLAG_OBSTACLE_STOP_UNCERTIFIED: "no braking stop clear of a nearby obstacle",
     FLAG_OUT_OF_RANGE: "a value of the step outside the profile's proven range",
+    FLAG_OVER_CAP: "no reachable velocity within the speed cap",
 }
 """FLAG_ROTATING_STOP_UNCERTIFIED: the committed velocity's stop after the step (reaction, brake
 to rest on the support, then the hold at rest on the support) could not be certified in some
@@ -62,7 +64,13 @@ rest relative to a reference that keeps every wall (the hold), otherwise "no sto
 FLAG_OBSTACLE_STOP_UNCERTIFIED (S7, O5): the committed step keeps clear of every obstacle over
 the whole step (B5, certified like a wall), but from its end no braking at the budget stops the
 body clear of some nearby obstacle piece; the avoidance ahead is then left to ORCA's obstacle
-lines, so the step is labelled "no stop guarantee", never safe."""
+lines, so the step is labelled "no stop guarantee", never safe.
+
+FLAG_OVER_CAP (V1, V2, F1-F3): the committed velocity relative to the support is above the
+horizontal cap Vh: the body started the step faster than Vh + a dt (an external push, a start
+velocity, a cap lowered by a steeper patch), so no velocity within the cap is reachable; the
+step brakes as hard as the budget allows and is never labelled safe. Every fallback otherwise
+stays within the cap and the reachable disk."""
 
 
 @dataclass(frozen=True)

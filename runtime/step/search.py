@@ -47,8 +47,9 @@ class ConstraintChoice:
 
 EVERY_CONSTRAINT = ConstraintChoice(neighbour_lines=True, speed_disk=True, sweep=True)
 """The nominal step (label safe)."""
-CORRIDOR_ONLY = ConstraintChoice(neighbour_lines=False, speed_disk=False, sweep=False)
-"""F1: dynamic-neighbour lines, speed disk and sweep relaxed (label dynamic avoidance failed)."""
+CORRIDOR_ONLY = ConstraintChoice(neighbour_lines=False, speed_disk=True, sweep=False)
+"""F1: dynamic-neighbour lines and sweep relaxed, the speed cap kept (label dynamic avoidance
+failed)."""
 SWEPT_CORRIDOR = ConstraintChoice(neighbour_lines=False, speed_disk=True, sweep=True)
 """F1, first try: dynamic-neighbour lines relaxed, speed disk and sweep kept (label dynamic
 avoidance failed)."""

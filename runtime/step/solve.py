@@ -54,6 +54,7 @@ from navproof.step.result import (
     FLAG_NO_BRAKING_BUDGET,
     FLAG_NO_REFERENCE,
     FLAG_OBSTACLE_STOP_UNCERTIFIED,
+    FLAG_OVER_CAP,
     FLAG_ROTATING_STOP_UNCERTIFIED,
     FLAG_TRUNCATED,
     NO_STOP_GUARANTEE,
@@ -156,6 +157,10 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
     if prep.rot_stop is not None:
         uncertified = np.any(prep.rot_stop & (margins.end_stop_m < -EPS), axis=1)
         flags[uncertified] |= FLAG_ROTATING_STOP_UNCERTIFIED
+    # V1: a committed velocity above the cap is named (only a start above Vh + a dt gives one)
+    over = np.hypot(velocity[:, 0], velocity[:, 1]) > inp.vh_mps * (1.0 + 1e-12) + EPS
+    flags[over] |= FLAG_OVER_CAP
+    label[(label == SAFE) & over] = NO_STOP_GUARANTEE
     blocked = obstacle_stop_uncertified(inp, prep, velocity, known)
     flags[blocked] |= FLAG_OBSTACLE_STOP_UNCERTIFIED
     label[(label == SAFE) & blocked] = NO_STOP_GUARANTEE

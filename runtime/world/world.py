@@ -436,6 +436,11 @@ class World:
         executed_within = bodies_within_reach(
             x0, executed_reach_m(x0, mid, position) + self.radius_m
             + 0.5 * CLEARANCE_EXACT_BAND_M)
+        # every pair within reach of the executed step, and ORCA's neighbours further away (so
+        # the report also measures pairs that kept their distance)
+        orca_nb = self.crowd.agent_neighbor_idx
+        if orca_nb.shape[0] == n and orca_nb.shape[1]:
+            executed_within = np.concatenate([executed_within, orca_nb], axis=1)
         agent_clear = agent_clearance_m(x0, mid, position, self.radius_m, executed_within, dt)
         wall_clear = np.minimum.reduce([layout.wall_clearance_m(p, self.radius_m, edges)
                                         for p in (x0, mid, position)])

@@ -51,7 +51,7 @@ name = "turntable"
 kind = "platform"
 vertices = [[2.0, -2.0], [6.0, -2.0], [6.0, 2.0], [2.0, 2.0]]
 pivot = [4.0, 0.0]
-omega_radps = 0.5
+omega_radps = 0.1
 
 [[agents]]
 position = [-6.0, 0.0]
@@ -132,7 +132,7 @@ def test_the_recording_has_the_regions_as_the_world_knows_them(recorded) -> None
     first = platform.polygon_at_m[0, 0] - [4.0, 0.0]
     last = platform.polygon_at_m[-1, 0] - [4.0, 0.0]
     turned = np.arctan2(first[0] * last[1] - first[1] * last[0], first @ last)
-    assert turned == pytest.approx(0.5 * STEPS * world.dt_s, abs=1e-9)
+    assert turned == pytest.approx(0.1 * STEPS * world.dt_s, abs=1e-9)
 
 
 @pytest.mark.parametrize("suffix", [".png", ".pdf"])
