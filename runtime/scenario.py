@@ -72,6 +72,9 @@ Schema (every table optional except at least one agent; lengths in m, speeds in 
     [expect]                     # checked by ``navproof simulate --assert``
     arrived = "all"              # or a least count, a whole number in [0, number of agents]
     min_wall_clearance_m = 0.0   # the signed wall clearance never below this
+    min_agent_clearance_m = 0.0  # the signed clearance between bodies never below this, as
+                                 # measured by the independent check of every step (default:
+                                 # not checked; no pair ever within the band: it holds)
 
 Errors raise :class:`ScenarioError` naming the file, the key as the schema spells it with its
 index (``agents[2].goal``, ``obstacles[0].vertices[3]``, ``rings[1].radius_m``), the value and
@@ -124,7 +127,7 @@ CORRIDOR_KEYS = ("vertices",)
 PATCH_KEYS = ("name", "vertices", "gradient")
 SUPPORT_KEYS = ("name", "kind", "vertices", "velocity_mps", "pivot", "omega_radps",
                 "acceleration_mps2")
-EXPECT_KEYS = ("arrived", "min_wall_clearance_m")
+EXPECT_KEYS = ("arrived", "min_wall_clearance_m", "min_agent_clearance_m")
 
 _WORLD_FIELDS = {
     # what World.add_agents and Crowd.add_agents call a parameter -> its key in the file
@@ -159,10 +162,13 @@ PROGRESS_MIN_AGENTS = 20000
 @dataclass(frozen=True)
 class Expectations:
     """What ``--assert`` checks at the end of a run: arrivals ("all" or a least count) and the
-    lowest admissible signed wall clearance (m)."""
+    lowest admissible signed wall and agent clearances (m)."""
 
     arrived: str | int = "all"
     min_wall_clearance_m: float = 0.0
+    min_agent_clearance_m: float | None = None
+    """The lowest admissible signed clearance (m) between any two bodies over the run; None:
+    not checked (bodies may start overlapping, O6). Claim: W1."""
 
 
 @dataclass
@@ -178,6 +184,8 @@ class Scenario:
     inputs: tuple[str, ...] = ()
     """Every file the scenario was read from (the scenario file, its profile): a run must not
     write over them."""
+    text: str = ""
+    """The scenario file's text as it was read (for the run trace)."""
 
 
 def machine_memory_bytes() -> int | None:
@@ -690,7 +698,10 @@ def load_world_scenario(path: str | Path, *, assertions: bool | None = None,
     total = sum(g.count for g in groups)
     expect = Expectations(_arrived(r, expect_raw.get("arrived", "all"), total),
                           r.number("expect.min_wall_clearance_m",
-                                   expect_raw.get("min_wall_clearance_m", 0.0)))
+                                   expect_raw.get("min_wall_clearance_m", 0.0)),
+                          None if "min_agent_clearance_m" not in expect_raw
+                          else r.number("expect.min_agent_clearance_m",
+                                        expect_raw["min_agent_clearance_m"]))
     layout = _layout(r, data)
     navigation, mesh_patches = _navigation(r, data, path.parent) if "navmesh" in data \
         else (None, [])
@@ -722,7 +733,8 @@ def load_world_scenario(path: str | Path, *, assertions: bool | None = None,
     if report is not None:
         report(f"{file}: {total} agents loaded in {time.perf_counter() - started:.2f} s")
     return Scenario(name, description, world, steps, expect, file,
-                    inputs=(file,) if profile_path is None else (file, str(profile_path)))
+                    inputs=(file,) if profile_path is None else (file, str(profile_path)),
+                    text=text)
 
 
 def _arrived(r: _Reader, value: object, agents: int) -> str | int:
@@ -753,10 +765,21 @@ def run_scenario(scenario: Scenario, *, steps: int | None = None,
     if total <= 0:
         raise InvalidInput("steps", total, "must be > 0")
     summary = RunSummary(world)
+    wanted_agent = scenario.expect.min_agent_clearance_m
+    checked_agent_m = math.inf
     for done in range(1, total + 1):
         start = time.perf_counter()
         result = world.step()
         summary.add(result, time.perf_counter() - start)
+        if wanted_agent is not None:
+            # the expectation is measured by the independent check, every pair that can come
+            # within the expected clearance included (the World reports pairs within reach)
+            from navproof.world.independent_check import REPORT_BAND_M, check_world_step
+
+            band = max(REPORT_BAND_M, 2.0 * wanted_agent)
+            truth = check_world_step(world, result, report_band_m=band)
+            checked_agent_m = min(checked_agent_m,
+                                  float(np.min(truth.agent_clearance_m, initial=math.inf)))
         if on_step is not None:
             on_step(result)
         if progress is not None:
@@ -764,6 +787,9 @@ def run_scenario(scenario: Scenario, *, steps: int | None = None,
         if stop_when_arrived and bool(world.arrived.all()):
             break
     out = {"scenario": scenario.name, "source": scenario.source, **summary.as_dict()}
+    if wanted_agent is not None:
+        out["checked_min_agent_clearance_m"] = (checked_agent_m if math.isfinite(checked_agent_m)
+                                                else None)
     out["expectations"] = check_expectations(scenario.expect, out)
     return out
 
@@ -777,4 +803,8 @@ def check_expectations(expect: Expectations, summary: dict[str, Any]) -> list[st
     wall = summary["min_wall_clearance_m"]
     if wall is not None and wall < expect.min_wall_clearance_m - EPS:
         missed.append(f"min wall clearance {wall:.6g} m < {expect.min_wall_clearance_m} m")
+    agent = summary.get("checked_min_agent_clearance_m", summary["min_agent_clearance_m"])
+    wanted_agent = expect.min_agent_clearance_m
+    if wanted_agent is not None and agent is not None and agent < wanted_agent - EPS:
+        missed.append(f"min agent clearance {agent:.6g} m < {wanted_agent} m")
     return missed

@@ -7,7 +7,9 @@ summary (agents, arrivals, the reason of every agent that did not arrive, signed
 label, fallback and flag counts, handoff outcomes, agent-steps per second, the pictures
 written). ``--assert`` turns on assertion mode for the whole step and checks the file's
 ``[expect]`` table. ``--plot FILE`` (.png/.svg/.pdf), ``--frames DIR`` and ``--gif FILE`` draw
-the run (see :mod:`navproof.cli.pictures`; matplotlib, the ``navproof[plot]`` extra).
+the run (see :mod:`navproof.cli.pictures`; matplotlib, the ``navproof[plot]`` extra);
+``--trace FILE`` writes the run as it goes to one SQLite file (schema: :mod:`navproof.world.trace`),
+its path checked before the run (exit 3 naming ``--trace``, nothing written).
 
 Named scenarios are registered in ``SCENARIOS`` (name -> module, function, help); the function
 takes the parsed arguments and returns the exit code. The scenario modules are imported only
@@ -86,6 +88,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pace", type=float, default=0.0, metavar="S",
                         help="wall-clock seconds to wait per physics step")
     parser.add_argument("--json", metavar="FILE", help="write the timeline and outcome as JSON")
+    parser.add_argument("--trace", metavar="FILE",
+                        help="scenario files: write the run as it goes to this SQLite file "
+                             "(every agent's executed state, label, flags and the independent "
+                             "check per step, and the scenario text; see navproof.world.trace)")
     pictures.add_arguments(parser)
 
 
@@ -122,10 +128,12 @@ def run(args: argparse.Namespace) -> int:
               f"{sorted(SCENARIOS)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     drawn = pictures.given_options(args)
+    if getattr(args, "trace", None):
+        drawn = ["--trace", *drawn]
     if drawn:
         exc = InvalidInput(drawn[0], getattr(args, drawn[0][2:]),
-                           f"pictures apply to World scenario files (*.toml) only, not to the "
-                           f"named scenario {args.scenario!r}")
+                           f"pictures and traces apply to World scenario files (*.toml) only, "
+                           f"not to the named scenario {args.scenario!r}")
         print(f"navproof simulate {args.scenario}: bad input: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:

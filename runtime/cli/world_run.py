@@ -83,10 +83,31 @@ def _report_pictures(written: dict[str, Any], out: TextIO) -> None:
 
 def output_options(args: argparse.Namespace) -> dict[str, str | None]:
     """Every file a scenario-file run writes, option -> path (None: not given): the JSON
-    summary and the pictures. All are checked before the run (exit 3, nothing written)."""
+    summary, the run trace and the pictures. All are checked before the run (exit 3, nothing
+    written)."""
     from navproof.cli.pictures import picture_outputs
 
-    return {"--json": args.json, **picture_outputs(args)}
+    return {"--json": args.json, "--trace": getattr(args, "trace", None),
+            **picture_outputs(args)}
+
+
+def _trace_path(args: argparse.Namespace) -> Path | None:
+    """The ``--trace`` file, checked before the run (InvalidInput naming ``--trace``)."""
+    if not getattr(args, "trace", None):
+        return None
+    from navproof.world.trace import check_trace_path
+
+    others = {"the scenario file": args.scenario, "--json": getattr(args, "json", None),
+              "--plot": getattr(args, "plot", None), "--gif": getattr(args, "gif", None)}
+    return check_trace_path(args.trace, others=others)
+
+
+def _open_trace(path: Path, scenario: Any, steps: int | None) -> Any:
+    from navproof.world.trace import RunTrace
+
+    return RunTrace(path, scenario.world, scenario_name=scenario.name,
+                    scenario_path=scenario.source, scenario_text=scenario.text,
+                    steps_requested=scenario.steps if steps is None else steps)
 
 
 def run_file(args: argparse.Namespace, *, out: TextIO | None = None,
@@ -112,6 +133,7 @@ def run_file(args: argparse.Namespace, *, out: TextIO | None = None,
         request = picture_request(args)
         # before loading (one line, nothing else printed); after it again with its profile
         check_output_paths(output_options(args), inputs=[args.scenario], folders=("--frames",))
+        trace_path = _trace_path(args)
         scenario = load_scenario(Path(args.scenario),
                                  assertions=True if args.assert_mode else None,
                                  progress=lambda line: print(f"navproof simulate: {line}",
@@ -134,10 +156,19 @@ def run_file(args: argparse.Namespace, *, out: TextIO | None = None,
         from navproof.viz.recording import RunRecorder
 
         recorder = RunRecorder(scenario.world)
+    trace = None if trace_path is None else _open_trace(trace_path, scenario, args.steps)
+    takers = [f.add for f in (recorder, trace) if f is not None]
+
+    def on_step(step: Any) -> None:
+        for take in takers:
+            take(step)
+
     bar = ProgressBar(err, scenario.name)
+    completed = False
     try:
         summary = run_scenario(scenario, steps=args.steps, progress=bar,
-                               on_step=None if recorder is None else recorder.add)
+                               on_step=on_step if takers else None)
+        completed = True
     except ObligationViolation as exc:
         bar.close()
         print(f"navproof simulate {scenario.name}: obligation violated: {exc}", file=err)
@@ -148,6 +179,9 @@ def run_file(args: argparse.Namespace, *, out: TextIO | None = None,
             _report_pictures(written or {}, out)
         return EXIT_FAILED
     finally:
+        if trace is not None:
+            # the steps up to a violation stay in the trace; an unfinished run has no end time
+            trace.close(finished=completed)
         scenario.world.close()
     bar.close()
     summary["pictures"] = {}

@@ -17,9 +17,10 @@ SOLVE_FAILED = 3
 OVERLAP_RECOVERY = 4
 IN_VIOLATION = 5
 OUT_OF_RANGE = 6
+NEIGHBOUR_FALLBACK = 7
 LABEL_NAMES = ("safe", "dynamic avoidance failed", "no stop guarantee", "solve failed",
                "separating an overlap", "in violation at the start of the step",
-               "outside the proven ranges")
+               "outside the proven ranges", "reached by a neighbour's fallback")
 """IN_VIOLATION (set by the World, B5/C2/O5): the body starts the step inside an obstacle or
 outside one of its walls (the corridor region, its patch, its platform), so no claim of the
 proofs covers the step; it is never labelled safe until a step starts clear. (A body starting
@@ -28,7 +29,12 @@ inside another body's radius is labelled "separating an overlap" or by its fallb
 OUT_OF_RANGE (set by the World, B1, S3, S4, V1): a value of the step (step length, braking
 budget, horizontal cap, support speed including a platform's far side, edge speed, each the
 largest over the step) lies outside the profile's range, where the proofs hold; such a step
-carries FLAG_OUT_OF_RANGE and, where it would otherwise be safe, this label."""
+carries FLAG_OUT_OF_RANGE and, where it would otherwise be safe, this label.
+
+NEIGHBOUR_FALLBACK (set by the World, W1, F1): the step was verified against its neighbours'
+predicted motion, but a neighbour's committed step (a fallback F1-F3 that relaxed or left its
+avoidance) came closer than the combined radius; the executed curves of the pair, measured once
+every step is committed, overlap, so the step is not labelled safe."""
 
 # flags: bit set per agent
 FLAG_CARRY_EXCEEDS_CANCEL = 1

@@ -46,6 +46,7 @@ from navproof.steering import (
 from navproof.step import (
     FLAG_OUT_OF_RANGE,
     IN_VIOLATION,
+    NEIGHBOUR_FALLBACK,
     OUT_OF_RANGE,
     SAFE,
     Neighbors,
@@ -64,6 +65,7 @@ from navproof.world.agents import (
 )
 from navproof.world.clearance import CLEARANCE_EXACT_BAND_M, agent_clearance_m
 from navproof.world.handoffs import Handoffs
+from navproof.world.independent_check import StepMotion, assert_truthful, check_motion
 from navproof.world.layout import SUPPORT_PLATFORM, Layout
 from navproof.world.motion import execute, relative_curve_m, support_to_world
 from navproof.world.reach import bodies_within_reach, executed_reach_m, step_reach_m
@@ -139,6 +141,8 @@ class WorldStep:
     agent_clearance_m: np.ndarray
     wall_clearance_m: np.ndarray
     handoff_rows: np.ndarray
+    motion: StepMotion | None = None
+    """What was executed, for the independent check (``independent_check.check_world_step``)."""
 
 
 class World:
@@ -453,21 +457,27 @@ class World:
         if orca_nb.shape[0] == n and orca_nb.shape[1]:
             executed_within = np.concatenate([executed_within, orca_nb], axis=1)
         agent_clear = agent_clearance_m(x0, mid, position, self.radius_m, executed_within, dt)
+        # each safe step was verified against its neighbours' predictions; a neighbour whose
+        # committed step left its prediction (a fallback) may still have reached it (W1)
+        label[(label == SAFE) & (agent_clear < -EPS)] = NEIGHBOUR_FALLBACK
         wall_clear = np.minimum.reduce([layout.wall_clearance_m(p, self.radius_m, edges)
                                         for p in (x0, mid, position)])
         if nav is not None:
             wall_clear = nav.wall_clearance_m(wall_clear, crossed, mid)
             if self.assertions:
                 nav.check_c4(position, wall_clear, handoff_rows)
+        motion = StepMotion.capture(self, x0, v0, v1, commit, support, support_index, vh,
+                                    handoff_rows, position, velocity)
         if self.assertions:
             self._check_step(label, wall_clear, agent_clear)
+            assert_truthful(check_motion(motion, label))
         self.position_m, self.velocity_mps = position, velocity
         self.time_s += dt
         self.step_index += 1
         layout.advance(dt)
         self._update_status(preferred, carry)
         return WorldStep(self.time_s, preferred, label, flags, velocity, agent_clear, wall_clear,
-                         handoff_rows)
+                         handoff_rows, motion)
 
     def _outside_profile(self, inp: StepInput, support_index: np.ndarray) -> np.ndarray:
         """(R,) True for the rows of ``inp`` whose step leaves the profile's ranges: the values
