@@ -83,12 +83,11 @@ def _report_pictures(written: dict[str, Any], out: TextIO) -> None:
 
 def output_options(args: argparse.Namespace) -> dict[str, str | None]:
     """Every file a scenario-file run writes, option -> path (None: not given): the JSON
-    summary, the run trace and the pictures. All are checked before the run (exit 3, nothing
-    written)."""
+    summary and the pictures. All are checked before the run (exit 3, nothing written); the
+    run trace has its own check (``--trace``)."""
     from navproof.cli.pictures import picture_outputs
 
-    return {"--json": args.json, "--trace": getattr(args, "trace", None),
-            **picture_outputs(args)}
+    return {"--json": args.json, **picture_outputs(args)}
 
 
 def _trace_path(args: argparse.Namespace) -> Path | None:

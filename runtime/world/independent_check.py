@@ -100,15 +100,30 @@ class StepMotion:
     supports_m: tuple[np.ndarray, ...]
     platform: np.ndarray
     obstacles_m: tuple[np.ndarray, ...]
+    split_s: np.ndarray | None = None
+    """Per body, the time (s) its step was split at a portal (C3, B7; +inf: not split); after it
+    the body ramps from its velocity then to ``second_rel_mps`` over the rest of the step,
+    committed for ``second_commit_s`` (s from the split). None: no step was split."""
+    second_rel_mps: np.ndarray | None = None
+    second_commit_s: np.ndarray | None = None
 
     @staticmethod
     def capture(world: Any, x0_m: np.ndarray, v0_mps: np.ndarray, v1_mps: np.ndarray,
                 commit_s: np.ndarray, support: Any, support_index: np.ndarray,
                 cap_mps: np.ndarray, handoff_rows: np.ndarray, end_position_m: np.ndarray,
-                end_velocity_mps: np.ndarray) -> StepMotion:
-        """The record of the step the World just executed (call before ``layout.advance``)."""
+                end_velocity_mps: np.ndarray, split: Any = None) -> StepMotion:
+        """The record of the step the World just executed (call before ``layout.advance``);
+        ``split`` is (rows, split times, second velocities, second commit times) of the bodies
+        whose step was split at a portal, or None."""
         layout = world.layout
         m = support.motion
+        n = x0_m.shape[0]
+        split_s = second = second_commit = None
+        if split is not None and len(split[0]):
+            rows, times, v2, commit2 = split
+            split_s = np.full(n, np.inf)
+            second, second_commit = v1_mps.copy(), np.zeros(n)
+            split_s[rows], second[rows], second_commit[rows] = times, v2, commit2
         return StepMotion(
             float(world.time_s), float(world.dt_s), x0_m, v0_mps, v1_mps, commit_s,
             m.pivot_m, m.velocity_mps, m.acceleration_mps2, m.omega_radps, support_index,
@@ -117,7 +132,8 @@ class StepMotion:
             tuple(p.vertices_m for p in layout.patches),
             tuple(layout.platform_vertices(s) for s in range(len(layout.supports))),
             np.array([s.kind == "platform" for s in layout.supports], bool),
-            tuple(np.asarray(o, dtype=np.float64) for o in layout.obstacles))
+            tuple(np.asarray(o, dtype=np.float64) for o in layout.obstacles),
+            split_s, second, second_commit)
 
 
 @dataclass(frozen=True)
@@ -159,6 +175,10 @@ class _Curves:
         dt = mo.dt_s
         v0, v1 = mo.velocity_rel_mps, mo.committed_rel_mps
         rel_speed = np.maximum(np.hypot(*v0.T), np.hypot(*v1.T))
+        self.split = mo.split_s is not None
+        if self.split:
+            assert mo.split_s is not None and mo.second_rel_mps is not None
+            rel_speed = np.maximum(rel_speed, np.hypot(*mo.second_rel_mps.T))
         arm = np.hypot(*(mo.position_m - mo.pivot_m).T) + dt * rel_speed
         speed = (np.hypot(*mo.pivot_velocity_mps.T) + np.hypot(*mo.pivot_acceleration_mps2.T)
                  * dt + np.abs(mo.omega_radps) * arm + rel_speed)
@@ -171,6 +191,8 @@ class _Curves:
         # without rotation, truncation or handoff a body's world velocity is linear in time
         # (w + alpha t + the ramp), so a pair's relative speed is largest at an end of the step
         self.linear = ~self.handoff & (mo.omega_radps == 0.0) & (mo.commit_s >= dt)
+        if self.split:
+            self.linear &= ~np.isfinite(mo.split_s)
         self.world_v0_mps = mo.pivot_velocity_mps + v0
         self.world_v1_mps = mo.pivot_velocity_mps + mo.pivot_acceleration_mps2 * dt + v1
 
@@ -187,9 +209,24 @@ class _Curves:
     def relative(self, i: np.ndarray, t: np.ndarray) -> np.ndarray:
         """Support-frame point (m, (M, 2)) at the start-of-step frame: the ramp, then rest."""
         mo = self.mo
-        s = np.minimum(t, mo.commit_s[i])[:, None]
+        dt = mo.dt_s
         v0, v1 = mo.velocity_rel_mps[i], mo.committed_rel_mps[i]
-        return mo.position_m[i] + v0 * s + (v1 - v0) * (s * s / (2.0 * mo.dt_s))
+        if not self.split:
+            s = np.minimum(t, mo.commit_s[i])[:, None]
+            return mo.position_m[i] + v0 * s + (v1 - v0) * (s * s / (2.0 * dt))
+        assert mo.split_s is not None and mo.second_rel_mps is not None
+        assert mo.second_commit_s is not None
+        # split at a portal: the first ramp (towards v1 over dt) up to the split time, then a
+        # second ramp from the velocity reached there towards v2 over the rest of the step
+        tp = np.minimum(mo.split_s[i], dt)
+        s1 = np.minimum(np.minimum(t, tp), mo.commit_s[i])[:, None]
+        first = mo.position_m[i] + v0 * s1 + (v1 - v0) * (s1 * s1 / (2.0 * dt))
+        at = mo.position_m[i] + v0 * tp[:, None] + (v1 - v0) * (tp[:, None] ** 2 / (2.0 * dt))
+        v_at = v0 + (v1 - v0) * (tp / dt)[:, None]
+        rest = np.maximum(dt - tp, 1e-300)[:, None]
+        s2 = np.clip(t - tp, 0.0, mo.second_commit_s[i])[:, None]
+        second = at + v_at * s2 + (mo.second_rel_mps[i] - v_at) * (s2 * s2 / (2.0 * rest))
+        return np.where((t > tp)[:, None], second, first)
 
     def world(self, i: np.ndarray, t: np.ndarray) -> np.ndarray:
         """World position (m, (M, 2)) of bodies ``i`` at times ``t`` (s from the step start)."""
@@ -215,6 +252,13 @@ class _Curves:
         dt = mo.dt_s
         full = mo.commit_s >= dt
         v_rel = np.where(full[:, None], mo.committed_rel_mps, 0.0)
+        if self.split:
+            assert mo.split_s is not None and mo.second_rel_mps is not None
+            assert mo.second_commit_s is not None
+            was_split = np.isfinite(mo.split_s)
+            second_full = mo.second_commit_s >= dt - np.minimum(mo.split_s, dt)
+            v_rel = np.where(was_split[:, None],
+                             np.where(second_full[:, None], mo.second_rel_mps, 0.0), v_rel)
         x1 = self.world(np.arange(n), np.full(n, dt))
         pivot = mo.pivot_m + mo.pivot_velocity_mps * dt + 0.5 * mo.pivot_acceleration_mps2 * dt**2
         arm = x1 - pivot

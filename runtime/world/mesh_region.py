@@ -174,6 +174,9 @@ class MeshNavigation:
         self.replans = 0
         self._k = MAX_REGION_EDGES + MAX_LOOKAHEAD_WALLS
         self._last: Any = None
+        self.split_motion: Any = None
+        """(rows, split times s, second velocities m/s, second commit times s) of the bodies
+        whose last step was split at their portal, or None (for the step's record, T4)."""
 
     # ------------------------------------------------------------------ planning
     def router(self, radius_m: float) -> Router:
@@ -374,6 +377,7 @@ class MeshNavigation:
         move on from the portal along the rebuilt curve (in place: positions, velocities,
         mid-step positions, labels, flags) and enter their next region. Returns their rows.
         Claim: B7, C3."""
+        self.split_motion = None
         if self._last is None:
             return np.zeros(0, np.int64)
         rows, out, inp, _ = self._last
@@ -404,6 +408,7 @@ class MeshNavigation:
         label[agents] = np.where(worse, second.label, label[agents])
         flags[agents] = flags[agents] | second.flags
         self._split = (agents, x0, x_at, end, tp, dt)
+        self.split_motion = (agents, tp, v2, commit2)
         for a in agents.tolist():
             self.agents[a].region += 1
         return agents

@@ -467,7 +467,8 @@ class World:
             if self.assertions:
                 nav.check_c4(position, wall_clear, handoff_rows)
         motion = StepMotion.capture(self, x0, v0, v1, commit, support, support_index, vh,
-                                    handoff_rows, position, velocity)
+                                    handoff_rows, position, velocity,
+                                    split=None if nav is None else nav.split_motion)
         if self.assertions:
             self._check_step(label, wall_clear, agent_clear)
             assert_truthful(check_motion(motion, label))
