@@ -790,8 +790,6 @@ def run_obligations(
     else:
         ids_to_decide = ids
 
-    # one obligation left (or none) needs no worker process
-    jobs = min(jobs, len(ids_to_decide))
     if jobs <= 1:
         for oid in ids_to_decide:
             finish(

@@ -191,7 +191,7 @@ class _Curves:
         # without rotation, truncation or handoff a body's world velocity is linear in time
         # (w + alpha t + the ramp), so a pair's relative speed is largest at an end of the step
         self.linear = ~self.handoff & (mo.omega_radps == 0.0) & (mo.commit_s >= dt)
-        if self.split:
+        if mo.split_s is not None:
             self.linear &= ~np.isfinite(mo.split_s)
         self.world_v0_mps = mo.pivot_velocity_mps + v0
         self.world_v1_mps = mo.pivot_velocity_mps + mo.pivot_acceleration_mps2 * dt + v1

@@ -132,7 +132,7 @@ class RunTrace:
     def _frames(self, step_index: int, step: Any, truth: Any) -> None:
         w = self.world
         n = w.count
-        none = [None] * n
+        none: list[Any] = [None] * n
         label = none if step is None else step.label.tolist()
         flags = none if step is None else step.flags.tolist()
         agent_c = none if step is None else _column(step.agent_clearance_m)

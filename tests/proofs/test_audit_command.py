@@ -9,7 +9,7 @@ import pytest
 
 from navproof import cli
 from navproof.cli.audit import SCHEMA
-from navproof.proofs import report
+from navproof.core import exit_codes
 from navproof.specs.profile import DEFAULT_PROFILE_PATH
 
 _SUPPORT = '[parameters.support_speed_mps]\nunit = "m/s"\ndefault = 0.0\nmin = 0.0\nmax = 0.3'
@@ -44,7 +44,7 @@ def broken_audit(tmp_path_factory):
 
 def test_a_candidate_that_breaks_a_proved_claim_exits_1(broken_audit):
     code, out, _, _ = broken_audit
-    assert code == report.EXIT_FAILED
+    assert code == exit_codes.EXIT_FAILED
     assert "REGRESSION R2: proved -> refuted" in out
     assert "BREAKS" in out
 
@@ -81,7 +81,7 @@ def test_an_unchanged_candidate_exits_0(tmp_path):
     same = tmp_path / "same.toml"
     same.write_text(DEFAULT_PROFILE_PATH.read_text(encoding="utf-8"), encoding="utf-8")
     code, out, _ = _run("--candidate", str(same), "--claims", "R2,B1")
-    assert code == report.EXIT_OK
+    assert code == exit_codes.EXIT_OK
     assert "parameter changes (0)" in out and "obligation changes (0)" in out
 
 
@@ -89,17 +89,17 @@ def test_a_harmless_change_is_listed_without_regression(tmp_path):
     step = "min = 0.005\nmax = 0.1"
     candidate = _profile(tmp_path, "slower-steps", step, "min = 0.01\nmax = 0.1")
     code, out, _ = _run("--candidate", str(candidate), "--claims", "B2,R2")
-    assert code == report.EXIT_OK
+    assert code == exit_codes.EXIT_OK
     assert "step_s [s]: range [1/200, 1/10] -> [1/100, 1/10]" in out
 
 
 def test_a_bad_candidate_exits_3_naming_the_key(tmp_path):
     candidate = _profile(tmp_path, "bad", _SUPPORT, _SUPPORT.replace("min = 0.0", "min = -1.0"))
     code, _, err = _run("--candidate", str(candidate))
-    assert code == report.EXIT_BAD_INPUT
+    assert code == exit_codes.EXIT_BAD_INPUT
     assert "parameters.support_speed_mps.min" in err
 
 
 def test_a_missing_candidate_flag_exits_3():
     code, _, _ = _run()
-    assert code == report.EXIT_BAD_INPUT
+    assert code == exit_codes.EXIT_BAD_INPUT

@@ -9,6 +9,7 @@ import pytest
 import z3
 
 from navproof import cli
+from navproof.core import exit_codes
 from navproof.proofs import cross_check, engine, report
 from navproof.proofs import obligations as reg
 from navproof.specs.profile import load_profile
@@ -122,7 +123,7 @@ def test_a_disagreement_fails_the_obligation(monkeypatch, profile):
     monkeypatch.setattr(cross_check, "check", lambda assertions, limit: ("sat", ""))
     result = engine.run_one("B2", profile, cross_check_limit=1)
     assert not result.ok and result.engines["cvc5"] == "disagree"
-    assert report.exit_code([result]) == report.EXIT_FAILED
+    assert report.exit_code([result]) == exit_codes.EXIT_FAILED
 
 
 def test_prove_cross_check_reports_both_engines(tmp_path):
@@ -186,4 +187,4 @@ def test_a_disagreement_of_the_second_engine_names_both_answers(monkeypatch, pro
     result = engine.run_one("B2", profile, cross_check_limit=1)
     assert not result.ok and result.engines["yices"] == "disagree"
     assert "z3 unsat, yices sat" in result.message
-    assert report.exit_code([result]) == report.EXIT_FAILED
+    assert report.exit_code([result]) == exit_codes.EXIT_FAILED

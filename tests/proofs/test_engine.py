@@ -5,6 +5,7 @@ no test here depends on the clock except the wall-clock safety stop's own test."
 import pytest
 import z3
 
+from navproof.core import exit_codes
 from navproof.proofs import engine, report
 from navproof.proofs import obligations as reg
 from navproof.proofs.obligations import PROVED, REFUTED, Obligation, Replay, Step
@@ -44,7 +45,7 @@ def test_contradictory_hypotheses_are_vacuous_not_proved():
     result = engine.check_obligation(_obligation(hypotheses=[x >= 1, x <= 0]))
     assert result.status == engine.VACUOUS
     assert not result.ok
-    assert report.exit_code([result]) == report.EXIT_FAILED
+    assert report.exit_code([result]) == exit_codes.EXIT_FAILED
 
 
 def test_a_contradictory_premise_is_vacuous_too():
@@ -60,7 +61,7 @@ def test_an_undecided_query_is_unknown_and_exit_2(monkeypatch):
     result = engine.check_obligation(_obligation(conclusion=x * x * x <= 2))
     assert result.status == engine.UNKNOWN and not result.ok
     assert "undecided" in result.message
-    assert report.exit_code([result]) == report.EXIT_UNKNOWN
+    assert report.exit_code([result]) == exit_codes.EXIT_UNKNOWN
 
 
 def test_a_tiny_resource_limit_is_unknown_never_proved(profile):
@@ -118,7 +119,7 @@ def test_an_undefined_sqrt_in_the_conclusion_is_a_failure_not_a_smaller_domain()
     result = engine.check_obligation(ob)
     assert result.status == engine.UNDEFINED and not result.ok
     assert result.definedness["counterexample"]["s"]["float"] < 1
-    assert report.exit_code([result]) == report.EXIT_FAILED
+    assert report.exit_code([result]) == exit_codes.EXIT_FAILED
     # With the domain in the premise the same statement is proved, definedness included.
     ob.premise.append(s >= 1)
     proved = engine.check_obligation(ob)
@@ -150,7 +151,7 @@ def test_a_missing_preferred_witness_fails():
     result = engine.check_obligation(_obligation(witness_prefer=[x > 1]))
     assert result.status == PROVED and not result.ok
     assert "preferred case" in result.message
-    assert report.exit_code([result]) == report.EXIT_FAILED
+    assert report.exit_code([result]) == exit_codes.EXIT_FAILED
     assert engine.check_obligation(_obligation(witness_prefer=[x > z3.Q(1, 2)])).ok
 
 
@@ -173,7 +174,7 @@ def test_a_false_claim_gives_a_counterexample():
     result = engine.check_obligation(_obligation(conclusion=x <= z3.Q(1, 2)))
     assert result.status == REFUTED and not result.ok
     assert result.counterexample["x"].float > 0.5
-    assert report.exit_code([result]) == report.EXIT_FAILED
+    assert report.exit_code([result]) == exit_codes.EXIT_FAILED
 
 
 def test_an_unconfirmed_replay_fails_an_expected_refutation():

@@ -10,6 +10,7 @@ import pytest
 import z3
 
 from navproof import cli
+from navproof.core import exit_codes
 from navproof.proofs import codegen, engine, report
 from navproof.proofs import obligations as reg
 from navproof.proofs.obligations import Obligation
@@ -33,7 +34,7 @@ def full_run(tmp_path_factory):
 
 def test_default_profile_proves_every_claim_as_expected(full_run):
     code, out, _, data = full_run
-    assert code == report.EXIT_OK
+    assert code == exit_codes.EXIT_OK
     for oid in reg.OBLIGATION_IDS:
         assert any(line.startswith(oid + " ") for line in out.splitlines()), oid
     assert "all as expected" in out.splitlines()[-1]
@@ -171,7 +172,7 @@ def test_claims_filter_selects_obligations_of_those_claims(tmp_path):
 )
 def test_bad_flags_exit_3_naming_the_flag_or_value(argv, needle):
     code, out, err = _run(*argv)
-    assert code == report.EXIT_BAD_INPUT
+    assert code == exit_codes.EXIT_BAD_INPUT
     assert needle in err
 
 
@@ -182,7 +183,7 @@ def test_bad_profile_exits_3_naming_the_key(tmp_path):
     path = tmp_path / "bad.toml"
     path.write_text(bad, encoding="utf-8")
     code, _, err = _run("--profile", str(path), "--claims", "B1")
-    assert code == report.EXIT_BAD_INPUT
+    assert code == exit_codes.EXIT_BAD_INPUT
     assert "parameters.step_s.min" in err and str(path) in err
 
 
@@ -196,7 +197,7 @@ def test_stale_generated_module_fails_prove(tmp_path):
     code, out, err = _run(
         "--generated-module", str(path), "--claims", "S1", "--json", str(out_json)
     )
-    assert code == report.EXIT_FAILED
+    assert code == exit_codes.EXIT_FAILED
     assert "STALE" in err and "STALE" in out
     data = json.loads(out_json.read_text())
     assert data["generated_formulas"]["fresh"] is False
@@ -207,7 +208,7 @@ def test_stale_generated_module_fails_prove(tmp_path):
 
 def test_an_exhausted_resource_limit_exits_2():
     code, out, _ = _run("--claims", "S5", "--rlimit", "1")
-    assert code == report.EXIT_UNKNOWN
+    assert code == exit_codes.EXIT_UNKNOWN
     assert "unknown" in out
 
 
@@ -228,14 +229,14 @@ def test_a_vacuous_obligation_exits_1(monkeypatch):
     monkeypatch.setitem(reg.BUILDERS, "B1", contradictory)
     # in this process, where the replaced builder is (worker processes build their own)
     code, out, _ = _run("--claims", "B1", "-j", "1")
-    assert code == report.EXIT_FAILED
+    assert code == exit_codes.EXIT_FAILED
     assert "vacuous" in out
 
 
 def test_an_undecided_obligation_exits_2(monkeypatch):
     monkeypatch.setattr(engine, "STRATEGIES", (("skip", lambda: z3.Tactic("skip").solver()),))
     code, out, _ = _run("--claims", "B2", "-j", "1")
-    assert code == report.EXIT_UNKNOWN
+    assert code == exit_codes.EXIT_UNKNOWN
 
 
 def test_console_entry_point_runs_in_a_fresh_process():
