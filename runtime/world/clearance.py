@@ -15,9 +15,11 @@ bound otherwise."""
 
 def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
                       radius_m: np.ndarray, neighbor_idx: np.ndarray, dt_s: float) -> np.ndarray:
-    """Signed clearance (m, (N,)) of each body to its listed neighbours over the whole step: the
-    minimum distance of the two executed curves (quadratic in time through their start, middle
-    and end points; exact for bodies on translating supports) minus the combined radius."""
+    """Signed clearance (m, (N,)) of each body to its listed neighbours over the whole step
+    (the World lists every body within reach of the executed step,
+    :func:`navproof.world.reach.bodies_within_reach`): the minimum distance of the two executed
+    curves (quadratic in time through their start, middle and end points; exact for bodies on
+    translating supports) minus the combined radius. Claim: W1."""
     n = x0_m.shape[0]
     out = np.full(n, np.inf)
     if neighbor_idx.shape[0] != n or neighbor_idx.shape[1] == 0:

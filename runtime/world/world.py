@@ -56,10 +56,12 @@ from navproof.world.agents import (
     pad_routes,
     rows_snapshot,
 )
-from navproof.world.clearance import agent_clearance_m
+from navproof.world.clearance import CLEARANCE_EXACT_BAND_M, agent_clearance_m
 from navproof.world.handoffs import Handoffs
+from navproof.world.independent_check import StepMotion, assert_truthful, check_motion
 from navproof.world.layout import Layout
 from navproof.world.motion import execute, relative_curve_m, support_to_world
+from navproof.world.reach import bodies_within_reach, executed_reach_m, step_reach_m
 
 STALL_STEPS = 20
 """Steps at near-zero speed while the preferred speed is not that count as a stall (O8)."""
@@ -98,6 +100,8 @@ class WorldStep:
     agent_clearance_m: np.ndarray
     wall_clearance_m: np.ndarray
     handoff_rows: np.ndarray
+    motion: StepMotion | None = None
+    """What was executed, for the independent check (``independent_check.check_world_step``)."""
 
 
 class World:
@@ -340,8 +344,11 @@ class World:
         crowd.velocity = self.velocity_mps
         crowd.max_speed = vh
         point, direction, valid, num_hard = crowd.compute_lines()
-        neighbors = Neighbors.gather(crowd.agent_neighbor_idx, x0, self.velocity_mps,
-                                     self.radius_m)
+        # the sweep, the F2 truncation and the overlap rule see every body within reach of
+        # the step, whatever ORCA's neighbour range and count (W1)
+        reach = step_reach_m(x0, v0, self.velocity_mps, vh, accel, dt, support)
+        within = bodies_within_reach(x0, reach + self.radius_m)
+        neighbors = Neighbors.gather(within, x0, self.velocity_mps, self.radius_m)
         inp = StepInput(x0, v0, preferred, dt, support, edges, vh, accel, self.radius_m,
                         orca_point=point, orca_direction=direction, orca_valid=valid,
                         neighbors=neighbors, orca_num_hard=num_hard)
@@ -370,19 +377,24 @@ class World:
             for agent in handoff_rows.tolist():
                 self._step_handoff(agent, tick, position, velocity, mid)
         self._begin_handoffs(tick, position, velocity, target, free)
-        agent_clear = agent_clearance_m(x0, mid, position, self.radius_m,
-                                        self.crowd.agent_neighbor_idx, dt)
+        executed_within = bodies_within_reach(
+            x0, executed_reach_m(x0, mid, position) + self.radius_m
+            + 0.5 * CLEARANCE_EXACT_BAND_M)
+        agent_clear = agent_clearance_m(x0, mid, position, self.radius_m, executed_within, dt)
         wall_clear = np.minimum.reduce([layout.wall_clearance_m(p, self.radius_m, edges)
                                         for p in (x0, mid, position)])
+        motion = StepMotion.capture(self, x0, v0, v1, commit, support, support_index, vh,
+                                    handoff_rows, position, velocity)
         if self.assertions:
             self._check_step(label, wall_clear, agent_clear)
+            assert_truthful(check_motion(motion, label))
         self.position_m, self.velocity_mps = position, velocity
         self.time_s += dt
         self.step_index += 1
         layout.advance(dt)
         self._update_status(preferred, carry)
         return WorldStep(self.time_s, preferred, label, flags, velocity, agent_clear, wall_clear,
-                         handoff_rows)
+                         handoff_rows, motion)
 
     def _tick_s(self) -> float:
         return float(self.profile.defaults()["tick_s"])

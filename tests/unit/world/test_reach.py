@@ -1,0 +1,93 @@
+"""Every body within reach of a step is checked (W1), whatever ORCA's neighbour range and count:
+the reach bound, the uncapped spatial query, and head-on pairs that ORCA does not see."""
+
+import numpy as np
+import pytest
+
+from navproof.boundary import Support
+from navproof.step import SAFE
+from navproof.world import Layout, World
+from navproof.world.reach import bodies_within_reach, executed_reach_m, step_reach_m
+from navproof.world.summary import RunSummary
+
+CORRIDOR = np.array([[-8.0, -3.0], [8.0, -3.0], [8.0, 3.0], [-8.0, 3.0]])
+
+
+def brute_force_pairs(position, extent):
+    d = np.hypot(*(position[:, None] - position[None]).transpose(2, 0, 1))
+    meet = d <= extent[:, None] + extent[None] + 1e-6
+    np.fill_diagonal(meet, False)
+    return meet
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 40, 1500])
+def test_the_reach_query_finds_exactly_the_pairs_whose_extents_meet_with_no_count_cap(n):
+    rng = np.random.default_rng(n)
+    position = rng.uniform(0.0, 12.0, (n, 2))
+    extent = rng.uniform(0.05, 1.5, n)
+    found = bodies_within_reach(position, extent)
+    got = np.zeros((n, n), bool)
+    for i in range(n):
+        got[i, found[i][found[i] >= 0]] = True
+    np.testing.assert_array_equal(got, brute_force_pairs(position, extent))
+    if n == 1500:
+        assert found.shape[1] > 10  # wider than any ORCA max_neighbors of the profile
+
+
+def test_a_dense_cluster_lists_every_member_in_one_row():
+    position = np.zeros((60, 2)) + np.linspace(0.0, 0.01, 60)[:, None]
+    found = bodies_within_reach(position, np.full(60, 0.4))
+    assert found.shape == (60, 59)
+    assert np.all(found >= 0)
+
+
+def test_the_step_reach_bounds_speed_cap_support_carry_and_rotation():
+    x0 = np.array([[3.0, 0.0]])
+    support = Support.translating(np.array([[0.5, 0.0]]), acceleration_mps2=np.array([[1.0, 0]]))
+    reach = step_reach_m(x0, np.array([[1.0, 0.0]]), np.array([[1.5, 0.0]]), np.array([1.2]),
+                         np.array([2.0]), 0.1, support)
+    # (max(|v0|, Vh) + a dt) dt + |w| dt + |alpha| dt^2 / 2
+    assert reach[0] == pytest.approx((1.2 + 0.2) * 0.1 + 0.05 + 0.005)
+    from navproof.boundary import Motion
+
+    turning = Support(Motion.rotating(np.zeros((1, 2)), np.array([2.0])))
+    reach = step_reach_m(x0, np.zeros((1, 2)), np.array([[0.0, 6.0]]), np.array([1.2]),
+                         np.array([2.0]), 0.1, turning)
+    assert reach[0] >= 6.0 * 0.1  # the far side of the arm moves |omega| r dt
+
+
+def test_the_executed_reach_bounds_the_quadratic_curve():
+    rng = np.random.default_rng(3)
+    x0, mid, x1 = (rng.normal(size=(50, 2)) for _ in range(3))
+    bound = executed_reach_m(x0, mid, x1)
+    tau = np.linspace(0.0, 1.0, 101)[:, None, None]
+    b = 4.0 * (mid - x0) - (x1 - x0)
+    a = 2.0 * (x1 - x0) - 4.0 * (mid - x0)
+    curve = x0 + b * tau + a * tau**2
+    assert np.all(np.hypot(*(curve - x0).transpose(2, 0, 1)).max(axis=0) <= bound + 1e-12)
+
+
+@pytest.mark.parametrize("neighbor_dist_m, max_neighbors", [(0.1, 10), (5.0, 0)])
+def test_bodies_orca_does_not_see_never_pass_through_each_other_labelled_safe(
+        neighbor_dist_m, max_neighbors):
+    world = World(Layout(corridor_m=CORRIDOR), assertions=True)
+    world.add_agents([[-3.0, 0.0], [3.0, 0.0]], [[[3.0, 0.0]], [[-3.0, 0.0]]], radius_m=0.4,
+                     neighbor_dist_m=neighbor_dist_m, max_neighbors=max_neighbors)
+    summary = RunSummary(world)
+    overlapped = False
+    for _ in range(120):
+        start_gap = np.hypot(*(world.position_m[0] - world.position_m[1])) - 0.8
+        step = world.step()
+        summary.add(step, 0.0)
+        end_gap = np.hypot(*(world.position_m[0] - world.position_m[1])) - 0.8
+        overlapped |= bool(step.agent_clearance_m.min() < -1e-6)
+        # a safe step starts and ends apart and keeps the pair apart throughout (W1)
+        safe = step.label == SAFE
+        if safe.any():
+            assert start_gap >= -1e-6 and end_gap >= -1e-6
+            assert np.all(step.agent_clearance_m[safe] >= -1e-6)
+    result = summary.as_dict()
+    # the pair is measured although ORCA never lists it; any overlap is reported
+    assert result["min_agent_clearance_m"] is not None
+    assert (result["min_agent_clearance_m"] < -1e-6) == overlapped
+    world.close()
