@@ -18,7 +18,7 @@ import numpy as np
 
 from navproof.campaigns.spec import CampaignSpec, Vary, scenario_texts
 
-SMOOTHING = 0.7
+SMOOTHING = 0.9
 """Weight of the elite fit against the previous distribution (cross-entropy)."""
 STD_FLOOR = 0.02
 """Smallest standard deviation, as a fraction of the parameter's range (keeps exploring)."""

@@ -44,10 +44,14 @@ class Truth:
     patch_crossing: np.ndarray
     violated: np.ndarray
     lying: np.ndarray
+    claim: np.ndarray | None = None
 
     def kind(self, agent: int) -> str:
-        """The first violated measure of ``agent`` (wall, obstacle, agent, speed, patch)."""
+        """The claim of the first failed rule of ``agent`` (C4, C1, B5, W1, V1, O2, T4) as the
+        independent check names it, else the violated measure (wall, obstacle, agent, ...)."""
         i = agent
+        if self.claim is not None and str(self.claim[i]):
+            return str(self.claim[i])
         if self.wall_clearance_m[i] < -EPS:
             return "wall"
         if self.obstacle_clearance_m[i] < -EPS:
@@ -85,7 +89,9 @@ def check(world: Any, step: Any) -> Truth:
         violated = _array(t, "violated", n, False).astype(bool)
         lying = getattr(t, "lying", None)
         lying = (violated & (label == SAFE)) if lying is None else np.asarray(lying, bool)
-        return Truth(wall, obstacle, agent, speed, patch, violated, lying)
+        claim = getattr(t, "claim", None)
+        return Truth(wall, obstacle, agent, speed, patch, violated, lying,
+                     None if claim is None else np.asarray(claim))
     wall = np.asarray(step.wall_clearance_m, float)
     agent = np.asarray(step.agent_clearance_m, float)
     violated = (wall < -EPS) | (agent < -EPS)
