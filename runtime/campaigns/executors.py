@@ -112,7 +112,7 @@ class DaskCluster:
             raise ExecutorError("--scheduler", address, "needs Dask: pip install "
                                                         "'navproof[dask]'") from None
         try:
-            self.client = Client(address, timeout=f"{timeout_s}s", set_as_default=False)
+            self.client = Client(address, timeout=f"{timeout_s}s")
         except (OSError, TimeoutError, ValueError) as exc:
             raise ExecutorError("--scheduler", address,
                                 f"cannot reach the scheduler ({type(exc).__name__}: "

@@ -20,7 +20,7 @@ from navproof.campaigns.spec import CampaignSpec, Vary, scenario_texts
 
 SMOOTHING = 0.9
 """Weight of the elite fit against the previous distribution (cross-entropy)."""
-STD_FLOOR = 0.02
+STD_FLOOR = 0.05
 """Smallest standard deviation, as a fraction of the parameter's range (keeps exploring)."""
 
 
@@ -67,12 +67,14 @@ def _span(v: Vary) -> float:
 
 def next_distribution(spec: CampaignSpec, dist: Distribution,
                       results: list[dict[str, Any]]) -> Distribution:
-    """The cross-entropy update: fit the elite of ``results`` (one generation), smoothed."""
+    """The cross-entropy update: fit the elite (the ``elite_fraction`` of a batch with the
+    smallest scores) of ``results`` (every run so far: the best ones found are kept), smoothed
+    with the previous distribution."""
     ok = [r for r in results if math.isfinite(score(r))]
     if not ok:
         return dist
     ok.sort(key=lambda r: (score(r), r["index"]))
-    elite = ok[:max(2, int(math.ceil(spec.elite_fraction * len(results))))]
+    elite = ok[:max(2, int(math.ceil(spec.elite_fraction * spec.batch)))]
     params: list[tuple[float, float] | np.ndarray | None] = []
     old = dist.params or [None] * len(spec.vary)
     for v, p in zip(spec.vary, old, strict=True):
@@ -113,6 +115,6 @@ def distribution_for(spec: CampaignSpec, generation: int,
     generations (each must be complete)."""
     dist = Distribution()
     for g in range(generation):
-        rows = [results[i] for i in range(g * spec.batch, min((g + 1) * spec.batch, spec.runs))]
+        rows = [results[i] for i in range(min((g + 1) * spec.batch, spec.runs))]
         dist = next_distribution(spec, dist, rows)
     return dist
