@@ -48,6 +48,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "explain": ("navproof.cli.explain", "show one agent's ORCA velocity space (text/JSON/SVG)"),
     "prove": ("navproof.cli.prove", "prove the claims over a profile's ranges"),
     "audit": ("navproof.cli.audit", "re-prove a candidate profile against a base"),
+    "campaign": ("navproof.cli.campaign", "search many scenarios for a safe label that lies"),
 }
 
 _EPILOG = ("exit codes: 0 every claim as expected, 1 a claim failed, 2 a proof unknown or out of "
