@@ -62,7 +62,10 @@ class ResultsStore:
         if not os.access(path, os.R_OK | os.W_OK) or not os.access(folder, os.W_OK):
             raise ResultsError(where, str(path), "is read-only (file or folder)")
         try:
-            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            # read-write, never created: a campaign killed inside a transaction leaves a hot
+            # journal, which SQLite rolls back on this first open (a read-only connection
+            # cannot, and would call a sound file unusable)
+            conn = sqlite3.connect(f"file:{path}?mode=rw", uri=True)
             try:
                 ok = conn.execute("PRAGMA quick_check").fetchall()
                 rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())

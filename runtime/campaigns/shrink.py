@@ -148,11 +148,18 @@ def write_counterexample(doc: dict[str, Any], steps: int, profile_text: str | No
 
 
 def reproduces_with_assert(path: Path) -> bool:
-    """True when ``navproof simulate FILE --assert`` fails (exit 1) on the file, run here."""
-    import contextlib
-    import io
+    """True when ``navproof simulate FILE --assert`` fails on the file, run here: the same
+    loading, run and verdict (an obligation violated in assertion mode, or an ``[expect]``
+    missed), through the scenario API rather than the command line (the command line imports
+    this package)."""
+    from navproof.core.errors import ObligationViolation
+    from navproof.scenario import check_expectations, load_world_scenario, run_scenario
 
-    from navproof.cli import main
-
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        return main(["simulate", str(path), "--assert"]) == 1
+    scenario = load_world_scenario(path, assertions=True)
+    try:
+        summary = run_scenario(scenario)
+    except ObligationViolation:
+        return True
+    finally:
+        scenario.world.close()
+    return bool(check_expectations(scenario.expect, summary))

@@ -231,8 +231,9 @@ def profile_range(key: str, profile: Any) -> tuple[float, float, str] | None:
             return None
         p = profile[name]
         return float(p.min), float(p.max), name
-    name = PROFILE_RANGE_OF.get(parts[-1])
-    if name is not None:
+    mapped = PROFILE_RANGE_OF.get(parts[-1])
+    if mapped is not None:
+        name = mapped
         p = profile[name]
         return float(p.min), float(p.max), name
     sym = SYMMETRIC_RANGE_OF.get((parts[0], parts[-1]))

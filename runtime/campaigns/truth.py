@@ -1,11 +1,7 @@
 """The one adapter between campaigns and the independent truth check of a World step.
 
-:func:`navproof.world.independent_check.check_world_step` (when the installed runtime has it)
-is the truth check: it re-measures the executed step without the generated formulas. Before
-that module exists this adapter reads the World's own clearances of the step (signed wall and
-agent-agent clearances over the executed motion, :class:`navproof.world.WorldStep`), which a
-weakened solve cannot bend (they come from the layout and the executed positions) but which
-are not independent of the World's geometry code. :data:`INDEPENDENT` says which one ran.
+:func:`navproof.world.independent_check.check_world_step` is the truth check: it re-measures
+the executed step without the generated formulas or the safe step's own verification.
 
 A *lying label* is an agent-step labelled SAFE that the check sees violated beyond the
 numerical tolerance; fallback labels (F1-F3, overlap recovery) are counted, never lying.
@@ -20,15 +16,11 @@ from typing import Any
 import numpy as np
 
 from navproof.core.errors import EPS
-from navproof.step import SAFE
+from navproof.world.independent_check import check_world_step as _check_world_step
 
-try:  # the independent check of every committed step
-    from navproof.world.independent_check import check_world_step as _check_world_step
-except ImportError:  # pragma: no cover - depends on the installed runtime
-    _check_world_step = None
-
-INDEPENDENT = _check_world_step is not None
-"""True when the independent check module is present (else the World's own clearances)."""
+INDEPENDENT = True
+"""The truth is the independent check of every committed step (never the World's own
+clearances)."""
 KINDS = ("wall", "obstacle", "agent", "speed", "patch")
 
 
@@ -68,32 +60,11 @@ class Truth:
                          self.agent_clearance_m[agent]))
 
 
-def _array(obj: Any, name: str, n: int, fill: float | bool) -> np.ndarray:
-    value = getattr(obj, name, None)
-    if value is None:
-        return np.full(n, fill)
-    return np.asarray(value)
-
-
 def check(world: Any, step: Any) -> Truth:
-    """The truth of the step just taken (``step`` is what ``world.step()`` returned)."""
-    n = int(np.asarray(step.label).shape[0])
-    label = np.asarray(step.label)
-    if _check_world_step is not None:
-        t = _check_world_step(world, step)
-        wall = _array(t, "wall_clearance_m", n, np.inf).astype(float)
-        obstacle = _array(t, "obstacle_clearance_m", n, np.inf).astype(float)
-        agent = _array(t, "agent_clearance_m", n, np.inf).astype(float)
-        speed = _array(t, "speed_excess_mps", n, 0.0).astype(float)
-        patch = _array(t, "patch_crossing", n, False).astype(bool)
-        violated = _array(t, "violated", n, False).astype(bool)
-        lying = getattr(t, "lying", None)
-        lying = (violated & (label == SAFE)) if lying is None else np.asarray(lying, bool)
-        claim = getattr(t, "claim", None)
-        return Truth(wall, obstacle, agent, speed, patch, violated, lying,
-                     None if claim is None else np.asarray(claim))
-    wall = np.asarray(step.wall_clearance_m, float)
-    agent = np.asarray(step.agent_clearance_m, float)
-    violated = (wall < -EPS) | (agent < -EPS)
-    return Truth(wall, np.full(n, np.inf), agent, np.zeros(n), np.zeros(n, bool), violated,
-                 violated & (label == SAFE))
+    """The truth of the step just taken (``step`` is what ``world.step()`` returned), from the
+    independent check."""
+    t = _check_world_step(world, step)
+    return Truth(np.asarray(t.wall_clearance_m, float), np.asarray(t.obstacle_clearance_m, float),
+                 np.asarray(t.agent_clearance_m, float), np.asarray(t.speed_excess_mps, float),
+                 np.asarray(t.patch_crossing, bool), np.asarray(t.violated, bool),
+                 np.asarray(t.lying, bool), np.asarray(t.claim))

@@ -21,9 +21,12 @@ from navproof.campaigns import truth as truth_check
 from navproof.step import LABEL_NAMES
 
 HANDOFF = "handoff"
-LABEL_KEYS = ("safe", "F1", "F2", "F3", "overlap")
-"""Count names of the labels 0..4 (safe, dynamic avoidance failed, no stop guarantee, solve
-failed, separating an overlap); -1 (a body moved by its handoff controller) is ``handoff``."""
+LABEL_KEYS = ("safe", "F1", "F2", "F3", "overlap", "in_violation", "out_of_range",
+              "neighbour_fallback")
+"""Count names of the labels 0..7 (safe, dynamic avoidance failed, no stop guarantee, solve
+failed, separating an overlap, in violation at the start of the step, outside the proven
+ranges, reached by a neighbour's fallback: ``navproof.step.LABEL_NAMES``); -1 (a body moved by
+its handoff controller) is ``handoff``."""
 MAX_LIES_KEPT = 20
 """Lying agent-steps kept in detail per run (all are counted)."""
 
@@ -32,7 +35,9 @@ def simulate_text(scenario_text: str, profile_text: str | None, steps: int, *,
                   with_truth: bool = True, stop_at_first_lie: bool = False) -> dict[str, Any]:
     """Run the scenario given as TOML text for up to ``steps`` steps (fewer once every agent
     arrived) and return the run's counts, smallest margins (m) and lying agent-steps."""
-    assert len(LABEL_KEYS) == len(LABEL_NAMES)
+    if len(LABEL_KEYS) != len(LABEL_NAMES):
+        raise RuntimeError(f"campaign label names {LABEL_KEYS} do not match the step's "
+                           f"labels {LABEL_NAMES}")
     with tempfile.TemporaryDirectory(prefix="navproof-run-") as folder:
         from navproof.campaigns.spec import load_texts
 

@@ -21,10 +21,8 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 3
-EXIT_INTERNAL = 4
+from navproof.core.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK
+
 BAR_WIDTH = 30
 
 

@@ -27,6 +27,20 @@ def campaign(spec: Path, db: Path, *args: str) -> subprocess.Popen[str]:
                             start_new_session=True)
 
 
+def recorded(db: Path) -> int:
+    """Runs recorded in the results file so far (0 while it does not exist or is locked)."""
+    if not db.exists():
+        return 0
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.05)
+        try:
+            return int(conn.execute("SELECT count(*) FROM runs").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0
+
+
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_sigkill_at_random_moments_loses_and_repeats_no_run(tmp_path: Path,
                                                             workers: str) -> None:
@@ -39,7 +53,12 @@ def test_sigkill_at_random_moments_loses_and_repeats_no_run(tmp_path: Path,
     for attempt in range(8):
         args = ["--workers", workers] + (["--resume"] if db.exists() else [])
         proc = campaign(spec, db, *args)
-        time.sleep(rng.uniform(0.5, 4.0))
+        # kill once a random number of further runs is recorded (plus a random fraction of a
+        # run), so the kill lands mid-campaign however fast this machine runs it
+        target = recorded(db) + rng.randint(1, 6)
+        while proc.poll() is None and recorded(db) < target:
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0.0, 0.3))
         if proc.poll() is None:
             # the coordinator and its pool workers, as when the machine's job is killed
             os.killpg(proc.pid, signal.SIGKILL)
