@@ -82,8 +82,8 @@ def _run(world: Any, steps: int, with_truth: bool, stop_at_first_lie: bool) -> d
                 agents = np.flatnonzero(t.lying).tolist()
                 lying_total += len(agents)
                 for a in agents[:max(0, MAX_LIES_KEPT - len(lies))]:
-                    lies.append({"step": k, "agent": int(a), "kind": t.kind(a),
-                                 "margin_m": t.margin_m(a)})
+                    lies.append({"step": k, "agent": int(a), "kind": str(t.claim[a]),
+                                 "margin_m": float(t.margin[a])})
                 if stop_at_first_lie:
                     break
         if bool(world.arrived.all()):

@@ -83,7 +83,6 @@ def _bad(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from navproof.campaigns import truth
     from navproof.campaigns.driver import run_campaign, shrink_lies, validate_spec
     from navproof.campaigns.executors import ExecutorError, make_executor
     from navproof.campaigns.report import plot_margins, write_json, write_junit
@@ -115,8 +114,7 @@ def run(args: argparse.Namespace) -> int:
         store = ResultsStore.open(args.results, spec.digest,
                                   {"spec_file": spec.file, "spec_text": spec.texts["campaign"],
                                    "base_text": spec.texts["base"], "runs": str(spec.runs),
-                                   "truth_check": "independent" if truth.INDEPENDENT
-                                   else "world clearances"},
+                                   "truth_check": "independent"},
                                   resume=args.resume)
     except ResultsError as exc:
         executor.close()
@@ -132,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
                                   results_path.stem, limit=args.shrink)
     out = {"campaign": spec.name, "spec_digest": spec.digest, "search": spec.search,
            "executor": executor.name, "workers": executor.workers,
-           "truth_check": "independent" if truth.INDEPENDENT else "world clearances",
+           "truth_check": "independent",
            **summary(results, spec.runs), "counterexamples": counterexamples,
            "error_runs": [{"run": i, "error": r["error"]} for i, r in sorted(results.items())
                           if r["error"]][:50],
