@@ -128,22 +128,24 @@ def check(
     # A plain child process (not multiprocessing): `prove -j N` workers are daemonic and may not
     # have multiprocessing children of their own.
     code = "from navproof.proofs.cross_check import decide_from_stdin; decide_from_stdin()"
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", code],
-            input=request,
-            capture_output=True,
-            text=True,
-            timeout=time_limit_s + GRACE_S,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
+    done = _run_engine([sys.executable, "-c", code], time_limit_s, stdin=request)
+    if done is None:
         return UNKNOWN, f"killed after {time_limit_s + GRACE_S:g} s of wall-clock time"
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
         return UNKNOWN, f"cvc5 ended without an answer (exit code {done.returncode}: {last})"
     answer, reason = json.loads(done.stdout)
     return str(answer), str(reason)
+
+
+def _run_engine(command: list[str], time_limit_s: float, *, stdin: str | None = None
+                ) -> subprocess.CompletedProcess[str] | None:
+    """Run an engine's process; None when it outlives its own stop by ``GRACE_S`` (killed)."""
+    try:
+        return subprocess.run(command, input=stdin, capture_output=True, text=True,
+                              timeout=time_limit_s + GRACE_S, check=False)
+    except subprocess.TimeoutExpired:
+        return None
 
 
 def check_yices(assertions: list[z3.BoolRef], time_limit_s: float = TIME_LIMIT_S
@@ -159,15 +161,9 @@ def check_yices(assertions: list[z3.BoolRef], time_limit_s: float = TIME_LIMIT_S
     with tempfile.TemporaryDirectory(prefix="navproof-yices-") as folder:
         path = os.path.join(folder, "query.smt2")
         Path(path).write_text(text, encoding="utf-8")
-        try:
-            done = subprocess.run(
-                [binary, f"--timeout={max(1, round(time_limit_s))}", path],
-                capture_output=True,
-                text=True,
-                timeout=time_limit_s + GRACE_S,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
+        done = _run_engine([binary, f"--timeout={max(1, round(time_limit_s))}", path],
+                           time_limit_s)
+        if done is None:
             return UNKNOWN, f"killed after {time_limit_s + GRACE_S:g} s of wall-clock time"
     lines = [line.strip() for line in done.stdout.splitlines() if line.strip()]
     if any(line.startswith("(error") for line in lines) or (done.returncode != 0 and not lines):
