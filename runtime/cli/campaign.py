@@ -19,41 +19,9 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
 
+from navproof.cli.output import ProgressBar
 from navproof.core.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK
-
-BAR_WIDTH = 30
-
-
-class RateBar:
-    """A one-line progress bar with runs per second and the time left (stderr)."""
-
-    def __init__(self, out: TextIO, label: str) -> None:
-        self.out = out
-        self.label = label
-        self.start = time.perf_counter()
-        self.first: int | None = None
-        self.last_draw = 0.0
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.perf_counter()
-        if self.first is None:
-            self.first = done
-        if done != total and now - self.last_draw < 0.2:
-            return
-        self.last_draw = now
-        ran = done - self.first
-        rate = ran / max(now - self.start, 1e-9)
-        eta = f"{(total - done) / rate:.0f} s" if rate > 0 else "?"
-        filled = BAR_WIDTH * done // max(total, 1)
-        self.out.write(f"\r{self.label} [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] "
-                       f"{done}/{total} runs {rate:.1f} runs/s ETA {eta}  ")
-        self.out.flush()
-
-    def close(self) -> None:
-        self.out.write("\n")
-        self.out.flush()
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -119,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     except ResultsError as exc:
         executor.close()
         return _bad(str(exc))
-    bar = RateBar(sys.stderr, spec.name)
+    bar = ProgressBar(sys.stderr, spec.name, unit="runs", rate=True)
     try:
         results = run_campaign(spec, store, executor, progress=bar)
     finally:

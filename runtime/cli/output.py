@@ -10,8 +10,10 @@ output that is one of the command's inputs or another option's output.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TextIO
 
 from navproof.core.errors import InvalidInput
 
@@ -105,3 +107,43 @@ def check_output_paths(outputs: Mapping[str, str | os.PathLike[str] | None], *,
                 raise InvalidInput(option, str(path),
                                    f"is also the path of {other}: each output needs its own "
                                    "path")
+
+
+BAR_WIDTH = 30
+
+
+class ProgressBar:
+    """A one-line progress bar on a text stream, redrawn at most every 1 % of the work:
+    ``label [####....] done/total unit``, with the rate and the time left when ``rate`` is set
+    (measured from the first call, so a resumed run counts only what it does)."""
+
+    def __init__(self, out: TextIO, label: str, *, unit: str = "steps",
+                 rate: bool = False) -> None:
+        self.out = out
+        self.label = label
+        self.unit = unit
+        self.rate = rate
+        self._shown = -1
+        self._first: tuple[int, float] | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self._first is None:
+            self._first = (done, time.perf_counter())
+        percent = 100 * done // max(total, 1)
+        if percent == self._shown and done != total:
+            return
+        self._shown = percent
+        filled = BAR_WIDTH * done // max(total, 1)
+        text = (f"\r{self.label} [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] "
+                f"{done}/{total} {self.unit}")
+        if self.rate:
+            first_done, started = self._first
+            per_s = (done - first_done) / max(time.perf_counter() - started, 1e-9)
+            eta = f"{(total - done) / per_s:.0f} s" if per_s > 0 else "?"
+            text += f" {per_s:.1f} {self.unit}/s ETA {eta}  "
+        self.out.write(text)
+        self.out.flush()
+
+    def close(self) -> None:
+        self.out.write("\n")
+        self.out.flush()

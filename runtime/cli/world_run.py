@@ -9,32 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from navproof.cli.output import ProgressBar
 from navproof.core.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
-
-BAR_WIDTH = 30
-
-
-class ProgressBar:
-    """A one-line progress bar on a text stream (redrawn at most every 1 % of the run)."""
-
-    def __init__(self, out: TextIO, label: str) -> None:
-        self.out = out
-        self.label = label
-        self._shown = -1
-
-    def __call__(self, done: int, total: int) -> None:
-        percent = 100 * done // total
-        if percent == self._shown and done != total:
-            return
-        self._shown = percent
-        filled = BAR_WIDTH * done // total
-        self.out.write(f"\r{self.label} [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] "
-                       f"{done}/{total} steps")
-        self.out.flush()
-
-    def close(self) -> None:
-        self.out.write("\n")
-        self.out.flush()
 
 
 def _report(summary: dict[str, Any], out: TextIO) -> None:
