@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from navproof.core.errors import EPS, InvalidInput
+from navproof.core.errors import InvalidInput
+from navproof.core.tolerances import EPS
 from navproof.core.validation import check_valid_finite
 
 ORIENTATION_RULE = "counter-clockwise (the solid on the left of every edge)"

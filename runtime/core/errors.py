@@ -5,9 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from navproof.core.tolerances import EPS
-
-__all__ = ["EPS", "InvalidInput", "ObligationViolation", "ScenarioError", "assertions_enabled"]
+__all__ = ["InvalidInput", "ObligationViolation", "ScenarioError", "assertions_enabled"]
 
 
 def assertions_enabled(flag: bool | None = None) -> bool:

@@ -27,7 +27,8 @@ import numpy as np
 
 from navproof.boundary.edges import EDGE_PORTAL, EDGE_WALL, EdgeSet
 from navproof.boundary.motion import Motion
-from navproof.core.errors import EPS, InvalidInput, ObligationViolation
+from navproof.core.errors import InvalidInput, ObligationViolation
+from navproof.core.tolerances import EPS
 from navproof.navmesh import MeshCache, NavMesh, NoRoute, Route, Router
 from navproof.navmesh.merge import merge_pair
 from navproof.navmesh.route import corridor_portals, next_corner

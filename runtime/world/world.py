@@ -32,8 +32,9 @@ import numpy as np
 
 from navproof.boundary.edges import take_edges
 from navproof.boundary.slope import horizontal_caps
-from navproof.core.errors import EPS, InvalidInput, ObligationViolation, assertions_enabled
+from navproof.core.errors import InvalidInput, ObligationViolation, assertions_enabled
 from navproof.core.ranges import agents_outside_profile, check_in_profile_range
+from navproof.core.tolerances import EPS
 from navproof.orca.crowd import Crowd
 from navproof.orca.responsibility import keep_right_and_yield, stalled_now
 from navproof.steering import (

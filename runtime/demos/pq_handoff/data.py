@@ -43,7 +43,8 @@ from typing import Any
 import numpy as np
 
 from navproof.boundary.slope import slope_factor
-from navproof.core.errors import EPS, InvalidInput, ScenarioError
+from navproof.core.errors import InvalidInput, ScenarioError
+from navproof.core.tolerances import EPS
 from navproof.handoff.controller import HandoffParams, HandoffTarget, Versions
 
 KIND = "pq-handoff"

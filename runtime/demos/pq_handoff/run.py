@@ -30,7 +30,8 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from navproof.core.errors import EPS, InvalidInput
+from navproof.core.errors import InvalidInput
+from navproof.core.tolerances import EPS
 from navproof.demos.pq_handoff.data import PQScenario, default_pq_scenario
 from navproof.demos.pq_handoff.world_table import load_world, save_world
 from navproof.handoff.controller import (

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from navproof.core.errors import EPS, InvalidInput, ObligationViolation
+from navproof.core.errors import InvalidInput, ObligationViolation
+from navproof.core.tolerances import EPS
 from navproof.handoff.access import (
     AccessCurve,
     BrakeCurve,
