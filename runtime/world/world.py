@@ -66,7 +66,12 @@ from navproof.world.agents import (
 )
 from navproof.world.clearance import CLEARANCE_EXACT_BAND_M, agent_clearance_m
 from navproof.world.handoffs import Handoffs
-from navproof.world.independent_check import StepMotion, assert_truthful, check_motion
+from navproof.world.independent_check import (
+    StepMotion,
+    StepTruth,
+    assert_truthful,
+    check_motion,
+)
 from navproof.world.layout import SUPPORT_PLATFORM, Layout
 from navproof.world.motion import execute, relative_curve_m, support_to_world
 from navproof.world.reach import bodies_within_reach, executed_reach_m, step_reach_m
@@ -144,6 +149,8 @@ class WorldStep:
     handoff_rows: np.ndarray
     motion: StepMotion | None = None
     """What was executed, for the independent check (``independent_check.check_world_step``)."""
+    truth: StepTruth | None = None
+    """The independent check's verdict, when assertion mode already ran it on this step."""
 
 
 class World:
@@ -470,16 +477,18 @@ class World:
         motion = StepMotion.capture(self, x0, v0, v1, commit, support, support_index, vh,
                                     handoff_rows, position, velocity,
                                     split=None if nav is None else nav.split_motion)
+        truth = None
         if self.assertions:
             self._check_step(label, wall_clear, agent_clear)
-            assert_truthful(check_motion(motion, label))
+            truth = check_motion(motion, label)
+            assert_truthful(truth)
         self.position_m, self.velocity_mps = position, velocity
         self.time_s += dt
         self.step_index += 1
         layout.advance(dt)
         self._update_status(preferred, carry)
         return WorldStep(self.time_s, preferred, label, flags, velocity, agent_clear, wall_clear,
-                         handoff_rows, motion)
+                         handoff_rows, motion, truth)
 
     def _outside_profile(self, inp: StepInput, support_index: np.ndarray) -> np.ndarray:
         """(R,) True for the rows of ``inp`` whose step leaves the profile's ranges: the values
