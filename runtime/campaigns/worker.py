@@ -1,6 +1,11 @@
 """One campaign run: load the sampled scenario (its TOML text), step its World, call the truth
 check after every step, and return the counts and smallest margins as plain data.
 
+The truth check is the World's independent check
+(:func:`navproof.world.independent_check.check_world_step`). A *lying label* is an agent-step
+labelled SAFE that it finds violated beyond the numerical tolerance; fallback labels (F1-F3,
+overlap recovery, ...) are counted, never lying.
+
 What is sent to a worker per run is a :class:`dict` task of a few kilobytes (the scenario and
 profile texts, the step count, the run index and seed); what comes back is the run's row
 (:func:`run_task`). Nothing else is shared, so any executor (process pool, Dask) runs it.
@@ -17,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from navproof.campaigns import truth as truth_check
 from navproof.step import LABEL_NAMES
+from navproof.world.independent_check import check_world_step
 
 HANDOFF = "handoff"
 LABEL_KEYS = ("safe", "F1", "F2", "F3", "overlap", "in_violation", "out_of_range",
@@ -66,7 +71,7 @@ def _run(world: Any, steps: int, with_truth: bool, stop_at_first_lie: bool) -> d
         label = np.asarray(step.label)
         counts += np.bincount(label.astype(np.int64) + 1, minlength=counts.size)
         if with_truth:
-            t = truth_check.check(world, step)
+            t = check_world_step(world, step)
             truth_s += time.perf_counter() - t1
             mins["wall_m"] = min(mins["wall_m"], float(np.min(t.wall_clearance_m, initial=np.inf)))
             mins["obstacle_m"] = min(mins["obstacle_m"],
