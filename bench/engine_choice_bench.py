@@ -129,7 +129,7 @@ def main() -> None:
     folder = args.smt2_dir
     if folder is None:
         folder = Path(tempfile.mkdtemp(prefix="navproof-smt2-"))
-        claims = ["--claims", *args.claims] if args.claims else []
+        claims = ["--claims", ",".join(args.claims)] if args.claims else []
         subprocess.run([str(VENV_BIN / "navproof"), "prove", "--no-cache", "--emit-smt2",
                         str(folder), *claims], check=False, stdout=subprocess.DEVNULL)
     files = sorted(folder.glob("*.smt2"))
