@@ -15,13 +15,14 @@ import hashlib
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _hash_arrays(h: "hashlib._Hash", *arrays: np.ndarray) -> None:
+def _hash_arrays(h: Any, *arrays: np.ndarray) -> None:
     for a in arrays:
         a = np.ascontiguousarray(a)
         h.update(str(a.dtype).encode())
@@ -39,8 +40,9 @@ def digest(path: Path, steps: int | None, assertions: bool) -> tuple[int, str]:
     h = hashlib.sha256()
     done = 0
     try:
-        for done in range(1, total + 1):
+        while done < total:
             result = world.step()
+            done += 1
             _hash_arrays(h, world.position_m, world.velocity_mps, result.label, result.flags,
                          result.velocity_mps, result.agent_clearance_m,
                          result.wall_clearance_m, result.preferred_mps)
