@@ -5,7 +5,8 @@ Emits every query of the chosen obligations as standard SMT-LIB text (``navproof
 query, and prints per obligation the queries decided by yices / cvc5 / either and the seconds of
 the decided ones. With ``--write`` it rewrites ``proofs/engine_order.toml`` for the measured
 obligations (the other entries stay as they are): the engine that decided every query in the
-least time first, the other as the fallback.
+least time first, the other as the fallback, and ``query_engines`` for the queries the first
+leaves undecided and the other decides (those are asked of the other first).
 
 Usage: python bench/engine_choice_bench.py [--limit-s 30] [--claims A2 S7 ...] [--write]
 Claim: all (cross-check of every z3 obligation).
@@ -55,8 +56,10 @@ def _run(command: list[str], limit_s: float) -> tuple[str, float]:
 
 def measure(path: Path, limit_s: float) -> dict[str, object]:
     """Answers of yices and cvc5 on one query file (z3's answer from its header)."""
-    z3_answer = path.read_text().splitlines()[1].split(": ")[1]
-    row: dict[str, object] = {"file": path.name, "z3": z3_answer}
+    lines = path.read_text().splitlines()
+    z3_answer = lines[1].split(": ")[1]
+    label = lines[0].split(": ", 1)[1]
+    row: dict[str, object] = {"file": path.name, "z3": z3_answer, "query": label}
     commands = {
         "yices": [str(VENV_BIN / "yices-smt2"), f"--timeout={int(limit_s)}", str(path)],
         "cvc5": [sys.executable, "-c", _CVC5, str(path), str(int(limit_s * 1000))],
@@ -80,7 +83,9 @@ def summarize(rows: list[dict[str, object]], files: list[Path]) -> dict[str, dic
         entry = table.setdefault(_obligation(path), {
             "queries": 0, "either": 0,
             "yices": {"decided": 0, "seconds": 0.0}, "cvc5": {"decided": 0, "seconds": 0.0},
+            "rows": [],
         })
+        entry["rows"].append(row)
         entry["queries"] += 1
         decided = False
         for engine in ("yices", "cvc5"):
@@ -99,11 +104,24 @@ def _entry_text(oid: str, entry: dict) -> str:
         return (-entry[engine]["decided"], entry[engine]["seconds"])
 
     order = sorted(("yices", "cvc5"), key=key)
-    lines = [f'["{oid}"]', f"engines = {json.dumps(order)}".replace('", "', '", "'),
-             f"queries = {entry['queries']}"]
+    lines = [f'["{oid}"]', f"engines = {json.dumps(order)}", f"queries = {entry['queries']}"]
     for engine in ("yices", "cvc5"):
         e = entry[engine]
         lines.append(f"{engine} = {{ decided = {e['decided']}, seconds = {e['seconds']:.1f} }}")
+    # A query the obligation's first engine leaves undecided, but the other decides: asked of
+    # the other first (one label per query; a label used twice keeps the obligation's order
+    # unless the other engine decided every query of that label).
+    labels: dict[str, list[bool]] = {}
+    for row in entry["rows"]:
+        first_fails = row[order[0]] != row["z3"]
+        other_decides = row[order[1]] == row["z3"]
+        labels.setdefault(str(row["query"]), []).append(first_fails and other_decides)
+    swapped = sorted(label for label, flags in labels.items() if any(flags) and all(
+        row[order[1]] == row["z3"] for row in entry["rows"] if row["query"] == label))
+    if swapped:
+        other = json.dumps([order[1], order[0]])
+        pairs = ", ".join(f"{json.dumps(label)} = {other}" for label in swapped)
+        lines.append(f"query_engines = {{ {pairs} }}")
     return "\n".join(lines) + "\n"
 
 

@@ -181,6 +181,7 @@ def quick_key(obligation_id: str, profile: Any, *, rlimit: int,
         "rlimit": rlimit,
         "cross_check_limit": cross_check_limit,
         "engines": list(engines) if cross_check_limit is not None else [],
+        "query_engines": _query_engines(obligation_id) if cross_check_limit is not None else [],
         "versions": engine_versions(engines if cross_check_limit is not None else ()),
         "sources": sources,
     }
@@ -199,6 +200,7 @@ def cache_key(ob: Any, *, rlimit: int, cross_check_limit: int | None,
         "rlimit": rlimit,
         "cross_check_limit": cross_check_limit,
         "engines": list(engines) if cross_check_limit is not None else [],
+        "query_engines": _query_engines(ob.id) if cross_check_limit is not None else [],
         "versions": engine_versions(engines if cross_check_limit is not None else ()),
         "prover": sources,
     }
@@ -220,6 +222,14 @@ def cache_key(ob: Any, *, rlimit: int, cross_check_limit: int | None,
     if builder is not None:
         parts["module"] = _source_digest(sys.modules[builder.__module__])
     return _digest(_renumbered(json.dumps(parts, sort_keys=True, default=str)))
+
+
+def _query_engines(obligation_id: str) -> list[tuple[str, list[str]]]:
+    """The per-query engine orders of ``obligation_id`` (``engine_order.toml``)."""
+    from navproof.proofs.cross_check import QUERY_ENGINE_ORDER
+
+    return sorted((label, list(engines)) for (oid, label), engines in QUERY_ENGINE_ORDER.items()
+                  if oid == obligation_id)
 
 
 _FRESH = re.compile(r"([A-Za-z_]+)!(\d+)")

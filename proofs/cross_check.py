@@ -56,25 +56,37 @@ DEFAULT_ORDER = ("yices", "cvc5")
 """Engines asked for an obligation the measurement does not list (yices decided the most)."""
 
 
-def _measured_order() -> dict[str, tuple[str, ...]]:
-    """Per obligation, the engines to ask in order, from ``engine_order.toml`` (the measurement
-    of ``bench/engine_choice_bench.py``; see that file's header)."""
+def _engines(where: str, value: object) -> tuple[str, ...]:
+    engines = tuple(value) if isinstance(value, list) else ()
+    unknown = [e for e in engines if e not in ENGINES]
+    if unknown or not engines:
+        raise ValueError(f"engine_order.toml: {where}: engines {value!r} must be a non-empty "
+                         f"list of {list(ENGINES)}")
+    return engines
+
+
+def _measured_order() -> tuple[dict[str, tuple[str, ...]],
+                               dict[tuple[str, str], tuple[str, ...]]]:
+    """Per obligation, the engines to ask in order, and per query (obligation, label) where the
+    measurement found another order faster, from ``engine_order.toml`` (the measurement of
+    ``bench/engine_choice_bench.py``; see that file's header)."""
     import tomllib
 
     data = tomllib.loads(Path(__file__).with_name("engine_order.toml").read_text("utf-8"))
-    order = {}
+    order: dict[str, tuple[str, ...]] = {}
+    per_query: dict[tuple[str, str], tuple[str, ...]] = {}
     for obligation_id, entry in data.items():
-        engines = tuple(entry["engines"])
-        unknown = [e for e in engines if e not in ENGINES]
-        if unknown or not engines:
-            raise ValueError(f"engine_order.toml: {obligation_id}: engines {list(engines)} "
-                             f"must be a non-empty list of {list(ENGINES)}")
-        order[obligation_id] = engines
-    return order
+        order[obligation_id] = _engines(obligation_id, entry["engines"])
+        for label, engines in entry.get("query_engines", {}).items():
+            per_query[(obligation_id, label)] = _engines(f"{obligation_id}: {label}", engines)
+    return order, per_query
 
 
-ENGINE_ORDER: dict[str, tuple[str, ...]] = _measured_order()
-"""Per obligation, the engines that re-decide its queries, in the order they are asked."""
+ENGINE_ORDER: dict[str, tuple[str, ...]]
+QUERY_ENGINE_ORDER: dict[tuple[str, str], tuple[str, ...]]
+ENGINE_ORDER, QUERY_ENGINE_ORDER = _measured_order()
+"""Per obligation, the engines that re-decide its queries, in the order they are asked; per
+query (obligation, label), the order where it differs from its obligation's."""
 
 
 @dataclass(frozen=True)
@@ -190,8 +202,11 @@ def ask(engine: str, assertions: list[z3.BoolRef], resource_limit: int) -> Answe
     return Answer(engine, answer, reason, round(time.monotonic() - started, 4))
 
 
-def engine_order(obligation_id: str) -> tuple[str, ...]:
-    """The engines that re-decide ``obligation_id``'s queries, in the order they are asked."""
+def engine_order(obligation_id: str, query: str | None = None) -> tuple[str, ...]:
+    """The engines that re-decide ``obligation_id``'s queries (or its query labelled
+    ``query``), in the order they are asked."""
+    if query is not None and (obligation_id, query) in QUERY_ENGINE_ORDER:
+        return QUERY_ENGINE_ORDER[(obligation_id, query)]
     return ENGINE_ORDER.get(obligation_id, DEFAULT_ORDER)
 
 

@@ -401,7 +401,8 @@ _CROSS_CHECK_SEVERITY = ("", UNKNOWN, "disagree", "error")
 
 def _cross_check(result: Result, budget: Budget, resource_limit: int) -> None:
     """Re-decide every logged query with the second engines of this obligation, asked in their
-    measured order (:func:`navproof.proofs.cross_check.engine_order`) until one decides.
+    measured order (:func:`navproof.proofs.cross_check.engine_order`, per query where the
+    measurement found another engine first) until one decides.
 
     A query no second engine decides is unknown; an engine deciding against z3 is a
     disagreement; text an engine rejects is an error (a defect of the query). Any of them fails
@@ -410,7 +411,6 @@ def _cross_check(result: Result, budget: Budget, resource_limit: int) -> None:
     from navproof.proofs import cross_check
 
     assert result.engines is not None
-    order = cross_check.engine_order(result.id)
     records: list[dict[str, object]] = []
     asked: dict[str, list[tuple[str, str]]] = {}
     failures: list[str] = []
@@ -420,6 +420,7 @@ def _cross_check(result: Result, budget: Budget, resource_limit: int) -> None:
         seconds: dict[str, float] = {}
         reasons: list[str] = []
         decided_by = None
+        order = cross_check.engine_order(result.id, label)
         for name in order:
             reply = cross_check.ask(name, assertions, resource_limit)
             record[name] = reply.answer
@@ -459,7 +460,7 @@ def _cross_check(result: Result, budget: Budget, resource_limit: int) -> None:
         else:
             result.engines[name] = result.status
     if not records:
-        result.engines[order[0]] = "no query"
+        result.engines[cross_check.engine_order(result.id)[0]] = "no query"
         worst = "no query"
     result.cross_check = records
     if worst:

@@ -188,3 +188,28 @@ def test_a_disagreement_of_the_second_engine_names_both_answers(monkeypatch, pro
     assert not result.ok and result.engines["yices"] == "disagree"
     assert "z3 unsat, yices sat" in result.message
     assert report.exit_code([result]) == exit_codes.EXIT_FAILED
+
+
+def test_a_query_with_its_own_measured_order_is_asked_of_that_engine_first(monkeypatch, profile):
+    # engine_order.toml's `query_engines`: a query the obligation's first engine leaves undecided
+    # goes to the engine the measurement found deciding it, without waiting for a time-out.
+    _only(monkeypatch, "B1", "yices", "cvc5")
+    asked: list[tuple[str, str]] = []
+    original = cross_check.ask
+
+    def ask(name, assertions, limit):
+        asked.append((name, len(asked)))
+        return original(name, assertions, limit)
+
+    monkeypatch.setattr(cross_check, "ask", ask)
+    first = engine.run_one("B1", profile, cross_check_limit=profile.budgets.cvc5_resource_limit)
+    label = first.cross_check[0]["query"]
+    monkeypatch.setitem(cross_check.QUERY_ENGINE_ORDER, ("B1", label), ("cvc5", "yices"))
+    assert cross_check.engine_order("B1", label) == ("cvc5", "yices")
+    assert cross_check.engine_order("B1", "another query") == ("yices", "cvc5")
+    asked.clear()
+    result = engine.run_one("B1", profile, cross_check_limit=profile.budgets.cvc5_resource_limit)
+    assert result.ok, result.message
+    by_query = {r["query"]: r for r in result.cross_check}
+    assert by_query[label]["decided_by"] == "cvc5"
+    assert all(r["decided_by"] == "yices" for q, r in by_query.items() if q != label)
