@@ -30,6 +30,7 @@ from navproof.boundary.polygons import (
     polygon_signed_distance_m,
 )
 from navproof.core.errors import InvalidInput
+from navproof.core.jit import compiled_loop
 from navproof.core.tolerances import EPS, UNIT_LENGTH_TOL
 from navproof.core.validation import check_valid_finite
 
@@ -84,6 +85,24 @@ def _contains(normal: np.ndarray, offset: np.ndarray, valid: np.ndarray,
     margin = offset[None] - (x_m[:, None, None, 0] * normal[None, ..., 0]
                              + x_m[:, None, None, 1] * normal[None, ..., 1])
     return np.all((margin >= -EPS) | ~valid[None], axis=2)
+
+
+@compiled_loop
+def _least_wall_margin(normal, offset, valid, edge_id, obstacle_id, x, out):
+    """Least signed margin ``b0 - n . x`` (m) of each body's valid walls with an id below
+    ``obstacle_id`` into ``out`` (N,) (inf where none; NaN propagates as in numpy's minimum),
+    the margin evaluated as :meth:`navproof.boundary.edges.EdgeSet.initial_margin_m` does.
+    Claim: B1, B5."""
+    for i in range(out.shape[0]):
+        least = np.inf
+        for k in range(valid.shape[1]):
+            if valid[i, k] and edge_id[i, k] < obstacle_id:
+                margin = offset[i, k] - (normal[i, k, 0] * x[i, 0] + normal[i, k, 1] * x[i, 1])
+                if margin < least or margin != margin:
+                    least = margin
+                    if least != least:
+                        break
+        out[i] = least
 
 
 def _table(polygons: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -449,9 +468,8 @@ class Layout:
         out = np.full(x_m.shape[0], np.inf)
         if edges.valid.shape[1]:
             # obstacle walls are conservative stand-ins; the exact distance is measured below
-            keep = edges.valid & (edges.edge_id < OBSTACLE_EDGE_ID)
-            margin = np.where(keep, edges.initial_margin_m(x_m), np.inf)
-            out = np.minimum(out, margin.min(axis=1))
+            _least_wall_margin(edges.normal, edges.offset_m, edges.valid, edges.edge_id,
+                               OBSTACLE_EDGE_ID, np.asarray(x_m, dtype=np.float64), out)
         for poly in self.obstacles:
             out = np.minimum(out, polygon_signed_distance_m(poly, x_m) - radius_m)
         return out
