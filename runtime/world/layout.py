@@ -193,6 +193,8 @@ class Layout:
         self.support_velocity_mps = np.array([s.velocity_mps for s in self.supports],
                                              dtype=np.float64).reshape(-1, 2)
         self.support_shift_m = np.zeros((len(self.supports), 2))
+        self._support_table_key: tuple[object, ...] | None = None
+        self._support_table_cache: tuple[np.ndarray, np.ndarray, np.ndarray] = _table([])
 
     # --------------------------------------------------------------------- look-ups
     def _common_edges(self) -> dict[tuple[int, int], CommonEdge]:
@@ -230,12 +232,22 @@ class Layout:
         rel = spec.vertices_m - spec.pivot_m
         return self.support_pivot_m(s) + rel @ np.array([[c, si], [-si, c]])
 
+    def _support_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Half-plane table (:func:`_table`) of every support at its current pose, rebuilt
+        only when a pose changed (a conveyor's never does)."""
+        key = (tuple(map(id, self.supports)), self.support_angle_rad.tobytes(),
+               self.support_shift_m.tobytes())
+        if self._support_table_key != key:
+            self._support_table_cache = _table([self.platform_vertices(s)
+                                                for s in range(len(self.supports))])
+            self._support_table_key = key
+        return self._support_table_cache
+
     def support_of(self, x_m: np.ndarray) -> np.ndarray:
         """Index of the support each position stands on (N,), -1 for the static ground."""
         if not self.supports:
             return np.full(x_m.shape[0], -1, np.int64)
-        normal, offset, valid = _table([self.platform_vertices(s)
-                                        for s in range(len(self.supports))])
+        normal, offset, valid = self._support_table()
         inside = _contains(normal, offset, valid, x_m)
         return np.where(inside.any(axis=1), np.argmax(inside, axis=1), -1)
 
@@ -294,8 +306,7 @@ class Layout:
             parts_id.append(100 * (idx[:, None] + 1) + np.arange(kp)[None, :])
         moving = None
         if platforms:
-            normal, offset, valid = _table([self.platform_vertices(s)
-                                            for s in range(len(self.supports))])
+            normal, offset, valid = self._support_table()
             on = np.isin(support_index, platforms)
             idx = np.where(on, support_index, 0)
             ks = normal.shape[1]
