@@ -58,9 +58,11 @@ def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
     arrays = [np.ascontiguousarray(a, dtype=np.float64) for a in (x0_m, mid_m, x1_m)]
     radius = np.ascontiguousarray(radius_m, dtype=np.float64)
     idx = np.ascontiguousarray(neighbor_idx, dtype=np.int64)
+    extent = np.empty(n)
+    _executed_extents(*arrays, extent)
     threads = thread_count(idx.size, SWEEP_PARALLEL_MIN_PAIRS)
     bounds = piece_bounds(n, threads)
-    run_pieces(lambda k: _clearance_rows(*arrays, radius, idx, dt, half_s, full_s,
+    run_pieces(lambda k: _clearance_rows(*arrays, radius, extent, idx, dt, half_s, full_s,
                                          CLEARANCE_EXACT_BAND_M, bounds[k], bounds[k + 1], out),
                len(bounds) - 1, threads=threads)
     return out
@@ -112,12 +114,24 @@ def _executed_coefficients(x0, mid, x1, i):
 
 
 @compiled_loop
-def _clearance_rows(x0, mid, x1, radius, idx, dt, half_s, full_s, band, row_lo, row_hi, out):
+def _executed_extents(x0, mid, x1, out):
+    """|B| + |A| (m) of every body's executed curve (how far it gets from its start)."""
+    for i in range(out.shape[0]):
+        bx, by, ax, ay = _executed_coefficients(x0, mid, x1, i)
+        out[i] = math.sqrt(bx * bx + by * by) + math.sqrt(ax * ax + ay * ay)
+
+
+@compiled_loop
+def _clearance_rows(x0, mid, x1, radius, extent, idx, dt, half_s, full_s, band, row_lo,
+                    row_hi, out):
     """Rows ``row_lo:row_hi`` of :func:`agent_clearance_m` into ``out`` (left as it is for a
     row without a neighbour). Each pair's relative curve is the one the whole-array evaluation
     hands the sweep (the difference of the two executed curves as a carry ``dB / dt`` and a
     ramp to ``2 dA / dt`` against a body at rest, through the generated B4 displacement), so
-    its bound and its exact minimum are the same to the bit. Claim: W1."""
+    its bound and its exact minimum are the same to the bit. A pair whose start distance
+    exceeds both bodies' ``extent`` (:func:`_executed_extents`), the combined radius and the
+    least clearance found so far (plus the rounding allowance) cannot be the least and is not
+    evaluated; nor is a second copy of a listed pair that needs the exact minimum. Claim: W1."""
     k_count = idx.shape[1]
     curve = np.empty((k_count, 6))
     key = np.empty(k_count)
@@ -138,23 +152,35 @@ def _clearance_rows(x0, mid, x1, radius, idx, dt, half_s, full_s, band, row_lo, 
             if j < 0:
                 continue
             listed = True
+            c = radius[i] + radius[j]
+            sx = x0[i, 0] - x0[j, 0]
+            sy = x0[i, 1] - x0[j, 1]
+            reach = extent[i] + extent[j] + c
+            limit = reach + least + SKIP_ALLOWANCE * (1.0 + reach + abs(least))
+            if least < np.inf and limit > 0.0 and sx * sx + sy * sy > limit * limit:
+                continue
             bxj, byj, axj, ayj = _executed_coefficients(x0, mid, x1, j)
             ux = (bxi - bxj) / dt
             uy = (byi - byj) / dt
             v1x = 2.0 * (axi - axj) / dt
             v1y = 2.0 * (ayi - ayj) / dt
             d0x, d0y, bx, by, ax, ay = _relative_curve(
-                x0[i, 0] - x0[j, 0], x0[i, 1] - x0[j, 1], ux - 0.0, uy - 0.0,
+                sx, sy, ux - 0.0, uy - 0.0,
                 accel_step_displacement(t=half_s, dt=dt, v0=0.0, v1=v1x),
                 accel_step_displacement(t=half_s, dt=dt, v0=0.0, v1=v1y),
                 accel_step_displacement(t=full_s, dt=dt, v0=0.0, v1=v1x),
                 accel_step_displacement(t=full_s, dt=dt, v0=0.0, v1=v1y), dt)
-            c = radius[i] + radius[j]
             bound = _lower_bound(d0x, d0y, bx, by, ax, ay)
             if not bound < c + band:
                 value = (bound if bound > 0.0 else 0.0) - c
                 if value < least or value != value:
                     least = value
+                continue
+            duplicate = False
+            for q in range(k):
+                if pending[q] and idx[i, q] == j:
+                    duplicate = True
+            if duplicate:
                 continue
             pending[k] = True
             comb[k] = c

@@ -79,12 +79,31 @@ class SupportSpec:
                            acc)
 
 
-def _contains(normal: np.ndarray, offset: np.ndarray, valid: np.ndarray,
-              x_m: np.ndarray) -> np.ndarray:
-    """(N, T) True where point i lies in convex table entry j (half-planes (T, K))."""
-    margin = offset[None] - (x_m[:, None, None, 0] * normal[None, ..., 0]
-                             + x_m[:, None, None, 1] * normal[None, ..., 1])
-    return np.all((margin >= -EPS) | ~valid[None], axis=2)
+def _first_containing(normal: np.ndarray, offset: np.ndarray, valid: np.ndarray,
+                      x_m: np.ndarray) -> np.ndarray:
+    """Index (N,) of the first convex table entry (half-planes (T, K)) containing each point
+    (within EPS), -1 where none."""
+    out = np.empty(x_m.shape[0], np.int64)
+    _first_containing_rows(normal, offset, valid, np.asarray(x_m, dtype=np.float64), EPS, out)
+    return out
+
+
+@compiled_loop
+def _first_containing_rows(normal, offset, valid, x, eps, out):
+    for i in range(out.shape[0]):
+        out[i] = -1
+        for t in range(valid.shape[0]):
+            inside = True
+            for k in range(valid.shape[1]):
+                if valid[t, k]:
+                    margin = offset[t, k] - (x[i, 0] * normal[t, k, 0]
+                                             + x[i, 1] * normal[t, k, 1])
+                    if not margin >= -eps:
+                        inside = False
+                        break
+            if inside:
+                out[i] = t
+                break
 
 
 @compiled_loop
@@ -217,8 +236,7 @@ class Layout:
         """Index of the first patch containing each position (N,), -1 where none."""
         if not self.patches:
             return np.full(x_m.shape[0], -1, np.int64)
-        inside = _contains(self.patch_normal, self.patch_offset, self.patch_valid, x_m)
-        return np.where(inside.any(axis=1), np.argmax(inside, axis=1), -1)
+        return _first_containing(self.patch_normal, self.patch_offset, self.patch_valid, x_m)
 
     def support_pivot_m(self, s: int) -> np.ndarray:
         """Current pivot of support ``s`` (a platform's pivot moves; a conveyor's area stays)."""
@@ -247,9 +265,7 @@ class Layout:
         """Index of the support each position stands on (N,), -1 for the static ground."""
         if not self.supports:
             return np.full(x_m.shape[0], -1, np.int64)
-        normal, offset, valid = self._support_table()
-        inside = _contains(normal, offset, valid, x_m)
-        return np.where(inside.any(axis=1), np.argmax(inside, axis=1), -1)
+        return _first_containing(*self._support_table(), x_m)
 
     def support_motion(self, support_index: np.ndarray) -> Support:
         """The supports of N agents (static ground where the index is -1): each support's
