@@ -49,7 +49,7 @@ def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
     out = np.full(n, np.inf)
     if neighbor_idx.shape[0] != n or neighbor_idx.shape[1] == 0:
         return out
-    dt = check_valid_step(dt_s)
+    dt = float(check_valid_step(dt_s))
     half_s, full_s = 0.5 * dt, dt
     # the compiled pass squares the step times as machine code does (t * t); Python's t ** 2
     # (the whole-array evaluation's) rounds differently for a few step lengths
