@@ -154,22 +154,62 @@ def _critical_times(d0x, d0y, bx, by, ax, ay, out, lo, hi, sign_lo):
 
 
 @compiled_loop
-def _pair_curve(x0, u, other_p, other_v, disp_half, disp_full, dt, i, j):
-    """Relative curve of pair (i, j): d0 and the coefficients B, A (m) of d(tau) - d0 =
-    B tau + A tau^2, tau = t / dt. The body's displacement is the generated B4 curve (its
-    values at tau = 1/2 and 1 are given per agent); a quadratic is fixed exactly by its values
-    at tau = 1/2 and 1 (with 0 at tau = 0): B = 4 p(1/2) - p(1), A = 2 p(1) - 4 p(1/2).
-    Claim: W1."""
-    d0x = x0[i, 0] - other_p[i, j, 0]
-    d0y = x0[i, 1] - other_p[i, j, 1]
-    carry_x = (u[i, 0] - other_v[i, j, 0]) * dt
-    carry_y = (u[i, 1] - other_v[i, j, 1]) * dt
-    half_x = (disp_half[i, 0] + 0.5 * carry_x) * 4.0
-    half_y = (disp_half[i, 1] + 0.5 * carry_y) * 4.0
-    full_x = carry_x + disp_full[i, 0]
-    full_y = carry_y + disp_full[i, 1]
+def _relative_curve(d0x, d0y, wx, wy, half_x, half_y, full_x, full_y, dt):
+    """Relative curve of a body starting ``d0`` (m) from its neighbour, with relative carry
+    ``w`` (m/s) and B4 displacements ``half, full`` (m) at tau = 1/2 and 1: d0 and the
+    coefficients B, A (m) of d(tau) - d0 = B tau + A tau^2, tau = t / dt. A quadratic is fixed
+    exactly by its values at tau = 1/2 and 1 (with 0 at tau = 0): B = 4 p(1/2) - p(1),
+    A = 2 p(1) - 4 p(1/2). Claim: W1."""
+    carry_x = wx * dt
+    carry_y = wy * dt
+    half_x = (half_x + 0.5 * carry_x) * 4.0
+    half_y = (half_y + 0.5 * carry_y) * 4.0
+    full_x = carry_x + full_x
+    full_y = carry_y + full_y
     return (d0x, d0y, half_x - full_x, half_y - full_y, full_x * 2.0 - half_x,
             full_y * 2.0 - half_y)
+
+
+@compiled_loop
+def _pair_curve(x0, u, other_p, other_v, disp_half, disp_full, dt, i, j):
+    """:func:`_relative_curve` of pair (i, j): the body's displacement is the generated B4
+    curve (its values at tau = 1/2 and 1 are given per agent). Claim: W1."""
+    return _relative_curve(x0[i, 0] - other_p[i, j, 0], x0[i, 1] - other_p[i, j, 1],
+                           u[i, 0] - other_v[i, j, 0], u[i, 1] - other_v[i, j, 1],
+                           disp_half[i, 0], disp_half[i, 1], disp_full[i, 0], disp_full[i, 1],
+                           dt)
+
+
+@compiled_loop
+def _lower_bound(d0x, d0y, bx, by, ax, ay):
+    """Certified lower bound (m) of |d0 + B tau + A tau^2| over tau in [0, 1]: the curve cannot
+    move further than its coefficients, |d0| - |B| - |A|. Claim: W1."""
+    return math.hypot(d0x, d0y) - math.hypot(bx, by) - math.hypot(ax, ay)
+
+
+@compiled_loop
+def _closest(d0x, d0y, bx, by, ax, ay, r0, r1, r2):
+    """Least |d0 + B tau + A tau^2| (m) over the ends tau = 0, 1 and the stationary points
+    ``r0, r1, r2`` (NaN where absent), and its step fraction (the first of equal ones)."""
+    best, best_tau = math.hypot(d0x, d0y), 0.0
+    for k in range(4):
+        tau = 1.0 if k == 0 else (r0 if k == 1 else (r1 if k == 2 else r2))
+        if tau != tau:
+            continue
+        tau_sq = tau * tau
+        dist = math.hypot(d0x + bx * tau + ax * tau_sq, d0y + by * tau + ay * tau_sq)
+        if dist < best:
+            best, best_tau = dist, tau
+    return best, best_tau
+
+
+@compiled_loop
+def least_distance(d0x, d0y, bx, by, ax, ay, crit, lo, hi, sign_lo):
+    """Exact least |d0 + B tau + A tau^2| (m) over tau in [0, 1] and its step fraction, for one
+    pair (the value :func:`sweep_min_distance_m` gives the pair when solved exactly, to the
+    bit). ``crit, lo, hi, sign_lo`` (3,) scratch. Claim: W1."""
+    _critical_times(d0x, d0y, bx, by, ax, ay, crit, lo, hi, sign_lo)
+    return _closest(d0x, d0y, bx, by, ax, ay, crit[0], crit[1], crit[2])
 
 
 @compiled_loop
@@ -210,7 +250,7 @@ def _sweep_pairs(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, exact
                     continue
                 d0x, d0y, bx, by, ax, ay = _pair_curve(x0, u, other_p, other_v, disp_half,
                                                        disp_full, dt[i], i, j)
-                lower = math.hypot(d0x, d0y) - math.hypot(bx, by) - math.hypot(ax, ay)
+                lower = _lower_bound(d0x, d0y, bx, by, ax, ay)
                 if exact_within.shape[0] and not lower < exact_within[i, j]:
                     # certified lower bound: the curve cannot move further than its coefficients
                     dmin[i, j] = lower if lower > 0.0 else 0.0
@@ -238,16 +278,8 @@ def _sweep_pairs(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, exact
                 # exact: the least distance over the ends and the stationary points
                 d0x, d0y, bx, by = curve[p, 0], curve[p, 1], curve[p, 2], curve[p, 3]
                 ax, ay = curve[p, 4], curve[p, 5]
-                best, best_tau = math.hypot(d0x, d0y), 0.0
-                for k in range(4):
-                    tau = 1.0 if k == 0 else roots[p, k - 1]
-                    if tau != tau:
-                        continue
-                    tau_sq = tau * tau
-                    dist = math.hypot(d0x + bx * tau + ax * tau_sq,
-                                      d0y + by * tau + ay * tau_sq)
-                    if dist < best:
-                        best, best_tau = dist, tau
+                best, best_tau = _closest(d0x, d0y, bx, by, ax, ay, roots[p, 0], roots[p, 1],
+                                          roots[p, 2])
                 dmin[i, j] = best
                 tmin[i, j] = best_tau * dt[i]
 

@@ -1,16 +1,41 @@
-"""Signed clearance between bodies over the whole executed step (the diagnostics of a World)."""
+"""Signed clearance between bodies over the whole executed step (the diagnostics of a World).
+
+Each pair's relative curve is handed to the exact sweep (W1) as a body ramping against a
+neighbour standing still. Only each body's least clearance is reported, so the compiled pass
+(:func:`_clearance_rows`) solves a row's pairs in the order of their certified lower bounds and
+stops as soon as the next bound, less a rounding allowance, exceeds the least value found: the
+pairs it skips could not have been the least, and every reported value is the one the
+whole-array evaluation (:func:`_clearance_by_arrays`) gives, to the bit.
+"""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from navproof.step.sweep import sweep_min_distance_m
+from navproof._generated.formulas import accel_step_displacement
+from navproof.core.jit import compiled_loop
+from navproof.core.parallel import piece_bounds, run_pieces, thread_count
+from navproof.core.validation import check_valid_step
+from navproof.step.sweep import (
+    SWEEP_PARALLEL_MIN_PAIRS,
+    _lower_bound,
+    _relative_curve,
+    least_distance,
+    sweep_min_distance_m,
+)
 
 CLEARANCE_EXACT_BAND_M = 0.05
 """Pairs whose certified lower distance bound exceeds the combined radius plus this band (m)
 report that bound (already more clearance than the band); closer pairs get the exact minimum.
 The reported clearance is therefore exact whenever it is below the band, a certified lower
 bound otherwise."""
+
+SKIP_ALLOWANCE = 1e-9
+"""Relative allowance (of the pair's coefficient lengths |d0| + |B| + |A|, plus 1 m) for the
+rounding of a certified lower bound against the exact minimum it bounds: a pair is skipped only
+when its bound minus this still exceeds the least clearance found in its row."""
 
 
 def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
@@ -24,13 +49,36 @@ def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
     out = np.full(n, np.inf)
     if neighbor_idx.shape[0] != n or neighbor_idx.shape[1] == 0:
         return out
+    dt = float(check_valid_step(dt_s))
+    half_s, full_s = 0.5 * dt, dt
+    # the compiled pass squares the step times as machine code does (t * t); Python's t ** 2
+    # (the whole-array evaluation's) rounds differently for a few step lengths
+    if half_s**2 != _square(half_s) or full_s**2 != _square(full_s):
+        return _clearance_by_arrays(x0_m, mid_m, x1_m, radius_m, neighbor_idx, dt, out)
+    arrays = [np.ascontiguousarray(a, dtype=np.float64) for a in (x0_m, mid_m, x1_m)]
+    radius = np.ascontiguousarray(radius_m, dtype=np.float64)
+    idx = np.ascontiguousarray(neighbor_idx, dtype=np.int64)
+    extent = np.empty(n)
+    _executed_extents(*arrays, extent)
+    threads = thread_count(idx.size, SWEEP_PARALLEL_MIN_PAIRS)
+    bounds = piece_bounds(n, threads)
+    run_pieces(lambda k: _clearance_rows(*arrays, radius, extent, idx, dt, half_s, full_s,
+                                         CLEARANCE_EXACT_BAND_M, bounds[k], bounds[k + 1], out),
+               len(bounds) - 1, threads=threads)
+    return out
+
+
+def _clearance_by_arrays(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
+                         radius_m: np.ndarray, neighbor_idx: np.ndarray, dt: float,
+                         out: np.ndarray) -> np.ndarray:
+    """:func:`agent_clearance_m` over whole arrays (every pair through
+    :func:`navproof.step.sweep.sweep_min_distance_m`), into ``out``."""
     valid = neighbor_idx >= 0
     rows = np.flatnonzero(valid.any(axis=1))
     if rows.size == 0:
         return out
     j = np.where(valid, neighbor_idx, 0)
-    # each curve as p(tau) = x0 + B tau + A tau^2; the pair's relative curve is the difference,
-    # handed to the exact sweep (W1) as a body ramping against a neighbour standing still
+    # each curve as p(tau) = x0 + B tau + A tau^2; the pair's relative curve is the difference
     b = 4.0 * (mid_m - x0_m) - (x1_m - x0_m)
     a = 2.0 * (x1_m - x0_m) - 4.0 * (mid_m - x0_m)
     db = b[:, None, :] - b[j]
@@ -38,12 +86,126 @@ def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
     comb = radius_m[:, None] + radius_m[j]
     k = neighbor_idx.shape[1]
     flat_x0 = np.repeat(x0_m[rows], k, axis=0)
-    flat_u = (db[rows] / dt_s).reshape(-1, 2)
-    flat_v1 = (2.0 * da[rows] / dt_s).reshape(-1, 2)
+    flat_u = (db[rows] / dt).reshape(-1, 2)
+    flat_v1 = (2.0 * da[rows] / dt).reshape(-1, 2)
     dmin, _ = sweep_min_distance_m(
-        flat_x0, flat_u, np.zeros_like(flat_u), flat_v1, dt_s,
+        flat_x0, flat_u, np.zeros_like(flat_u), flat_v1, dt,
         x0_m[j[rows]].reshape(-1, 1, 2), np.zeros((flat_x0.shape[0], 1, 2)),
         valid[rows].reshape(-1, 1),
         exact_within_m=comb[rows].reshape(-1, 1) + CLEARANCE_EXACT_BAND_M)
     out[rows] = np.min(dmin.reshape(rows.size, -1) - comb[rows], axis=1)
     return out
+
+
+@compiled_loop
+def _square(t):
+    return t**2
+
+
+@compiled_loop
+def _executed_coefficients(x0, mid, x1, i):
+    """B and A (m) of body i's executed curve x0 + B tau + A tau^2 through its start, middle
+    and end points (the whole-array evaluation's operations, per component)."""
+    bx = 4.0 * (mid[i, 0] - x0[i, 0]) - (x1[i, 0] - x0[i, 0])
+    by = 4.0 * (mid[i, 1] - x0[i, 1]) - (x1[i, 1] - x0[i, 1])
+    ax = 2.0 * (x1[i, 0] - x0[i, 0]) - 4.0 * (mid[i, 0] - x0[i, 0])
+    ay = 2.0 * (x1[i, 1] - x0[i, 1]) - 4.0 * (mid[i, 1] - x0[i, 1])
+    return bx, by, ax, ay
+
+
+@compiled_loop
+def _executed_extents(x0, mid, x1, out):
+    """|B| + |A| (m) of every body's executed curve (how far it gets from its start)."""
+    for i in range(out.shape[0]):
+        bx, by, ax, ay = _executed_coefficients(x0, mid, x1, i)
+        out[i] = math.sqrt(bx * bx + by * by) + math.sqrt(ax * ax + ay * ay)
+
+
+@compiled_loop
+def _clearance_rows(x0, mid, x1, radius, extent, idx, dt, half_s, full_s, band, row_lo,
+                    row_hi, out):
+    """Rows ``row_lo:row_hi`` of :func:`agent_clearance_m` into ``out`` (left as it is for a
+    row without a neighbour). Each pair's relative curve is the one the whole-array evaluation
+    hands the sweep (the difference of the two executed curves as a carry ``dB / dt`` and a
+    ramp to ``2 dA / dt`` against a body at rest, through the generated B4 displacement), so
+    its bound and its exact minimum are the same to the bit. A pair whose start distance
+    exceeds both bodies' ``extent`` (:func:`_executed_extents`), the combined radius and the
+    least clearance found so far (plus the rounding allowance) cannot be the least and is not
+    evaluated; nor is a second copy of a listed pair that needs the exact minimum. Claim: W1."""
+    k_count = idx.shape[1]
+    curve = np.empty((k_count, 6))
+    key = np.empty(k_count)
+    comb = np.empty(k_count)
+    pending = np.zeros(k_count, dtype=np.bool_)
+    crit = np.empty(3)
+    lo = np.empty(3)
+    hi = np.empty(3)
+    sign_lo = np.empty(3)
+    for i in range(row_lo, row_hi):
+        bxi, byi, axi, ayi = _executed_coefficients(x0, mid, x1, i)
+        least = np.inf
+        listed = False
+        prune = True
+        for k in range(k_count):
+            pending[k] = False
+            j = idx[i, k]
+            if j < 0:
+                continue
+            listed = True
+            c = radius[i] + radius[j]
+            sx = x0[i, 0] - x0[j, 0]
+            sy = x0[i, 1] - x0[j, 1]
+            reach = extent[i] + extent[j] + c
+            limit = reach + least + SKIP_ALLOWANCE * (1.0 + reach + abs(least))
+            if least < np.inf and limit > 0.0 and sx * sx + sy * sy > limit * limit:
+                continue
+            bxj, byj, axj, ayj = _executed_coefficients(x0, mid, x1, j)
+            ux = (bxi - bxj) / dt
+            uy = (byi - byj) / dt
+            v1x = 2.0 * (axi - axj) / dt
+            v1y = 2.0 * (ayi - ayj) / dt
+            d0x, d0y, bx, by, ax, ay = _relative_curve(
+                sx, sy, ux - 0.0, uy - 0.0,
+                accel_step_displacement(t=half_s, dt=dt, v0=0.0, v1=v1x),
+                accel_step_displacement(t=half_s, dt=dt, v0=0.0, v1=v1y),
+                accel_step_displacement(t=full_s, dt=dt, v0=0.0, v1=v1x),
+                accel_step_displacement(t=full_s, dt=dt, v0=0.0, v1=v1y), dt)
+            bound = _lower_bound(d0x, d0y, bx, by, ax, ay)
+            if not bound < c + band:
+                value = (bound if bound > 0.0 else 0.0) - c
+                if value < least or value != value:
+                    least = value
+                continue
+            duplicate = False
+            for q in range(k):
+                if pending[q] and idx[i, q] == j:
+                    duplicate = True
+            if duplicate:
+                continue
+            pending[k] = True
+            comb[k] = c
+            # a lower bound of the pair's clearance, less the rounding allowance
+            size = math.hypot(d0x, d0y) + math.hypot(bx, by) + math.hypot(ax, ay)
+            key[k] = bound - c - SKIP_ALLOWANCE * (1.0 + size)
+            if key[k] != key[k]:
+                prune = False
+            curve[k, 0], curve[k, 1], curve[k, 2] = d0x, d0y, bx
+            curve[k, 3], curve[k, 4], curve[k, 5] = by, ax, ay
+        if not listed:
+            continue
+        # the exact pairs from the lowest key up, while one could still be the least
+        while least == least:
+            best = -1
+            for k in range(k_count):
+                if pending[k] and (best < 0 or key[k] < key[best]):
+                    best = k
+            if best < 0 or (prune and key[best] > least):
+                break
+            pending[best] = False
+            dist, _ = least_distance(curve[best, 0], curve[best, 1], curve[best, 2],
+                                     curve[best, 3], curve[best, 4], curve[best, 5], crit, lo,
+                                     hi, sign_lo)
+            value = dist - comb[best]
+            if value < least or value != value:
+                least = value
+        out[i] = least

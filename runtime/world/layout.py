@@ -30,6 +30,7 @@ from navproof.boundary.polygons import (
     polygon_signed_distance_m,
 )
 from navproof.core.errors import InvalidInput
+from navproof.core.jit import compiled_loop
 from navproof.core.tolerances import EPS, UNIT_LENGTH_TOL
 from navproof.core.validation import check_valid_finite
 
@@ -78,12 +79,49 @@ class SupportSpec:
                            acc)
 
 
-def _contains(normal: np.ndarray, offset: np.ndarray, valid: np.ndarray,
-              x_m: np.ndarray) -> np.ndarray:
-    """(N, T) True where point i lies in convex table entry j (half-planes (T, K))."""
-    margin = offset[None] - (x_m[:, None, None, 0] * normal[None, ..., 0]
-                             + x_m[:, None, None, 1] * normal[None, ..., 1])
-    return np.all((margin >= -EPS) | ~valid[None], axis=2)
+def _first_containing(normal: np.ndarray, offset: np.ndarray, valid: np.ndarray,
+                      x_m: np.ndarray) -> np.ndarray:
+    """Index (N,) of the first convex table entry (half-planes (T, K)) containing each point
+    (within EPS), -1 where none."""
+    out = np.empty(x_m.shape[0], np.int64)
+    _first_containing_rows(normal, offset, valid, np.asarray(x_m, dtype=np.float64), EPS, out)
+    return out
+
+
+@compiled_loop
+def _first_containing_rows(normal, offset, valid, x, eps, out):
+    for i in range(out.shape[0]):
+        out[i] = -1
+        for t in range(valid.shape[0]):
+            inside = True
+            for k in range(valid.shape[1]):
+                if valid[t, k]:
+                    margin = offset[t, k] - (x[i, 0] * normal[t, k, 0]
+                                             + x[i, 1] * normal[t, k, 1])
+                    if not margin >= -eps:
+                        inside = False
+                        break
+            if inside:
+                out[i] = t
+                break
+
+
+@compiled_loop
+def _least_wall_margin(normal, offset, valid, edge_id, obstacle_id, x, out):
+    """Least signed margin ``b0 - n . x`` (m) of each body's valid walls with an id below
+    ``obstacle_id`` into ``out`` (N,) (inf where none; NaN propagates as in numpy's minimum),
+    the margin evaluated as :meth:`navproof.boundary.edges.EdgeSet.initial_margin_m` does.
+    Claim: B1, B5."""
+    for i in range(out.shape[0]):
+        least = np.inf
+        for k in range(valid.shape[1]):
+            if valid[i, k] and edge_id[i, k] < obstacle_id:
+                margin = offset[i, k] - (normal[i, k, 0] * x[i, 0] + normal[i, k, 1] * x[i, 1])
+                if margin < least or margin != margin:
+                    least = margin
+                    if least != least:
+                        break
+        out[i] = least
 
 
 def _table(polygons: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -174,6 +212,8 @@ class Layout:
         self.support_velocity_mps = np.array([s.velocity_mps for s in self.supports],
                                              dtype=np.float64).reshape(-1, 2)
         self.support_shift_m = np.zeros((len(self.supports), 2))
+        self._support_table_key: tuple[object, ...] | None = None
+        self._support_table_cache: tuple[np.ndarray, np.ndarray, np.ndarray] = _table([])
 
     # --------------------------------------------------------------------- look-ups
     def _common_edges(self) -> dict[tuple[int, int], CommonEdge]:
@@ -196,8 +236,7 @@ class Layout:
         """Index of the first patch containing each position (N,), -1 where none."""
         if not self.patches:
             return np.full(x_m.shape[0], -1, np.int64)
-        inside = _contains(self.patch_normal, self.patch_offset, self.patch_valid, x_m)
-        return np.where(inside.any(axis=1), np.argmax(inside, axis=1), -1)
+        return _first_containing(self.patch_normal, self.patch_offset, self.patch_valid, x_m)
 
     def support_pivot_m(self, s: int) -> np.ndarray:
         """Current pivot of support ``s`` (a platform's pivot moves; a conveyor's area stays)."""
@@ -211,14 +250,22 @@ class Layout:
         rel = spec.vertices_m - spec.pivot_m
         return self.support_pivot_m(s) + rel @ np.array([[c, si], [-si, c]])
 
+    def _support_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Half-plane table (:func:`_table`) of every support at its current pose, rebuilt
+        only when a pose changed (a conveyor's never does)."""
+        key = (tuple(map(id, self.supports)), self.support_angle_rad.tobytes(),
+               self.support_shift_m.tobytes())
+        if self._support_table_key != key:
+            self._support_table_cache = _table([self.platform_vertices(s)
+                                                for s in range(len(self.supports))])
+            self._support_table_key = key
+        return self._support_table_cache
+
     def support_of(self, x_m: np.ndarray) -> np.ndarray:
         """Index of the support each position stands on (N,), -1 for the static ground."""
         if not self.supports:
             return np.full(x_m.shape[0], -1, np.int64)
-        normal, offset, valid = _table([self.platform_vertices(s)
-                                        for s in range(len(self.supports))])
-        inside = _contains(normal, offset, valid, x_m)
-        return np.where(inside.any(axis=1), np.argmax(inside, axis=1), -1)
+        return _first_containing(*self._support_table(), x_m)
 
     def support_motion(self, support_index: np.ndarray) -> Support:
         """The supports of N agents (static ground where the index is -1): each support's
@@ -275,8 +322,7 @@ class Layout:
             parts_id.append(100 * (idx[:, None] + 1) + np.arange(kp)[None, :])
         moving = None
         if platforms:
-            normal, offset, valid = _table([self.platform_vertices(s)
-                                            for s in range(len(self.supports))])
+            normal, offset, valid = self._support_table()
             on = np.isin(support_index, platforms)
             idx = np.where(on, support_index, 0)
             ks = normal.shape[1]
@@ -449,9 +495,8 @@ class Layout:
         out = np.full(x_m.shape[0], np.inf)
         if edges.valid.shape[1]:
             # obstacle walls are conservative stand-ins; the exact distance is measured below
-            keep = edges.valid & (edges.edge_id < OBSTACLE_EDGE_ID)
-            margin = np.where(keep, edges.initial_margin_m(x_m), np.inf)
-            out = np.minimum(out, margin.min(axis=1))
+            _least_wall_margin(edges.normal, edges.offset_m, edges.valid, edges.edge_id,
+                               OBSTACLE_EDGE_ID, np.asarray(x_m, dtype=np.float64), out)
         for poly in self.obstacles:
             out = np.minimum(out, polygon_signed_distance_m(poly, x_m) - radius_m)
         return out

@@ -16,6 +16,11 @@ import numpy as np
 
 from navproof.boundary import Support
 from navproof.core.jit import compiled_loop
+from navproof.core.parallel import piece_bounds, run_pieces, thread_count
+
+REACH_PARALLEL_MIN_BODIES = 4096
+"""Queries over at least this many bodies run in threads (smaller ones cost less than a
+hand-off)."""
 
 REACH_SLACK_M = 1e-6
 """Added to every extent (m): rounding in the positions never drops a pair at contact."""
@@ -71,30 +76,47 @@ def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray) -> np.ndar
     order = np.argsort(key, kind="stable").astype(np.int64)
     sorted_key = np.ascontiguousarray(key[order])
     count = np.zeros(n, np.int64)
-    _pairs(pos, ext, key, order, sorted_key, ny, count, np.zeros((n, 0), np.int64), False)
-    width = int(count.max())
-    out = np.full((n, width), -1, np.int64)
-    if width:
-        count[:] = 0
-        _pairs(pos, ext, key, order, sorted_key, ny, count, out, True)
-        big = np.iinfo(np.int64).max
-        out = np.sort(np.where(out < 0, big, out), axis=1)
-        out = np.where(out == big, -1, out)
+    threads = thread_count(n, REACH_PARALLEL_MIN_BODIES)
+    bounds = piece_bounds(n, threads)
+    none = np.zeros((n, 0), np.int64)
+    run_pieces(lambda k: _pairs(pos, ext, key, order, sorted_key, ny, count, none, False,
+                                bounds[k], bounds[k + 1]), len(bounds) - 1, threads=threads)
+    out = np.full((n, int(count.max())), -1, np.int64)
+    if out.shape[1]:
+        run_pieces(lambda k: _pairs(pos, ext, key, order, sorted_key, ny, count, out, True,
+                                    bounds[k], bounds[k + 1]), len(bounds) - 1, threads=threads)
     return out
 
 
 @compiled_loop
-def _pairs(pos, ext, key, order, sorted_key, ny, count, out, fill):
-    """Count (``fill`` False) or write (True) the bodies whose extent disk meets each body's:
-    the 3 x 3 cells around a body's own (cells are twice the largest extent). Claim: W1."""
-    n = pos.shape[0]
-    for i in range(n):
-        for dx in range(-1, 2):
-            lo_key = key[i] + dx * ny - 1
-            a = np.searchsorted(sorted_key, lo_key)
-            b = np.searchsorted(sorted_key, lo_key + 3)
-            for s in range(a, b):
-                j = order[s]
+def _pairs(pos, ext, key, order, sorted_key, ny, count, out, fill, s_lo, s_hi):
+    """Count (``fill`` False) or write in increasing order (True) the bodies whose extent disk
+    meets each body's, for the bodies ``order[s_lo:s_hi]`` (in cell order): the 3 x 3 cells
+    around a body's own (cells are twice the largest extent). The three column ranges of
+    cells move forward with the body's cell, so they are found by walking, not searching.
+    Claim: W1."""
+    n = sorted_key.shape[0]
+    start = np.empty(3, np.int64)
+    stop = np.empty(3, np.int64)
+    for dx in range(3):
+        if s_lo < s_hi:
+            lo_key = key[order[s_lo]] + (dx - 1) * ny - 1
+            start[dx] = np.searchsorted(sorted_key, lo_key)
+            stop[dx] = np.searchsorted(sorted_key, lo_key + 3)
+    for s in range(s_lo, s_hi):
+        i = order[s]
+        found = 0
+        for dx in range(3):
+            lo_key = key[i] + (dx - 1) * ny - 1
+            a = start[dx]
+            while a < n and sorted_key[a] < lo_key:
+                a += 1
+            b = stop[dx] if stop[dx] > a else a
+            while b < n and sorted_key[b] < lo_key + 3:
+                b += 1
+            start[dx], stop[dx] = a, b
+            for t in range(a, b):
+                j = order[t]
                 if j == i:
                     continue
                 ddx = pos[j, 0] - pos[i, 0]
@@ -102,5 +124,11 @@ def _pairs(pos, ext, key, order, sorted_key, ny, count, out, fill):
                 reach = ext[i] + ext[j]
                 if ddx * ddx + ddy * ddy <= reach * reach:
                     if fill:
-                        out[i, count[i]] = j
-                    count[i] += 1
+                        # insertion into the row's sorted prefix
+                        at = found
+                        while at > 0 and out[i, at - 1] > j:
+                            out[i, at] = out[i, at - 1]
+                            at -= 1
+                        out[i, at] = j
+                    found += 1
+        count[i] = found

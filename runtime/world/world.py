@@ -30,7 +30,6 @@ from typing import Any
 
 import numpy as np
 
-from navproof.boundary.edges import take_edges
 from navproof.boundary.slope import horizontal_caps
 from navproof.core.errors import InvalidInput, ObligationViolation, assertions_enabled
 from navproof.core.ranges import agents_outside_profile, check_in_profile_range
@@ -217,6 +216,7 @@ class World:
         self._record_path = record_path
         self._handoffs: Handoffs | None = None
         self.navigation = navigation
+        self._tick: float | None = None
 
     # ------------------------------------------------------------------------ agents
     @property
@@ -422,6 +422,8 @@ class World:
         handoff_rows = np.array(sorted(self._handoffs.active), np.int64) \
             if self._handoffs is not None else np.zeros(0, np.int64)
         free = np.setdiff1d(np.arange(n), handoff_rows, assume_unique=True)
+        # every body's wall clearance at the start (its rows do not depend on the others)
+        start_wall = layout.wall_clearance_m(x0, self.radius_m, edges)
         label = np.full(n, -1, np.int8)
         flags = np.zeros(n, np.uint8)
         commit = np.full(n, dt)
@@ -442,9 +444,7 @@ class World:
             label[free[outside & (label[free] == SAFE)]] = OUT_OF_RANGE
             # a body that starts inside an obstacle or outside its walls is in violation
             # (never safe) until a step starts clear (B5, C2, O5)
-            start_clear = layout.wall_clearance_m(x0[free], self.radius_m[free],
-                                                  take_edges(edges, free))
-            label[free[start_clear < -EPS]] = IN_VIOLATION
+            label[free[start_wall[free] < -EPS]] = IN_VIOLATION
         executed = execute(x0, v0, v1, commit, dt, support)
         position, velocity = executed.position_m.copy(), executed.velocity_world_mps.copy()
         mid = support_to_world(support, relative_curve_m(x0, v0, v1, dt, commit, 0.5 * dt),
@@ -468,8 +468,8 @@ class World:
         # each safe step was verified against its neighbours' predictions; a neighbour whose
         # committed step left its prediction (a fallback) may still have reached it (W1)
         label[(label == SAFE) & (agent_clear < -EPS)] = NEIGHBOUR_FALLBACK
-        wall_clear = np.minimum.reduce([layout.wall_clearance_m(p, self.radius_m, edges)
-                                        for p in (x0, mid, position)])
+        wall_clear = np.minimum.reduce([start_wall] + [layout.wall_clearance_m(
+            p, self.radius_m, edges) for p in (mid, position)])
         if nav is not None:
             wall_clear = nav.wall_clearance_m(wall_clear, crossed, mid)
             if self.assertions:
@@ -505,7 +505,9 @@ class World:
         return outside
 
     def _tick_s(self) -> float:
-        return float(self.profile.defaults()["tick_s"])
+        if self._tick is None:
+            self._tick = float(self.profile.defaults()["tick_s"])
+        return self._tick
 
     def _sweep_clear(self, agent: int, position: np.ndarray) -> Any:
         """Straight-segment test of a handoff body's access against every other body."""
