@@ -145,15 +145,18 @@ def rigid_curve_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndarra
     return -bound
 
 
-def rotating_stop_pairs(edges: EdgeSet, support: Support) -> np.ndarray | None:
+def rotating_stop_pairs(edges: EdgeSet, support: Support, *, moving: np.ndarray | None = None
+                        ) -> np.ndarray | None:
     """(N, K) True for the valid walls whose stop must be certified in the edge's local frame:
     the support or the edge rotates, or their pivots accelerate differently
     (:func:`moving_frame_pairs`), and they do not share the same rigid motion. None when no
     pair moves that way (the translation model of S1/S3 is exact there: the relative motion is
     a constant-velocity translation).
 
+    ``moving`` is :func:`moving_frame_pairs` when the caller has it already.
     Claim: B6 (a body sharing the edge's rigid motion has a constant local margin), S3, R3."""
-    moving = moving_frame_pairs(edges, support)
+    if moving is None:
+        moving = moving_frame_pairs(edges, support)
     if not moving.any():
         return None
     return moving & edges.wall & ~same_motion(edges, support)
