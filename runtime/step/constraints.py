@@ -43,7 +43,10 @@ class Prepared:
     the edge half-planes (B4, S3, S7; (N, 3K)), the ORCA half-planes in v1 (N, L), and
     ``rot_stop`` (N, K): walls whose stop is certified in the local frame (B6), None if nothing
     rotates; ``moving`` (N, K): the pairs of :func:`navproof.boundary.rigid.moving_frame_pairs`
-    (their curve needs the certified bound of B6), None if there is none."""
+    (their curve needs the certified bound of B6), None if there is none; ``sweep_start_m`` and
+    ``sweep_comb_m`` (N, J): each neighbour slot's start distance and combined radius
+    (:meth:`navproof.step.inputs.Neighbors.start_distance_and_reach_m`), None without
+    neighbours."""
 
     u: np.ndarray
     n_dot_e: np.ndarray
@@ -57,6 +60,8 @@ class Prepared:
     orca_planes: HalfPlanes
     rot_stop: np.ndarray | None = None
     moving: np.ndarray | None = None
+    sweep_start_m: np.ndarray | None = None
+    sweep_comb_m: np.ndarray | None = None
 
 
 def sanitise_halfplanes(offset: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -168,8 +173,10 @@ def prepare_constraints(inp: StepInput) -> Prepared:
     # ORCA lines act on the world velocity w = u + v1
     orca_planes = to_halfplanes(inp.orca_point, inp.orca_direction, inp.orca_valid,
                                 shift_mps=u)
+    nb = inp.neighbors
+    start, comb = (None, None) if nb is None else nb.start_distance_and_reach_m(x0, inp.radius_m)
     return Prepared(u, n_dot_e, n_dot_u, n_dot_v0, s, ref, cmax, kfac, edge_planes, orca_planes,
-                    rot_stop, moving if moving.any() else None)
+                    rot_stop, moving if moving.any() else None, start, comb)
 
 
 def obstacle_lines_only(orca: HalfPlanes, num_hard: np.ndarray) -> HalfPlanes:

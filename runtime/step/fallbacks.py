@@ -13,14 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from navproof.boundary.margins import accel_end_margin_m
-from navproof.boundary.stop_envelope import brake_envelope_margin_m
-from navproof.core.vec2 import dot2
 from navproof.step.constraints import Prepared
 from navproof.step.inputs import StepInput
 from navproof.step.search import CORRIDOR_ONLY, SWEPT_CORRIDOR, closest_verified
 from navproof.step.sweep import first_contact_time_s
-from navproof.step.verify import KnownMargins, sweep_end_velocity_mps
+from navproof.step.verify import KnownMargins, edge_margins, sweep_end_velocity_mps
 
 
 def f1_relaxed_neighbours(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
@@ -96,13 +93,8 @@ def _least_brake_margin_m(inp: StepInput, prep: Prepared, agents: np.ndarray,
     """Least over the walls and obstacle sides of min(step-end margin, S7 braking-envelope
     margin) (m, (R,)) of end velocities ``v1`` (R, 2): how far inside the body ends once
     braked. Claim: S7."""
-    normal = inp.edges.normal[agents]
-    end = accel_end_margin_m(prep.s[agents], inp.dt_per_agent_s[agents, None],
-                             prep.n_dot_e[agents], prep.n_dot_u[agents], prep.n_dot_v0[agents],
-                             dot2(normal, v1[:, None, :]))
-    c1 = prep.u[agents] + v1 - prep.ref.r_mps[agents]
-    brake = brake_envelope_margin_m(end, normal, c1, prep.kfac_s[agents])
-    least = np.where(inp.edges.solid[agents], np.minimum(end, brake), np.inf)
+    margins = edge_margins(inp, prep, agents, v1, certified_curve=False)
+    least = np.where(inp.edges.solid[agents], np.minimum(margins.end_m, margins.stop_m), np.inf)
     return least.min(axis=1, initial=np.inf)
 
 

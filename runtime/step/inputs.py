@@ -62,6 +62,14 @@ class Neighbors:
         return Neighbors(self.position_m[rows], self.velocity_mps[rows], self.radius_m[rows],
                          self.valid[rows])
 
+    def start_distance_and_reach_m(self, x0_m: np.ndarray, radius_m: np.ndarray
+                                   ) -> tuple[np.ndarray, np.ndarray]:
+        """Centre distance at the start of the step and combined radius (m, (N, J)) of each
+        body at ``x0_m`` (N, 2) of radius ``radius_m`` (N,) and each neighbour slot: what the
+        overlap test (O6) and the sweep margins (W1) of every candidate share."""
+        return (np.linalg.norm(x0_m[:, None, :] - self.position_m, axis=-1),
+                radius_m[:, None] + self.radius_m)
+
 
 @dataclass(frozen=True)
 class StepInput:
