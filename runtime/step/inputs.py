@@ -17,6 +17,8 @@ from navproof.boundary.edges import EdgeSet
 from navproof.boundary.motion import Motion, Support
 from navproof.boundary.step_length import per_agent
 from navproof.core.errors import InvalidInput
+from navproof.core.jit import compiled_loop
+from navproof.core.tolerances import UNIT_LENGTH_TOL
 from navproof.core.validation import (
     MAX_LENGTH_M,
     MAX_SPEED_MPS,
@@ -67,8 +69,25 @@ class Neighbors:
         """Centre distance at the start of the step and combined radius (m, (N, J)) of each
         body at ``x0_m`` (N, 2) of radius ``radius_m`` (N,) and each neighbour slot: what the
         overlap test (O6) and the sweep margins (W1) of every candidate share."""
-        return (np.linalg.norm(x0_m[:, None, :] - self.position_m, axis=-1),
-                radius_m[:, None] + self.radius_m)
+        n, j = self.valid.shape
+        start, comb = np.empty((n, j)), np.empty((n, j))
+        _start_distance_and_reach(np.asarray(x0_m, np.float64),
+                                  np.asarray(self.position_m, np.float64),
+                                  np.asarray(radius_m, np.float64),
+                                  np.asarray(self.radius_m, np.float64), start, comb)
+        return start, comb
+
+
+@compiled_loop
+def _start_distance_and_reach(x0, position, radius, nb_radius, start, comb):
+    """Rows of :meth:`Neighbors.start_distance_and_reach_m`: the distance as numpy's 2-norm
+    (sqrt of dx^2 + dy^2) and the sum of the radii."""
+    n, j = start.shape
+    for i in range(n):
+        for k in range(j):
+            dx, dy = x0[i, 0] - position[i, k, 0], x0[i, 1] - position[i, k, 1]
+            start[i, k] = np.sqrt(dx * dx + dy * dy)
+            comb[i, k] = radius[i] + nb_radius[i, k]
 
 
 @dataclass(frozen=True)
@@ -118,6 +137,29 @@ def _check_valid_finite_where(field: str, value: np.ndarray, valid: np.ndarray) 
     # all finite (the usual case): nothing to name, no masked copy
     if not np.isfinite(value).all():
         check_valid_finite(field, np.where(valid[..., None], value, 0.0))
+
+
+def _check_valid_units(field: str, vector: np.ndarray, valid: np.ndarray, *, what: str) -> None:
+    """:func:`navproof.core.validation.check_valid_unit_where`, whose whole-array test runs
+    only when one compiled pass over the valid slots finds a vector that is not a unit vector
+    (the usual input has none: nothing to name)."""
+    arr = np.asarray(vector, dtype=np.float64)
+    ok = np.asarray(valid, dtype=bool)
+    if arr.shape != (*ok.shape, 2) or not _all_units_where(np.ascontiguousarray(arr),
+                                                           np.ascontiguousarray(ok),
+                                                           UNIT_LENGTH_TOL):
+        check_valid_unit_where(field, arr, ok, what=what)
+
+
+@compiled_loop
+def _all_units_where(vector, valid, tol):
+    """True when every valid slot's vector (..., 2) has |hypot - 1| <= tol (NaN fails)."""
+    flat_v = vector.reshape(-1, 2)
+    flat_ok = valid.reshape(-1)
+    for i in range(flat_ok.size):
+        if flat_ok[i] and not abs(np.hypot(flat_v[i, 0], flat_v[i, 1]) - 1.0) <= tol:
+            return False
+    return True
 
 
 def _check_valid_motion(field: str, motion: Motion, valid: np.ndarray | None = None) -> None:
@@ -245,11 +287,11 @@ def check_valid_step_input(inp: StepInput) -> StepInput:
     _shape("orca_direction", orca_direction, (*orca_valid.shape, 2))
     _check_valid_finite_where("orca_point", orca_point, orca_valid)
     _check_valid_finite_where("orca_direction", orca_direction, orca_valid)
-    check_valid_unit_where("orca_direction", orca_direction, orca_valid,
-                           what="ORCA line direction")
+    _check_valid_units("orca_direction", orca_direction, orca_valid,
+                       what="ORCA line direction")
     _check_valid_motion("support.motion", inp.support.motion)
     edge_valid = np.asarray(inp.edges.valid, dtype=bool)
-    check_valid_unit_where("edges.normal", inp.edges.normal, edge_valid, what="outward normal")
+    _check_valid_units("edges.normal", inp.edges.normal, edge_valid, what="outward normal")
     check_valid_finite("edges.offset_m", np.where(edge_valid, inp.edges.offset_m, 0.0))
     _check_valid_motion("edges.motion", inp.edges.motion, edge_valid)
     if inp.orca_num_hard is None:

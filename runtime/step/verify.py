@@ -72,13 +72,26 @@ class KnownMargins:
                             np.zeros(n, bool), np.zeros(n, bool))
 
     def store(self, agents: np.ndarray, checked: Checked, picked: np.ndarray) -> None:
-        """Keep the margins of rows ``picked`` of ``checked`` for ``agents``."""
-        self.curve_m[agents] = checked.curve_m[picked]
-        self.end_m[agents] = checked.end_m[picked]
+        """Keep the margins of rows ``picked`` of ``checked`` for ``agents`` (one per picked
+        row, in order)."""
+        agents = np.asarray(agents, np.int64)
+        _store_rows(checked.curve_m, picked, agents, self.curve_m)
+        _store_rows(checked.end_m, picked, agents, self.end_m)
         self.has_curve[agents] = True
         if checked.sweep_m is not None:
-            self.sweep_m[agents] = checked.sweep_m[picked]
+            _store_rows(checked.sweep_m, picked, agents, self.sweep_m)
             self.has_sweep[agents] = True
+
+
+@compiled_loop
+def _store_rows(src, picked, rows, dst):
+    """``dst[rows] = src[picked]``: the picked rows of ``src`` (R, K), in order, into the rows
+    ``rows`` of ``dst``."""
+    at = 0
+    for i in range(picked.size):
+        if picked[i]:
+            dst[rows[at], :] = src[i, :]
+            at += 1
 
 
 def as_index(rows: np.ndarray, n: int) -> np.ndarray | slice:
@@ -290,7 +303,7 @@ def verify_candidates(inp: StepInput, prep: Prepared, rows: np.ndarray, v1: np.n
 
 
 @compiled_loop
-def _committededge_margins(s, end, normal, wall, dt, a, cmax, kfac, u, r, v1, env, stop, nec):
+def _committed_edge_margins(s, end, normal, wall, dt, a, cmax, kfac, u, r, v1, env, stop, nec):
     """Per agent and wall, of its committed velocity ``v1`` with c1 = u + v1 - r: the S3
     envelope margin s - ``normal_stop_displacement`` (speed Cmax), the S7 braking-envelope
     margin ``brake_envelope_margin`` of the step-end margin ``end`` and the S2 margin
@@ -337,7 +350,7 @@ def committed_margins(inp: StepInput, prep: Prepared, v1: np.ndarray,
         sweep[rest] = _sweep_margins(inp, prep, inp.neighbors, rest, v1[rest])
     v1 = np.ascontiguousarray(v1, dtype=np.float64)
     env, stop, nec = (np.empty(prep.s.shape) for _ in range(3))
-    _committededge_margins(prep.s, end, np.asarray(inp.edges.normal, np.float64),
+    _committed_edge_margins(prep.s, end, np.asarray(inp.edges.normal, np.float64),
                             inp.edges.wall, dt, inp.accel_mps2, prep.cmax, prep.kfac_s, prep.u,
                             prep.ref.r_mps, v1, env, stop, nec)
     rot = _rotating_stop_margins(inp, prep, slice(None), v1)
