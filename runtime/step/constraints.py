@@ -40,7 +40,9 @@ class Prepared:
     """Everything the solve and the verification of one step share: the carry ``u`` (N, 2), the
     normal components of edge velocity, carry and v0 and the initial margins ``s`` (N, K), the
     reference, the envelope cap ``cmax`` (N,) and the braking envelope factor ``kfac_s`` (N,),
-    the edge half-planes (B4, S3, S7; (N, 3K)), the ORCA half-planes in v1 (N, L), and
+    the edge half-planes (B4, S3, S7; (N, 3K)), the ORCA half-planes in v1 (N, L), both views
+    into ``solve_planes`` (N, 3K + L + K): those slots followed by one empty B5 cut per edge, the
+    slot order of the search (:mod:`navproof.step.search`), and
     ``rot_stop`` (N, K): walls whose stop is certified in the local frame (B6), None if nothing
     rotates; ``moving`` (N, K): the pairs of :func:`navproof.boundary.rigid.moving_frame_pairs`
     (their curve needs the certified bound of B6), None if there is none; ``sweep_start_m`` and
@@ -58,6 +60,7 @@ class Prepared:
     kfac_s: np.ndarray
     edge_planes: HalfPlanes
     orca_planes: HalfPlanes
+    solve_planes: HalfPlanes
     rot_stop: np.ndarray | None = None
     moving: np.ndarray | None = None
     sweep_start_m: np.ndarray | None = None
@@ -109,12 +112,13 @@ def _sanitised(offset, valid, impossible):
 
 @compiled_loop
 def _edge_halfplanes(s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, has_ref, dt, a, cmax, kfac,
-                     u, r, eps, impossible, out_normal, out_offset, out_valid):
+                     u, r, eps, impossible, cut_slot, out_normal, out_offset, out_valid):
     """Per agent and edge the three half-planes ``dot(n, v1) <= q - EPS`` of the edge, in slots
     ``j`` (B4: ``accel_step_v1_bound``), ``K + j`` (S3: ``linear_envelope_bound`` plus
     dot(n, r - u)) and ``2K + j`` (S7: ``brake_envelope_offset``), sanitised
     (:func:`sanitise_halfplanes`); the stop half-planes only where a reference exists
-    (``has_ref``). Claim: B4, S3, S7."""
+    (``has_ref``). Slot ``cut_slot + j`` gets the edge's empty B5 cutting plane (its normal,
+    offset +inf, not valid). Claim: B4, S3, S7."""
     n, k = s.shape
     for i in range(n):
         dti, ai, ci, ki = dt[i], a[i], cmax[i], kfac[i]
@@ -128,10 +132,14 @@ def _edge_halfplanes(s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, has_ref, dt, 
                   + (nx * rux + ny * ruy))
             s7 = brake_envelope_offset(s=sij, dt=dti, n_dot_e=nde, n_dot_u=ndu, n_dot_v0=ndv0,
                                        n_dot_r=nx * rx + ny * ry, kfac=ki)
-            for slot, q, ok in ((j, b4, valid[i, j]), (k + j, s3, has_ref[i, j]),
-                                (2 * k + j, s7, has_ref[i, j])):
+            out_offset[i, j], out_valid[i, j] = _sanitised(b4 - eps, valid[i, j], impossible)
+            out_offset[i, k + j], out_valid[i, k + j] = _sanitised(s3 - eps, has_ref[i, j],
+                                                                   impossible)
+            out_offset[i, 2 * k + j], out_valid[i, 2 * k + j] = _sanitised(
+                s7 - eps, has_ref[i, j], impossible)
+            for slot in (j, k + j, 2 * k + j, cut_slot + j):
                 out_normal[i, slot, 0], out_normal[i, slot, 1] = nx, ny
-                out_offset[i, slot], out_valid[i, slot] = _sanitised(q - eps, ok, impossible)
+            out_offset[i, cut_slot + j], out_valid[i, cut_slot + j] = np.inf, False
 
 
 def _floats(value: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -163,24 +171,29 @@ def prepare_constraints(inp: StepInput) -> Prepared:
     kfac = brake_envelope_factor_s(cmax, dt, inp.accel_mps2)
     # the stop half-planes need a reference; without one only the B4 half-plane remains
     has_ref = ref.exists[:, None] & edges.wall
-    normal3, offset3, valid3 = np.empty((rows, 3 * k, 2)), np.empty((rows, 3 * k)), \
-        np.empty((rows, 3 * k), bool)
+    # ORCA lines act on the world velocity w = u + v1
+    orca = to_halfplanes(inp.orca_point, inp.orca_direction, inp.orca_valid, shift_mps=u)
+    # the solve's slots side by side: edge half-planes, ORCA lines, one B5 cut per edge
+    lines = orca.valid.shape[1]
+    width = 4 * k + lines
+    normal, offset, valid = np.empty((rows, width, 2)), np.empty((rows, width)), \
+        np.empty((rows, width), bool)
     _edge_halfplanes(s, n_dot_e, n_dot_u, n_dot_v0, _floats(n, (rows, k, 2)),
                      np.asarray(edges.valid, dtype=bool), has_ref, _floats(dt, (rows,)),
                      _floats(inp.accel_mps2, (rows,)), cmax, kfac, u, ref.r_mps, EPS,
-                     IMPOSSIBLE_OFFSET_MPS, normal3, offset3, valid3)
-    edge_planes = HalfPlanes(normal3, offset3, valid3)
-    # ORCA lines act on the world velocity w = u + v1
-    orca_planes = to_halfplanes(inp.orca_point, inp.orca_direction, inp.orca_valid,
-                                shift_mps=u)
+                     IMPOSSIBLE_OFFSET_MPS, 3 * k + lines, normal, offset, valid)
+    orca_slots = slice(3 * k, 3 * k + lines)
+    normal[:, orca_slots], offset[:, orca_slots], valid[:, orca_slots] = \
+        orca.normal, orca.offset, orca.valid
+    solve_planes = HalfPlanes(normal, offset, valid)
+    edge_planes = halfplane_slots(solve_planes, slice(0, 3 * k))
+    orca_planes = halfplane_slots(solve_planes, orca_slots)
     nb = inp.neighbors
     start, comb = (None, None) if nb is None else nb.start_distance_and_reach_m(x0, inp.radius_m)
     return Prepared(u, n_dot_e, n_dot_u, n_dot_v0, s, ref, cmax, kfac, edge_planes, orca_planes,
-                    rot_stop, moving if moving.any() else None, start, comb)
+                    solve_planes, rot_stop, moving if moving.any() else None, start, comb)
 
 
-def obstacle_lines_only(orca: HalfPlanes, num_hard: np.ndarray) -> HalfPlanes:
-    """The ORCA half-planes with only the first ``num_hard`` (R,) slots of each row kept: the
-    static-obstacle lines (O5) that F1 never relaxes."""
-    slot = np.arange(orca.valid.shape[1])[None, :]
-    return HalfPlanes(orca.normal, orca.offset, orca.valid & (slot < num_hard[:, None]))
+def halfplane_slots(planes: HalfPlanes, slots: slice) -> HalfPlanes:
+    """The slots ``slots`` of every row of ``planes`` (views)."""
+    return HalfPlanes(planes.normal[:, slots], planes.offset[:, slots], planes.valid[:, slots])
