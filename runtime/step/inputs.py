@@ -141,8 +141,8 @@ def _check_valid_finite_where(field: str, value: np.ndarray, valid: np.ndarray) 
 
 def _check_valid_units(field: str, vector: np.ndarray, valid: np.ndarray, *, what: str) -> None:
     """:func:`navproof.core.validation.check_valid_unit_where`, whose whole-array test runs
-    only when one compiled pass over the valid slots finds a vector that is not a unit vector
-    (the usual input has none: nothing to name)."""
+    only when one compiled pass over the valid slots finds a vector that is not clearly a unit
+    vector (the usual input has none: nothing to name)."""
     arr = np.asarray(vector, dtype=np.float64)
     ok = np.asarray(valid, dtype=bool)
     if arr.shape != (*ok.shape, 2) or not _all_units_where(np.ascontiguousarray(arr),
@@ -153,12 +153,17 @@ def _check_valid_units(field: str, vector: np.ndarray, valid: np.ndarray, *, wha
 
 @compiled_loop
 def _all_units_where(vector, valid, tol):
-    """True when every valid slot's vector (..., 2) has |hypot - 1| <= tol (NaN fails)."""
+    """True when every valid slot's vector (..., 2) is a unit vector with room to spare:
+    |sqrt(x^2 + y^2) - 1| <= tol / 2 (the hypot of the exact test differs from that square
+    root by a few ulps); False sends the input to the exact test."""
     flat_v = vector.reshape(-1, 2)
     flat_ok = valid.reshape(-1)
+    half = 0.5 * tol
     for i in range(flat_ok.size):
-        if flat_ok[i] and not abs(np.hypot(flat_v[i, 0], flat_v[i, 1]) - 1.0) <= tol:
-            return False
+        if flat_ok[i]:
+            x, y = flat_v[i, 0], flat_v[i, 1]
+            if not abs(np.sqrt(x * x + y * y) - 1.0) <= half:
+                return False
     return True
 
 
