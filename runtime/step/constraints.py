@@ -26,13 +26,15 @@ from navproof.boundary.reference import Reference, reference_from_offsets
 from navproof.boundary.rigid import moving_frame_pairs, rotating_stop_pairs
 from navproof.boundary.stop_envelope import brake_envelope_factor_s, envelope_speed_cap_mps
 from navproof.core.jit import compiled_loop
+from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS
 from navproof.orca.halfplanes import to_halfplanes
 from navproof.solver.halfplanes import HalfPlanes
-from navproof.step.inputs import StepInput
+from navproof.step.inputs import PARALLEL_MIN_ROWS, StepInput
 
 IMPOSSIBLE_OFFSET_MPS = -1.0e6
 """Offset (m/s) standing in for a half-plane no velocity satisfies (a -inf or NaN bound)."""
+
 
 
 @dataclass(frozen=True)
@@ -76,14 +78,14 @@ def sanitise_halfplanes(offset: np.ndarray, valid: np.ndarray) -> tuple[np.ndarr
 
 @compiled_loop
 def _edge_components(x0, v0, sup_pivot, sup_vel, sup_omega, normal, offset, e_pivot, e_vel,
-                     e_omega, u, n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u):
+                     e_omega, u, n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u, lo, hi):
     """Per agent: the carry u = w + omega J (x0 - c) of its support at x0 (B3), and per edge
     the edge velocity e at x0 (the same material-point velocity), the normal components
     dot(n, e), dot(n, u), dot(n, v0), dot(n, e - u) and the initial margin s = b - dot(n, x0)
     (B1), each in the order of :meth:`navproof.boundary.motion.Motion.point_velocity` and
     :func:`navproof.core.vec2.dot2`. Claim: B1, B3, R1."""
-    n, k = offset.shape
-    for i in range(n):
+    k = offset.shape[1]
+    for i in range(lo, hi):
         x, y = x0[i, 0], x0[i, 1]
         ux = sup_vel[i, 0] + sup_omega[i] * -(y - sup_pivot[i, 1])
         uy = sup_vel[i, 1] + sup_omega[i] * (x - sup_pivot[i, 0])
@@ -112,15 +114,15 @@ def _sanitised(offset, valid, impossible):
 
 @compiled_loop
 def _edge_halfplanes(s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, has_ref, dt, a, cmax, kfac,
-                     u, r, eps, impossible, cut_slot, out_normal, out_offset, out_valid):
+                     u, r, eps, impossible, cut_slot, out_normal, out_offset, out_valid, lo, hi):
     """Per agent and edge the three half-planes ``dot(n, v1) <= q - EPS`` of the edge, in slots
     ``j`` (B4: ``accel_step_v1_bound``), ``K + j`` (S3: ``linear_envelope_bound`` plus
     dot(n, r - u)) and ``2K + j`` (S7: ``brake_envelope_offset``), sanitised
     (:func:`sanitise_halfplanes`); the stop half-planes only where a reference exists
     (``has_ref``). Slot ``cut_slot + j`` gets the edge's empty B5 cutting plane (its normal,
     offset +inf, not valid). Claim: B4, S3, S7."""
-    n, k = s.shape
-    for i in range(n):
+    k = s.shape[1]
+    for i in range(lo, hi):
         dti, ai, ci, ki = dt[i], a[i], cmax[i], kfac[i]
         rx, ry = r[i, 0], r[i, 1]
         rux, ruy = rx - u[i, 0], ry - u[i, 1]
@@ -157,12 +159,14 @@ def prepare_constraints(inp: StepInput) -> Prepared:
     sup, mot = inp.support.motion, edges.motion
     u = np.empty((rows, 2))
     n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u = (np.empty((rows, k)) for _ in range(5))
-    _edge_components(x0, _floats(v0, (rows, 2)), _floats(sup.pivot_m, (rows, 2)),
-                     _floats(sup.velocity_mps, (rows, 2)), _floats(sup.omega_radps, (rows,)),
-                     _floats(n, (rows, k, 2)), _floats(edges.offset_m, (rows, k)),
-                     _floats(mot.pivot_m, (rows, k, 2)), _floats(mot.velocity_mps, (rows, k, 2)),
-                     _floats(mot.omega_radps, (rows, k)), u, n_dot_e, n_dot_u, n_dot_v0, s,
-                     n_dot_e_minus_u)
+    args = (x0, _floats(v0, (rows, 2)), _floats(sup.pivot_m, (rows, 2)),
+            _floats(sup.velocity_mps, (rows, 2)), _floats(sup.omega_radps, (rows,)),
+            _floats(n, (rows, k, 2)), _floats(edges.offset_m, (rows, k)),
+            _floats(mot.pivot_m, (rows, k, 2)), _floats(mot.velocity_mps, (rows, k, 2)),
+            _floats(mot.omega_radps, (rows, k)), u, n_dot_e, n_dot_u, n_dot_v0, s,
+            n_dot_e_minus_u)
+    run_row_pieces(lambda lo, hi: _edge_components(*args, lo, hi), rows,
+                   min_rows=PARALLEL_MIN_ROWS)
     moving = moving_frame_pairs(edges, inp.support)
     rot_stop = rotating_stop_pairs(edges, inp.support, moving=moving)
     ref = reference_from_offsets(edges, u, n_dot_e_minus_u, inp.vh_mps, certified=rot_stop)
@@ -178,10 +182,12 @@ def prepare_constraints(inp: StepInput) -> Prepared:
     width = 4 * k + lines
     normal, offset, valid = np.empty((rows, width, 2)), np.empty((rows, width)), \
         np.empty((rows, width), bool)
-    _edge_halfplanes(s, n_dot_e, n_dot_u, n_dot_v0, _floats(n, (rows, k, 2)),
-                     np.asarray(edges.valid, dtype=bool), has_ref, _floats(dt, (rows,)),
-                     _floats(inp.accel_mps2, (rows,)), cmax, kfac, u, ref.r_mps, EPS,
-                     IMPOSSIBLE_OFFSET_MPS, 3 * k + lines, normal, offset, valid)
+    args = (s, n_dot_e, n_dot_u, n_dot_v0, _floats(n, (rows, k, 2)),
+            np.asarray(edges.valid, dtype=bool), has_ref, _floats(dt, (rows,)),
+            _floats(inp.accel_mps2, (rows,)), cmax, kfac, u, ref.r_mps, EPS,
+            IMPOSSIBLE_OFFSET_MPS, 3 * k + lines, normal, offset, valid)
+    run_row_pieces(lambda lo, hi: _edge_halfplanes(*args, lo, hi), rows,
+                   min_rows=PARALLEL_MIN_ROWS)
     orca_slots = slice(3 * k, 3 * k + lines)
     normal[:, orca_slots], offset[:, orca_slots], valid[:, orca_slots] = \
         orca.normal, orca.offset, orca.valid

@@ -18,6 +18,7 @@ from navproof.boundary.motion import Motion, Support
 from navproof.boundary.step_length import per_agent
 from navproof.core.errors import InvalidInput
 from navproof.core.jit import compiled_loop
+from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import UNIT_LENGTH_TOL
 from navproof.core.validation import (
     MAX_LENGTH_M,
@@ -31,6 +32,10 @@ from navproof.core.validation import (
     check_valid_step,
     check_valid_unit_where,
 )
+
+PARALLEL_MIN_ROWS = 4096
+"""The step's compiled passes over at least this many agents (or candidates) run in threads
+(:mod:`navproof.core.parallel`); each row's values do not depend on the thread."""
 
 
 @dataclass(frozen=True)
@@ -71,19 +76,20 @@ class Neighbors:
         overlap test (O6) and the sweep margins (W1) of every candidate share."""
         n, j = self.valid.shape
         start, comb = np.empty((n, j)), np.empty((n, j))
-        _start_distance_and_reach(np.asarray(x0_m, np.float64),
-                                  np.asarray(self.position_m, np.float64),
-                                  np.asarray(radius_m, np.float64),
-                                  np.asarray(self.radius_m, np.float64), start, comb)
+        args = (np.asarray(x0_m, np.float64), np.asarray(self.position_m, np.float64),
+                np.asarray(radius_m, np.float64), np.asarray(self.radius_m, np.float64), start,
+                comb)
+        run_row_pieces(lambda lo, hi: _start_distance_and_reach(*args, lo, hi), n,
+                       min_rows=PARALLEL_MIN_ROWS)
         return start, comb
 
 
 @compiled_loop
-def _start_distance_and_reach(x0, position, radius, nb_radius, start, comb):
+def _start_distance_and_reach(x0, position, radius, nb_radius, start, comb, lo, hi):
     """Rows of :meth:`Neighbors.start_distance_and_reach_m`: the distance as numpy's 2-norm
     (sqrt of dx^2 + dy^2) and the sum of the radii."""
-    n, j = start.shape
-    for i in range(n):
+    j = start.shape[1]
+    for i in range(lo, hi):
         for k in range(j):
             dx, dy = x0[i, 0] - position[i, k, 0], x0[i, 1] - position[i, k, 1]
             start[i, k] = np.sqrt(dx * dx + dy * dy)

@@ -29,9 +29,10 @@ from navproof.boundary.stop_envelope import (
     brake_envelope_margin_m,
 )
 from navproof.core.jit import compiled_loop
+from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS
 from navproof.step.constraints import Prepared
-from navproof.step.inputs import Neighbors, StepInput
+from navproof.step.inputs import PARALLEL_MIN_ROWS, Neighbors, StepInput
 from navproof.step.result import Margins
 from navproof.step.sweep import sweep_margin_m, sweep_min_distance_m, sweep_passes
 
@@ -165,7 +166,7 @@ def _least(a, b):
 
 @compiled_loop
 def _edge_step_margins(rows, v1, s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, wall, dt, u, r,
-                       kfac, has_ref, eps, curve, t_min, end, stop, curve_ok, stop_ok):
+                       kfac, has_ref, eps, curve, t_min, end, stop, curve_ok, stop_ok, lo, hi):
     """One pass over the edges of each candidate ``v1[i]`` of agent ``rows[i]``: the exact
     whole-step minimum of the translating curve (B5: the least of the margins at 0, dt and the
     interior extremum t*, the first of equals, as
@@ -174,8 +175,8 @@ def _edge_step_margins(rows, v1, s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, w
     ``brake_envelope_margin`` of c1 = u + v1 - r, and per row whether every curve margin and,
     where a reference exists, every wall's braking margin is at least -EPS.
     Claim: B4, B5, S7."""
-    m, k = curve.shape
-    for i in range(m):
+    k = curve.shape[1]
+    for i in range(lo, hi):
         a = rows[i]
         dti, ki = dt[a], kfac[a]
         vx, vy = v1[i, 0], v1[i, 1]
@@ -240,11 +241,13 @@ def edge_margins(inp: StepInput, prep: Prepared, rows: np.ndarray | slice, v1: n
     curve, t_min, end, stop = (np.empty((r, k)) for _ in range(4))
     curve_ok, stop_ok = np.empty(r, bool), np.empty(r, bool)
     edges = inp.edges
-    _edge_step_margins(idx, np.ascontiguousarray(v1, dtype=np.float64), prep.s, prep.n_dot_e,
-                       prep.n_dot_u, prep.n_dot_v0, np.asarray(edges.normal, np.float64),
-                       np.asarray(edges.valid, bool), edges.wall, inp.dt_per_agent_s, prep.u,
-                       prep.ref.r_mps, prep.kfac_s, prep.ref.exists, EPS, curve, t_min, end,
-                       stop, curve_ok, stop_ok)
+    args = (idx, np.ascontiguousarray(v1, dtype=np.float64), prep.s, prep.n_dot_e,
+            prep.n_dot_u, prep.n_dot_v0, np.asarray(edges.normal, np.float64),
+            np.asarray(edges.valid, bool), edges.wall, inp.dt_per_agent_s, prep.u,
+            prep.ref.r_mps, prep.kfac_s, prep.ref.exists, EPS, curve, t_min, end, stop, curve_ok,
+            stop_ok)
+    run_row_pieces(lambda lo, hi: _edge_step_margins(*args, lo, hi), r,
+                   min_rows=PARALLEL_MIN_ROWS)
     if certified_curve and prep.moving is not None and prep.moving[rows].any():
         # B6: the exact minimum stands for the pairs that translate uniformly only
         bound = curve_min_margin_m(take_edges(edges, rows), take_support(inp.support, rows),
@@ -303,13 +306,14 @@ def verify_candidates(inp: StepInput, prep: Prepared, rows: np.ndarray, v1: np.n
 
 
 @compiled_loop
-def _committed_edge_margins(s, end, normal, wall, dt, a, cmax, kfac, u, r, v1, env, stop, nec):
+def _committed_edge_margins(s, end, normal, wall, dt, a, cmax, kfac, u, r, v1, env, stop, nec,
+                            lo, hi):
     """Per agent and wall, of its committed velocity ``v1`` with c1 = u + v1 - r: the S3
     envelope margin s - ``normal_stop_displacement`` (speed Cmax), the S7 braking-envelope
     margin ``brake_envelope_margin`` of the step-end margin ``end`` and the S2 margin
     ``necessary_normal_bound`` - dot(n, c1); +inf for the other edges. Claim: S2, S3, S7."""
-    n, k = s.shape
-    for i in range(n):
+    k = s.shape[1]
+    for i in range(lo, hi):
         cx, cy = u[i, 0] + v1[i, 0] - r[i, 0], u[i, 1] + v1[i, 1] - r[i, 1]
         dti, ai, ci, ki = dt[i], a[i], cmax[i], kfac[i]
         for j in range(k):
@@ -324,11 +328,11 @@ def _committed_edge_margins(s, end, normal, wall, dt, a, cmax, kfac, u, r, v1, e
 
 
 @compiled_loop
-def _halfplane_margins(normal, offset, valid, v, out):
+def _halfplane_margins(normal, offset, valid, v, out, lo, hi):
     """Signed margins ``offset - dot(normal, v)`` (m/s) of each row's half-planes at its
     velocity ``v``; +inf for empty slots. Claim: O2."""
-    n, k = offset.shape
-    for i in range(n):
+    k = offset.shape[1]
+    for i in range(lo, hi):
         vx, vy = v[i, 0], v[i, 1]
         for j in range(k):
             out[i, j] = (offset[i, j] - (normal[i, j, 0] * vx + normal[i, j, 1] * vy)
@@ -350,15 +354,18 @@ def committed_margins(inp: StepInput, prep: Prepared, v1: np.ndarray,
         sweep[rest] = _sweep_margins(inp, prep, inp.neighbors, rest, v1[rest])
     v1 = np.ascontiguousarray(v1, dtype=np.float64)
     env, stop, nec = (np.empty(prep.s.shape) for _ in range(3))
-    _committed_edge_margins(prep.s, end, np.asarray(inp.edges.normal, np.float64),
-                            inp.edges.wall, dt, inp.accel_mps2, prep.cmax, prep.kfac_s, prep.u,
-                            prep.ref.r_mps, v1, env, stop, nec)
+    args = (prep.s, end, np.asarray(inp.edges.normal, np.float64), inp.edges.wall, dt,
+            inp.accel_mps2, prep.cmax, prep.kfac_s, prep.u, prep.ref.r_mps, v1, env, stop, nec)
+    run_row_pieces(lambda lo, hi: _committed_edge_margins(*args, lo, hi), inp.count,
+                   min_rows=PARALLEL_MIN_ROWS)
     rot = _rotating_stop_margins(inp, prep, slice(None), v1)
     if rot is not None:
         stop = np.minimum(stop, rot)
     orca = prep.orca_planes
     orca_m = np.empty(orca.offset.shape)
-    _halfplane_margins(orca.normal, orca.offset, orca.valid, v1, orca_m)
+    run_row_pieces(lambda lo, hi: _halfplane_margins(orca.normal, orca.offset, orca.valid, v1,
+                                                     orca_m, lo, hi),
+                   inp.count, min_rows=PARALLEL_MIN_ROWS)
     return Margins(curve, env, stop, nec, sweep,
                    reach_margin_mps(v1, inp.velocity_mps, inp.accel_mps2 * dt),
                    speed_margin_mps(v1, inp.vh_mps), orca_m)
