@@ -159,13 +159,13 @@ def prepare_constraints(inp: StepInput) -> Prepared:
     sup, mot = inp.support.motion, edges.motion
     u = np.empty((rows, 2))
     n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u = (np.empty((rows, k)) for _ in range(5))
-    args = (x0, _floats(v0, (rows, 2)), _floats(sup.pivot_m, (rows, 2)),
-            _floats(sup.velocity_mps, (rows, 2)), _floats(sup.omega_radps, (rows,)),
-            _floats(n, (rows, k, 2)), _floats(edges.offset_m, (rows, k)),
-            _floats(mot.pivot_m, (rows, k, 2)), _floats(mot.velocity_mps, (rows, k, 2)),
-            _floats(mot.omega_radps, (rows, k)), u, n_dot_e, n_dot_u, n_dot_v0, s,
-            n_dot_e_minus_u)
-    run_row_pieces(lambda lo, hi: _edge_components(*args, lo, hi), rows,
+    components = (x0, _floats(v0, (rows, 2)), _floats(sup.pivot_m, (rows, 2)),
+                  _floats(sup.velocity_mps, (rows, 2)), _floats(sup.omega_radps, (rows,)),
+                  _floats(n, (rows, k, 2)), _floats(edges.offset_m, (rows, k)),
+                  _floats(mot.pivot_m, (rows, k, 2)), _floats(mot.velocity_mps, (rows, k, 2)),
+                  _floats(mot.omega_radps, (rows, k)), u, n_dot_e, n_dot_u, n_dot_v0, s,
+                  n_dot_e_minus_u)
+    run_row_pieces(lambda lo, hi: _edge_components(*components, lo, hi), rows,
                    min_rows=PARALLEL_MIN_ROWS)
     moving = moving_frame_pairs(edges, inp.support)
     rot_stop = rotating_stop_pairs(edges, inp.support, moving=moving)
@@ -182,11 +182,11 @@ def prepare_constraints(inp: StepInput) -> Prepared:
     width = 4 * k + lines
     normal, offset, valid = np.empty((rows, width, 2)), np.empty((rows, width)), \
         np.empty((rows, width), bool)
-    args = (s, n_dot_e, n_dot_u, n_dot_v0, _floats(n, (rows, k, 2)),
-            np.asarray(edges.valid, dtype=bool), has_ref, _floats(dt, (rows,)),
-            _floats(inp.accel_mps2, (rows,)), cmax, kfac, u, ref.r_mps, EPS,
-            IMPOSSIBLE_OFFSET_MPS, 3 * k + lines, normal, offset, valid)
-    run_row_pieces(lambda lo, hi: _edge_halfplanes(*args, lo, hi), rows,
+    planes = (s, n_dot_e, n_dot_u, n_dot_v0, _floats(n, (rows, k, 2)),
+              np.asarray(edges.valid, dtype=bool), has_ref, _floats(dt, (rows,)),
+              _floats(inp.accel_mps2, (rows,)), cmax, kfac, u, ref.r_mps, EPS,
+              IMPOSSIBLE_OFFSET_MPS, 3 * k + lines, normal, offset, valid)
+    run_row_pieces(lambda lo, hi: _edge_halfplanes(*planes, lo, hi), rows,
                    min_rows=PARALLEL_MIN_ROWS)
     orca_slots = slice(3 * k, 3 * k + lines)
     normal[:, orca_slots], offset[:, orca_slots], valid[:, orca_slots] = \
