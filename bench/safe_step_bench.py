@@ -43,7 +43,7 @@ def build(n: int, dt_s: float, seed: int = 0) -> tuple[ss.StepInput, tuple, Crow
     vec = goals - pos
     dist = np.hypot(vec[:, 0], vec[:, 1])
     pref = vec * np.where(dist > 1.0, 1.0 / np.maximum(dist, 1e-300), 1.0)[:, None]
-    crowd.add_agents(pos, velocity=pref * 0.5)
+    crowd.add_agents(pos, velocity_mps=pref * 0.5)
     crowd.set_pref_velocities(pref)
     point, direction, valid, num_hard = crowd.compute_lines()
     normals = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
@@ -56,7 +56,7 @@ def build(n: int, dt_s: float, seed: int = 0) -> tuple[ss.StepInput, tuple, Crow
     edges = b.EdgeSet.build(normal, offset, edge_velocity_mps=edge_v)
     defaults = load_profile().defaults()
     inp = ss.step_input_from_crowd(crowd, support=b.Support.translating(u), edges=edges,
-                                   vh_mps=np.full(n, DEFAULTS.max_speed),
+                                   vh_mps=np.full(n, DEFAULTS.max_speed_mps),
                                    accel_mps2=np.full(n, defaults["brake_budget_mps2"]))
     return inp, (crowd.pref_velocity, crowd.max_speed, point, direction, valid, num_hard), crowd
 

@@ -59,26 +59,40 @@ def reference_velocity(edges: EdgeSet, support: Support, x0_m: np.ndarray,
     vh = check_valid_finite("vh_mps", vh_mps)
     u = support.carry_mps(x0)
     e = edges.edge_velocity_mps(x0)
-    n = edges.normal
+    # in w = r - u: dot(n, w) <= dot(n, e - u)
+    return reference_from_offsets(edges, u, dot2(edges.normal, e - u[:, None, :]), vh,
+                                  certified=certified)
+
+
+def reference_from_offsets(edges: EdgeSet, u_mps: np.ndarray, n_dot_e_minus_u: np.ndarray,
+                           vh_mps: np.ndarray, *, certified: np.ndarray | None = None
+                           ) -> Reference:
+    """:func:`reference_velocity` from the support carry u (N, 2) and the normal components
+    dot(n, e - u) (N, K) of every edge, for callers that computed them already.
+    Claim: R1, R2, B6."""
+    u, n = u_mps, edges.normal
     # walls only: drifting through a portal into the next same-gradient region is allowed
     walls = edges.wall if certified is None else edges.wall & ~certified
-    order = np.argsort(np.where(walls, edges.edge_id, np.iinfo(np.int64).max), axis=1,
-                       kind="stable")
-    n_sorted = np.take_along_axis(n, order[..., None], axis=1)
-    valid = np.take_along_axis(walls, order, axis=1)
-    # in w = r - u: dot(n, w) <= dot(n, e - u)
-    offset = dot2(n, e - u[:, None, :])
-    offset = np.take_along_axis(offset, order, axis=1)
+    key = np.where(walls, edges.edge_id, np.iinfo(np.int64).max)
+    offset = n_dot_e_minus_u
+    if not np.all(key[:, 1:] >= key[:, :-1]):
+        # edges fed sorted by edge ID (a stable sort: equal keys keep their order; keys in
+        # order already need no reordering)
+        order = np.argsort(key, axis=1, kind="stable")
+        n = np.take_along_axis(n, order[..., None], axis=1)
+        walls = np.take_along_axis(walls, order, axis=1)
+        offset = np.take_along_axis(offset, order, axis=1)
+    valid = walls
     # RVO2's tolerances, as the crowd: a wall counts as violated beyond 0 m/s
-    res = closest_point(np.zeros_like(u), HalfPlanes(n_sorted, offset, valid),
+    res = closest_point(np.zeros_like(u), HalfPlanes(n, offset, valid),
                         np.full(u.shape[0], REFERENCE_SEARCH_RADIUS_MPS), tol_mps=0.0,
                         parallel_det=RVO_EPSILON)
     w = res.velocity
-    viol = dot2(n_sorted, w[:, None, :]) - offset
+    viol = dot2(n, w[:, None, :]) - offset
     exists = res.feasible & np.all(~valid | (viol <= EPS), axis=1)
     r = np.where(exists[:, None], u + w, u)
     v_stop = r - u
-    margin = formulas.stop_target_margin(vh=vh, carry=np.linalg.norm(v_stop, axis=1))
+    margin = formulas.stop_target_margin(vh=vh_mps, carry=np.linalg.norm(v_stop, axis=1))
     return Reference(r, v_stop, exists, exists & (margin >= -EPS), margin)
 
 

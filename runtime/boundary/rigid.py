@@ -15,6 +15,7 @@ from navproof._generated import formulas
 from navproof.boundary.edges import EdgeSet
 from navproof.boundary.motion import Support
 from navproof.boundary.step_length import per_agent
+from navproof.core.jit import compiled_loop
 from navproof.core.vec2 import dot2
 
 CERTIFIED_PIECES = 8
@@ -95,9 +96,27 @@ def moving_frame_pairs(edges: EdgeSet, support: Support) -> np.ndarray:
     relative motion is a constant-velocity translation and the translation model of B5 and
     S1/S3 (with the start velocities u and e) is exact. Claim: B6, B5, S3."""
     me, ms = edges.motion, support.motion
-    da = ms.acceleration_mps2[:, None, :] - me.acceleration_mps2
-    return ((me.omega_radps != 0.0) | (ms.omega_radps[:, None] != 0.0)
-            | (da[..., 0] != 0.0) | (da[..., 1] != 0.0))
+    shape = edges.normal.shape[:2]
+    out = np.empty(shape, bool)
+    _moving_frame_pairs(np.broadcast_to(np.asarray(me.omega_radps, np.float64), shape),
+                        np.broadcast_to(np.asarray(ms.omega_radps, np.float64), shape[:1]),
+                        np.broadcast_to(np.asarray(me.acceleration_mps2, np.float64),
+                                        (*shape, 2)),
+                        np.broadcast_to(np.asarray(ms.acceleration_mps2, np.float64),
+                                        (shape[0], 2)), out)
+    return out
+
+
+@compiled_loop
+def _moving_frame_pairs(omega_e, omega_s, accel_e, accel_s, out):
+    """Rows of :func:`moving_frame_pairs`: either rotates, or alpha_s - alpha_e is not zero."""
+    n, k = out.shape
+    for i in range(n):
+        turning = omega_s[i] != 0.0
+        for j in range(k):
+            out[i, j] = (omega_e[i, j] != 0.0 or turning
+                         or accel_s[i, 0] - accel_e[i, j, 0] != 0.0
+                         or accel_s[i, 1] - accel_e[i, j, 1] != 0.0)
 
 
 def _pivot_accel_m(edges: EdgeSet, support: Support) -> np.ndarray:
@@ -145,15 +164,18 @@ def rigid_curve_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndarra
     return -bound
 
 
-def rotating_stop_pairs(edges: EdgeSet, support: Support) -> np.ndarray | None:
+def rotating_stop_pairs(edges: EdgeSet, support: Support, *, moving: np.ndarray | None = None
+                        ) -> np.ndarray | None:
     """(N, K) True for the valid walls whose stop must be certified in the edge's local frame:
     the support or the edge rotates, or their pivots accelerate differently
     (:func:`moving_frame_pairs`), and they do not share the same rigid motion. None when no
     pair moves that way (the translation model of S1/S3 is exact there: the relative motion is
     a constant-velocity translation).
 
+    ``moving`` is :func:`moving_frame_pairs` when the caller has it already.
     Claim: B6 (a body sharing the edge's rigid motion has a constant local margin), S3, R3."""
-    moving = moving_frame_pairs(edges, support)
+    if moving is None:
+        moving = moving_frame_pairs(edges, support)
     if not moving.any():
         return None
     return moving & edges.wall & ~same_motion(edges, support)

@@ -8,7 +8,8 @@ necessary bound ``sqrt((a dt)^2 + 2 a s) - a dt`` (S2) is reported as a margin.
 
 Degenerate inputs (S6): ``a <= 0`` or non-finite velocities raise InvalidInput before any
 division; ``s = 0`` is allowed (retreat and sliding stay feasible). All closed forms come from
-:mod:`navproof._generated.formulas`.
+:mod:`navproof._generated.formulas`; the solve's S3 and S7 half-plane offsets are evaluated
+from the same formulas in the compiled pass of :mod:`navproof.step.constraints`.
 """
 
 from __future__ import annotations
@@ -71,15 +72,6 @@ def linear_envelope_mps(s_m: np.ndarray, dt_s: float | np.ndarray, a_mps2: np.nd
                                           cmax=np.asarray(cmax_mps, dtype=np.float64)[:, None])
 
 
-def stop_halfplane_offset_mps(normal: np.ndarray, s_m: np.ndarray, dt_s: float | np.ndarray,
-                              a_mps2: np.ndarray, cmax_mps: np.ndarray, u_mps: np.ndarray,
-                              r_mps: np.ndarray) -> np.ndarray:
-    """Offset q (m/s, (N, K)) of the S3 stop half-plane written in the solve variable:
-    dot(n, v) <= linear envelope + dot(n, r - u). Claim: S3."""
-    lin = linear_envelope_mps(s_m, dt_s, a_mps2, cmax_mps)
-    return lin + dot2(normal, (np.asarray(r_mps) - np.asarray(u_mps))[:, None, :])
-
-
 def end_stop_offset_mps(normal: np.ndarray, s_m: np.ndarray, dt_s: float, a_mps2: np.ndarray,
                         cmax_mps: np.ndarray, n_dot_e: np.ndarray, u_mps: np.ndarray,
                         r_mps: np.ndarray, v0_mps: np.ndarray) -> np.ndarray:
@@ -115,18 +107,6 @@ def brake_envelope_factor_s(cmax_mps: np.ndarray, dt_s: float | np.ndarray,
     a = check_valid_budget("a_mps2", a_mps2)
     return formulas.brake_envelope_factor(cmax=np.asarray(cmax_mps, dtype=np.float64),
                                           dt=np.asarray(dt_s, dtype=np.float64), a=a)
-
-
-def brake_envelope_offset_mps(normal: np.ndarray, s_m: np.ndarray, dt_s: float | np.ndarray,
-                              kfac_s: np.ndarray, n_dot_e: np.ndarray, u_mps: np.ndarray,
-                              r_mps: np.ndarray, v0_mps: np.ndarray) -> np.ndarray:
-    """Offset q (m/s, (N, K)) of the S7 half-plane ``dot(n, v1) <= q``: the margin at the end of
-    the accelerating step (B4) is at least K dot(n, u + v1 - r). A safe step inside it leaves a
-    safe braking candidate for the next step (proved by the S7 obligations). Claim: S7, B4."""
-    return formulas.brake_envelope_offset(
-        s=s_m, dt=per_edge(dt_s), n_dot_e=n_dot_e, n_dot_u=dot2(normal, u_mps[:, None, :]),
-        n_dot_v0=dot2(normal, v0_mps[:, None, :]), n_dot_r=dot2(normal, r_mps[:, None, :]),
-        kfac=np.asarray(kfac_s, dtype=np.float64)[:, None])
 
 
 def brake_envelope_margin_m(end_margin_m: np.ndarray, normal: np.ndarray, c1_mps: np.ndarray,
@@ -183,7 +163,6 @@ def hold_is_safe(normal: np.ndarray, r_mps: np.ndarray, e_mps: np.ndarray,
 __all__ = [
     "brake_envelope_factor_s",
     "brake_envelope_margin_m",
-    "brake_envelope_offset_mps",
     "braking_candidate_mps",
     "check_valid_budget",
     "end_stop_margin_m",
@@ -195,5 +174,4 @@ __all__ = [
     "necessary_bound_mps",
     "normal_stop_displacement_m",
     "stop_displacement_m",
-    "stop_halfplane_offset_mps",
 ]

@@ -73,3 +73,11 @@ def piece_bounds(rows: int, threads: int) -> list[int]:
     on one thread, else THREAD_PIECES (at most one per row)."""
     pieces = max(1, min(THREAD_PIECES, rows)) if threads > 1 else 1
     return [rows * k // pieces for k in range(pieces + 1)]
+
+
+def run_row_pieces(task: Callable[[int, int], None], rows: int, *, min_rows: int) -> None:
+    """Call ``task(lo, hi)`` on the pieces of a compiled loop over ``rows`` rows
+    (:func:`piece_bounds`), on :func:`thread_count` threads (one below ``min_rows`` rows)."""
+    threads = thread_count(rows, min_rows)
+    bounds = piece_bounds(rows, threads)
+    run_pieces(lambda k: task(bounds[k], bounds[k + 1]), len(bounds) - 1, threads=threads)

@@ -17,24 +17,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from navproof.boundary.margins import accel_halfplane_offset_mps
-from navproof.boundary.reference import Reference, reference_velocity
-from navproof.boundary.rigid import rotating_stop_pairs
-from navproof.boundary.step_length import per_edge
-from navproof.boundary.stop_envelope import (
-    brake_envelope_factor_s,
-    brake_envelope_offset_mps,
-    envelope_speed_cap_mps,
-    stop_halfplane_offset_mps,
+from navproof._generated.formulas import (
+    accel_step_v1_bound,
+    brake_envelope_offset,
+    linear_envelope_bound,
 )
+from navproof.boundary.reference import Reference, reference_from_offsets
+from navproof.boundary.rigid import moving_frame_pairs, rotating_stop_pairs
+from navproof.boundary.stop_envelope import brake_envelope_factor_s, envelope_speed_cap_mps
+from navproof.core.jit import compiled_loop
+from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS
-from navproof.core.vec2 import dot2
 from navproof.orca.halfplanes import to_halfplanes
 from navproof.solver.halfplanes import HalfPlanes
-from navproof.step.inputs import StepInput
+from navproof.step.inputs import PARALLEL_MIN_ROWS, StepInput
 
 IMPOSSIBLE_OFFSET_MPS = -1.0e6
 """Offset (m/s) standing in for a half-plane no velocity satisfies (a -inf or NaN bound)."""
+
 
 
 @dataclass(frozen=True)
@@ -42,9 +42,15 @@ class Prepared:
     """Everything the solve and the verification of one step share: the carry ``u`` (N, 2), the
     normal components of edge velocity, carry and v0 and the initial margins ``s`` (N, K), the
     reference, the envelope cap ``cmax`` (N,) and the braking envelope factor ``kfac_s`` (N,),
-    the edge half-planes (B4, S3, S7; (N, 3K)), the ORCA half-planes in v1 (N, L), and
+    the edge half-planes (B4, S3, S7; (N, 3K)), the ORCA half-planes in v1 (N, L), both views
+    into ``solve_planes`` (N, 3K + L + K): those slots followed by one empty B5 cut per edge, the
+    slot order of the search (:mod:`navproof.step.search`), and
     ``rot_stop`` (N, K): walls whose stop is certified in the local frame (B6), None if nothing
-    rotates."""
+    rotates; ``moving`` (N, K): the pairs of :func:`navproof.boundary.rigid.moving_frame_pairs`
+    (their curve needs the certified bound of B6), None if there is none; ``sweep_start_m`` and
+    ``sweep_comb_m`` (N, J): each neighbour slot's start distance and combined radius
+    (:meth:`navproof.step.inputs.Neighbors.start_distance_and_reach_m`), None without
+    neighbours."""
 
     u: np.ndarray
     n_dot_e: np.ndarray
@@ -56,7 +62,11 @@ class Prepared:
     kfac_s: np.ndarray
     edge_planes: HalfPlanes
     orca_planes: HalfPlanes
+    solve_planes: HalfPlanes
     rot_stop: np.ndarray | None = None
+    moving: np.ndarray | None = None
+    sweep_start_m: np.ndarray | None = None
+    sweep_comb_m: np.ndarray | None = None
 
 
 def sanitise_halfplanes(offset: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -66,39 +76,130 @@ def sanitise_halfplanes(offset: np.ndarray, valid: np.ndarray) -> tuple[np.ndarr
     return np.where(impossible, IMPOSSIBLE_OFFSET_MPS, offset), valid
 
 
+@compiled_loop
+def _edge_components(x0, v0, sup_pivot, sup_vel, sup_omega, normal, offset, e_pivot, e_vel,
+                     e_omega, u, n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u, lo, hi):
+    """Per agent: the carry u = w + omega J (x0 - c) of its support at x0 (B3), and per edge
+    the edge velocity e at x0 (the same material-point velocity), the normal components
+    dot(n, e), dot(n, u), dot(n, v0), dot(n, e - u) and the initial margin s = b - dot(n, x0)
+    (B1), each in the order of :meth:`navproof.boundary.motion.Motion.point_velocity` and
+    :func:`navproof.core.vec2.dot2`. Claim: B1, B3, R1."""
+    k = offset.shape[1]
+    for i in range(lo, hi):
+        x, y = x0[i, 0], x0[i, 1]
+        ux = sup_vel[i, 0] + sup_omega[i] * -(y - sup_pivot[i, 1])
+        uy = sup_vel[i, 1] + sup_omega[i] * (x - sup_pivot[i, 0])
+        u[i, 0], u[i, 1] = ux, uy
+        for j in range(k):
+            nx, ny = normal[i, j, 0], normal[i, j, 1]
+            om = e_omega[i, j]
+            ex = e_vel[i, j, 0] + om * -(y - e_pivot[i, j, 1])
+            ey = e_vel[i, j, 1] + om * (x - e_pivot[i, j, 0])
+            n_dot_e[i, j] = nx * ex + ny * ey
+            n_dot_u[i, j] = nx * ux + ny * uy
+            n_dot_v0[i, j] = nx * v0[i, 0] + ny * v0[i, 1]
+            s[i, j] = offset[i, j] - (nx * x + ny * y)
+            n_dot_e_minus_u[i, j] = nx * (ex - ux) + ny * (ey - uy)
+
+
+@compiled_loop
+def _sanitised(offset, valid, impossible):
+    """One half-plane's (offset, valid) as :func:`sanitise_halfplanes` leaves it."""
+    if offset == np.inf:
+        return offset, False
+    if offset != offset or offset == -np.inf:
+        return impossible, valid
+    return offset, valid
+
+
+@compiled_loop
+def _edge_halfplanes(s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, has_ref, dt, a, cmax, kfac,
+                     u, r, eps, impossible, cut_slot, out_normal, out_offset, out_valid, lo, hi):
+    """Per agent and edge the three half-planes ``dot(n, v1) <= q - EPS`` of the edge, in slots
+    ``j`` (B4: ``accel_step_v1_bound``), ``K + j`` (S3: ``linear_envelope_bound`` plus
+    dot(n, r - u)) and ``2K + j`` (S7: ``brake_envelope_offset``), sanitised
+    (:func:`sanitise_halfplanes`); the stop half-planes only where a reference exists
+    (``has_ref``). Slot ``cut_slot + j`` gets the edge's empty B5 cutting plane (its normal,
+    offset +inf, not valid). Claim: B4, S3, S7."""
+    k = s.shape[1]
+    for i in range(lo, hi):
+        dti, ai, ci, ki = dt[i], a[i], cmax[i], kfac[i]
+        rx, ry = r[i, 0], r[i, 1]
+        rux, ruy = rx - u[i, 0], ry - u[i, 1]
+        for j in range(k):
+            nx, ny = normal[i, j, 0], normal[i, j, 1]
+            sij, nde, ndu, ndv0 = s[i, j], n_dot_e[i, j], n_dot_u[i, j], n_dot_v0[i, j]
+            b4 = accel_step_v1_bound(s=sij, dt=dti, n_dot_e=nde, n_dot_u=ndu, n_dot_v0=ndv0)
+            s3 = (linear_envelope_bound(s=sij, dt=dti, a=ai, cmax=ci)
+                  + (nx * rux + ny * ruy))
+            s7 = brake_envelope_offset(s=sij, dt=dti, n_dot_e=nde, n_dot_u=ndu, n_dot_v0=ndv0,
+                                       n_dot_r=nx * rx + ny * ry, kfac=ki)
+            out_offset[i, j], out_valid[i, j] = _sanitised(b4 - eps, valid[i, j], impossible)
+            out_offset[i, k + j], out_valid[i, k + j] = _sanitised(s3 - eps, has_ref[i, j],
+                                                                   impossible)
+            out_offset[i, 2 * k + j], out_valid[i, 2 * k + j] = _sanitised(
+                s7 - eps, has_ref[i, j], impossible)
+            for slot in (j, k + j, 2 * k + j, cut_slot + j):
+                out_normal[i, slot, 0], out_normal[i, slot, 1] = nx, ny
+            out_offset[i, cut_slot + j], out_valid[i, cut_slot + j] = np.inf, False
+
+
+def _floats(value: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``value`` broadcast to ``shape`` as float64 (a view where it already is)."""
+    return np.broadcast_to(np.asarray(value, dtype=np.float64), shape)
+
+
 def prepare_constraints(inp: StepInput) -> Prepared:
-    """Constraints of every agent in the solve variable v1. Claim: B1, B3, B4, S3, S7, R1, R2."""
-    dt = inp.dt_s
+    """Constraints of every agent in the solve variable v1: one compiled pass over each agent's
+    edges for the normal components, the reference (R1), then one for the edge half-planes.
+    Claim: B1, B3, B4, S3, S7, R1, R2."""
     edges, x0, v0 = inp.edges, inp.position_m, inp.velocity_mps
     n = edges.normal
-    u = inp.support.carry_mps(x0)
-    e = edges.edge_velocity_mps(x0)
-    n_dot_e = dot2(n, e)
-    n_dot_u = dot2(n, u[:, None, :])
-    n_dot_v0 = dot2(n, v0[:, None, :])
-    s = edges.initial_margin_m(x0)
-    rot_stop = rotating_stop_pairs(edges, inp.support)
-    ref = reference_velocity(edges, inp.support, x0, inp.vh_mps, certified=rot_stop)
+    rows, k = n.shape[:2]
+    sup, mot = inp.support.motion, edges.motion
+    u = np.empty((rows, 2))
+    n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u = (np.empty((rows, k)) for _ in range(5))
+    components = (x0, _floats(v0, (rows, 2)), _floats(sup.pivot_m, (rows, 2)),
+                  _floats(sup.velocity_mps, (rows, 2)), _floats(sup.omega_radps, (rows,)),
+                  _floats(n, (rows, k, 2)), _floats(edges.offset_m, (rows, k)),
+                  _floats(mot.pivot_m, (rows, k, 2)), _floats(mot.velocity_mps, (rows, k, 2)),
+                  _floats(mot.omega_radps, (rows, k)), u, n_dot_e, n_dot_u, n_dot_v0, s,
+                  n_dot_e_minus_u)
+    run_row_pieces(lambda lo, hi: _edge_components(*components, lo, hi), rows,
+                   min_rows=PARALLEL_MIN_ROWS)
+    moving = moving_frame_pairs(edges, inp.support)
+    rot_stop = rotating_stop_pairs(edges, inp.support, moving=moving)
+    ref = reference_from_offsets(edges, u, n_dot_e_minus_u, inp.vh_mps, certified=rot_stop)
     cmax = envelope_speed_cap_mps(inp.vh_mps, u, ref.r_mps)
-    kfac = brake_envelope_factor_s(cmax, inp.dt_per_agent_s, inp.accel_mps2)
-    b4 = accel_halfplane_offset_mps(s, per_edge(dt), n_dot_e, n_dot_u, n_dot_v0)
-    s3 = stop_halfplane_offset_mps(n, s, dt, inp.accel_mps2, cmax, u, ref.r_mps)
-    s7 = brake_envelope_offset_mps(n, s, dt, kfac, n_dot_e, u, ref.r_mps, v0)
+    dt = inp.dt_per_agent_s
+    kfac = brake_envelope_factor_s(cmax, dt, inp.accel_mps2)
     # the stop half-planes need a reference; without one only the B4 half-plane remains
     has_ref = ref.exists[:, None] & edges.wall
-    offsets = np.concatenate([b4, s3, s7], axis=1) - EPS
-    valid = np.concatenate([edges.valid, has_ref, has_ref], axis=1)
-    offsets, valid = sanitise_halfplanes(offsets, valid)
-    edge_planes = HalfPlanes(np.concatenate([n, n, n], axis=1), offsets, valid)
     # ORCA lines act on the world velocity w = u + v1
-    orca_planes = to_halfplanes(inp.orca_point, inp.orca_direction, inp.orca_valid,
-                                shift_mps=u)
+    orca = to_halfplanes(inp.orca_point, inp.orca_direction, inp.orca_valid, shift_mps=u)
+    # the solve's slots side by side: edge half-planes, ORCA lines, one B5 cut per edge
+    lines = orca.valid.shape[1]
+    width = 4 * k + lines
+    normal, offset, valid = np.empty((rows, width, 2)), np.empty((rows, width)), \
+        np.empty((rows, width), bool)
+    planes = (s, n_dot_e, n_dot_u, n_dot_v0, _floats(n, (rows, k, 2)),
+              np.asarray(edges.valid, dtype=bool), has_ref, _floats(dt, (rows,)),
+              _floats(inp.accel_mps2, (rows,)), cmax, kfac, u, ref.r_mps, EPS,
+              IMPOSSIBLE_OFFSET_MPS, 3 * k + lines, normal, offset, valid)
+    run_row_pieces(lambda lo, hi: _edge_halfplanes(*planes, lo, hi), rows,
+                   min_rows=PARALLEL_MIN_ROWS)
+    orca_slots = slice(3 * k, 3 * k + lines)
+    normal[:, orca_slots], offset[:, orca_slots], valid[:, orca_slots] = \
+        orca.normal, orca.offset, orca.valid
+    solve_planes = HalfPlanes(normal, offset, valid)
+    edge_planes = halfplane_slots(solve_planes, slice(0, 3 * k))
+    orca_planes = halfplane_slots(solve_planes, orca_slots)
+    nb = inp.neighbors
+    start, comb = (None, None) if nb is None else nb.start_distance_and_reach_m(x0, inp.radius_m)
     return Prepared(u, n_dot_e, n_dot_u, n_dot_v0, s, ref, cmax, kfac, edge_planes, orca_planes,
-                    rot_stop)
+                    solve_planes, rot_stop, moving if moving.any() else None, start, comb)
 
 
-def obstacle_lines_only(orca: HalfPlanes, num_hard: np.ndarray) -> HalfPlanes:
-    """The ORCA half-planes with only the first ``num_hard`` (R,) slots of each row kept: the
-    static-obstacle lines (O5) that F1 never relaxes."""
-    slot = np.arange(orca.valid.shape[1])[None, :]
-    return HalfPlanes(orca.normal, orca.offset, orca.valid & (slot < num_hard[:, None]))
+def halfplane_slots(planes: HalfPlanes, slots: slice) -> HalfPlanes:
+    """The slots ``slots`` of every row of ``planes`` (views)."""
+    return HalfPlanes(planes.normal[:, slots], planes.offset[:, slots], planes.valid[:, slots])

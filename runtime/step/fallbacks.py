@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from navproof.boundary.margins import accel_end_margin_m
-from navproof.boundary.stop_envelope import brake_envelope_margin_m
-from navproof.core.vec2 import dot2
+from navproof.core.jit import compiled_loop
 from navproof.step.constraints import Prepared
 from navproof.step.inputs import StepInput
 from navproof.step.search import CORRIDOR_ONLY, SWEPT_CORRIDOR, closest_verified
 from navproof.step.sweep import first_contact_time_s
-from navproof.step.verify import KnownMargins, sweep_end_velocity_mps
+from navproof.step.verify import KnownMargins, edge_margins, sweep_end_velocity_mps
 
 
 def f1_relaxed_neighbours(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
@@ -55,40 +53,65 @@ def within_caps(v0: np.ndarray, target_mps: np.ndarray, reach_mps: np.ndarray,
     circle and the circles' crossing points. Where the two disks do not meet (``|v0| > Vh +
     a dt``) it is the strongest reachable braking towards the speed disk, which stays above
     the cap (:data:`navproof.step.result.FLAG_OVER_CAP` says so). Claim: V1, V2, F2, F3."""
-    v0 = np.asarray(v0, float)
-    p = np.asarray(target_mps, float)
-    rho = np.asarray(reach_mps, float)[:, None]
-    big = np.asarray(vh_mps, float)[:, None]
+    v0 = np.ascontiguousarray(v0, dtype=np.float64)
+    out = np.empty(v0.shape)
+    _within_caps(v0, np.ascontiguousarray(target_mps, dtype=np.float64),
+                 np.ascontiguousarray(reach_mps, dtype=np.float64),
+                 np.ascontiguousarray(vh_mps, dtype=np.float64), out)
+    return out
+
+
+@compiled_loop
+def _length(x, y):
+    """numpy's 2-norm of (x, y): sqrt(x^2 + y^2)."""
+    return np.sqrt(x * x + y * y)
+
+
+@compiled_loop
+def _unit_scale(length):
+    """The divisor of a unit vector: its length, or 1 for the zero vector."""
+    return length if length > 0.0 else 1.0
+
+
+@compiled_loop
+def _within_caps(v0, target, reach, vh, out):
+    """Rows of :func:`within_caps`: of the target, its projections on both circles and the
+    circles' two crossing points, the nearest inside both disks (within 1e-12, relative and
+    absolute), the first of equals; none inside: the strongest braking towards the cap."""
     tol = 1e-12
-
-    def inside(v: np.ndarray) -> np.ndarray:
-        return ((np.linalg.norm(v, axis=-1) <= big[:, 0] * (1 + tol) + tol)
-                & (np.linalg.norm(v - v0, axis=-1) <= rho[:, 0] * (1 + tol) + tol))
-
-    def unit(v: np.ndarray) -> np.ndarray:
-        length = np.linalg.norm(v, axis=-1, keepdims=True)
-        return v / np.where(length > 0.0, length, 1.0)
-
-    cands = [p, big * unit(p), v0 + rho * unit(p - v0)]
-    # the circles' crossing points
-    d = np.linalg.norm(v0, axis=-1)
-    safe_d = np.where(d > 0.0, d, 1.0)
-    along = (big[:, 0] ** 2 - rho[:, 0] ** 2 + d * d) / (2.0 * safe_d)
-    half = np.sqrt(np.maximum(big[:, 0] ** 2 - along * along, 0.0))
-    e = unit(v0)
-    perp = np.stack([-e[:, 1], e[:, 0]], axis=1)
-    base = e * along[:, None]
-    cands += [base + perp * half[:, None], base - perp * half[:, None]]
-    best = np.zeros_like(p)
-    best_gap = np.full(p.shape[0], np.inf)
-    for c in cands:
-        gap = np.where(inside(c), np.linalg.norm(c - p, axis=-1), np.inf)
-        better = gap < best_gap
-        best = np.where(better[:, None], c, best)
-        best_gap = np.where(better, gap, best_gap)
-    # no velocity within the cap is reachable: brake as hard as possible towards it
-    apart = ~np.isfinite(best_gap)
-    return np.where(apart[:, None], v0 - rho * unit(v0), best)
+    cand = np.empty((5, 2))
+    for i in range(out.shape[0]):
+        vx, vy, px, py = v0[i, 0], v0[i, 1], target[i, 0], target[i, 1]
+        rho, big = reach[i], vh[i]
+        big_cap, rho_cap = big * (1 + tol) + tol, rho * (1 + tol) + tol
+        p_len = _unit_scale(_length(px, py))
+        qx, qy = px - vx, py - vy
+        q_len = _unit_scale(_length(qx, qy))
+        d = _length(vx, vy)
+        safe_d = d if d > 0.0 else 1.0
+        along = (big * big - rho * rho + d * d) / (2.0 * safe_d)
+        half_sq = big * big - along * along
+        # numpy's maximum(half_sq, 0): NaN stays, a tie (-0.0) gives 0.0
+        half = np.sqrt(half_sq if half_sq > 0.0 or half_sq != half_sq else 0.0)
+        v_len = _unit_scale(d)
+        ex, ey = vx / v_len, vy / v_len
+        bx, by = ex * along, ey * along
+        cand[0, 0], cand[0, 1] = px, py
+        cand[1, 0], cand[1, 1] = big * (px / p_len), big * (py / p_len)
+        cand[2, 0], cand[2, 1] = vx + rho * (qx / q_len), vy + rho * (qy / q_len)
+        cand[3, 0], cand[3, 1] = bx + -ey * half, by + ex * half
+        cand[4, 0], cand[4, 1] = bx - -ey * half, by - ex * half
+        best_x, best_y, best_gap = 0.0, 0.0, np.inf
+        for c in range(5):
+            cx, cy = cand[c, 0], cand[c, 1]
+            inside = _length(cx, cy) <= big_cap and _length(cx - vx, cy - vy) <= rho_cap
+            gap = _length(cx - px, cy - py) if inside else np.inf
+            if gap < best_gap:
+                best_x, best_y, best_gap = cx, cy, gap
+        if not np.isfinite(best_gap):
+            # no velocity within the cap is reachable: brake as hard as possible towards it
+            best_x, best_y = vx - rho * ex, vy - rho * ey
+        out[i, 0], out[i, 1] = best_x, best_y
 
 
 def _least_brake_margin_m(inp: StepInput, prep: Prepared, agents: np.ndarray,
@@ -96,13 +119,8 @@ def _least_brake_margin_m(inp: StepInput, prep: Prepared, agents: np.ndarray,
     """Least over the walls and obstacle sides of min(step-end margin, S7 braking-envelope
     margin) (m, (R,)) of end velocities ``v1`` (R, 2): how far inside the body ends once
     braked. Claim: S7."""
-    normal = inp.edges.normal[agents]
-    end = accel_end_margin_m(prep.s[agents], inp.dt_per_agent_s[agents, None],
-                             prep.n_dot_e[agents], prep.n_dot_u[agents], prep.n_dot_v0[agents],
-                             dot2(normal, v1[:, None, :]))
-    c1 = prep.u[agents] + v1 - prep.ref.r_mps[agents]
-    brake = brake_envelope_margin_m(end, normal, c1, prep.kfac_s[agents])
-    least = np.where(inp.edges.solid[agents], np.minimum(end, brake), np.inf)
+    margins = edge_margins(inp, prep, agents, v1, certified_curve=False)
+    least = np.where(inp.edges.solid[agents], np.minimum(margins.end_m, margins.stop_m), np.inf)
     return least.min(axis=1, initial=np.inf)
 
 

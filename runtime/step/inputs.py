@@ -17,6 +17,9 @@ from navproof.boundary.edges import EdgeSet
 from navproof.boundary.motion import Motion, Support
 from navproof.boundary.step_length import per_agent
 from navproof.core.errors import InvalidInput
+from navproof.core.jit import compiled_loop
+from navproof.core.parallel import run_row_pieces
+from navproof.core.tolerances import UNIT_LENGTH_TOL
 from navproof.core.validation import (
     MAX_LENGTH_M,
     MAX_SPEED_MPS,
@@ -29,6 +32,10 @@ from navproof.core.validation import (
     check_valid_step,
     check_valid_unit_where,
 )
+
+PARALLEL_MIN_ROWS = 4096
+"""The step's compiled passes over at least this many agents (or candidates) run in threads
+(:mod:`navproof.core.parallel`); each row's values do not depend on the thread."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +68,32 @@ class Neighbors:
     def take(self, rows: np.ndarray | slice) -> Neighbors:
         return Neighbors(self.position_m[rows], self.velocity_mps[rows], self.radius_m[rows],
                          self.valid[rows])
+
+    def start_distance_and_reach_m(self, x0_m: np.ndarray, radius_m: np.ndarray
+                                   ) -> tuple[np.ndarray, np.ndarray]:
+        """Centre distance at the start of the step and combined radius (m, (N, J)) of each
+        body at ``x0_m`` (N, 2) of radius ``radius_m`` (N,) and each neighbour slot: what the
+        overlap test (O6) and the sweep margins (W1) of every candidate share."""
+        n, j = self.valid.shape
+        start, comb = np.empty((n, j)), np.empty((n, j))
+        args = (np.asarray(x0_m, np.float64), np.asarray(self.position_m, np.float64),
+                np.asarray(radius_m, np.float64), np.asarray(self.radius_m, np.float64), start,
+                comb)
+        run_row_pieces(lambda lo, hi: _start_distance_and_reach(*args, lo, hi), n,
+                       min_rows=PARALLEL_MIN_ROWS)
+        return start, comb
+
+
+@compiled_loop
+def _start_distance_and_reach(x0, position, radius, nb_radius, start, comb, lo, hi):
+    """Rows of :meth:`Neighbors.start_distance_and_reach_m`: the distance as numpy's 2-norm
+    (sqrt of dx^2 + dy^2) and the sum of the radii."""
+    j = start.shape[1]
+    for i in range(lo, hi):
+        for k in range(j):
+            dx, dy = x0[i, 0] - position[i, k, 0], x0[i, 1] - position[i, k, 1]
+            start[i, k] = np.sqrt(dx * dx + dy * dy)
+            comb[i, k] = radius[i] + nb_radius[i, k]
 
 
 @dataclass(frozen=True)
@@ -110,6 +143,34 @@ def _check_valid_finite_where(field: str, value: np.ndarray, valid: np.ndarray) 
     # all finite (the usual case): nothing to name, no masked copy
     if not np.isfinite(value).all():
         check_valid_finite(field, np.where(valid[..., None], value, 0.0))
+
+
+def _check_valid_units(field: str, vector: np.ndarray, valid: np.ndarray, *, what: str) -> None:
+    """:func:`navproof.core.validation.check_valid_unit_where`, whose whole-array test runs
+    only when one compiled pass over the valid slots finds a vector that is not clearly a unit
+    vector (the usual input has none: nothing to name)."""
+    arr = np.asarray(vector, dtype=np.float64)
+    ok = np.asarray(valid, dtype=bool)
+    if arr.shape != (*ok.shape, 2) or not _all_units_where(np.ascontiguousarray(arr),
+                                                           np.ascontiguousarray(ok),
+                                                           UNIT_LENGTH_TOL):
+        check_valid_unit_where(field, arr, ok, what=what)
+
+
+@compiled_loop
+def _all_units_where(vector, valid, tol):
+    """True when every valid slot's vector (..., 2) is a unit vector with room to spare:
+    |sqrt(x^2 + y^2) - 1| <= tol / 2 (the hypot of the exact test differs from that square
+    root by a few ulps); False sends the input to the exact test."""
+    flat_v = vector.reshape(-1, 2)
+    flat_ok = valid.reshape(-1)
+    half = 0.5 * tol
+    for i in range(flat_ok.size):
+        if flat_ok[i]:
+            x, y = flat_v[i, 0], flat_v[i, 1]
+            if not abs(np.sqrt(x * x + y * y) - 1.0) <= half:
+                return False
+    return True
 
 
 def _check_valid_motion(field: str, motion: Motion, valid: np.ndarray | None = None) -> None:
@@ -237,11 +298,11 @@ def check_valid_step_input(inp: StepInput) -> StepInput:
     _shape("orca_direction", orca_direction, (*orca_valid.shape, 2))
     _check_valid_finite_where("orca_point", orca_point, orca_valid)
     _check_valid_finite_where("orca_direction", orca_direction, orca_valid)
-    check_valid_unit_where("orca_direction", orca_direction, orca_valid,
-                           what="ORCA line direction")
+    _check_valid_units("orca_direction", orca_direction, orca_valid,
+                       what="ORCA line direction")
     _check_valid_motion("support.motion", inp.support.motion)
     edge_valid = np.asarray(inp.edges.valid, dtype=bool)
-    check_valid_unit_where("edges.normal", inp.edges.normal, edge_valid, what="outward normal")
+    _check_valid_units("edges.normal", inp.edges.normal, edge_valid, what="outward normal")
     check_valid_finite("edges.offset_m", np.where(edge_valid, inp.edges.offset_m, 0.0))
     _check_valid_motion("edges.motion", inp.edges.motion, edge_valid)
     if inp.orca_num_hard is None:

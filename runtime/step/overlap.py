@@ -25,13 +25,14 @@ SEPARATION_SHARE = 0.5
 """Each agent's share of the separation (reciprocal, as ORCA's responsibility 1/2)."""
 
 
-def overlapping_agents(inp: StepInput) -> np.ndarray:
-    """(N,) True for agents with a neighbour they overlap at the start of the step. Claim: O6."""
+def overlapping_agents(inp: StepInput, prep: Prepared) -> np.ndarray:
+    """(N,) True for agents with a neighbour they overlap at the start of the step, from the
+    prepared start distances and combined radii. Claim: O6."""
     nb = inp.neighbors
     if nb is None or nb.valid.shape[1] == 0:
         return np.zeros(inp.count, bool)
-    gap = np.linalg.norm(inp.position_m[:, None, :] - nb.position_m, axis=-1)
-    return np.any(nb.valid & (gap < inp.radius_m[:, None] + nb.radius_m), axis=1)
+    assert prep.sweep_start_m is not None and prep.sweep_comb_m is not None
+    return np.any(nb.valid & (prep.sweep_start_m < prep.sweep_comb_m), axis=1)
 
 
 def separation_planes(inp: StepInput, prep: Prepared, agents: np.ndarray) -> HalfPlanes:

@@ -21,7 +21,7 @@ from navproof.core.tolerances import EPS, PARALLEL_DET
 from navproof.solver.candidates import best_candidates
 from navproof.solver.closest import closest_in_disks
 from navproof.solver.halfplanes import Disks, HalfPlanes
-from navproof.step.constraints import Prepared, obstacle_lines_only, sanitise_halfplanes
+from navproof.step.constraints import Prepared, halfplane_slots, sanitise_halfplanes
 from navproof.step.inputs import StepInput
 from navproof.step.verify import KnownMargins, as_index, verify_candidates
 
@@ -172,6 +172,15 @@ def _verify_round(inp: StepInput, prep: Prepared, agents: np.ndarray, preferred:
     return _RoundOutcome(accepted, velocity, exact, t_min)
 
 
+def _obstacle_lines_only(planes: HalfPlanes, first: int, lines: int, num_hard: np.ndarray
+                         ) -> HalfPlanes:
+    """``planes`` with only the first ``num_hard`` (R,) of the ORCA slots ``first:first +
+    lines`` of each row kept: the static-obstacle lines (O5) that F1 never relaxes."""
+    valid = planes.valid.copy()
+    valid[:, first:first + lines] &= np.arange(lines)[None, :] < num_hard[:, None]
+    return HalfPlanes(planes.normal, planes.offset, valid)
+
+
 def _interior_dips(outcome: _RoundOutcome, dt_s: np.ndarray) -> np.ndarray:
     """(A, K) edges the nearest candidate's curve leaves strictly inside the step, for rows
     still open: where a B5 cutting plane goes."""
@@ -192,16 +201,20 @@ def closest_verified(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
     dt = inp.dt_per_agent_s[agents]
     # every agent in order: views instead of row copies
     at = as_index(agents, inp.count)
-    orca = prep.orca_planes.take(at)
+    # slot order: edge half-planes, ORCA lines, the extra half-planes (O6), then one cut slot
+    # per edge; the offsets of the cut slots change from round to round. Without extra
+    # half-planes the prepared slots serve as they are (views for every agent in order).
+    if extra is None:
+        fixed = prep.solve_planes.take(at)
+    else:
+        cut = prep.solve_planes.offset.shape[1] - k
+        fixed = HalfPlanes.join(halfplane_slots(prep.solve_planes.take(at), slice(0, cut)), extra,
+                                halfplane_slots(prep.solve_planes.take(at), slice(cut, None)))
     if not keep.neighbour_lines:
         num_hard = inp.orca_num_hard
         assert num_hard is not None  # filled in by check_valid_step_input
-        orca = obstacle_lines_only(orca, num_hard[agents])
-    # slot order: edge half-planes, ORCA lines, the extra half-planes (O6), then one cut slot
-    # per edge; the normals are joined once, the offsets of the cut slots change from round to
-    # round
-    parts = [prep.edge_planes.take(at), orca] + ([] if extra is None else [extra])
-    fixed = HalfPlanes.join(*parts, _cut_planes(inp.edges.normal[at], np.full((r, k), np.inf)))
+        fixed = _obstacle_lines_only(fixed, prep.edge_planes.offset.shape[1],
+                                     prep.orca_planes.offset.shape[1], num_hard[agents])
     disks = _disks(inp, agents, speed_disk=keep.speed_disk)
     cuts = np.full((r, k), np.inf)
     found = np.zeros(r, bool)

@@ -105,7 +105,7 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
                                  keep=EVERY_CONSTRAINT, known=known)
     velocity[found] = v1[found]
     label[found] = SAFE
-    overlap = overlapping_agents(inp)
+    overlap = overlapping_agents(inp, prep)
     # a step that starts overlapped is never labelled safe, even where ORCA's own one-step
     # separation line is met
     label[found & overlap] = OVERLAP_RECOVERY

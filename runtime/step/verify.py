@@ -13,24 +13,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from navproof.boundary.edges import EDGE_OBSTACLE, EdgeSet, take_edges
-from navproof.boundary.margins import (
-    accel_end_margin_m,
-    curve_min_margin_m,
-    translating_curve_margins_m,
+from navproof._generated.formulas import (
+    accel_extremum_time,
+    accel_margin,
+    brake_envelope_margin,
+    necessary_normal_bound,
+    normal_stop_displacement,
 )
+from navproof.boundary.edges import EDGE_OBSTACLE, EdgeSet, take_edges
+from navproof.boundary.margins import curve_min_margin_m
 from navproof.boundary.motion import Support, take_support
 from navproof.boundary.rigid import rotating_stop_margin_bound_m
 from navproof.boundary.slope import reach_margin_mps, speed_margin_mps
 from navproof.boundary.stop_envelope import (
     brake_envelope_margin_m,
-    envelope_margin_m,
-    necessary_bound_mps,
 )
+from navproof.core.jit import compiled_loop
+from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS
-from navproof.core.vec2 import dot2
 from navproof.step.constraints import Prepared
-from navproof.step.inputs import Neighbors, StepInput
+from navproof.step.inputs import PARALLEL_MIN_ROWS, Neighbors, StepInput
 from navproof.step.result import Margins
 from navproof.step.sweep import sweep_margin_m, sweep_min_distance_m, sweep_passes
 
@@ -71,13 +73,26 @@ class KnownMargins:
                             np.zeros(n, bool), np.zeros(n, bool))
 
     def store(self, agents: np.ndarray, checked: Checked, picked: np.ndarray) -> None:
-        """Keep the margins of rows ``picked`` of ``checked`` for ``agents``."""
-        self.curve_m[agents] = checked.curve_m[picked]
-        self.end_m[agents] = checked.end_m[picked]
+        """Keep the margins of rows ``picked`` of ``checked`` for ``agents`` (one per picked
+        row, in order)."""
+        agents = np.asarray(agents, np.int64)
+        _store_rows(checked.curve_m, picked, agents, self.curve_m)
+        _store_rows(checked.end_m, picked, agents, self.end_m)
         self.has_curve[agents] = True
         if checked.sweep_m is not None:
-            self.sweep_m[agents] = checked.sweep_m[picked]
+            _store_rows(checked.sweep_m, picked, agents, self.sweep_m)
             self.has_sweep[agents] = True
+
+
+@compiled_loop
+def _store_rows(src, picked, rows, dst):
+    """``dst[rows] = src[picked]``: the picked rows of ``src`` (R, K), in order, into the rows
+    ``rows`` of ``dst``."""
+    at = 0
+    for i in range(picked.size):
+        if picked[i]:
+            dst[rows[at], :] = src[i, :]
+            at += 1
 
 
 def as_index(rows: np.ndarray, n: int) -> np.ndarray | slice:
@@ -104,12 +119,20 @@ def sweep_margins_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray, v1_
     """W1 margins (m, (R, J)) of end velocities ``v1`` (R, 2) against neighbours ``nb`` (exact
     within SWEEP_EXACT_BAND_M of contact, certified bound beyond; +inf for empty slots) and the
     time of each minimum (s). Claim: W1."""
-    comb = radius_m[:, None] + nb.radius_m
+    start_m, comb_m = nb.start_distance_and_reach_m(x0_m, radius_m)
+    return pair_sweep_margins_m(x0_m, u_mps, v0_mps, v1_mps, dt_s, nb, start_m, comb_m)
+
+
+def pair_sweep_margins_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray,
+                         v1_mps: np.ndarray, dt_s: np.ndarray, nb: Neighbors,
+                         start_m: np.ndarray, comb_m: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`sweep_margins_m` with the pairs' start distances and combined radii
+    (:meth:`Neighbors.start_distance_and_reach_m`) given. Claim: W1."""
     dmin, t_min = sweep_min_distance_m(x0_m, u_mps, v0_mps, v1_mps, dt_s, nb.position_m,
                                        nb.velocity_mps, nb.valid,
-                                       exact_within_m=comb + SWEEP_EXACT_BAND_M)
-    start = np.linalg.norm(x0_m[:, None, :] - nb.position_m, axis=-1)
-    return np.where(nb.valid, sweep_margin_m(dmin, start, comb), np.inf), t_min
+                                       exact_within_m=comb_m + SWEEP_EXACT_BAND_M)
+    return np.where(nb.valid, sweep_margin_m(dmin, start_m, comb_m), np.inf), t_min
 
 
 def rotating_stop_margins_m(edges: EdgeSet, support: Support, x0_m: np.ndarray,
@@ -133,30 +156,118 @@ def rotating_stop_margins_m(edges: EdgeSet, support: Support, x0_m: np.ndarray,
     return out
 
 
-def _curve_margins(inp: StepInput, prep: Prepared, rows: np.ndarray | slice, v1: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Curve bound, exact translating minimum, its time and the step-end margin of candidates
-    ``v1`` (R, 2) of agents ``rows``, from the normal components prepared once per step.
-    Claim: B4, B5, B6."""
-    dt = inp.dt_per_agent_s[rows]
-    dt_e = dt[:, None]
-    edges = take_edges(inp.edges, rows)
-    s, nde, ndu, ndv0 = prep.s[rows], prep.n_dot_e[rows], prep.n_dot_u[rows], prep.n_dot_v0[rows]
-    ndv1 = dot2(edges.normal, v1[:, None, :])
-    exact, t_min = translating_curve_margins_m(s, dt_e, nde, ndu, ndv0, ndv1)
-    curve = curve_min_margin_m(edges, take_support(inp.support, rows), inp.position_m[rows],
-                               inp.velocity_mps[rows], v1, dt, exact_m=exact)
-    end = accel_end_margin_m(s, dt_e, nde, ndu, ndv0, ndv1)
-    return curve, np.where(edges.valid, exact, np.inf), t_min, end
+@compiled_loop
+def _least(a, b):
+    """numpy's ``minimum(a, b)`` of two floats: NaN if either is, ``b`` where they are equal."""
+    if a < b or a != a:
+        return a
+    return b
+
+
+@compiled_loop
+def _edge_step_margins(rows, v1, s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, wall, dt, u, r,
+                       kfac, has_ref, eps, curve, t_min, end, stop, curve_ok, stop_ok, lo, hi):
+    """One pass over the edges of each candidate ``v1[i]`` of agent ``rows[i]``: the exact
+    whole-step minimum of the translating curve (B5: the least of the margins at 0, dt and the
+    interior extremum t*, the first of equals, as
+    :func:`navproof.boundary.margins.translating_curve_margins_m`; +inf for invalid edges) and
+    its time, the step-end margin (B4), the S7 braking-envelope margin
+    ``brake_envelope_margin`` of c1 = u + v1 - r, and per row whether every curve margin and,
+    where a reference exists, every wall's braking margin is at least -EPS.
+    Claim: B4, B5, S7."""
+    k = curve.shape[1]
+    for i in range(lo, hi):
+        a = rows[i]
+        dti, ki = dt[a], kfac[a]
+        vx, vy = v1[i, 0], v1[i, 1]
+        cx, cy = u[a, 0] + vx - r[a, 0], u[a, 1] + vy - r[a, 1]
+        inside, braked = True, True
+        for j in range(k):
+            nx, ny = normal[a, j, 0], normal[a, j, 1]
+            sij, nde, ndu, ndv0 = s[a, j], n_dot_e[a, j], n_dot_u[a, j], n_dot_v0[a, j]
+            ndv1 = nx * vx + ny * vy
+            m_end = accel_margin(s=sij, t=dti, dt=dti, n_dot_e=nde, n_dot_u=ndu, n_dot_v0=ndv0,
+                                 n_dot_v1=ndv1)
+            t_in, m_star = 0.0, np.inf
+            if ndv0 != ndv1:
+                t_star = accel_extremum_time(dt=dti, n_dot_e=nde, n_dot_u=ndu, n_dot_v0=ndv0,
+                                             n_dot_v1=ndv1)
+                if t_star > 0.0 and t_star < dti:
+                    t_in = t_star
+                    m_star = accel_margin(s=sij, t=t_star, dt=dti, n_dot_e=nde, n_dot_u=ndu,
+                                          n_dot_v0=ndv0, n_dot_v1=ndv1)
+            start_least = sij <= m_end and sij <= m_star
+            if start_least:
+                t_min[i, j] = 0.0
+            elif m_end <= m_star:
+                t_min[i, j] = dti
+            else:
+                t_min[i, j] = t_in
+            least = _least(_least(sij, m_end), m_star)
+            curve[i, j] = least if valid[a, j] else np.inf
+            inside = inside and (not valid[a, j] or least >= -eps)
+            end[i, j] = m_end
+            brake = brake_envelope_margin(s_end=m_end, n_dot_c=nx * cx + ny * cy, kfac=ki)
+            stop[i, j] = brake
+            braked = braked and (not wall[a, j] or brake >= -eps)
+        curve_ok[i] = inside
+        stop_ok[i] = braked or not has_ref[a]
+
+
+@dataclass(frozen=True)
+class EdgeMargins:
+    """:func:`_edge_step_margins` of R candidates: curve margin (the certified bound where
+    frames move), exact translating minimum and its time, step-end margin and S7 braking
+    margin (R, K), and the per-row verdicts (R,)."""
+
+    curve_m: np.ndarray
+    exact_m: np.ndarray
+    t_min_s: np.ndarray
+    end_m: np.ndarray
+    stop_m: np.ndarray
+    curve_ok: np.ndarray
+    stop_ok: np.ndarray
+
+
+def edge_margins(inp: StepInput, prep: Prepared, rows: np.ndarray | slice, v1: np.ndarray, *,
+                 certified_curve: bool = True) -> EdgeMargins:
+    """The margins over every edge of candidates ``v1`` (R, 2) of agents ``rows``, from the
+    normal components prepared once per step: the exact translating minimum, replaced by the
+    certified bound of B6 on the pairs whose frames move non-uniformly
+    (:func:`navproof.boundary.margins.curve_min_margin_m`) unless ``certified_curve`` is False
+    (a caller that reads only the step-end and braking margins). Claim: B4, B5, B6, S7."""
+    idx = np.arange(inp.count) if isinstance(rows, slice) else np.asarray(rows, np.int64)
+    r, k = idx.size, inp.edges.valid.shape[1]
+    curve, t_min, end, stop = (np.empty((r, k)) for _ in range(4))
+    curve_ok, stop_ok = np.empty(r, bool), np.empty(r, bool)
+    edges = inp.edges
+    args = (idx, np.ascontiguousarray(v1, dtype=np.float64), prep.s, prep.n_dot_e,
+            prep.n_dot_u, prep.n_dot_v0, np.asarray(edges.normal, np.float64),
+            np.asarray(edges.valid, bool), edges.wall, inp.dt_per_agent_s, prep.u,
+            prep.ref.r_mps, prep.kfac_s, prep.ref.exists, EPS, curve, t_min, end, stop, curve_ok,
+            stop_ok)
+    run_row_pieces(lambda lo, hi: _edge_step_margins(*args, lo, hi), r,
+                   min_rows=PARALLEL_MIN_ROWS)
+    if certified_curve and prep.moving is not None and prep.moving[rows].any():
+        # B6: the exact minimum stands for the pairs that translate uniformly only
+        bound = curve_min_margin_m(take_edges(edges, rows), take_support(inp.support, rows),
+                                   inp.position_m[rows], inp.velocity_mps[rows], v1,
+                                   inp.dt_per_agent_s[rows], exact_m=curve)
+        return EdgeMargins(bound, curve, t_min, end, stop, np.all(bound >= -EPS, axis=1),
+                            stop_ok)
+    return EdgeMargins(curve, curve, t_min, end, stop, curve_ok, stop_ok)
 
 
 def _sweep_margins(inp: StepInput, prep: Prepared, neighbors: Neighbors,
                    rows: np.ndarray | slice, v1: np.ndarray) -> np.ndarray:
-    """W1 margins (m, (R, J)) of candidates ``v1`` (R, 2) of agents ``rows``. Claim: W1."""
+    """W1 margins (m, (R, J)) of candidates ``v1`` (R, 2) of agents ``rows``, from the pair
+    distances prepared once per step. Claim: W1."""
     dt = inp.dt_per_agent_s[rows]
-    return sweep_margins_m(inp.position_m[rows], prep.u[rows], inp.velocity_mps[rows],
-                           sweep_end_velocity_mps(inp.support, rows, v1, dt), dt,
-                           inp.radius_m[rows], neighbors.take(rows))[0]
+    assert prep.sweep_start_m is not None and prep.sweep_comb_m is not None
+    return pair_sweep_margins_m(inp.position_m[rows], prep.u[rows], inp.velocity_mps[rows],
+                                sweep_end_velocity_mps(inp.support, rows, v1, dt), dt,
+                                neighbors.take(rows), prep.sweep_start_m[rows],
+                                prep.sweep_comb_m[rows])[0]
 
 
 def _rotating_stop_margins(inp: StepInput, prep: Prepared, rows: np.ndarray | slice,
@@ -179,11 +290,8 @@ def verify_candidates(inp: StepInput, prep: Prepared, rows: np.ndarray, v1: np.n
     W1.
     """
     at = as_index(rows, inp.count)
-    curve, exact, t_min, end = _curve_margins(inp, prep, at, v1)
-    ok = np.all(curve >= -EPS, axis=1)
-    c1 = prep.u[at] + v1 - prep.ref.r_mps[at]
-    stop = brake_envelope_margin_m(end, inp.edges.normal[at], c1, prep.kfac_s[at])
-    ok &= ~prep.ref.exists[at] | np.all(~inp.edges.wall[at] | (stop >= -EPS), axis=1)
+    em = edge_margins(inp, prep, at, v1)
+    ok = em.curve_ok & em.stop_ok
     rot = _rotating_stop_margins(inp, prep, at, v1)
     if rot is not None:
         # B6: the stop of a rotating pair is certified along its local-frame curve, never by
@@ -194,34 +302,71 @@ def verify_candidates(inp: StepInput, prep: Prepared, rows: np.ndarray, v1: np.n
     if check_sweep and nb is not None and nb.valid.shape[1]:
         sweep = _sweep_margins(inp, prep, nb, at, v1)
         ok &= sweep_passes(sweep)
-    return ok, Checked(curve, exact, t_min, end, sweep)
+    return ok, Checked(em.curve_m, em.exact_m, em.t_min_s, em.end_m, sweep)
+
+
+@compiled_loop
+def _committed_edge_margins(s, end, normal, wall, dt, a, cmax, kfac, u, r, v1, env, stop, nec,
+                            lo, hi):
+    """Per agent and wall, of its committed velocity ``v1`` with c1 = u + v1 - r: the S3
+    envelope margin s - ``normal_stop_displacement`` (speed Cmax), the S7 braking-envelope
+    margin ``brake_envelope_margin`` of the step-end margin ``end`` and the S2 margin
+    ``necessary_normal_bound`` - dot(n, c1); +inf for the other edges. Claim: S2, S3, S7."""
+    k = s.shape[1]
+    for i in range(lo, hi):
+        cx, cy = u[i, 0] + v1[i, 0] - r[i, 0], u[i, 1] + v1[i, 1] - r[i, 1]
+        dti, ai, ci, ki = dt[i], a[i], cmax[i], kfac[i]
+        for j in range(k):
+            if not wall[i, j]:
+                env[i, j], stop[i, j], nec[i, j] = np.inf, np.inf, np.inf
+                continue
+            n_dot_c = normal[i, j, 0] * cx + normal[i, j, 1] * cy
+            env[i, j] = s[i, j] - normal_stop_displacement(n_dot_c=n_dot_c, speed=ci, dt=dti,
+                                                           a=ai)
+            stop[i, j] = brake_envelope_margin(s_end=end[i, j], n_dot_c=n_dot_c, kfac=ki)
+            nec[i, j] = necessary_normal_bound(s=s[i, j], dt=dti, a=ai) - n_dot_c
+
+
+@compiled_loop
+def _halfplane_margins(normal, offset, valid, v, out, lo, hi):
+    """Signed margins ``offset - dot(normal, v)`` (m/s) of each row's half-planes at its
+    velocity ``v``; +inf for empty slots. Claim: O2."""
+    k = offset.shape[1]
+    for i in range(lo, hi):
+        vx, vy = v[i, 0], v[i, 1]
+        for j in range(k):
+            out[i, j] = (offset[i, j] - (normal[i, j, 0] * vx + normal[i, j, 1] * vy)
+                         if valid[i, j] else np.inf)
 
 
 def committed_margins(inp: StepInput, prep: Prepared, v1: np.ndarray,
                       known: KnownMargins) -> Margins:
     """Signed margins of the committed velocities (every agent), reusing those its verification
     computed. Claim: B5, B6, S2, S3, S7, V1, V2, W1, O2."""
-    dt = inp.dt_s
-    n = inp.edges.normal
+    dt = inp.dt_per_agent_s
     curve, end, sweep = known.curve_m, known.end_m, known.sweep_m
     rest = np.flatnonzero(~known.has_curve)
     if rest.size:
-        curve[rest], _, _, end[rest] = _curve_margins(inp, prep, rest, v1[rest])
+        em = edge_margins(inp, prep, rest, v1[rest])
+        curve[rest], end[rest] = em.curve_m, em.end_m
     rest = np.flatnonzero(~known.has_sweep)
     if rest.size and inp.neighbors is not None and sweep.shape[1]:
         sweep[rest] = _sweep_margins(inp, prep, inp.neighbors, rest, v1[rest])
-    c1 = prep.u + v1 - prep.ref.r_mps
-    env = envelope_margin_m(n, prep.s, c1, dt, inp.accel_mps2, prep.cmax)
-    stop = brake_envelope_margin_m(end, n, c1, prep.kfac_s)
+    v1 = np.ascontiguousarray(v1, dtype=np.float64)
+    env, stop, nec = (np.empty(prep.s.shape) for _ in range(3))
+    args = (prep.s, end, np.asarray(inp.edges.normal, np.float64), inp.edges.wall, dt,
+            inp.accel_mps2, prep.cmax, prep.kfac_s, prep.u, prep.ref.r_mps, v1, env, stop, nec)
+    run_row_pieces(lambda lo, hi: _committed_edge_margins(*args, lo, hi), inp.count,
+                   min_rows=PARALLEL_MIN_ROWS)
     rot = _rotating_stop_margins(inp, prep, slice(None), v1)
     if rot is not None:
         stop = np.minimum(stop, rot)
-    nec = necessary_bound_mps(prep.s, dt, inp.accel_mps2) - dot2(n, c1[:, None, :])
     orca = prep.orca_planes
-    orca_m = np.where(orca.valid, orca.offset - dot2(orca.normal, v1[:, None, :]), np.inf)
-    no_stop = ~inp.edges.wall
-    return Margins(curve, np.where(no_stop, np.inf, env), np.where(no_stop, np.inf, stop),
-                   np.where(no_stop, np.inf, nec), sweep,
+    orca_m = np.empty(orca.offset.shape)
+    run_row_pieces(lambda lo, hi: _halfplane_margins(orca.normal, orca.offset, orca.valid, v1,
+                                                     orca_m, lo, hi),
+                   inp.count, min_rows=PARALLEL_MIN_ROWS)
+    return Margins(curve, env, stop, nec, sweep,
                    reach_margin_mps(v1, inp.velocity_mps, inp.accel_mps2 * dt),
                    speed_margin_mps(v1, inp.vh_mps), orca_m)
 
