@@ -117,21 +117,49 @@ class _Setting:
         """Lemmas about the candidate: |c1| <= Cmax, 0 <= lambda <= 1, |c1| - |c2| <= a dt."""
         m1, m2, lam = self.speed_c1, self.speed_c2, self.lam
         return [
+            *self.speed_steps(),
+            Step("0 <= |c1| - |c2| <= a dt", z3.And(m1 - m2 >= 0, m1 - m2 <= self.a * self.dt),
+                 self.keep_only(m1, m2, self.a, self.dt)),
+            Step("0 <= lambda <= 1", z3.And(lam >= 0, lam <= 1),
+                 self.keep_only(m1, m2, lam, self.a, self.dt)),
+        ]
+
+    def speed_steps(self) -> list[Step]:
+        """Lemmas about the speed relative to the stop target: |c1| <= Cmax (S4)."""
+        m1 = self.speed_c1
+        return [
             Step("dot(v1, w) >= -|v1| |w|",
                  dot(self.v1, self.w) >= -self.speed_v1 * self.speed_w,
                  self.keep_only(*self.v1, *self.w, self.speed_v1, self.speed_w)),
-            Step("|c1| <= |v1| + |w| (c1 = v1 - w)", m1 <= self.speed_v1 + self.speed_w,
-                 self.keep_only(m1, *self.c1, *self.v1, *self.w, self.speed_v1, self.speed_w)),
+            *self.triangle_steps(),
             Step("|w| = |u - r|", self.speed_w == self.bb.shown["|u-r|"],
                  self.keep_only(*self.w, *self.u, *self.r, self.speed_w,
                                 self.bb.shown["|u-r|"])),
             Step("|c1| <= Cmax (S4)", m1 <= self.cmax,
                  self.keep_only(m1, self.cmax, self.speed_v1, self.speed_w, self.vh,
                                 self.bb.shown["|u-r|"])),
-            Step("0 <= |c1| - |c2| <= a dt", z3.And(m1 - m2 >= 0, m1 - m2 <= self.a * self.dt),
-                 self.keep_only(m1, m2, self.a, self.dt)),
-            Step("0 <= lambda <= 1", z3.And(lam >= 0, lam <= 1),
-                 self.keep_only(m1, m2, lam, self.a, self.dt)),
+        ]
+
+    def triangle_steps(self) -> list[Step]:
+        """The triangle inequality |c1| <= |v1| + |w| for c1 = v1 - w, in squared form.
+
+        The square roots enter through their defining facts (``|x| >= 0``, ``|x|^2 = dot(x, x)``):
+        the law of cosines is proved with |v1| and |c1| only, then |w|^2 takes the place of
+        dot(w, w); with Cauchy-Schwarz (the step before) the squares compare, and from the squares
+        alone (``s^2 <= t^2`` with ``s, t >= 0``) follows ``s <= t``.
+        """
+        m1, s_v1, s_w = self.speed_c1, self.speed_v1, self.speed_w
+        v1, w = self.v1, self.w
+        cosines = m1 * m1 - s_v1 * s_v1 + 2 * dot(v1, w)
+        return [
+            Step("|c1|^2 = |v1|^2 - 2 dot(v1, w) + dot(w, w) (c1 = v1 - w)",
+                 cosines == dot(w, w), self.keep_only(m1, *self.c1, *v1, *w, s_v1)),
+            Step("|c1|^2 = |v1|^2 - 2 dot(v1, w) + |w|^2", cosines == s_w * s_w,
+                 self.keep_only(m1, *v1, *w, s_v1, s_w)),
+            Step("|c1|^2 <= (|v1| + |w|)^2", m1 * m1 <= (s_v1 + s_w) * (s_v1 + s_w),
+                 self.keep_only(m1, *v1, *w, s_v1, s_w)),
+            Step("|c1| <= |v1| + |w| (c1 = v1 - w)", m1 <= s_v1 + s_w,
+                 self.keep_only(m1, s_v1, s_w)),
         ]
 
     @staticmethod
@@ -159,6 +187,35 @@ class _Setting:
                 "v2y": v2[1], "c2x": c2[0], "c2y": c2[1], "premise": float(premise)}
 
 
+def _mix_steps(st: _Setting, speed_sq: z3.ArithRef, combo: z3.ArithRef) -> list[Step]:
+    """|v2|^2 <= mix^2 for v2 = lambda v1 + (1 - lambda) w and mix = lambda |v1| + (1 - lambda)
+    |w|: |v2|^2 expanded in dot products, then with |v1|^2 and |w|^2 in place of dot(v1, v1) and
+    dot(w, w); the cross term bounded by Cauchy-Schwarz (0 <= lambda <= 1); the bound is mix^2."""
+    lam, v1, w, s_v1, s_w = st.lam, st.v1, st.w, st.speed_v1, st.speed_w
+    mixed = 2 * lam * (1 - lam)
+    return [
+        Step("|v2|^2 = lambda^2 dot(v1, v1) + 2 lambda (1 - lambda) dot(v1, w) + "
+             "(1 - lambda)^2 dot(w, w)",
+             speed_sq == lam * lam * dot(v1, v1) + mixed * dot(v1, w)
+             + (1 - lam) * (1 - lam) * dot(w, w),
+             st.keep_only(*st.c1, *v1, *w, lam, speed_sq)),
+        Step("|v2|^2 = lambda^2 |v1|^2 + 2 lambda (1 - lambda) dot(v1, w) + "
+             "(1 - lambda)^2 |w|^2",
+             speed_sq == lam * lam * s_v1 * s_v1 + mixed * dot(v1, w)
+             + (1 - lam) * (1 - lam) * s_w * s_w,
+             st.keep_only(*v1, *w, lam, speed_sq, s_v1, s_w)),
+        Step("lambda (1 - lambda) dot(v1, w) <= lambda (1 - lambda) |v1| |w|",
+             mixed * dot(v1, w) <= mixed * s_v1 * s_w,
+             st.keep_only(*v1, *w, lam, s_v1, s_w)),
+        Step("|v2|^2 <= (lambda |v1|)^2 + 2 lambda (1 - lambda) |v1| |w| + ((1 - lambda) |w|)^2",
+             speed_sq <= lam * lam * s_v1 * s_v1 + mixed * s_v1 * s_w
+             + (1 - lam) * (1 - lam) * s_w * s_w,
+             st.keep_only(*v1, *w, lam, speed_sq, s_v1, s_w)),
+        Step("|v2|^2 <= mix^2, mix = lambda |v1| + (1 - lambda) |w|", speed_sq <= combo * combo,
+             st.keep_only(lam, speed_sq, combo, s_v1, s_w)),
+    ]
+
+
 def s7_reach(profile: Profile) -> Obligation:
     """S7/reach: the braking candidate lies in the reachable disk (V2) and the speed disk (V1).
 
@@ -174,13 +231,11 @@ def s7_reach(profile: Profile) -> Obligation:
     radius = st.a * st.dt
     cauchy = dot(st.v1, st.w) <= st.speed_v1 * st.speed_w
     combo = bb.alias("mix", lam * st.speed_v1 + (1 - lam) * st.speed_w)
-    vectors = (*st.c1, *st.v1, *st.w, st.speed_v1, st.speed_w)
     steps = [
         *st.candidate_steps(),
         Step("dot(v1, w) <= |v1| |w|", cauchy, st.keep_only(*st.v1, *st.w, st.speed_v1,
                                                                st.speed_w)),
-        Step("|v2|^2 <= mix^2, mix = lambda |v1| + (1 - lambda) |w|", speed_sq <= combo * combo,
-             st.keep_only(*vectors, lam, speed_sq, combo)),
+        *_mix_steps(st, speed_sq, combo),
         Step("0 <= mix <= Vh", z3.And(combo >= 0, combo <= st.vh),
              st.keep_only(st.speed_v1, st.speed_w, lam, st.vh, combo)),
         Step("|v2 - v1| = |c1| - |c2|", reach_sq == (m1 - m2) ** 2,
@@ -408,7 +463,7 @@ def s7_stop_after_step(profile: Profile) -> Obligation:
     normal = (s, dt, st.nu, st.ne, st.nr, n_dot_v0, n_dot_v1, p1, st.s1, end)
     scalars = (st.s1, k, p1, m1, a, dt, st.nr, st.ne, q, st.cmax)
     steps = [
-        *st.candidate_steps()[:4],
+        *st.speed_steps(),
         Step("end margin = s + dt dot(n, e - u) - dt (dot(n, v0) + dot(n, v1))/2",
              st.s1 == s + dt * (st.ne - st.nu) - dt * (n_dot_v0 + n_dot_v1) / 2,
              st.keep_only(*vectors, *normal)),
