@@ -103,49 +103,57 @@ def _keep_min(current, value):
 @compiled_loop
 def _kkt_rows(preferred, selected, max_speed, line_dir, viol, active_tol, valid, row_lo, row_hi,
               out):
-    """:func:`kkt_residual` of rows ``row_lo:row_hi`` into ``out``, one pass per agent over
-    its active constraints (the lines within ``active_tol`` of binding, in slot order, then the
-    disk). Claim: O2."""
-    k = valid.shape[1]
+    """:func:`kkt_residual` of rows ``row_lo:row_hi`` into ``out`` (:func:`_kkt_row`).
+    Claim: O2."""
     for i in range(row_lo, row_hi):
-        rx = preferred[i, 0] - selected[i, 0]
-        ry = preferred[i, 1] - selected[i, 1]
-        r_len = math.hypot(rx, ry)
-        speed = math.hypot(selected[i, 0], selected[i, 1])
-        disk_active = speed >= max_speed[i] - active_tol[i]
-        on_ray = False
-        pos = np.inf
-        neg = -np.inf
-        nearest = r_len
-        for s in range(k + 1):
-            if s < k:
-                if not (valid[i, s] and viol[i, s] >= -active_tol[i]):
-                    continue
-                # outward normal of the line
-                nx, ny = line_dir[i, s, 1], -line_dir[i, s, 0]
-            elif disk_active:
-                nx, ny = selected[i, 0], selected[i, 1]
-            else:
+        out[i] = _kkt_row(preferred, selected, max_speed, line_dir, viol[i], active_tol[i], valid,
+                          i)
+
+
+@compiled_loop
+def _kkt_row(preferred, selected, max_speed, line_dir, viol, active_tol, valid, i):
+    """:func:`kkt_residual` of row ``i`` (``viol`` its line violations, ``active_tol`` its
+    tolerance): one pass over its active constraints (the lines within ``active_tol`` of
+    binding, in slot order, then the disk). Claim: O2."""
+    k = valid.shape[1]
+    rx = preferred[i, 0] - selected[i, 0]
+    ry = preferred[i, 1] - selected[i, 1]
+    r_len = math.hypot(rx, ry)
+    speed = math.hypot(selected[i, 0], selected[i, 1])
+    disk_active = speed >= max_speed[i] - active_tol
+    on_ray = False
+    pos = np.inf
+    neg = -np.inf
+    nearest = r_len
+    for s in range(k + 1):
+        if s < k:
+            if not (valid[i, s] and viol[s] >= -active_tol):
                 continue
-            n_len = math.hypot(nx, ny)
-            if not n_len >= _TINY:
-                continue
-            ux, uy = nx / n_len, ny / n_len
-            cross = rx * uy - ry * ux
-            dot = rx * ux + ry * uy
-            angle = math.atan2(cross, dot)
-            if abs(angle) <= MONITOR_ANGLE_TOL_RAD:
-                on_ray = True
-            if angle > 0.0:
-                pos = _keep_min(pos, angle)
-            if angle < 0.0:
-                neg = -_keep_min(-neg, -angle)
-            nearest = _keep_min(nearest, abs(cross) if dot > 0.0 else r_len)
-        in_wedge = (math.isfinite(pos) and math.isfinite(neg)
-                    and pos - neg <= np.pi + MONITOR_ANGLE_TOL_RAD)
-        # a zero-radius disk is the single point 0: its normal cone is the whole plane
-        point_disk = disk_active and max_speed[i] <= active_tol[i]
-        out[i] = 0.0 if r_len == 0.0 or on_ray or in_wedge or point_disk else nearest
+            # outward normal of the line
+            nx, ny = line_dir[i, s, 1], -line_dir[i, s, 0]
+        elif disk_active:
+            nx, ny = selected[i, 0], selected[i, 1]
+        else:
+            continue
+        n_len = math.hypot(nx, ny)
+        if not n_len >= _TINY:
+            continue
+        ux, uy = nx / n_len, ny / n_len
+        cross = rx * uy - ry * ux
+        dot = rx * ux + ry * uy
+        angle = math.atan2(cross, dot)
+        if abs(angle) <= MONITOR_ANGLE_TOL_RAD:
+            on_ray = True
+        if angle > 0.0:
+            pos = _keep_min(pos, angle)
+        if angle < 0.0:
+            neg = -_keep_min(-neg, -angle)
+        nearest = _keep_min(nearest, abs(cross) if dot > 0.0 else r_len)
+    in_wedge = (math.isfinite(pos) and math.isfinite(neg)
+                and pos - neg <= np.pi + MONITOR_ANGLE_TOL_RAD)
+    # a zero-radius disk is the single point 0: its normal cone is the whole plane
+    point_disk = disk_active and max_speed[i] <= active_tol
+    return 0.0 if r_len == 0.0 or on_ray or in_wedge or point_disk else nearest
 
 
 def infeasibility_margin(diag: StepDiagnostics, rows: np.ndarray) -> np.ndarray:
@@ -178,39 +186,74 @@ def infeasibility_margin(diag: StepDiagnostics, rows: np.ndarray) -> np.ndarray:
     return np.where(outside_parallel, -np.inf, margin)
 
 
-def _row_max(values: np.ndarray) -> np.ndarray:
-    """Largest entry of each row of ``values (N, K)``, ``-inf`` for K = 0 (column by column:
-    numpy reduces short rows slowly)."""
-    out = np.full(values.shape[0], -np.inf)
-    for j in range(values.shape[1]):
-        np.maximum(out, values[:, j], out=out)
-    return out
+@compiled_loop
+def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, feasible, row_lo,
+                row_hi, finite, speed, gap, pref_speed, worst, kkt):
+    """One pass over rows ``row_lo:row_hi`` of the quantities :func:`check_solve` judges, all
+    recomputed from the selected velocity: whether the row's velocity and lines are finite,
+    the selected and preferred speeds, the distance selected-preferred, the largest line
+    violation ``det(dir, point - v)`` (``-inf`` without lines) and, for feasible rows that left
+    the preferred velocity, the KKT residual of :func:`kkt_residual` (0 elsewhere).
+    Claim: O1, O2, O4."""
+    k = valid.shape[1]
+    viol = np.empty(k)
+    for i in range(row_lo, row_hi):
+        sx, sy = selected[i, 0], selected[i, 1]
+        ok = math.isfinite(sx) and math.isfinite(sy)
+        row_worst = -np.inf
+        for s in range(k):
+            px, py = line_point[i, s, 0], line_point[i, s, 1]
+            dx, dy = line_dir[i, s, 0], line_dir[i, s, 1]
+            ok = ok and math.isfinite(px) and math.isfinite(py) and math.isfinite(dx) \
+                and math.isfinite(dy)
+            viol[s] = (py - sy) * dx - (px - sx) * dy if valid[i, s] else -np.inf
+            row_worst = _keep_max(row_worst, viol[s])
+        finite[i] = ok
+        speed[i] = math.hypot(sx, sy)
+        gap[i] = math.hypot(sx - preferred[i, 0], sy - preferred[i, 1])
+        pref_speed[i] = math.hypot(preferred[i, 0], preferred[i, 1])
+        worst[i] = row_worst
+        kkt[i] = 0.0
+        if feasible[i] and gap[i] > 0.0:
+            kkt[i] = _kkt_row(preferred, selected, max_speed, line_dir, viol,
+                              MONITOR_FEASIBILITY_REL * (1.0 + max_speed[i]), valid, i)
+
+
+@compiled_loop
+def _keep_max(current, value):
+    """``np.maximum(current, value)`` of two floats (NaN wins)."""
+    return value if value > current or value != value else current
 
 
 def check_solve(diag: StepDiagnostics) -> None:
     """Raise ObligationViolation at the first agent whose solve breaks O1, O2 or O4.
 
-    Cheap checks run over the whole crowd; the KKT certificate only over agents whose selected
-    velocity differs from the preferred one (elsewhere stationarity holds with zero multipliers).
+    One compiled pass over every agent's lines recomputes what is judged (:func:`_solve_rows`);
+    the KKT certificate only over agents whose selected velocity differs from the preferred one
+    (elsewhere stationarity holds with zero multipliers).
     """
     pref, sel, radius = diag.preferred, diag.selected, diag.max_speed
     scale = 1.0 + radius
-    if not (np.isfinite(sel).all() and np.isfinite(diag.line_point).all()
-            and np.isfinite(diag.line_dir).all()):
-        finite = (np.all(np.isfinite(sel), axis=1)
-                  & np.all(np.isfinite(diag.line_point), axis=(1, 2))
-                  & np.all(np.isfinite(diag.line_dir), axis=(1, 2)))
+    n = sel.shape[0]
+    finite = np.empty(n, dtype=bool)
+    speed, gap, pref_speed, worst, res = (np.empty(n) for _ in range(5))
+    args = (*(np.ascontiguousarray(a, dtype=np.float64) for a in
+              (pref, sel, radius, diag.line_point, diag.line_dir)),
+            np.ascontiguousarray(diag.valid, dtype=np.bool_),
+            np.ascontiguousarray(diag.feasible, dtype=np.bool_))
+    threads = thread_count(diag.valid.size, MONITOR_PARALLEL_MIN_SLOTS)
+    bounds = piece_bounds(n, threads)
+    run_pieces(lambda p: _solve_rows(*args, bounds[p], bounds[p + 1], finite, speed, gap,
+                                     pref_speed, worst, res), len(bounds) - 1, threads=threads)
+    if not finite.all():
         i = int(np.flatnonzero(~finite)[0])
         _fail("O2", "non-finite line or velocity", diag, i, np.inf, 0.0)
 
-    speed = np.hypot(sel[:, 0], sel[:, 1])
     bad = speed - radius > MONITOR_FEASIBILITY_REL * scale
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         _fail("O2", "selected speed exceeds the max-speed disk", diag, i, speed[i], radius[i])
 
-    gap = np.hypot(sel[:, 0] - pref[:, 0], sel[:, 1] - pref[:, 1])
-    pref_speed = np.hypot(pref[:, 0], pref[:, 1])
     free = (diag.constraint_count == 0) & (pref_speed <= radius)
     bad = free & (gap > MONITOR_FEASIBILITY_REL * scale)
     if bad.any():
@@ -219,9 +262,6 @@ def check_solve(diag: StepDiagnostics) -> None:
               0.0)
 
     feas = diag.feasible
-    # recomputed from the selected velocity, not taken from the diagnostics being checked
-    viol = line_violation(sel, diag.line_point, diag.line_dir, diag.valid)
-    worst = _row_max(viol)
     bad = feas & (worst > MONITOR_FEASIBILITY_REL * scale)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -230,21 +270,12 @@ def check_solve(diag: StepDiagnostics) -> None:
 
     rows = np.flatnonzero(feas & (gap > 0.0))
     if rows.size:
-        if 2 * rows.size >= sel.shape[0]:
-            # most agents: the certificate of every agent (each row on its own), then those rows
-            res = kkt_residual(pref, sel, radius, diag.line_point, diag.line_dir, diag.valid,
-                               active_tol=MONITOR_FEASIBILITY_REL * scale, violation=viol)[rows]
-        else:
-            res = kkt_residual(pref[rows], sel[rows], radius[rows], diag.line_point[rows],
-                               diag.line_dir[rows], diag.valid[rows],
-                               active_tol=MONITOR_FEASIBILITY_REL * scale[rows],
-                               violation=viol[rows])
         limit = MONITOR_KKT_REL * (1.0 + radius[rows] + pref_speed[rows])
-        bad = res > limit
+        bad = res[rows] > limit
         if bad.any():
             j = int(np.flatnonzero(bad)[0])
             _fail("O2", "KKT certificate fails: not the closest feasible velocity", diag,
-                  int(rows[j]), res[j], limit[j])
+                  int(rows[j]), res[rows][j], limit[j])
 
     rows = np.flatnonzero(~feas)
     if rows.size:
@@ -300,24 +331,33 @@ def reciprocal_pairs(neighbor_idx: np.ndarray, feasible: np.ndarray) -> tuple[np
 
 
 @compiled_loop
+def _is_reciprocal(neighbor_idx, feasible, a, s):
+    """Whether slot ``s`` of agent ``a`` holds an agent ``b > a`` that holds ``a`` as a
+    neighbour, both feasible (:func:`reciprocal_pairs`); returns ``b`` or -1."""
+    if not feasible[a]:
+        return -1
+    b = neighbor_idx[a, s]
+    # padding (-1) is below every agent index
+    if b <= a or not feasible[b]:
+        return -1
+    for t in range(neighbor_idx.shape[1]):
+        if neighbor_idx[b, t] == a:
+            return b
+    return -1
+
+
+@compiled_loop
 def _reciprocal_pairs(neighbor_idx, feasible, out):
     """The pairs of :func:`reciprocal_pairs` into ``out`` (2, P); returns their number."""
     n, k = neighbor_idx.shape
     count = 0
     for a in range(n):
-        if not feasible[a]:
-            continue
         for s in range(k):
-            b = neighbor_idx[a, s]
-            # padding (-1) is below every agent index
-            if b <= a or not feasible[b]:
-                continue
-            for t in range(k):
-                if neighbor_idx[b, t] == a:
-                    out[0, count] = a
-                    out[1, count] = b
-                    count += 1
-                    break
+            b = _is_reciprocal(neighbor_idx, feasible, a, s)
+            if b >= 0:
+                out[0, count] = a
+                out[1, count] = b
+                count += 1
     return count
 
 
@@ -329,63 +369,71 @@ def check_reciprocity(position: np.ndarray, radius: np.ndarray, time_horizon: np
 
     Only pairs whose shares add up to 1 are given (the caller filters): that split is proved
     reciprocal in every case. The allowance is the solve's feasibility tolerance carried over
-    the horizon. Claim: O3, O6.
+    the horizon. The first such pair in row-major slot order is reported, found by one
+    compiled pass over every agent's neighbours (:func:`_first_close_pairs`). Claim: O3, O6.
     """
-    a, b = reciprocal_pairs(neighbor_idx, feasible)
-    same = time_horizon[a] == time_horizon[b]
-    a, b = a[same], b[same]
-    if a.size == 0:
+    nb = np.ascontiguousarray(neighbor_idx, dtype=np.int64)
+    n = nb.shape[0]
+    if n == 0 or nb.shape[1] == 0:
         return
-    distance = np.empty(a.size)
-    comb_r = np.empty(a.size)
-    tol = np.empty(a.size)
-    overlapping = np.empty(a.size, dtype=bool)
     args = (np.ascontiguousarray(position, dtype=np.float64),
-            np.ascontiguousarray(selected, dtype=np.float64), radius, time_horizon,
-            float(time_step), max_speed, a, b)
-    threads = thread_count(a.size, MONITOR_PARALLEL_MIN_SLOTS)
-    bounds = piece_bounds(a.size, threads)
-    run_pieces(lambda p: _pair_distances(*args, bounds[p], bounds[p + 1], distance, comb_r, tol,
-                                         overlapping), len(bounds) - 1, threads=threads)
-    bad = distance < comb_r - tol
-    if bad.any():
-        j = int(np.flatnonzero(bad)[0])
-        claim = "O6" if overlapping[j] else "O3"
-        what = ("the overlapping pair is not apart at the step's end" if overlapping[j]
-                else "the pair comes closer than the combined radius within the horizon")
-        rel_p = position[b[j]] - position[a[j]]
-        rel_x = selected[a[j]] - selected[b[j]]
-        horizon = time_step if overlapping[j] else time_horizon[a[j]]
-        raise ObligationViolation(
-            claim, f"{what} (agents {int(a[j])} and {int(b[j])})",
-            observed=float(distance[j]), limit=float(comb_r[j]),
-            margin=float(distance[j] - comb_r[j]), agent=int(a[j]),
-            data={"other": int(b[j]), "relative_position": rel_p.tolist(),
-                  "relative_velocity": rel_x.tolist(), "horizon_s": float(horizon)})
+            np.ascontiguousarray(selected, dtype=np.float64),
+            *(np.ascontiguousarray(np.broadcast_to(a, (n,)), dtype=np.float64)
+              for a in (radius, time_horizon, max_speed)),
+            float(time_step), nb, np.ascontiguousarray(feasible, dtype=bool))
+    threads = thread_count(nb.size, MONITOR_PARALLEL_MIN_SLOTS)
+    bounds = piece_bounds(n, threads)
+    # per piece: the first close pair (a, b; -1: none), its distance, combined radius, overlap
+    found = np.full((len(bounds) - 1, 2), -1, dtype=np.int64)
+    measured = np.zeros((len(bounds) - 1, 3))
+    run_pieces(lambda p: _first_close_pairs(*args, bounds[p], bounds[p + 1], found[p],
+                                            measured[p]), len(bounds) - 1, threads=threads)
+    hit = np.flatnonzero(found[:, 0] >= 0)
+    if hit.size == 0:
+        return
+    (ia, ib), (distance, comb_r, overlapping) = found[hit[0]], measured[hit[0]]
+    what = ("the overlapping pair is not apart at the step's end" if overlapping
+            else "the pair comes closer than the combined radius within the horizon")
+    rel_p = position[ib] - position[ia]
+    rel_x = selected[ia] - selected[ib]
+    horizon = time_step if overlapping else time_horizon[ia]
+    raise ObligationViolation(
+        "O6" if overlapping else "O3", f"{what} (agents {int(ia)} and {int(ib)})",
+        observed=float(distance), limit=float(comb_r), margin=float(distance - comb_r),
+        agent=int(ia), data={"other": int(ib), "relative_position": rel_p.tolist(),
+                             "relative_velocity": rel_x.tolist(), "horizon_s": float(horizon)})
 
 
 @compiled_loop
-def _pair_distances(position, selected, radius, time_horizon, time_step, max_speed, a, b,
-                    pair_lo, pair_hi, distance, comb_r, tol, overlapping):
-    """Per pair (a, b) of ``pair_lo:pair_hi``: the distance :func:`check_reciprocity` judges
-    (at the step's end for an overlapping pair, O6; else the closest approach within the
-    horizon, O3), the combined radius, the allowance and whether the pair overlaps.
+def _first_close_pairs(position, selected, radius, time_horizon, max_speed, time_step,
+                       neighbor_idx, feasible, row_lo, row_hi, found, measured):
+    """The first reciprocal pair (a, b) with a in ``row_lo:row_hi`` (row-major slot order) of
+    one time horizon that comes closer than its combined radius less the allowance, into
+    ``found`` (a, b) and ``measured`` (distance, combined radius, 1.0 if overlapping): judged
+    at the step's end for an overlapping pair (O6), else at the closest approach within the
+    horizon (O3). The allowance is the feasibility tolerance carried over the horizon.
     Claim: O3, O6."""
-    for i in range(pair_lo, pair_hi):
-        ia, ib = a[i], b[i]
-        px = position[ib, 0] - position[ia, 0]
-        py = position[ib, 1] - position[ia, 1]
-        xx = selected[ia, 0] - selected[ib, 0]
-        xy = selected[ia, 1] - selected[ib, 1]
-        r = radius[ia] + radius[ib]
-        over = px * px + py * py <= r * r
-        horizon = time_step if over else time_horizon[ia]
-        tol[i] = (2.0 * MONITOR_FEASIBILITY_REL * (1.0 + max(max_speed[ia], max_speed[ib]))
-                  * horizon + MONITOR_FEASIBILITY_REL * r)
-        if over:
-            # an overlapping pair is judged at the step's end only (O6): it starts inside
-            distance[i] = math.hypot(px - xx * horizon, py - xy * horizon)
-        else:
-            distance[i] = _min_distance(px, py, xx, xy, horizon)
-        comb_r[i] = r
-        overlapping[i] = over
+    for ia in range(row_lo, row_hi):
+        for s in range(neighbor_idx.shape[1]):
+            ib = _is_reciprocal(neighbor_idx, feasible, ia, s)
+            if ib < 0 or time_horizon[ia] != time_horizon[ib]:
+                continue
+            px = position[ib, 0] - position[ia, 0]
+            py = position[ib, 1] - position[ia, 1]
+            xx = selected[ia, 0] - selected[ib, 0]
+            xy = selected[ia, 1] - selected[ib, 1]
+            r = radius[ia] + radius[ib]
+            over = px * px + py * py <= r * r
+            horizon = time_step if over else time_horizon[ia]
+            tol = (2.0 * MONITOR_FEASIBILITY_REL * (1.0 + max(max_speed[ia], max_speed[ib]))
+                   * horizon + MONITOR_FEASIBILITY_REL * r)
+            if over:
+                # an overlapping pair is judged at the step's end only (O6): it starts inside
+                distance = math.hypot(px - xx * horizon, py - xy * horizon)
+            else:
+                distance = _min_distance(px, py, xx, xy, horizon)
+            if distance < r - tol:
+                found[0], found[1] = ia, ib
+                measured[0], measured[1] = distance, r
+                measured[2] = 1.0 if over else 0.0
+                return
