@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from navproof.core.errors import ObligationViolation
-from navproof.core.jit import compiled_loop
+from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.parallel import piece_bounds, run_pieces, thread_count
 from navproof.step.result import SAFE
 
@@ -271,7 +271,7 @@ class _Curves:
         return v_rel, v_world, carry
 
 
-@compiled_loop
+@inlined_loop
 def _min_nan(a, b):
     """``np.minimum`` of two floats (NaN wins)."""
     if a != a:
@@ -281,7 +281,7 @@ def _min_nan(a, b):
     return a if a <= b else b
 
 
-@compiled_loop
+@inlined_loop
 def _max_nan(a, b):
     """``np.maximum`` of two floats (NaN wins)."""
     if a != a:
@@ -291,7 +291,7 @@ def _max_nan(a, b):
     return a if a >= b else b
 
 
-@compiled_loop
+@inlined_loop
 def _relative_at(c, dt, split, i, t):
     """Support-frame point (m) of body ``i`` at time ``t`` in the start-of-step frame: the ramp
     from v0 towards v1 over dt up to the commit time, then rest; for a body split at a portal,
@@ -320,7 +320,7 @@ def _relative_at(c, dt, split, i, t):
     return x0x + v0x * s1 + dvx * k, x0y + v0y * s1 + dvy * k
 
 
-@compiled_loop
+@inlined_loop
 def _world_at(c, options, i, t):
     """World position (m) of body ``i`` at time ``t`` (s from the step start): the support
     carries the support-frame point, ``x = c + w t + alpha t^2 / 2 + R(omega t) (y - c)``; a
@@ -397,7 +397,7 @@ class PolygonTable:
         return out
 
 
-@compiled_loop
+@inlined_loop
 def _polygon_distance(table, g, px, py):
     """Exact signed distance (m) from the point (px, py) to polygon ``g`` of a
     :class:`PolygonTable` (its ``arrays``): the nearest point of each edge segment, the inside
@@ -460,7 +460,7 @@ patch piece, centre on its platform in the platform frame, disc off every obstac
 apart)."""
 
 
-@compiled_loop
+@inlined_loop
 def _clearance(kind, c, options, table, body, other, offset_m, t, coarse, sample):
     """Clearance (m) ``kind`` of item (``body``, ``other``, ``offset_m``) at time ``t``; at a
     sample time (``sample >= 0``) the world positions are read from ``coarse``. ``other`` is
@@ -489,7 +489,7 @@ def _clearance(kind, c, options, table, body, other, offset_m, t, coarse, sample
     return math.hypot(wx - ox, wy - oy) - offset_m
 
 
-@compiled_loop
+@inlined_loop
 def _refine_below(best):
     """The level (m) an interval's lower bound must clear: ``-TOLERANCE_M`` while no sample
     violates, then the violation's sampled depth less ``TOLERANCE_M`` (its depth is measured to
@@ -594,31 +594,46 @@ def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, n
     offsets = np.array([dx * width + dy for dx in (-1, 0, 1) for dy in (-1, 0, 1)], np.int64)
     x = np.ascontiguousarray(x_m, dtype=np.float64)
     reach = np.ascontiguousarray(reach_m, dtype=np.float64)
-    count = _hash_pairs(x, reach, key, order, sorted_key, offsets, None)
-    out = np.empty((2, count), np.int64)
-    _hash_pairs(x, reach, key, order, sorted_key, offsets, out)
+    out = _hash_pairs(x, reach, key, order, sorted_key, offsets)
     return out[0], out[1]
 
 
+@inlined_loop
+def _first_at_least(sorted_key, value):
+    """The first index of ``sorted_key`` whose entry is at least ``value`` (binary search)."""
+    lo, hi = 0, sorted_key.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if sorted_key[mid] < value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 @compiled_loop
-def _hash_pairs(x, reach, key, order, sorted_key, offsets, out):
-    """The pairs of :func:`candidate_pairs` (every body i, the 3 x 3 cells around it in
+def _hash_pairs(x, reach, key, order, sorted_key, offsets):
+    """The pairs (2, P) of :func:`candidate_pairs`: every body i, the 3 x 3 cells around it in
     ``offsets`` order, the bodies of each cell in sorted order, kept when i < j and within
-    reach) into ``out`` (2, P), or only counted when ``out`` is None; returns their number."""
+    reach."""
+    out = np.empty((2, 8 * x.shape[0] + 16), np.int64)
     count = 0
     for i in range(x.shape[0]):
         for o in range(offsets.shape[0]):
             probe = key[i] + offsets[o]
-            lo = np.searchsorted(sorted_key, probe, side="left")
-            hi = np.searchsorted(sorted_key, probe, side="right")
-            for q in range(lo, hi):
+            q = _first_at_least(sorted_key, probe)
+            while q < sorted_key.shape[0] and sorted_key[q] == probe:
                 j = order[q]
+                q += 1
                 if i < j and math.hypot(x[i, 0] - x[j, 0], x[i, 1] - x[j, 1]) \
                         <= reach[i] + reach[j]:
-                    if out is not None:
-                        out[0, count], out[1, count] = i, j
+                    if count == out.shape[1]:
+                        grown = np.empty((2, 2 * count), np.int64)
+                        grown[:, :count] = out
+                        out = grown
+                    out[0, count], out[1, count] = i, j
                     count += 1
-    return count
+    return out[:, :count].copy()
 
 
 @compiled_loop
