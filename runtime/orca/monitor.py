@@ -28,7 +28,7 @@ import numpy as np
 
 from navproof._generated.formulas import orca_closest_approach_time, orca_relative_distance_sq
 from navproof.core.errors import ObligationViolation
-from navproof.core.jit import compiled_loop
+from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.parallel import piece_bounds, run_pieces, thread_count
 from navproof.core.tolerances import (
     MONITOR_ANGLE_TOL_RAD,
@@ -94,7 +94,7 @@ def kkt_residual(preferred: np.ndarray, selected: np.ndarray, max_speed: np.ndar
     return out
 
 
-@compiled_loop
+@inlined_loop
 def _keep_min(current, value):
     """``np.minimum(current, value)`` of two floats (NaN wins)."""
     return value if value < current or value != value else current
@@ -110,7 +110,7 @@ def _kkt_rows(preferred, selected, max_speed, line_dir, viol, active_tol, valid,
                           i)
 
 
-@compiled_loop
+@inlined_loop
 def _kkt_row(preferred, selected, max_speed, line_dir, viol, active_tol, valid, i):
     """:func:`kkt_residual` of row ``i`` (``viol`` its line violations, ``active_tol`` its
     tolerance): one pass over its active constraints (the lines within ``active_tol`` of
@@ -186,40 +186,59 @@ def infeasibility_margin(diag: StepDiagnostics, rows: np.ndarray) -> np.ndarray:
     return np.where(outside_parallel, -np.inf, margin)
 
 
+_NON_FINITE, _OVER_SPEED, _FREE_MOVED, _FEASIBLE_VIOLATES, _KKT_FAILS = 1, 2, 4, 8, 16
+"""The failures :func:`_solve_rows` marks per agent, in the order :func:`check_solve` reports
+them."""
+
+
 @compiled_loop
 def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, feasible, row_lo,
-                row_hi, finite, speed, gap, pref_speed, worst, kkt):
-    """One pass over rows ``row_lo:row_hi`` of the quantities :func:`check_solve` judges, all
-    recomputed from the selected velocity: whether the row's velocity and lines are finite,
-    the selected and preferred speeds, the distance selected-preferred, the largest line
-    violation ``det(dir, point - v)`` (``-inf`` without lines) and, for feasible rows that left
-    the preferred velocity, the KKT residual of :func:`kkt_residual` (0 elsewhere).
-    Claim: O1, O2, O4."""
+                row_hi, fails, speed, gap, pref_speed, worst, kkt):
+    """One pass over rows ``row_lo:row_hi`` of what :func:`check_solve` judges, recomputed from
+    the selected velocity: whether the velocity and lines are finite, the selected and
+    preferred speeds, the distance selected-preferred, the largest line violation
+    ``det(dir, point - v)`` (``-inf`` without lines) and, for feasible rows that left the
+    preferred velocity, the KKT residual of :func:`kkt_residual` (0 elsewhere); ``fails``
+    gets the bits of the failed rules. Claim: O1, O2, O4."""
     k = valid.shape[1]
     viol = np.empty(k)
     for i in range(row_lo, row_hi):
         sx, sy = selected[i, 0], selected[i, 1]
         ok = math.isfinite(sx) and math.isfinite(sy)
         row_worst = -np.inf
+        lines = 0
         for s in range(k):
             px, py = line_point[i, s, 0], line_point[i, s, 1]
             dx, dy = line_dir[i, s, 0], line_dir[i, s, 1]
             ok = ok and math.isfinite(px) and math.isfinite(py) and math.isfinite(dx) \
                 and math.isfinite(dy)
-            viol[s] = (py - sy) * dx - (px - sx) * dy if valid[i, s] else -np.inf
+            viol[s] = -np.inf
+            if valid[i, s]:
+                viol[s] = (py - sy) * dx - (px - sx) * dy
+                lines += 1
             row_worst = _keep_max(row_worst, viol[s])
-        finite[i] = ok
+        radius = max_speed[i]
+        tol = MONITOR_FEASIBILITY_REL * (1.0 + radius)
         speed[i] = math.hypot(sx, sy)
         gap[i] = math.hypot(sx - preferred[i, 0], sy - preferred[i, 1])
         pref_speed[i] = math.hypot(preferred[i, 0], preferred[i, 1])
         worst[i] = row_worst
         kkt[i] = 0.0
+        bits = 0 if ok else _NON_FINITE
+        if speed[i] - radius > tol:
+            bits |= _OVER_SPEED
+        if lines == 0 and pref_speed[i] <= radius and gap[i] > tol:
+            bits |= _FREE_MOVED
+        if feasible[i] and row_worst > tol:
+            bits |= _FEASIBLE_VIOLATES
         if feasible[i] and gap[i] > 0.0:
-            kkt[i] = _kkt_row(preferred, selected, max_speed, line_dir, viol,
-                              MONITOR_FEASIBILITY_REL * (1.0 + max_speed[i]), valid, i)
+            kkt[i] = _kkt_row(preferred, selected, max_speed, line_dir, viol, tol, valid, i)
+            if kkt[i] > MONITOR_KKT_REL * (1.0 + radius + pref_speed[i]):
+                bits |= _KKT_FAILS
+        fails[i] = bits
 
 
-@compiled_loop
+@inlined_loop
 def _keep_max(current, value):
     """``np.maximum(current, value)`` of two floats (NaN wins)."""
     return value if value > current or value != value else current
@@ -230,12 +249,13 @@ def check_solve(diag: StepDiagnostics) -> None:
 
     One compiled pass over every agent's lines recomputes what is judged (:func:`_solve_rows`);
     the KKT certificate only over agents whose selected velocity differs from the preferred one
-    (elsewhere stationarity holds with zero multipliers).
+    (elsewhere stationarity holds with zero multipliers). The rules are reported in this order:
+    finiteness, the max-speed disk, O1, a feasible label that violates a line, the KKT
+    certificate, an infeasible label.
     """
     pref, sel, radius = diag.preferred, diag.selected, diag.max_speed
-    scale = 1.0 + radius
     n = sel.shape[0]
-    finite = np.empty(n, dtype=bool)
+    fails = np.empty(n, dtype=np.uint8)
     speed, gap, pref_speed, worst, res = (np.empty(n) for _ in range(5))
     args = (*(np.ascontiguousarray(a, dtype=np.float64) for a in
               (pref, sel, radius, diag.line_point, diag.line_dir)),
@@ -243,44 +263,34 @@ def check_solve(diag: StepDiagnostics) -> None:
             np.ascontiguousarray(diag.feasible, dtype=np.bool_))
     threads = thread_count(diag.valid.size, MONITOR_PARALLEL_MIN_SLOTS)
     bounds = piece_bounds(n, threads)
-    run_pieces(lambda p: _solve_rows(*args, bounds[p], bounds[p + 1], finite, speed, gap,
+    run_pieces(lambda p: _solve_rows(*args, bounds[p], bounds[p + 1], fails, speed, gap,
                                      pref_speed, worst, res), len(bounds) - 1, threads=threads)
-    if not finite.all():
-        i = int(np.flatnonzero(~finite)[0])
-        _fail("O2", "non-finite line or velocity", diag, i, np.inf, 0.0)
+    if fails.any():
+        scale = 1.0 + radius
 
-    bad = speed - radius > MONITOR_FEASIBILITY_REL * scale
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        _fail("O2", "selected speed exceeds the max-speed disk", diag, i, speed[i], radius[i])
+        def first(bit: int) -> int:
+            rows = np.flatnonzero(fails & bit)
+            return int(rows[0]) if rows.size else -1
 
-    free = (diag.constraint_count == 0) & (pref_speed <= radius)
-    bad = free & (gap > MONITOR_FEASIBILITY_REL * scale)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        _fail("O1", "unconstrained agent did not keep its preferred velocity", diag, i, gap[i],
-              0.0)
+        if (i := first(_NON_FINITE)) >= 0:
+            _fail("O2", "non-finite line or velocity", diag, i, np.inf, 0.0)
+        if (i := first(_OVER_SPEED)) >= 0:
+            _fail("O2", "selected speed exceeds the max-speed disk", diag, i, speed[i],
+                  radius[i])
+        if (i := first(_FREE_MOVED)) >= 0:
+            _fail("O1", "unconstrained agent did not keep its preferred velocity", diag, i,
+                  gap[i], 0.0)
+        if (i := first(_FEASIBLE_VIOLATES)) >= 0:
+            _fail("O4", "labelled feasible but violates a constraint", diag, i, worst[i],
+                  MONITOR_FEASIBILITY_REL * scale[i])
+        if (i := first(_KKT_FAILS)) >= 0:
+            _fail("O2", "KKT certificate fails: not the closest feasible velocity", diag, i,
+                  res[i], MONITOR_KKT_REL * (1.0 + radius[i] + pref_speed[i]))
 
-    feas = diag.feasible
-    bad = feas & (worst > MONITOR_FEASIBILITY_REL * scale)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        _fail("O4", "labelled feasible but violates a constraint", diag, i, worst[i],
-              MONITOR_FEASIBILITY_REL * scale[i])
-
-    rows = np.flatnonzero(feas & (gap > 0.0))
-    if rows.size:
-        limit = MONITOR_KKT_REL * (1.0 + radius[rows] + pref_speed[rows])
-        bad = res[rows] > limit
-        if bad.any():
-            j = int(np.flatnonzero(bad)[0])
-            _fail("O2", "KKT certificate fails: not the closest feasible velocity", diag,
-                  int(rows[j]), res[rows][j], limit[j])
-
-    rows = np.flatnonzero(~feas)
+    rows = np.flatnonzero(~diag.feasible)
     if rows.size:
         margin = infeasibility_margin(diag, rows)
-        limit = MONITOR_FEASIBILITY_REL * scale[rows]
+        limit = MONITOR_FEASIBILITY_REL * (1.0 + radius[rows])
         bad = margin > limit
         if bad.any():
             j = int(np.flatnonzero(bad)[0])
@@ -300,7 +310,7 @@ def pair_min_distance(rel_position: np.ndarray, rel_velocity: np.ndarray, horizo
     return out
 
 
-@compiled_loop
+@inlined_loop
 def _min_distance(px, py, xx, xy, horizon):
     """Exact minimum (m) of ``|p - x t|`` over ``t`` in ``[0, horizon]``. Claim: O3."""
     p_sq = px * px + py * py
@@ -331,33 +341,24 @@ def reciprocal_pairs(neighbor_idx: np.ndarray, feasible: np.ndarray) -> tuple[np
 
 
 @compiled_loop
-def _is_reciprocal(neighbor_idx, feasible, a, s):
-    """Whether slot ``s`` of agent ``a`` holds an agent ``b > a`` that holds ``a`` as a
-    neighbour, both feasible (:func:`reciprocal_pairs`); returns ``b`` or -1."""
-    if not feasible[a]:
-        return -1
-    b = neighbor_idx[a, s]
-    # padding (-1) is below every agent index
-    if b <= a or not feasible[b]:
-        return -1
-    for t in range(neighbor_idx.shape[1]):
-        if neighbor_idx[b, t] == a:
-            return b
-    return -1
-
-
-@compiled_loop
 def _reciprocal_pairs(neighbor_idx, feasible, out):
     """The pairs of :func:`reciprocal_pairs` into ``out`` (2, P); returns their number."""
     n, k = neighbor_idx.shape
     count = 0
     for a in range(n):
+        if not feasible[a]:
+            continue
         for s in range(k):
-            b = _is_reciprocal(neighbor_idx, feasible, a, s)
-            if b >= 0:
-                out[0, count] = a
-                out[1, count] = b
-                count += 1
+            b = neighbor_idx[a, s]
+            # padding (-1) is below every agent index
+            if b <= a or not feasible[b]:
+                continue
+            for t in range(k):
+                if neighbor_idx[b, t] == a:
+                    out[0, count] = a
+                    out[1, count] = b
+                    count += 1
+                    break
     return count
 
 
@@ -369,71 +370,63 @@ def check_reciprocity(position: np.ndarray, radius: np.ndarray, time_horizon: np
 
     Only pairs whose shares add up to 1 are given (the caller filters): that split is proved
     reciprocal in every case. The allowance is the solve's feasibility tolerance carried over
-    the horizon. The first such pair in row-major slot order is reported, found by one
-    compiled pass over every agent's neighbours (:func:`_first_close_pairs`). Claim: O3, O6.
+    the horizon. Claim: O3, O6.
     """
-    nb = np.ascontiguousarray(neighbor_idx, dtype=np.int64)
-    n = nb.shape[0]
-    if n == 0 or nb.shape[1] == 0:
+    a, b = reciprocal_pairs(neighbor_idx, feasible)
+    same = time_horizon[a] == time_horizon[b]
+    a, b = a[same], b[same]
+    if a.size == 0:
         return
+    distance = np.empty(a.size)
+    comb_r = np.empty(a.size)
+    tol = np.empty(a.size)
+    overlapping = np.empty(a.size, dtype=bool)
     args = (np.ascontiguousarray(position, dtype=np.float64),
-            np.ascontiguousarray(selected, dtype=np.float64),
-            *(np.ascontiguousarray(np.broadcast_to(a, (n,)), dtype=np.float64)
-              for a in (radius, time_horizon, max_speed)),
-            float(time_step), nb, np.ascontiguousarray(feasible, dtype=bool))
-    threads = thread_count(nb.size, MONITOR_PARALLEL_MIN_SLOTS)
-    bounds = piece_bounds(n, threads)
-    # per piece: the first close pair (a, b; -1: none), its distance, combined radius, overlap
-    found = np.full((len(bounds) - 1, 2), -1, dtype=np.int64)
-    measured = np.zeros((len(bounds) - 1, 3))
-    run_pieces(lambda p: _first_close_pairs(*args, bounds[p], bounds[p + 1], found[p],
-                                            measured[p]), len(bounds) - 1, threads=threads)
-    hit = np.flatnonzero(found[:, 0] >= 0)
-    if hit.size == 0:
-        return
-    (ia, ib), (distance, comb_r, overlapping) = found[hit[0]], measured[hit[0]]
-    what = ("the overlapping pair is not apart at the step's end" if overlapping
-            else "the pair comes closer than the combined radius within the horizon")
-    rel_p = position[ib] - position[ia]
-    rel_x = selected[ia] - selected[ib]
-    horizon = time_step if overlapping else time_horizon[ia]
-    raise ObligationViolation(
-        "O6" if overlapping else "O3", f"{what} (agents {int(ia)} and {int(ib)})",
-        observed=float(distance), limit=float(comb_r), margin=float(distance - comb_r),
-        agent=int(ia), data={"other": int(ib), "relative_position": rel_p.tolist(),
-                             "relative_velocity": rel_x.tolist(), "horizon_s": float(horizon)})
+            np.ascontiguousarray(selected, dtype=np.float64), radius, time_horizon,
+            float(time_step), max_speed, a, b)
+    threads = thread_count(a.size, MONITOR_PARALLEL_MIN_SLOTS)
+    bounds = piece_bounds(a.size, threads)
+    run_pieces(lambda p: _pair_distances(*args, bounds[p], bounds[p + 1], distance, comb_r, tol,
+                                         overlapping), len(bounds) - 1, threads=threads)
+    bad = distance < comb_r - tol
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        claim = "O6" if overlapping[j] else "O3"
+        what = ("the overlapping pair is not apart at the step's end" if overlapping[j]
+                else "the pair comes closer than the combined radius within the horizon")
+        rel_p = position[b[j]] - position[a[j]]
+        rel_x = selected[a[j]] - selected[b[j]]
+        horizon = time_step if overlapping[j] else time_horizon[a[j]]
+        raise ObligationViolation(
+            claim, f"{what} (agents {int(a[j])} and {int(b[j])})",
+            observed=float(distance[j]), limit=float(comb_r[j]),
+            margin=float(distance[j] - comb_r[j]), agent=int(a[j]),
+            data={"other": int(b[j]), "relative_position": rel_p.tolist(),
+                  "relative_velocity": rel_x.tolist(), "horizon_s": float(horizon)})
 
 
 @compiled_loop
-def _first_close_pairs(position, selected, radius, time_horizon, max_speed, time_step,
-                       neighbor_idx, feasible, row_lo, row_hi, found, measured):
-    """The first reciprocal pair (a, b) with a in ``row_lo:row_hi`` (row-major slot order) of
-    one time horizon that comes closer than its combined radius less the allowance, into
-    ``found`` (a, b) and ``measured`` (distance, combined radius, 1.0 if overlapping): judged
-    at the step's end for an overlapping pair (O6), else at the closest approach within the
-    horizon (O3). The allowance is the feasibility tolerance carried over the horizon.
+def _pair_distances(position, selected, radius, time_horizon, time_step, max_speed, a, b,
+                    pair_lo, pair_hi, distance, comb_r, tol, overlapping):
+    """Per pair (a, b) of ``pair_lo:pair_hi``: the distance :func:`check_reciprocity` judges
+    (at the step's end for an overlapping pair, O6; else the closest approach within the
+    horizon, O3), the combined radius, the allowance and whether the pair overlaps.
     Claim: O3, O6."""
-    for ia in range(row_lo, row_hi):
-        for s in range(neighbor_idx.shape[1]):
-            ib = _is_reciprocal(neighbor_idx, feasible, ia, s)
-            if ib < 0 or time_horizon[ia] != time_horizon[ib]:
-                continue
-            px = position[ib, 0] - position[ia, 0]
-            py = position[ib, 1] - position[ia, 1]
-            xx = selected[ia, 0] - selected[ib, 0]
-            xy = selected[ia, 1] - selected[ib, 1]
-            r = radius[ia] + radius[ib]
-            over = px * px + py * py <= r * r
-            horizon = time_step if over else time_horizon[ia]
-            tol = (2.0 * MONITOR_FEASIBILITY_REL * (1.0 + max(max_speed[ia], max_speed[ib]))
-                   * horizon + MONITOR_FEASIBILITY_REL * r)
-            if over:
-                # an overlapping pair is judged at the step's end only (O6): it starts inside
-                distance = math.hypot(px - xx * horizon, py - xy * horizon)
-            else:
-                distance = _min_distance(px, py, xx, xy, horizon)
-            if distance < r - tol:
-                found[0], found[1] = ia, ib
-                measured[0], measured[1] = distance, r
-                measured[2] = 1.0 if over else 0.0
-                return
+    for i in range(pair_lo, pair_hi):
+        ia, ib = a[i], b[i]
+        px = position[ib, 0] - position[ia, 0]
+        py = position[ib, 1] - position[ia, 1]
+        xx = selected[ia, 0] - selected[ib, 0]
+        xy = selected[ia, 1] - selected[ib, 1]
+        r = radius[ia] + radius[ib]
+        over = px * px + py * py <= r * r
+        horizon = time_step if over else time_horizon[ia]
+        tol[i] = (2.0 * MONITOR_FEASIBILITY_REL * (1.0 + max(max_speed[ia], max_speed[ib]))
+                  * horizon + MONITOR_FEASIBILITY_REL * r)
+        if over:
+            # an overlapping pair is judged at the step's end only (O6): it starts inside
+            distance[i] = math.hypot(px - xx * horizon, py - xy * horizon)
+        else:
+            distance[i] = _min_distance(px, py, xx, xy, horizon)
+        comb_r[i] = r
+        overlapping[i] = over
