@@ -23,7 +23,7 @@ import hashlib
 import threading
 import types
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 _LOCK = threading.RLock()
 _FORMULA_MODULE = "navproof._generated.formulas"
@@ -84,13 +84,13 @@ def _compile(func: Callable[..., Any], *, inline: bool = False) -> Callable[...,
         # the cache file is named after the qualified name: a changed callee gets a new one
         func.__qualname__ = f"{func.__name__}_{digest.hexdigest()[:16]}"
 
-    options = {"inline": "always"} if inline else {}
+    how: Literal["always", "never"] = "always" if inline else "never"
     try:
         # numba picks the first writable location (next to the source, then per user)
-        return numba.njit(cache=True, nogil=True, **options)(func)
+        return numba.njit(cache=True, nogil=True, inline=how)(func)
     except RuntimeError:
         # no writable cache location at all: compile in memory for this process
-        return numba.njit(cache=False, nogil=True, **options)(func)
+        return numba.njit(cache=False, nogil=True, inline=how)(func)
 
 
 
