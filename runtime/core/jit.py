@@ -23,7 +23,7 @@ import hashlib
 import threading
 import types
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 _LOCK = threading.RLock()
 _FORMULA_MODULE = "navproof._generated.formulas"
@@ -32,8 +32,9 @@ _FORMULA_MODULE = "navproof._generated.formulas"
 class CompiledLoop:
     """``func`` compiled on its first call (cached on disk where possible)."""
 
-    def __init__(self, func: Callable[..., Any]) -> None:
+    def __init__(self, func: Callable[..., Any], *, inline: bool = False) -> None:
         self.func = func
+        self.inline = inline
         self._compiled: Callable[..., Any] | None = None
         self.__doc__ = func.__doc__
         self.__name__ = func.__name__
@@ -43,7 +44,7 @@ class CompiledLoop:
         if self._compiled is None:
             with _LOCK:
                 if self._compiled is None:
-                    self._compiled = _compile(self.func)
+                    self._compiled = _compile(self.func, inline=self.inline)
         return self._compiled
 
     def __call__(self, *args: Any) -> Any:
@@ -55,7 +56,14 @@ def compiled_loop(func: Callable[..., Any]) -> CompiledLoop:
     return CompiledLoop(func)
 
 
-def _compile(func: Callable[..., Any]) -> Callable[..., Any]:
+def inlined_loop(func: Callable[..., Any]) -> CompiledLoop:
+    """Decorator: :func:`compiled_loop` whose body is inlined into the compiled loops that call
+    it (for small helpers called per sample in a hot loop: no call with every array argument
+    passed by value, and the caller's optimiser sees through it)."""
+    return CompiledLoop(func, inline=True)
+
+
+def _compile(func: Callable[..., Any], *, inline: bool = False) -> Callable[..., Any]:
     import numba
 
     # compiled loops and generated formulas that the loop calls are seen under the same names
@@ -76,12 +84,13 @@ def _compile(func: Callable[..., Any]) -> Callable[..., Any]:
         # the cache file is named after the qualified name: a changed callee gets a new one
         func.__qualname__ = f"{func.__name__}_{digest.hexdigest()[:16]}"
 
+    how: Literal["always", "never"] = "always" if inline else "never"
     try:
         # numba picks the first writable location (next to the source, then per user)
-        return numba.njit(cache=True, nogil=True)(func)
+        return numba.njit(cache=True, nogil=True, inline=how)(func)
     except RuntimeError:
         # no writable cache location at all: compile in memory for this process
-        return numba.njit(cache=False, nogil=True)(func)
+        return numba.njit(cache=False, nogil=True, inline=how)(func)
 
 
 

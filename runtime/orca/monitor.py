@@ -28,7 +28,7 @@ import numpy as np
 
 from navproof._generated.formulas import orca_closest_approach_time, orca_relative_distance_sq
 from navproof.core.errors import ObligationViolation
-from navproof.core.jit import compiled_loop
+from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.parallel import piece_bounds, run_pieces, thread_count
 from navproof.core.tolerances import (
     MONITOR_ANGLE_TOL_RAD,
@@ -94,7 +94,7 @@ def kkt_residual(preferred: np.ndarray, selected: np.ndarray, max_speed: np.ndar
     return out
 
 
-@compiled_loop
+@inlined_loop
 def _keep_min(current, value):
     """``np.minimum(current, value)`` of two floats (NaN wins)."""
     return value if value < current or value != value else current
@@ -103,49 +103,57 @@ def _keep_min(current, value):
 @compiled_loop
 def _kkt_rows(preferred, selected, max_speed, line_dir, viol, active_tol, valid, row_lo, row_hi,
               out):
-    """:func:`kkt_residual` of rows ``row_lo:row_hi`` into ``out``, one pass per agent over
-    its active constraints (the lines within ``active_tol`` of binding, in slot order, then the
-    disk). Claim: O2."""
-    k = valid.shape[1]
+    """:func:`kkt_residual` of rows ``row_lo:row_hi`` into ``out`` (:func:`_kkt_row`).
+    Claim: O2."""
     for i in range(row_lo, row_hi):
-        rx = preferred[i, 0] - selected[i, 0]
-        ry = preferred[i, 1] - selected[i, 1]
-        r_len = math.hypot(rx, ry)
-        speed = math.hypot(selected[i, 0], selected[i, 1])
-        disk_active = speed >= max_speed[i] - active_tol[i]
-        on_ray = False
-        pos = np.inf
-        neg = -np.inf
-        nearest = r_len
-        for s in range(k + 1):
-            if s < k:
-                if not (valid[i, s] and viol[i, s] >= -active_tol[i]):
-                    continue
-                # outward normal of the line
-                nx, ny = line_dir[i, s, 1], -line_dir[i, s, 0]
-            elif disk_active:
-                nx, ny = selected[i, 0], selected[i, 1]
-            else:
+        out[i] = _kkt_row(preferred, selected, max_speed, line_dir, viol[i], active_tol[i], valid,
+                          i)
+
+
+@inlined_loop
+def _kkt_row(preferred, selected, max_speed, line_dir, viol, active_tol, valid, i):
+    """:func:`kkt_residual` of row ``i`` (``viol`` its line violations, ``active_tol`` its
+    tolerance): one pass over its active constraints (the lines within ``active_tol`` of
+    binding, in slot order, then the disk). Claim: O2."""
+    k = valid.shape[1]
+    rx = preferred[i, 0] - selected[i, 0]
+    ry = preferred[i, 1] - selected[i, 1]
+    r_len = math.hypot(rx, ry)
+    speed = math.hypot(selected[i, 0], selected[i, 1])
+    disk_active = speed >= max_speed[i] - active_tol
+    on_ray = False
+    pos = np.inf
+    neg = -np.inf
+    nearest = r_len
+    for s in range(k + 1):
+        if s < k:
+            if not (valid[i, s] and viol[s] >= -active_tol):
                 continue
-            n_len = math.hypot(nx, ny)
-            if not n_len >= _TINY:
-                continue
-            ux, uy = nx / n_len, ny / n_len
-            cross = rx * uy - ry * ux
-            dot = rx * ux + ry * uy
-            angle = math.atan2(cross, dot)
-            if abs(angle) <= MONITOR_ANGLE_TOL_RAD:
-                on_ray = True
-            if angle > 0.0:
-                pos = _keep_min(pos, angle)
-            if angle < 0.0:
-                neg = -_keep_min(-neg, -angle)
-            nearest = _keep_min(nearest, abs(cross) if dot > 0.0 else r_len)
-        in_wedge = (math.isfinite(pos) and math.isfinite(neg)
-                    and pos - neg <= np.pi + MONITOR_ANGLE_TOL_RAD)
-        # a zero-radius disk is the single point 0: its normal cone is the whole plane
-        point_disk = disk_active and max_speed[i] <= active_tol[i]
-        out[i] = 0.0 if r_len == 0.0 or on_ray or in_wedge or point_disk else nearest
+            # outward normal of the line
+            nx, ny = line_dir[i, s, 1], -line_dir[i, s, 0]
+        elif disk_active:
+            nx, ny = selected[i, 0], selected[i, 1]
+        else:
+            continue
+        n_len = math.hypot(nx, ny)
+        if not n_len >= _TINY:
+            continue
+        ux, uy = nx / n_len, ny / n_len
+        cross = rx * uy - ry * ux
+        dot = rx * ux + ry * uy
+        angle = math.atan2(cross, dot)
+        if abs(angle) <= MONITOR_ANGLE_TOL_RAD:
+            on_ray = True
+        if angle > 0.0:
+            pos = _keep_min(pos, angle)
+        if angle < 0.0:
+            neg = -_keep_min(-neg, -angle)
+        nearest = _keep_min(nearest, abs(cross) if dot > 0.0 else r_len)
+    in_wedge = (math.isfinite(pos) and math.isfinite(neg)
+                and pos - neg <= np.pi + MONITOR_ANGLE_TOL_RAD)
+    # a zero-radius disk is the single point 0: its normal cone is the whole plane
+    point_disk = disk_active and max_speed[i] <= active_tol
+    return 0.0 if r_len == 0.0 or on_ray or in_wedge or point_disk else nearest
 
 
 def infeasibility_margin(diag: StepDiagnostics, rows: np.ndarray) -> np.ndarray:
@@ -178,78 +186,111 @@ def infeasibility_margin(diag: StepDiagnostics, rows: np.ndarray) -> np.ndarray:
     return np.where(outside_parallel, -np.inf, margin)
 
 
-def _row_max(values: np.ndarray) -> np.ndarray:
-    """Largest entry of each row of ``values (N, K)``, ``-inf`` for K = 0 (column by column:
-    numpy reduces short rows slowly)."""
-    out = np.full(values.shape[0], -np.inf)
-    for j in range(values.shape[1]):
-        np.maximum(out, values[:, j], out=out)
-    return out
+_NON_FINITE, _OVER_SPEED, _FREE_MOVED, _FEASIBLE_VIOLATES, _KKT_FAILS = 1, 2, 4, 8, 16
+"""The failures :func:`_solve_rows` marks per agent, in the order :func:`check_solve` reports
+them."""
+
+
+@compiled_loop
+def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, feasible, row_lo,
+                row_hi, fails, speed, gap, pref_speed, worst, kkt):
+    """One pass over rows ``row_lo:row_hi`` of what :func:`check_solve` judges, recomputed from
+    the selected velocity: whether the velocity and lines are finite, the selected and
+    preferred speeds, the distance selected-preferred, the largest line violation
+    ``det(dir, point - v)`` (``-inf`` without lines) and, for feasible rows that left the
+    preferred velocity, the KKT residual of :func:`kkt_residual` (0 elsewhere); ``fails``
+    gets the bits of the failed rules. Claim: O1, O2, O4."""
+    k = valid.shape[1]
+    viol = np.empty(k)
+    for i in range(row_lo, row_hi):
+        sx, sy = selected[i, 0], selected[i, 1]
+        ok = math.isfinite(sx) and math.isfinite(sy)
+        row_worst = -np.inf
+        lines = 0
+        for s in range(k):
+            px, py = line_point[i, s, 0], line_point[i, s, 1]
+            dx, dy = line_dir[i, s, 0], line_dir[i, s, 1]
+            ok = ok and math.isfinite(px) and math.isfinite(py) and math.isfinite(dx) \
+                and math.isfinite(dy)
+            viol[s] = -np.inf
+            if valid[i, s]:
+                viol[s] = (py - sy) * dx - (px - sx) * dy
+                lines += 1
+            row_worst = _keep_max(row_worst, viol[s])
+        radius = max_speed[i]
+        tol = MONITOR_FEASIBILITY_REL * (1.0 + radius)
+        speed[i] = math.hypot(sx, sy)
+        gap[i] = math.hypot(sx - preferred[i, 0], sy - preferred[i, 1])
+        pref_speed[i] = math.hypot(preferred[i, 0], preferred[i, 1])
+        worst[i] = row_worst
+        kkt[i] = 0.0
+        bits = 0 if ok else _NON_FINITE
+        if speed[i] - radius > tol:
+            bits |= _OVER_SPEED
+        if lines == 0 and pref_speed[i] <= radius and gap[i] > tol:
+            bits |= _FREE_MOVED
+        if feasible[i] and row_worst > tol:
+            bits |= _FEASIBLE_VIOLATES
+        if feasible[i] and gap[i] > 0.0:
+            kkt[i] = _kkt_row(preferred, selected, max_speed, line_dir, viol, tol, valid, i)
+            if kkt[i] > MONITOR_KKT_REL * (1.0 + radius + pref_speed[i]):
+                bits |= _KKT_FAILS
+        fails[i] = bits
+
+
+@inlined_loop
+def _keep_max(current, value):
+    """``np.maximum(current, value)`` of two floats (NaN wins)."""
+    return value if value > current or value != value else current
 
 
 def check_solve(diag: StepDiagnostics) -> None:
     """Raise ObligationViolation at the first agent whose solve breaks O1, O2 or O4.
 
-    Cheap checks run over the whole crowd; the KKT certificate only over agents whose selected
-    velocity differs from the preferred one (elsewhere stationarity holds with zero multipliers).
+    One compiled pass over every agent's lines recomputes what is judged (:func:`_solve_rows`);
+    the KKT certificate only over agents whose selected velocity differs from the preferred one
+    (elsewhere stationarity holds with zero multipliers). The rules are reported in this order:
+    finiteness, the max-speed disk, O1, a feasible label that violates a line, the KKT
+    certificate, an infeasible label.
     """
     pref, sel, radius = diag.preferred, diag.selected, diag.max_speed
-    scale = 1.0 + radius
-    if not (np.isfinite(sel).all() and np.isfinite(diag.line_point).all()
-            and np.isfinite(diag.line_dir).all()):
-        finite = (np.all(np.isfinite(sel), axis=1)
-                  & np.all(np.isfinite(diag.line_point), axis=(1, 2))
-                  & np.all(np.isfinite(diag.line_dir), axis=(1, 2)))
-        i = int(np.flatnonzero(~finite)[0])
-        _fail("O2", "non-finite line or velocity", diag, i, np.inf, 0.0)
+    n = sel.shape[0]
+    fails = np.empty(n, dtype=np.uint8)
+    speed, gap, pref_speed, worst, res = (np.empty(n) for _ in range(5))
+    args = (*(np.ascontiguousarray(a, dtype=np.float64) for a in
+              (pref, sel, radius, diag.line_point, diag.line_dir)),
+            np.ascontiguousarray(diag.valid, dtype=np.bool_),
+            np.ascontiguousarray(diag.feasible, dtype=np.bool_))
+    threads = thread_count(diag.valid.size, MONITOR_PARALLEL_MIN_SLOTS)
+    bounds = piece_bounds(n, threads)
+    run_pieces(lambda p: _solve_rows(*args, bounds[p], bounds[p + 1], fails, speed, gap,
+                                     pref_speed, worst, res), len(bounds) - 1, threads=threads)
+    if fails.any():
+        scale = 1.0 + radius
 
-    speed = np.hypot(sel[:, 0], sel[:, 1])
-    bad = speed - radius > MONITOR_FEASIBILITY_REL * scale
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        _fail("O2", "selected speed exceeds the max-speed disk", diag, i, speed[i], radius[i])
+        def first(bit: int) -> int:
+            rows = np.flatnonzero(fails & bit)
+            return int(rows[0]) if rows.size else -1
 
-    gap = np.hypot(sel[:, 0] - pref[:, 0], sel[:, 1] - pref[:, 1])
-    pref_speed = np.hypot(pref[:, 0], pref[:, 1])
-    free = (diag.constraint_count == 0) & (pref_speed <= radius)
-    bad = free & (gap > MONITOR_FEASIBILITY_REL * scale)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        _fail("O1", "unconstrained agent did not keep its preferred velocity", diag, i, gap[i],
-              0.0)
+        if (i := first(_NON_FINITE)) >= 0:
+            _fail("O2", "non-finite line or velocity", diag, i, np.inf, 0.0)
+        if (i := first(_OVER_SPEED)) >= 0:
+            _fail("O2", "selected speed exceeds the max-speed disk", diag, i, speed[i],
+                  radius[i])
+        if (i := first(_FREE_MOVED)) >= 0:
+            _fail("O1", "unconstrained agent did not keep its preferred velocity", diag, i,
+                  gap[i], 0.0)
+        if (i := first(_FEASIBLE_VIOLATES)) >= 0:
+            _fail("O4", "labelled feasible but violates a constraint", diag, i, worst[i],
+                  MONITOR_FEASIBILITY_REL * scale[i])
+        if (i := first(_KKT_FAILS)) >= 0:
+            _fail("O2", "KKT certificate fails: not the closest feasible velocity", diag, i,
+                  res[i], MONITOR_KKT_REL * (1.0 + radius[i] + pref_speed[i]))
 
-    feas = diag.feasible
-    # recomputed from the selected velocity, not taken from the diagnostics being checked
-    viol = line_violation(sel, diag.line_point, diag.line_dir, diag.valid)
-    worst = _row_max(viol)
-    bad = feas & (worst > MONITOR_FEASIBILITY_REL * scale)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        _fail("O4", "labelled feasible but violates a constraint", diag, i, worst[i],
-              MONITOR_FEASIBILITY_REL * scale[i])
-
-    rows = np.flatnonzero(feas & (gap > 0.0))
-    if rows.size:
-        if 2 * rows.size >= sel.shape[0]:
-            # most agents: the certificate of every agent (each row on its own), then those rows
-            res = kkt_residual(pref, sel, radius, diag.line_point, diag.line_dir, diag.valid,
-                               active_tol=MONITOR_FEASIBILITY_REL * scale, violation=viol)[rows]
-        else:
-            res = kkt_residual(pref[rows], sel[rows], radius[rows], diag.line_point[rows],
-                               diag.line_dir[rows], diag.valid[rows],
-                               active_tol=MONITOR_FEASIBILITY_REL * scale[rows],
-                               violation=viol[rows])
-        limit = MONITOR_KKT_REL * (1.0 + radius[rows] + pref_speed[rows])
-        bad = res > limit
-        if bad.any():
-            j = int(np.flatnonzero(bad)[0])
-            _fail("O2", "KKT certificate fails: not the closest feasible velocity", diag,
-                  int(rows[j]), res[j], limit[j])
-
-    rows = np.flatnonzero(~feas)
+    rows = np.flatnonzero(~diag.feasible)
     if rows.size:
         margin = infeasibility_margin(diag, rows)
-        limit = MONITOR_FEASIBILITY_REL * scale[rows]
+        limit = MONITOR_FEASIBILITY_REL * (1.0 + radius[rows])
         bad = margin > limit
         if bad.any():
             j = int(np.flatnonzero(bad)[0])
@@ -269,7 +310,7 @@ def pair_min_distance(rel_position: np.ndarray, rel_velocity: np.ndarray, horizo
     return out
 
 
-@compiled_loop
+@inlined_loop
 def _min_distance(px, py, xx, xy, horizon):
     """Exact minimum (m) of ``|p - x t|`` over ``t`` in ``[0, horizon]``. Claim: O3."""
     p_sq = px * px + py * py

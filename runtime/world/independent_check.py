@@ -41,13 +41,16 @@ start clearance minus the reach), which is above the band.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from navproof.core.errors import ObligationViolation
+from navproof.core.jit import compiled_loop, inlined_loop
+from navproof.core.parallel import piece_bounds, run_pieces, thread_count
 from navproof.step.result import SAFE
 
 SAMPLES = 8
@@ -62,6 +65,9 @@ REPORT_BAND_M = 0.5
 sampled; they report that certified lower bound."""
 MAX_BISECTIONS = 60
 """Bisection depth bound of the refinement (dt / 2^60 is far below any Lipschitz slack)."""
+
+PARALLEL_MIN_ITEMS = 4096
+"""Clearances of at least this many bodies or pairs are measured in threads."""
 
 CLAIM_ORDER = ("C4", "C1", "B5", "W1", "V1", "O2", "T4")
 """The order in which a violated rule is reported as an agent's ``claim``."""
@@ -159,13 +165,15 @@ class StepTruth:
 
 
 # --------------------------------------------------------------------------- kinematics
-def _rotate(v: np.ndarray, angle: np.ndarray) -> np.ndarray:
-    c, s = np.cos(angle), np.sin(angle)
-    return np.stack([c * v[..., 0] - s * v[..., 1], s * v[..., 0] + c * v[..., 1]], axis=-1)
+# columns of a body's packed curve record (see _Curves.packed)
+_START, _V0, _V1, _COMMIT, _SPLIT, _V2, _COMMIT2 = 0, 2, 4, 6, 7, 8, 10
+_PIVOT, _PIVOT_V, _PIVOT_A, _OMEGA, _HANDOFF, _END = 11, 13, 15, 17, 18, 19
+_COLUMNS = 21
 
 
 class _Curves:
-    """Every body's executed curve of one step, evaluated at any (agent, time) arrays."""
+    """Every body's executed curve of one step: its packed record for the compiled loops
+    (:func:`_world_at`) and its Lipschitz bounds."""
 
     def __init__(self, mo: StepMotion) -> None:
         self.mo = mo
@@ -195,6 +203,31 @@ class _Curves:
             self.linear &= ~np.isfinite(mo.split_s)
         self.world_v0_mps = mo.pivot_velocity_mps + v0
         self.world_v1_mps = mo.pivot_velocity_mps + mo.pivot_acceleration_mps2 * dt + v1
+        packed = np.zeros((n, _COLUMNS))
+        packed[:, _START:_START + 2] = mo.position_m
+        packed[:, _V0:_V0 + 2] = v0
+        packed[:, _V1:_V1 + 2] = v1
+        packed[:, _COMMIT] = mo.commit_s
+        packed[:, _SPLIT] = np.inf
+        if self.split:
+            assert mo.split_s is not None and mo.second_rel_mps is not None
+            assert mo.second_commit_s is not None
+            packed[:, _SPLIT] = mo.split_s
+            packed[:, _V2:_V2 + 2] = mo.second_rel_mps
+            packed[:, _COMMIT2] = mo.second_commit_s
+        packed[:, _PIVOT:_PIVOT + 2] = mo.pivot_m
+        packed[:, _PIVOT_V:_PIVOT_V + 2] = mo.pivot_velocity_mps
+        packed[:, _PIVOT_A:_PIVOT_A + 2] = mo.pivot_acceleration_mps2
+        packed[:, _OMEGA] = mo.omega_radps
+        packed[:, _HANDOFF] = self.handoff
+        packed[:, _END:_END + 2] = mo.end_position_m
+        self.packed = packed
+        """Per body (N, _COLUMNS): start, v0, v1, commit time, split time (+inf: none), second
+        velocity and commit time, pivot, its velocity and acceleration, omega, handoff (0/1),
+        end position."""
+        self.options = np.array([dt, float(self.split), float(self.any_rotation),
+                                 float(self.any_handoff)])
+        """The step (s) and whether any body was split, rotates, is moved by its handoff."""
 
     def pair_speed_bound_mps(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         """Lipschitz constant (m/s, (P,)) of the distance of bodies i and j over the step: the
@@ -206,49 +239,18 @@ class _Curves:
         return np.where(both, np.maximum(d0, d1),
                         self.speed_bound_mps[i] + self.speed_bound_mps[j])
 
-    def relative(self, i: np.ndarray, t: np.ndarray) -> np.ndarray:
-        """Support-frame point (m, (M, 2)) at the start-of-step frame: the ramp, then rest."""
-        mo = self.mo
-        dt = mo.dt_s
-        v0, v1 = mo.velocity_rel_mps[i], mo.committed_rel_mps[i]
-        if not self.split:
-            s = np.minimum(t, mo.commit_s[i])[:, None]
-            return mo.position_m[i] + v0 * s + (v1 - v0) * (s * s / (2.0 * dt))
-        assert mo.split_s is not None and mo.second_rel_mps is not None
-        assert mo.second_commit_s is not None
-        # split at a portal: the first ramp (towards v1 over dt) up to the split time, then a
-        # second ramp from the velocity reached there towards v2 over the rest of the step
-        tp = np.minimum(mo.split_s[i], dt)
-        s1 = np.minimum(np.minimum(t, tp), mo.commit_s[i])[:, None]
-        first = mo.position_m[i] + v0 * s1 + (v1 - v0) * (s1 * s1 / (2.0 * dt))
-        at = mo.position_m[i] + v0 * tp[:, None] + (v1 - v0) * (tp[:, None] ** 2 / (2.0 * dt))
-        v_at = v0 + (v1 - v0) * (tp / dt)[:, None]
-        rest = np.maximum(dt - tp, 1e-300)[:, None]
-        s2 = np.clip(t - tp, 0.0, mo.second_commit_s[i])[:, None]
-        second = at + v_at * s2 + (mo.second_rel_mps[i] - v_at) * (s2 * s2 / (2.0 * rest))
-        return np.where((t > tp)[:, None], second, first)
+    def on_grid(self, grid_s: np.ndarray) -> np.ndarray:
+        """World position (m, (N, len(grid_s), 2)) of every body at the times ``grid_s``."""
+        n = self.packed.shape[0]
+        out = np.empty((n, grid_s.size, 2))
+        _world_grid(self.packed, self.options, np.ascontiguousarray(grid_s, np.float64), out)
+        return out
 
-    def world(self, i: np.ndarray, t: np.ndarray) -> np.ndarray:
-        """World position (m, (M, 2)) of bodies ``i`` at times ``t`` (s from the step start)."""
+    def end_velocity(self, x1_m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """At the end of the step (end positions ``x1_m`` of the curves): relative velocity
+        (m/s, (N, 2)) in the start frame, world velocity and the support's carry at the end
+        position (both m/s, (N, 2))."""
         mo = self.mo
-        y = self.relative(i, t)
-        tt = t[:, None]
-        carry = mo.pivot_velocity_mps[i] * tt + 0.5 * mo.pivot_acceleration_mps2[i] * tt * tt
-        if self.any_rotation:
-            c = mo.pivot_m[i]
-            carried = c + carry + _rotate(y - c, mo.omega_radps[i] * t)
-        else:
-            carried = y + carry
-        if not self.any_handoff:
-            return carried
-        straight = mo.position_m[i] + (mo.end_position_m[i] - mo.position_m[i]) * (tt / mo.dt_s)
-        return np.where(self.handoff[i][:, None], straight, carried)
-
-    def end_velocity(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """At the end of the step: relative velocity (m/s, (N, 2)) in the start frame, world
-        velocity and the support's carry at the end position (both m/s, (N, 2))."""
-        mo = self.mo
-        n = mo.position_m.shape[0]
         dt = mo.dt_s
         full = mo.commit_s >= dt
         v_rel = np.where(full[:, None], mo.committed_rel_mps, 0.0)
@@ -259,13 +261,96 @@ class _Curves:
             second_full = mo.second_commit_s >= dt - np.minimum(mo.split_s, dt)
             v_rel = np.where(was_split[:, None],
                              np.where(second_full[:, None], mo.second_rel_mps, 0.0), v_rel)
-        x1 = self.world(np.arange(n), np.full(n, dt))
         pivot = mo.pivot_m + mo.pivot_velocity_mps * dt + 0.5 * mo.pivot_acceleration_mps2 * dt**2
-        arm = x1 - pivot
+        arm = x1_m - pivot
         carry = (mo.pivot_velocity_mps + mo.pivot_acceleration_mps2 * dt
                  + mo.omega_radps[:, None] * np.stack([-arm[:, 1], arm[:, 0]], axis=1))
-        v_world = carry + _rotate(v_rel, mo.omega_radps * dt)
+        c, s = np.cos(mo.omega_radps * dt), np.sin(mo.omega_radps * dt)
+        v_world = carry + np.stack([c * v_rel[:, 0] - s * v_rel[:, 1],
+                                    s * v_rel[:, 0] + c * v_rel[:, 1]], axis=-1)
         return v_rel, v_world, carry
+
+
+@inlined_loop
+def _min_nan(a, b):
+    """``np.minimum`` of two floats (NaN wins)."""
+    if a != a:
+        return a
+    if b != b:
+        return b
+    return a if a <= b else b
+
+
+@inlined_loop
+def _max_nan(a, b):
+    """``np.maximum`` of two floats (NaN wins)."""
+    if a != a:
+        return a
+    if b != b:
+        return b
+    return a if a >= b else b
+
+
+@inlined_loop
+def _relative_at(c, dt, split, i, t):
+    """Support-frame point (m) of body ``i`` at time ``t`` in the start-of-step frame: the ramp
+    from v0 towards v1 over dt up to the commit time, then rest; for a body split at a portal,
+    the first ramp up to the split time, then a second ramp from the velocity reached there
+    towards v2 over the rest of the step (up to its own commit time)."""
+    x0x, x0y = c[i, _START], c[i, _START + 1]
+    v0x, v0y = c[i, _V0], c[i, _V0 + 1]
+    dvx, dvy = c[i, _V1] - v0x, c[i, _V1 + 1] - v0y
+    if not split:
+        s = _min_nan(t, c[i, _COMMIT])
+        k = s * s / (2.0 * dt)
+        return x0x + v0x * s + dvx * k, x0y + v0y * s + dvy * k
+    tp = _min_nan(c[i, _SPLIT], dt)
+    if t > tp:
+        k = tp * tp / (2.0 * dt)
+        atx, aty = x0x + v0x * tp + dvx * k, x0y + v0y * tp + dvy * k
+        q = tp / dt
+        vax, vay = v0x + dvx * q, v0y + dvy * q
+        rest = _max_nan(dt - tp, 1e-300)
+        s2 = _min_nan(_max_nan(t - tp, 0.0), c[i, _COMMIT2])
+        k2 = s2 * s2 / (2.0 * rest)
+        return (atx + vax * s2 + (c[i, _V2] - vax) * k2,
+                aty + vay * s2 + (c[i, _V2 + 1] - vay) * k2)
+    s1 = _min_nan(_min_nan(t, tp), c[i, _COMMIT])
+    k = s1 * s1 / (2.0 * dt)
+    return x0x + v0x * s1 + dvx * k, x0y + v0y * s1 + dvy * k
+
+
+@inlined_loop
+def _world_at(c, options, i, t):
+    """World position (m) of body ``i`` at time ``t`` (s from the step start): the support
+    carries the support-frame point, ``x = c + w t + alpha t^2 / 2 + R(omega t) (y - c)``; a
+    body moved by its handoff controller goes straight from its start to its end."""
+    dt = options[0]
+    yx, yy = _relative_at(c, dt, options[1] != 0.0, i, t)
+    cx = c[i, _PIVOT_V] * t + 0.5 * c[i, _PIVOT_A] * t * t
+    cy = c[i, _PIVOT_V + 1] * t + 0.5 * c[i, _PIVOT_A + 1] * t * t
+    if options[2] != 0.0:
+        px, py = c[i, _PIVOT], c[i, _PIVOT + 1]
+        rx, ry = yx - px, yy - py
+        angle = c[i, _OMEGA] * t
+        cos, sin = math.cos(angle), math.sin(angle)
+        wx = px + cx + (cos * rx - sin * ry)
+        wy = py + cy + (sin * rx + cos * ry)
+    else:
+        wx, wy = yx + cx, yy + cy
+    if options[3] != 0.0 and c[i, _HANDOFF] != 0.0:
+        q = t / dt
+        wx = c[i, _START] + (c[i, _END] - c[i, _START]) * q
+        wy = c[i, _START + 1] + (c[i, _END + 1] - c[i, _START + 1]) * q
+    return wx, wy
+
+
+@compiled_loop
+def _world_grid(c, options, grid, out):
+    """:func:`_world_at` of every body at every time of ``grid`` into ``out`` (N, G, 2)."""
+    for i in range(c.shape[0]):
+        for s in range(grid.shape[0]):
+            out[i, s, 0], out[i, s, 1] = _world_at(c, options, i, grid[s])
 
 
 # ----------------------------------------------------------------------------- geometry
@@ -286,33 +371,59 @@ class PolygonTable:
             owner.append(np.full(a.shape[0], g))
             solid.append(np.asarray(poly).reshape(-1, 2).shape[0] >= 3)
         self.count = len(polygons)
-        self.a = np.concatenate(starts) if starts else np.zeros((0, 2))
-        self.b = np.concatenate(ends) if ends else np.zeros((0, 2))
+        self.a = np.ascontiguousarray(np.concatenate(starts) if starts else np.zeros((0, 2)))
+        self.b = np.ascontiguousarray(np.concatenate(ends) if ends else np.zeros((0, 2)))
         self.ab = self.b - self.a
         self.length_sq = (self.ab * self.ab).sum(axis=1)
         self.inv_length_sq = np.where(self.length_sq > 0.0, 1.0 / np.where(
             self.length_sq > 0.0, self.length_sq, 1.0), 0.0)
         owners = np.concatenate(owner) if owner else np.zeros(0, np.int64)
-        self.first = np.searchsorted(owners, np.arange(self.count))
+        self.first = np.searchsorted(owners, np.arange(self.count + 1)).astype(np.int64)
+        """Edges of polygon g: ``first[g]:first[g + 1]``."""
         self.solid = np.array(solid, bool)
         dy = self.b[:, 1] - self.a[:, 1]
         self.x_slope = np.where(dy != 0.0, (self.b[:, 0] - self.a[:, 0])
                                 / np.where(dy != 0.0, dy, 1.0), 0.0)
+        self.arrays = (self.a, self.b, self.ab, self.inv_length_sq, self.x_slope, self.first,
+                       self.solid)
+        """What the compiled loops read (:func:`_polygon_distance`)."""
 
     def signed_distance_m(self, x_m: np.ndarray) -> np.ndarray:
         """Exact signed distance (m, (M, G)) from points ``x_m`` (M, 2) to each polygon:
         negative inside, positive outside (the inside by the even-odd rule). Claim: B5, C4."""
-        px, py = x_m[:, 0:1], x_m[:, 1:2]
-        apx, apy = px - self.a[None, :, 0], py - self.a[None, :, 1]
-        t = np.clip((apx * self.ab[:, 0] + apy * self.ab[:, 1]) * self.inv_length_sq, 0.0, 1.0)
-        dx, dy = apx - t * self.ab[:, 0], apy - t * self.ab[:, 1]
-        dist = np.sqrt(np.minimum.reduceat(dx * dx + dy * dy, self.first, axis=1))
-        # even-odd rule: a ray towards +x crosses the boundary an odd number of times from inside
-        ay, by = self.a[None, :, 1], self.b[None, :, 1]
-        crossing = ((ay > py) != (by > py)) & (px < self.a[None, :, 0] + (py - ay) * self.x_slope)
-        inside = (np.add.reduceat(crossing.astype(np.int64), self.first, axis=1) % 2 == 1) \
-            & self.solid[None, :]
-        return np.where(inside, -dist, dist)
+        x = np.ascontiguousarray(x_m, dtype=np.float64).reshape(-1, 2)
+        out = np.empty((x.shape[0], self.count))
+        _signed_distances(self.arrays, x, out)
+        return out
+
+
+@inlined_loop
+def _polygon_distance(table, g, px, py):
+    """Exact signed distance (m) from the point (px, py) to polygon ``g`` of a
+    :class:`PolygonTable` (its ``arrays``): the nearest point of each edge segment, the inside
+    by the even-odd rule (a ray towards +x crosses the boundary an odd number of times from
+    inside). Claim: B5, C4."""
+    a, b, ab, inv_length_sq, x_slope, first, solid = table
+    nearest_sq = np.inf
+    crossings = 0
+    for e in range(first[g], first[g + 1]):
+        apx, apy = px - a[e, 0], py - a[e, 1]
+        t = _min_nan(_max_nan((apx * ab[e, 0] + apy * ab[e, 1]) * inv_length_sq[e], 0.0), 1.0)
+        dx, dy = apx - t * ab[e, 0], apy - t * ab[e, 1]
+        nearest_sq = _min_nan(nearest_sq, dx * dx + dy * dy)
+        ay, by = a[e, 1], b[e, 1]
+        if ((ay > py) != (by > py)) and px < a[e, 0] + (py - ay) * x_slope[e]:
+            crossings += 1
+    dist = math.sqrt(nearest_sq)
+    return -dist if crossings % 2 == 1 and solid[g] else dist
+
+
+@compiled_loop
+def _signed_distances(table, x, out):
+    """:func:`_polygon_distance` of every point ``x`` (M, 2) to every polygon into ``out``."""
+    for m in range(x.shape[0]):
+        for g in range(out.shape[1]):
+            out[m, g] = _polygon_distance(table, g, x[m, 0], x[m, 1])
 
 
 def polygon_signed_distance_m(vertices_m: np.ndarray, x_m: np.ndarray) -> np.ndarray:
@@ -338,49 +449,139 @@ def _static_table(polygons: tuple[np.ndarray, ...]) -> PolygonTable:
     return table
 
 
-def _pick(table: PolygonTable, which: np.ndarray, x_m: np.ndarray) -> np.ndarray:
-    """Signed distance (m, (M,)) of each point to its own polygon ``which`` (M,)."""
-    return np.take_along_axis(table.signed_distance_m(x_m), which[:, None], axis=1)[:, 0]
+_NO_POLYGONS = PolygonTable([])
+"""The empty table (clearances between bodies measure no polygon)."""
 
 
-def _refine_below(best: np.ndarray) -> np.ndarray:
+# ------------------------------------------------------------------- certified minimum
+_CORRIDOR, _PATCH, _PLATFORM, _OBSTACLE, _PAIR = 0, 1, 2, 3, 4
+"""The clearances :func:`_certified_mins` measures (centre in the corridor, centre in its
+patch piece, centre on its platform in the platform frame, disc off every obstacle, two discs
+apart)."""
+
+
+@inlined_loop
+def _clearance(kind, c, options, table, body, other, offset_m, t, coarse, sample):
+    """Clearance (m) ``kind`` of item (``body``, ``other``, ``offset_m``) at time ``t``; at a
+    sample time (``sample >= 0``) the world positions are read from ``coarse``. ``other`` is
+    the polygon (patch, platform) or the second body (pair); ``offset_m`` the radius
+    (obstacle) or the combined radius (pair)."""
+    if kind == _PLATFORM:
+        yx, yy = _relative_at(c, options[0], options[1] != 0.0, body, t)
+        return -_polygon_distance(table, other, yx, yy)
+    if sample >= 0:
+        wx, wy = coarse[body, sample, 0], coarse[body, sample, 1]
+    else:
+        wx, wy = _world_at(c, options, body, t)
+    if kind == _CORRIDOR:
+        return -_polygon_distance(table, 0, wx, wy)
+    if kind == _PATCH:
+        return -_polygon_distance(table, other, wx, wy)
+    if kind == _OBSTACLE:
+        nearest = np.inf
+        for g in range(table[5].shape[0] - 1):
+            nearest = _min_nan(nearest, _polygon_distance(table, g, wx, wy))
+        return nearest - offset_m
+    if sample >= 0:
+        ox, oy = coarse[other, sample, 0], coarse[other, sample, 1]
+    else:
+        ox, oy = _world_at(c, options, other, t)
+    return math.hypot(wx - ox, wy - oy) - offset_m
+
+
+@inlined_loop
+def _refine_below(best):
     """The level (m) an interval's lower bound must clear: ``-TOLERANCE_M`` while no sample
     violates, then the violation's sampled depth less ``TOLERANCE_M`` (its depth is measured to
     within ``TOLERANCE_M``)."""
-    return np.where(best >= -TOLERANCE_M, -TOLERANCE_M, best - TOLERANCE_M)
+    return -TOLERANCE_M if best >= -TOLERANCE_M else best - TOLERANCE_M
 
 
-def _certified_min(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], vals: np.ndarray,
-                   lipschitz: np.ndarray, dt_s: float) -> np.ndarray:
-    """Minimum over ``[0, dt]`` (m, (items,)) of ``fn(item, t)`` from its values ``vals``
-    (items, SAMPLES + 1) at the sample times, refined by bisection so that no value below
-    ``-TOLERANCE_M`` hides between samples (see the module docstring)."""
-    t = np.linspace(0.0, dt_s, SAMPLES + 1)
-    best = vals.min(axis=1)
-    h = dt_s / SAMPLES
-    lower = 0.5 * (vals[:, :-1] + vals[:, 1:]) - 0.5 * lipschitz[:, None] * h
-    item, k = np.nonzero(lower < _refine_below(best)[:, None])
-    ta, tb = t[k], t[k + 1]
-    fa, fb = vals[item, k], vals[item, k + 1]
-    for _ in range(MAX_BISECTIONS):
-        if item.size == 0:
-            break
-        tm = 0.5 * (ta + tb)
-        fm = fn(item, tm)
-        np.minimum.at(best, item, fm)
-        item = np.concatenate([item, item])
-        ta, tb = np.concatenate([ta, tm]), np.concatenate([tm, tb])
-        fa, fb = np.concatenate([fa, fm]), np.concatenate([fm, fb])
-        lower = 0.5 * (fa + fb) - 0.5 * lipschitz[item] * (tb - ta)
-        keep = lower < _refine_below(best)[item]
-        item, ta, tb, fa, fb = item[keep], ta[keep], tb[keep], fa[keep], fb[keep]
-    return best
+@compiled_loop
+def _grown(values, size):
+    """A copy of ``values`` with room for ``size`` entries."""
+    out = np.empty(size)
+    out[:values.shape[0]] = values
+    return out
+
+
+@compiled_loop
+def _certified_mins(kind, c, options, table, body, other, offset_m, lipschitz, coarse, grid,
+                    item_lo, item_hi, out):
+    """Minimum over ``[0, dt]`` (m) of the clearance ``kind`` of items ``item_lo:item_hi`` into
+    ``out``: its values at the ``grid`` times, then every interval whose Lipschitz lower bound
+    ``(fa + fb) / 2 - L h / 2`` falls below :func:`_refine_below` of the smallest value so far
+    is bisected, round by round (each round evaluates the midpoints of all open intervals,
+    then keeps the halves whose bound still falls below), at most MAX_BISECTIONS rounds (see
+    the module docstring)."""
+    samples = grid.shape[0]
+    dt = options[0]
+    h = dt / SAMPLES
+    vals = np.empty(samples)
+    ta, tb = np.empty(4 * samples), np.empty(4 * samples)
+    fa, fb = np.empty(4 * samples), np.empty(4 * samples)
+    for k in range(item_lo, item_hi):
+        i, j, off = body[k], other[k], offset_m[k]
+        half_lip = 0.5 * lipschitz[k]
+        best = np.inf
+        for s in range(samples):
+            vals[s] = _clearance(kind, c, options, table, i, j, off, grid[s], coarse, s)
+            best = _min_nan(best, vals[s])
+        level = _refine_below(best)
+        count = 0
+        for s in range(samples - 1):
+            if 0.5 * (vals[s] + vals[s + 1]) - half_lip * h < level:
+                ta[count], tb[count] = grid[s], grid[s + 1]
+                fa[count], fb[count] = vals[s], vals[s + 1]
+                count += 1
+        for _ in range(MAX_BISECTIONS):
+            if count == 0:
+                break
+            if 2 * count > ta.shape[0]:
+                ta, tb = _grown(ta, 4 * count), _grown(tb, 4 * count)
+                fa, fb = _grown(fa, 4 * count), _grown(fb, 4 * count)
+            # the midpoints of every open interval first (the left halves' ends)
+            for q in range(count):
+                tm = 0.5 * (ta[q] + tb[q])
+                fm = _clearance(kind, c, options, table, i, j, off, tm, coarse, -1)
+                best = _min_nan(best, fm)
+                ta[count + q], tb[count + q] = tm, tb[q]
+                fa[count + q], fb[count + q] = fm, fb[q]
+                tb[q], fb[q] = tm, fm
+            level = _refine_below(best)
+            kept = 0
+            for q in range(2 * count):
+                if 0.5 * (fa[q] + fb[q]) - half_lip * (tb[q] - ta[q]) < level:
+                    ta[kept], tb[kept], fa[kept], fb[kept] = ta[q], tb[q], fa[q], fb[q]
+                    kept += 1
+            count = kept
+        out[k] = best
+
+
+def _certified_min(kind: int, cur: _Curves, table: PolygonTable, body: np.ndarray,
+                   other: np.ndarray | None, offset_m: np.ndarray | None,
+                   lipschitz: np.ndarray, coarse: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """Certified minimum over the step (m, (items,)) of the clearance ``kind`` of every item
+    (:func:`_certified_mins`), in threads for many items."""
+    items = body.size
+    zeros_i = np.zeros(items, np.int64)
+    args = (kind, cur.packed, cur.options, table.arrays, np.ascontiguousarray(body, np.int64),
+            zeros_i if other is None else np.ascontiguousarray(other, np.int64),
+            np.zeros(items) if offset_m is None else np.ascontiguousarray(offset_m, np.float64),
+            np.ascontiguousarray(lipschitz, np.float64), coarse, grid)
+    out = np.empty(items)
+    threads = thread_count(items, PARALLEL_MIN_ITEMS)
+    bounds = piece_bounds(items, threads)
+    run_pieces(lambda p: _certified_mins(*args, bounds[p], bounds[p + 1], out), len(bounds) - 1,
+               threads=threads)
+    return out
 
 
 def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every pair (i < j) of bodies whose start distance is at most ``reach_m[i] + reach_m[j]``,
     found by a uniform spatial hash with cells as wide as the largest ``2 reach`` (the 3 x 3
-    cells around a body hold every body it can reach). Returns index arrays (P,), (P,)."""
+    cells around a body hold every body it can reach). Returns index arrays (P,), (P,), by
+    body ``i``, then cell, then position in the cell."""
     n = x_m.shape[0]
     if n < 2:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -389,20 +590,59 @@ def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, n
     width = int(cell[:, 1].max()) + 3
     key = (cell[:, 0] + 1) * width + (cell[:, 1] + 1)
     order = np.argsort(key, kind="stable")
-    sorted_key = key[order]
-    # the 3 x 3 cells around every body, probed at once
-    offsets = np.array([dx * width + dy for dx in (-1, 0, 1) for dy in (-1, 0, 1)])
-    probe = (key[:, None] + offsets[None, :]).ravel()
-    lo = np.searchsorted(sorted_key, probe, side="left")
-    count = np.searchsorted(sorted_key, probe, side="right") - lo
-    total = int(count.sum())
-    first = np.repeat(np.repeat(np.arange(n), offsets.size), count)
-    within = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
-    second = order[np.repeat(lo, count) + within]
-    keep = first < second
-    i, j = first[keep], second[keep]
-    near = np.hypot(*(x_m[i] - x_m[j]).T) <= reach_m[i] + reach_m[j]
-    return i[near], j[near]
+    sorted_key = np.ascontiguousarray(key[order])
+    offsets = np.array([dx * width + dy for dx in (-1, 0, 1) for dy in (-1, 0, 1)], np.int64)
+    x = np.ascontiguousarray(x_m, dtype=np.float64)
+    reach = np.ascontiguousarray(reach_m, dtype=np.float64)
+    out = _hash_pairs(x, reach, key, order, sorted_key, offsets)
+    return out[0], out[1]
+
+
+@inlined_loop
+def _first_at_least(sorted_key, value):
+    """The first index of ``sorted_key`` whose entry is at least ``value`` (binary search)."""
+    lo, hi = 0, sorted_key.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if sorted_key[mid] < value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@compiled_loop
+def _hash_pairs(x, reach, key, order, sorted_key, offsets):
+    """The pairs (2, P) of :func:`candidate_pairs`: every body i, the 3 x 3 cells around it in
+    ``offsets`` order, the bodies of each cell in sorted order, kept when i < j and within
+    reach."""
+    out = np.empty((2, 8 * x.shape[0] + 16), np.int64)
+    count = 0
+    for i in range(x.shape[0]):
+        for o in range(offsets.shape[0]):
+            probe = key[i] + offsets[o]
+            q = _first_at_least(sorted_key, probe)
+            while q < sorted_key.shape[0] and sorted_key[q] == probe:
+                j = order[q]
+                q += 1
+                if i < j and math.hypot(x[i, 0] - x[j, 0], x[i, 1] - x[j, 1]) \
+                        <= reach[i] + reach[j]:
+                    if count == out.shape[1]:
+                        grown = np.empty((2, 2 * count), np.int64)
+                        grown[:, :count] = out
+                        out = grown
+                    out[0, count], out[1, count] = i, j
+                    count += 1
+    return out[:, :count].copy()
+
+
+@compiled_loop
+def _fold_pairs(first, second, value, agent):
+    """``agent[first] = min(agent[first], value)``, then the same for ``second`` (in place)."""
+    for p in range(first.shape[0]):
+        agent[first[p]] = _min_nan(agent[first[p]], value[p])
+    for p in range(second.shape[0]):
+        agent[second[p]] = _min_nan(agent[second[p]], value[p])
 
 
 # -------------------------------------------------------------------------------- check
@@ -421,29 +661,20 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
 
     grid = np.linspace(0.0, dt, SAMPLES + 1)
     # every body's world position at every sample time (N, SAMPLES + 1, 2), computed once
-    coarse = cur.world(np.repeat(every, SAMPLES + 1), np.tile(grid, n)).reshape(n, -1, 2)
-
-    def on_grid(rows: np.ndarray) -> np.ndarray:
-        return coarse[rows].reshape(-1, 2)
+    coarse = cur.on_grid(grid)
 
     # C4: the corridor region (centre space)
     corridor = inf.copy()
     if mo.corridor_m is not None and n:
-        table = _static_table((mo.corridor_m,))
-        corridor = _certified_min(
-            lambda i, t: -table.signed_distance_m(cur.world(i, t))[:, 0],
-            -table.signed_distance_m(on_grid(every))[:, 0].reshape(n, -1), lip, dt)
+        corridor = _certified_min(_CORRIDOR, cur, _static_table((mo.corridor_m,)), every,
+                                  None, None, lip, coarse, grid)
 
     # C1: the patch piece of every body its handoff controller does not move
     patch = inf.copy()
     rows = np.flatnonzero((mo.patch >= 0) & ~cur.handoff)
     if rows.size:
-        pt = _static_table(mo.patches_m)
-        which = mo.patch[rows]
-        patch[rows] = _certified_min(
-            lambda k, t: -_pick(pt, which[k], cur.world(rows[k], t)),
-            -_pick(pt, np.repeat(which, SAMPLES + 1), on_grid(rows)).reshape(rows.size, -1),
-            lip[rows], dt)
+        patch[rows] = _certified_min(_PATCH, cur, _static_table(mo.patches_m), rows,
+                                     mo.patch[rows], None, lip[rows], coarse, grid)
 
     # B5: a carried body stays on its platform (in the platform's own frame)
     platform = inf.copy()
@@ -452,14 +683,9 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
     carried[on] = mo.platform[mo.support_index[on]] & ~cur.handoff[on]
     rows_c = np.flatnonzero(carried)
     if rows_c.size:
-        st = PolygonTable(mo.supports_m)
-        which_c = mo.support_index[rows_c]
-        m = rows_c.size
-        y = cur.relative(np.repeat(rows_c, SAMPLES + 1), np.tile(grid, m))
-        platform[rows_c] = _certified_min(
-            lambda k, t: -_pick(st, which_c[k], cur.relative(rows_c[k], t)),
-            -_pick(st, np.repeat(which_c, SAMPLES + 1), y).reshape(m, -1),
-            cur.rel_speed_bound_mps[rows_c], dt)
+        platform[rows_c] = _certified_min(_PLATFORM, cur, PolygonTable(mo.supports_m), rows_c,
+                                          mo.support_index[rows_c], None,
+                                          cur.rel_speed_bound_mps[rows_c], coarse, grid)
     wall = np.minimum(np.minimum(corridor, patch), platform)
 
     # B5: obstacles (disc against any simple polygon; the nearest obstacle at each time)
@@ -472,34 +698,26 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
         obstacle[~near] = start[~near] - reach[~near]
         rows_o = np.flatnonzero(near)
         if rows_o.size:
-            r_o = mo.radius_m[rows_o]
-            obstacle[rows_o] = _certified_min(
-                lambda k, t: ot.signed_distance_m(cur.world(rows_o[k], t)).min(axis=1)
-                - r_o[k],
-                ot.signed_distance_m(on_grid(rows_o)).min(axis=1).reshape(rows_o.size, -1)
-                - r_o[:, None], lip[rows_o], dt)
+            obstacle[rows_o] = _certified_min(_OBSTACLE, cur, ot, rows_o, None,
+                                              mo.radius_m[rows_o], lip[rows_o], coarse, grid)
 
     # W1: every pair of bodies within reach of each other
     agent = inf.copy()
     pi, pj = candidate_pairs(mo.position_m, mo.radius_m + reach + 0.5 * report_band_m)
     if pi.size:
         comb = mo.radius_m[pi] + mo.radius_m[pj]
-        gap = coarse[pi] - coarse[pj]
-        vals = _certified_min(
-            lambda k, t: np.hypot(*(cur.world(pi[k], t) - cur.world(pj[k], t)).T) - comb[k],
-            np.hypot(gap[..., 0], gap[..., 1]) - comb[:, None], cur.pair_speed_bound_mps(pi, pj),
-            dt)
-        np.minimum.at(agent, pi, vals)
-        np.minimum.at(agent, pj, vals)
+        vals = _certified_min(_PAIR, cur, _NO_POLYGONS, pi, pj, comb,
+                              cur.pair_speed_bound_mps(pi, pj), coarse, grid)
+        _fold_pairs(pi, pj, vals, agent)
 
     # O2 / V1: the end velocity against the cap (relative) and cap plus carry (world)
-    v_rel, v_world, carry = cur.end_velocity()
+    end = coarse[:, -1]
+    v_rel, v_world, carry = cur.end_velocity(end)
     rel_excess = np.hypot(*v_rel.T) - mo.cap_mps
     world_excess = np.hypot(*mo.end_velocity_mps.T) - (mo.cap_mps + np.hypot(*carry.T))
     speed = np.maximum(rel_excess, world_excess)
     speed = np.where(cur.handoff, world_excess, speed)
     # T4: the World's executed end state is the end of the re-built curve
-    end = coarse[:, -1]
     drift_m = np.hypot(*(end - mo.end_position_m).T)
     drift_mps = np.where(cur.handoff, 0.0, np.hypot(*(v_world - mo.end_velocity_mps).T))
 

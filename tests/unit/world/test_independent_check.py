@@ -5,6 +5,8 @@ mode raises on a safe label the check refutes. Claim: C4, C1, B5, W1, O2, V1, T4
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -199,3 +201,49 @@ def test_assertion_mode_raises_the_independent_check_verdict(monkeypatch):
 
 def test_tolerance_is_far_below_a_physical_overlap():
     assert 0.0 < TOLERANCE_M <= 1e-5
+
+
+def test_b5_a_carried_body_walking_off_its_platform_is_flagged_in_the_platform_frame():
+    # the platform (SQUARE, 1 m half-width) carries the body at 0.5 m/s; relative to it the body
+    # walks from 0.9 m to 1.1 m of its centre, 0.1 m over its edge
+    x0 = np.array([[0.9, 0.0]])
+    base = ground_step(x0, [[2.0, 0.0]], end_m=x0 + np.array([[0.25, 0.0]]),
+                       end_velocity_mps=[[2.5, 0.0]])
+    mo = dataclasses.replace(base, support_index=np.array([0]), supports_m=(SQUARE,),
+                             platform=np.array([True]),
+                             pivot_velocity_mps=np.array([[0.5, 0.0]]))
+    truth = check_motion(mo, safe(1))
+    assert truth.claim[0] == "B5" and truth.lying[0]
+    assert truth.margin[0] == pytest.approx(-0.1, abs=TOLERANCE_M)
+    # the same walk on the ground (no platform under it) keeps every rule
+    assert not check_motion(ground_step(x0, [[2.0, 0.0]]), safe(1)).violated[0]
+
+
+def test_c4_the_second_ramp_of_a_step_split_at_a_portal_is_checked():
+    # from x = 0.5 the body walks at 1 m/s for half the step, then ramps to 9 m/s: the rebuilt
+    # second ramp ends at 0.5 + 0.05 + 0.05 * (1 + 9) / 2 = 0.8; a square of half-width 0.7
+    # is left during the second part only
+    dt = DT_S
+    x0 = np.array([[0.5, 0.0]])
+    end = np.array([[0.5 + 0.05 + 0.5 * (1.0 + 9.0) * 0.05, 0.0]])
+    mo = dataclasses.replace(
+        ground_step(x0, [[1.0, 0.0]], end_m=end, end_velocity_mps=[[9.0, 0.0]],
+                    corridor_m=SQUARE * 0.7),
+        split_s=np.array([0.5 * dt]), second_rel_mps=np.array([[9.0, 0.0]]),
+        second_commit_s=np.array([0.5 * dt]))
+    truth = check_motion(mo, safe(1))
+    assert truth.claim[0] == "C4"
+    assert truth.margin[0] == pytest.approx(0.7 - end[0, 0], abs=TOLERANCE_M)
+    first_part = check_motion(dataclasses.replace(mo, corridor_m=SQUARE * 0.56), safe(1))
+    assert first_part.claim[0] == "C4" and first_part.margin[0] < truth.margin[0]
+
+
+def test_w1_a_handoff_body_moving_straight_through_another_is_flagged():
+    # the handoff controller moves body 0 straight from (-1, 0) to (1, 0) through body 1 at rest
+    mo = dataclasses.replace(
+        ground_step([[-1.0, 0.0], [0.0, 0.0]], [[0.0, 0.0], [0.0, 0.0]], radius_m=0.3,
+                    end_m=[[1.0, 0.0], [0.0, 0.0]], end_velocity_mps=[[0.0, 0.0], [0.0, 0.0]]),
+        handoff_rows=np.array([0]))
+    truth = check_motion(mo, safe(2))
+    assert list(truth.claim) == ["W1", "W1"]
+    assert truth.agent_clearance_m[1] == pytest.approx(-0.6, abs=TOLERANCE_M)
