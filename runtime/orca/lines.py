@@ -54,44 +54,43 @@ def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
     # a scalar share is the (1, 1) table every slot reads
     share = np.ascontiguousarray(np.reshape(responsibility, (1, 1)) if np.ndim(responsibility) == 0
                                  else responsibility, dtype=np.float64)
-    position = np.asarray(position, dtype=np.float64)
-    velocity = np.asarray(velocity, dtype=np.float64)
     point = np.empty((m, k, 2))
     direction = np.empty((m, k, 2))
-    _agent_lines(np.ascontiguousarray(position[:, 0]), np.ascontiguousarray(position[:, 1]),
-                 np.ascontiguousarray(velocity[:, 0]), np.ascontiguousarray(velocity[:, 1]),
-                 np.ascontiguousarray(radius, dtype=np.float64),
-                 1.0 / np.asarray(time_horizon, dtype=np.float64), 1.0 / time_step, rows,
-                 neighbor_idx, share, point, direction)
-    return point, direction, neighbor_idx >= 0
+    valid = np.empty((m, k), dtype=np.bool_)
+    _agent_lines(np.asarray(position, dtype=np.float64), np.asarray(velocity, dtype=np.float64),
+                 np.asarray(radius, dtype=np.float64), np.asarray(time_horizon, dtype=np.float64),
+                 1.0 / time_step, rows, neighbor_idx, share, point, direction, valid)
+    return point, direction, valid
 
 
 @compiled_loop
-def _agent_lines(px, py, vx, vy, radius, inv_th, inv_dt, rows, nb, share, point, direction):
+def _agent_lines(position, velocity, radius, time_horizon, inv_dt, rows, nb, share, point,
+                 direction, valid):
     """Every slot of :func:`agent_lines`, one (agent, neighbour) pair at a time.
 
-    Per-agent inputs are over the whole crowd (N,); ``share`` is (1, 1) or per slot (M, k).
-    Claim: O3, O6, O7.
+    Per-agent inputs are over the whole crowd ((N, 2) and (N,)); ``share`` is (1, 1) or per
+    slot (M, k). Claim: O3, O6, O7.
     """
     m, k = nb.shape
     share_rows, share_cols = share.shape[0] > 1, share.shape[1] > 1
     for i in range(m):
         me = rows[i]
-        own_vx, own_vy = vx[me], vy[me]
-        own_px, own_py = px[me], py[me]
-        own_r, own_inv_th = radius[me], inv_th[me]
+        own_vx, own_vy = velocity[me, 0], velocity[me, 1]
+        own_px, own_py = position[me, 0], position[me, 1]
+        own_r, own_inv_th = radius[me], 1.0 / time_horizon[me]
         for j in range(k):
             other = nb[i, j]
+            valid[i, j] = other >= 0
             if other < 0:
                 point[i, j, 0] = 0.0
                 point[i, j, 1] = 0.0
                 direction[i, j, 0] = 0.0
                 direction[i, j, 1] = 0.0
                 continue
-            rpx = px[other] - own_px
-            rpy = py[other] - own_py
-            rvx = own_vx - vx[other]
-            rvy = own_vy - vy[other]
+            rpx = position[other, 0] - own_px
+            rpy = position[other, 1] - own_py
+            rvx = own_vx - velocity[other, 0]
+            rvy = own_vy - velocity[other, 1]
             dist_sq = rpx * rpx + rpy * rpy
             comb_r = own_r + radius[other]
             comb_r_sq = comb_r * comb_r

@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from navproof._generated.formulas import orca_pair_share
+from navproof.core.jit import compiled_loop
 
 TIE_BREAKS = ("none", "keep-right")
 """Available symmetric-deadlock rules."""
@@ -139,3 +140,13 @@ def stall_count(previous: np.ndarray, selected: np.ndarray, preferred: np.ndarra
     speed = np.hypot(selected[:, 0], selected[:, 1])
     pref_speed = np.hypot(preferred[:, 0], preferred[:, 1])
     return np.where(stalled_now(speed, pref_speed, max_speed_mps), previous + 1, 0)
+
+
+@compiled_loop
+def uniform_shares(cooperative: np.ndarray, weight: np.ndarray, priority: np.ndarray) -> bool:
+    """Whether every agent is cooperative and all share one responsibility weight and one
+    priority (N,): then every pair splits by the crowd-wide share, RVO2's rule. Claim: O7."""
+    for i in range(cooperative.shape[0]):
+        if not cooperative[i] or weight[i] != weight[0] or priority[i] != priority[0]:
+            return False
+    return True
