@@ -414,8 +414,9 @@ class Crowd:
                                 equal_share=self.responsibility,
                                 higher_share=self.priority_share,
                                 stalled=self._tie_broken())
+        threads = self.workers if rows.size >= PARALLEL_MIN_AGENTS else 1
         ap, ad, av = agent_lines(pos, vel, self.radius, self.time_horizon, self.time_step, nb_idx,
-                                 responsibility=share, rows=rows)
+                                 responsibility=share, rows=rows, threads=threads)
         if obst_idx.shape[1] == 0:
             return ap, ad, av, np.zeros(rows.size, dtype=np.int64)
         op, od, ov = obstacle_lines(self.position[rows], self.velocity[rows], self.radius[rows],
@@ -448,7 +449,7 @@ class Crowd:
         pieces meet fewer edges); the answer is per agent and does not depend on the order.
         """
         if self.obstacles.point.shape[0] == 0:
-            return np.full((rows.size, 0), -1, dtype=np.int64)
+            return np.empty((rows.size, 0), dtype=np.int64)
         if grid is not None and rows.size > 1:
             order = np.argsort(grid.slot_of[rows], kind="stable")
             found = self._obstacle_neighbors(rows[order])

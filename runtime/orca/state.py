@@ -122,7 +122,8 @@ def check_valid_crowd_state(crowd: Any) -> None:
     outside its rule (a negative radius, a zero time horizon, ...). Nothing is changed."""
     # the agent count is the crowd's own bookkeeping (rows added and removed), not a public
     # array a caller may have replaced
-    n = int(np.shape(crowd.stalled_steps)[0])
+    stalled = crowd.stalled_steps
+    n = int(stalled.shape[0] if isinstance(stalled, np.ndarray) else np.shape(stalled)[0])
     if _state_within_rules(crowd, n):
         return
     for name, (bound, _unit) in VECTOR_BOUNDS.items():
