@@ -10,19 +10,26 @@ call, from the same state for its two variants):
   the ORCA-only :meth:`navproof.orca.crowd.Crowd.step` of the same agents (``crowd ms``);
 * ``safe step``: :func:`navproof.step.solve_safe_step` of the dense disc of
   ``safe_step_bench.py`` against that crowd's ``compute_new_velocities``;
-* ``crowd``: :meth:`navproof.orca.crowd.Crowd.step` of the dense disc of ``orca_bench.py``.
+* ``crowd``: :meth:`navproof.orca.crowd.Crowd.step` of the dense disc of ``orca_bench.py``;
+* ``circle``: :meth:`navproof.orca.crowd.Crowd.step` of the circle of ``orca_bench.py``
+  against the C++ RVO2 library's step of the same agents (pyrvo's ``do_step``; the row is
+  left out without pyrvo).
 
 Columns: ms per step, ms with assertions, agent-steps per second (without assertions), the
-ratio to the row's ORCA-only crowd step and the assertion overhead. Memory: peak resident
-bytes per agent of a World of N agents built and stepped twice in a fresh process.
+reference step (``ref ms``: the row's ORCA-only crowd step, RVO2's for the circle row), the
+ratio to it and the assertion overhead. Memory: peak resident bytes per agent of a World of N
+agents built and stepped twice in a fresh process, one process per size, and the spread
+(largest / smallest bytes per agent) when several sizes are measured.
 
 Usage: ``python bench/step_table.py [--sizes 1000 20000] [--rounds 5] [--memory 100000]
-[--json OUT]``.
+[--json OUT]`` (``--memory 20000 100000 1000000`` for the flatness check; the 1M World takes
+minutes).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import subprocess
 import sys
@@ -101,6 +108,21 @@ def crowd_row(n: int, rounds: int) -> dict:
             "assert_ms": checked_s * 1e3}
 
 
+def circle_row(n: int, rounds: int) -> dict:
+    sides = [orca_bench.NavproofSide("circle", n, assertions=a) for a in (False, True)]
+    reference = orca_bench.PyrvoSide("circle", n)
+
+    def stepper(side: orca_bench.NavproofSide | orca_bench.PyrvoSide) -> Callable[[], None]:
+        def run() -> None:
+            side.prepare()
+            side.step()
+        return run
+
+    plain_s, checked_s, rvo2_s = fastest([stepper(s) for s in (*sides, reference)], rounds)
+    return {"row": "circle", "agents": n, "crowd_ms": rvo2_s * 1e3, "ms": plain_s * 1e3,
+            "assert_ms": checked_s * 1e3}
+
+
 def memory_child(n: int) -> dict:
     """Peak resident bytes per agent of a World of ``n`` agents (this process)."""
     warm = world_bench.build(100, assertions=False)
@@ -131,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 20000])
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--rows", nargs="+", default=["world", "safe step", "crowd"])
+    parser.add_argument("--rows", nargs="+", default=["world", "safe step", "crowd", "circle"])
     parser.add_argument("--memory", type=int, nargs="*", default=[100000])
     parser.add_argument("--json")
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
@@ -139,10 +161,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.memory_child:
         print(json.dumps(memory_child(args.memory_child)))
         return 0
-    builders = {"world": world_row, "safe step": safe_step_row, "crowd": crowd_row}
+    builders = {"world": world_row, "safe step": safe_step_row, "crowd": crowd_row,
+                "circle": circle_row}
+    if "circle" in args.rows and importlib.util.find_spec("pyrvo") is None:
+        print("circle row left out: pyrvo (the C++ RVO2 library) is not installed")
+        args.rows = [name for name in args.rows if name != "circle"]
     rows = []
     print(f"{'row':<10} {'agents':>7} {'ms':>9} {'+assert ms':>11} {'agent-steps/s':>14} "
-          f"{'crowd ms':>9} {'/ crowd':>8} {'assert +%':>10}", flush=True)
+          f"{'ref ms':>9} {'/ ref':>8} {'assert +%':>10}", flush=True)
     for name in args.rows:
         for n in args.sizes:
             row = builders[name](n, args.rounds)
@@ -163,6 +189,10 @@ def main(argv: list[str] | None = None) -> int:
         memory.append(mem)
         print(f"world memory at {mem['agents']} agents: {mem['bytes_per_agent']:.0f} bytes per "
               f"agent (peak resident), {mem['s_per_step']:.2f} s per step", flush=True)
+    if len(memory) > 1:
+        per_agent = [mem["bytes_per_agent"] for mem in memory]
+        print(f"world memory per agent from {memory[0]['agents']} to {memory[-1]['agents']} "
+              f"agents: largest / smallest {max(per_agent) / min(per_agent):.2f}", flush=True)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump({"rows": rows, "memory": memory}, fh, indent=2)

@@ -11,7 +11,6 @@ Every input is validated before anything changes; a rejected call leaves the sta
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -49,7 +48,13 @@ from navproof.orca.halfplanes import solve_lines
 from navproof.orca.lines import agent_lines, obstacle_lines
 from navproof.orca.neighbors import AgentGrid, build_grid, query_into
 from navproof.orca.obstacles import ObstacleSet
-from navproof.orca.responsibility import TIE_BREAKS, pair_shares, stall_count, turn_right
+from navproof.orca.responsibility import (
+    TIE_BREAKS,
+    pair_shares,
+    stall_count,
+    turn_right,
+    uniform_shares,
+)
 from navproof.orca.state import check_valid_crowd_state
 
 if TYPE_CHECKING:
@@ -380,10 +385,10 @@ class Crowd:
 
     def _uniform_shares(self) -> bool:
         """Whether every pair splits by the crowd-wide share (RVO2's rule, no per-pair work)."""
-        w, p = self.responsibility_weight, self.priority
         stalled = self._tie_broken()
-        return bool(self.cooperative.all() and (stalled is None or not stalled.any())
-                    and (w.size == 0 or (np.all(w == w[0]) and np.all(p == p[0]))))
+        return bool((stalled is None or not stalled.any())
+                    and uniform_shares(self.cooperative, self.responsibility_weight,
+                                       self.priority))
 
     def solve_preferred(self) -> np.ndarray:
         """The preferred velocities the solve uses: with the keep-right tie-break, those of
@@ -398,8 +403,6 @@ class Crowd:
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Constraint lines of agent ``rows``: obstacle lines first, then agent lines, packed."""
         pos, vel = self.position, self.velocity
-        op, od, ov = obstacle_lines(pos[rows], vel[rows], self.radius[rows],
-                                    self.time_horizon_obst[rows], self.obstacles, obst_idx)
         share: float | np.ndarray = self.responsibility
         if not self._uniform_shares():
             # non-cooperative agents avoid no agent; the others split each pair (O7) and
@@ -411,8 +414,13 @@ class Crowd:
                                 equal_share=self.responsibility,
                                 higher_share=self.priority_share,
                                 stalled=self._tie_broken())
+        threads = self.workers if rows.size >= PARALLEL_MIN_AGENTS else 1
         ap, ad, av = agent_lines(pos, vel, self.radius, self.time_horizon, self.time_step, nb_idx,
-                                 responsibility=share, rows=rows)
+                                 responsibility=share, rows=rows, threads=threads)
+        if obst_idx.shape[1] == 0:
+            return ap, ad, av, np.zeros(rows.size, dtype=np.int64)
+        op, od, ov = obstacle_lines(self.position[rows], self.velocity[rows], self.radius[rows],
+                                    self.time_horizon_obst[rows], self.obstacles, obst_idx)
         num_hard = ov.sum(axis=1).astype(np.int64)
         m, k = ov.shape[1], av.shape[1]
         if m == 0:
@@ -441,7 +449,7 @@ class Crowd:
         pieces meet fewer edges); the answer is per agent and does not depend on the order.
         """
         if self.obstacles.point.shape[0] == 0:
-            return np.full((rows.size, 0), -1, dtype=np.int64)
+            return np.empty((rows.size, 0), dtype=np.int64)
         if grid is not None and rows.size > 1:
             order = np.argsort(grid.slot_of[rows], kind="stable")
             found = self._obstacle_neighbors(rows[order])
@@ -475,14 +483,14 @@ class Crowd:
         pieces on up to ``threads`` threads; every row depends on the snapshot alone.
         """
         n = self.num_agents
-        k = int(self.max_neighbors.max(initial=0))
-        nb_idx = np.full((n, k), -1, dtype=np.int64)
         if grid is None:
-            return nb_idx
-        nb_d = np.empty((n, k))
+            return np.full((n, int(self.max_neighbors.max(initial=0))), -1, dtype=np.int64)
+        # every agent is in the grid: each row is written
+        nb_idx = np.empty((n, grid.k), dtype=np.int64)
+        nb_d = np.empty((n, grid.k))
         m = grid.members.size
         pieces = THREAD_PIECES if threads > 1 and n >= PARALLEL_MIN_AGENTS else 1
-        bounds = np.linspace(0, m, pieces + 1).astype(int).tolist()
+        bounds = [m * i // pieces for i in range(pieces + 1)]
         run_pieces(lambda i: query_into(grid, bounds[i], bounds[i + 1], nb_idx, nb_d), pieces,
                    threads=threads)
         return nb_idx
@@ -504,6 +512,11 @@ class Crowd:
         same snapshot, so the answer does not depend on the split.
         Claim: O1, O2, O4 (and O3, O5, O6 through the lines).
         """
+        return self._solve(count_stalls=False)
+
+    def _solve(self, *, count_stalls: bool) -> StepDiagnostics:
+        """:meth:`compute_new_velocities`; with ``count_stalls`` the diagnostics carry the
+        stalled-step counts the selected velocities would give (Claim O8), nothing moves."""
         check_valid_crowd_state(self)
         n = self.num_agents
         self._preferred = self.solve_preferred()
@@ -512,8 +525,7 @@ class Crowd:
         grid = build_grid(self.position, self.neighbor_dist, self.max_neighbors)
         nb_idx = self._agent_neighbors(grid, threads=self.workers)
         parts = max(1, -(-n // PIECE_ROWS))
-        bounds = np.linspace(0, n, parts + 1).astype(int)
-        spans = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+        spans = [(n * i // parts, n * (i + 1) // parts) for i in range(parts)]
         # lines and programs: pieces of agent rows, so the results are slices
         outputs = [self._solve_chunk(grid, np.arange(lo, hi), nb_idx[lo:hi]) for lo, hi in spans]
         if len(outputs) == 1:
@@ -542,9 +554,13 @@ class Crowd:
                 obst_idx[lo:hi, :ob.shape[1]] = ob
         self.agent_neighbor_idx = nb_idx
         self.obstacle_neighbor_idx = obst_idx
+        # progress is judged against what the agent asked for, not the turned velocity
+        stalled = (stall_count(self.stalled_steps, velocity, self.pref_velocity, self.max_speed)
+                   if count_stalls else None)
         diag = build_diagnostics(self.global_time, self._preferred, velocity, self.max_speed,
                                  point, direction, valid, num_hard, feasible, fail_line,
-                                 snapshot=snapshot_of(self, nb_idx, obst_idx))
+                                 snapshot=snapshot_of(self, nb_idx, obst_idx),
+                                 stalled_steps=stalled)
         if self.assertions:
             from navproof.orca.monitor import check_reciprocity, check_solve
 
@@ -558,14 +574,12 @@ class Crowd:
 
     def step(self) -> StepDiagnostics:
         """Advance the crowd by one time step; returns the solve's diagnostics."""
-        diag = self.compute_new_velocities()
+        diag = self._solve(count_stalls=True)
         self.velocity = diag.selected.copy()
         self.position = self.position + self.velocity * self.time_step
         self.global_time += self.time_step
-        # progress is judged against what the agent asked for, not the turned velocity
-        self.stalled_steps = stall_count(self.stalled_steps, self.velocity, self.pref_velocity,
-                                         self.max_speed)
-        diag = dataclasses.replace(diag, stalled_steps=self.stalled_steps.copy())
+        assert diag.stalled_steps is not None
+        self.stalled_steps = diag.stalled_steps.copy()
         self.diagnostics = diag
         return diag
 

@@ -76,7 +76,7 @@ def snapshot_of(crowd: Crowd, agent_neighbor_idx: np.ndarray,
     obst = crowd.obstacles
     valid = obstacle_neighbor_idx >= 0
     edge = np.zeros(obstacle_neighbor_idx.shape + (2, 2))
-    if valid.any():
+    if valid.shape[1] and valid.any():
         first = obstacle_neighbor_idx[valid]
         edge[valid, 0] = obst.point[first]
         edge[valid, 1] = obst.point[obst.next[first]]
@@ -320,10 +320,11 @@ def _snapshot_items(snap: SolveSnapshot, agent: int) -> dict[str, Any]:
 def build_diagnostics(snapshot_time_s: float, preferred: np.ndarray, selected: np.ndarray,
                       max_speed: np.ndarray, point: np.ndarray, direction: np.ndarray,
                       valid: np.ndarray, num_hard: np.ndarray, feasible: np.ndarray,
-                      fail_line: np.ndarray, *, snapshot: SolveSnapshot | None = None
-                      ) -> StepDiagnostics:
+                      fail_line: np.ndarray, *, snapshot: SolveSnapshot | None = None,
+                      stalled_steps: np.ndarray | None = None) -> StepDiagnostics:
     """Diagnostics of one solve (see :class:`StepDiagnostics`); ``snapshot`` the state it read
-    (current velocities, neighbours, horizons). Claim: O4."""
+    (current velocities, neighbours, horizons), ``stalled_steps`` the counts after a step that
+    moved the crowd. Claim: O4, O8."""
     return StepDiagnostics(
         snapshot_time_s=float(snapshot_time_s),
         preferred=preferred.copy(),
@@ -336,4 +337,5 @@ def build_diagnostics(snapshot_time_s: float, preferred: np.ndarray, selected: n
         feasible=feasible,
         fail_line=fail_line,
         snapshot=snapshot,
+        stalled_steps=stalled_steps,
     )

@@ -93,7 +93,9 @@ def solve_lines(preferred_mps: np.ndarray, max_speed_mps: np.ndarray, point: np.
     """
     preferred = np.ascontiguousarray(preferred_mps, dtype=np.float64)
     n = preferred.shape[0]
-    args = (preferred, np.ascontiguousarray(np.broadcast_to(max_speed_mps, (n,)), dtype=np.float64),
+    max_speed = (max_speed_mps if getattr(max_speed_mps, "shape", None) == (n,)
+                 else np.broadcast_to(max_speed_mps, (n,)))
+    args = (preferred, np.ascontiguousarray(max_speed, dtype=np.float64),
             np.ascontiguousarray(point, dtype=np.float64),
             np.ascontiguousarray(direction, dtype=np.float64),
             np.ascontiguousarray(valid, dtype=bool),

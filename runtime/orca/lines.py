@@ -26,6 +26,7 @@ from navproof._generated.formulas import (
     orca_line_point,
 )
 from navproof.core.jit import compiled_loop
+from navproof.core.parallel import piece_bounds, run_pieces
 from navproof.core.tolerances import ORCA_COVERED_TOL_M
 from navproof.orca.obstacles import ObstacleSet
 
@@ -35,8 +36,8 @@ _TINY = float(np.finfo(np.float64).tiny)
 
 def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
                 time_horizon: np.ndarray, time_step: float, neighbor_idx: np.ndarray,
-                *, responsibility: float | np.ndarray = 0.5, rows: np.ndarray | None = None
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                *, responsibility: float | np.ndarray = 0.5, rows: np.ndarray | None = None,
+                threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """ORCA lines (point, direction) of every agent against its neighbours, shapes (N, k, 2).
 
     ``neighbor_idx (M, k)`` padded with -1 holds the neighbours of agent rows ``rows`` (default
@@ -45,7 +46,8 @@ def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
     the cut-off circle of ``time_horizon`` (s) or on a leg; already colliding projected on the
     cut-off circle of one ``time_step`` (s). ``point = v + share * u`` with ``responsibility``
     the share of every pair (a scalar) or of each slot (an (M, k) array, see
-    :func:`pair_shares`). Claim: O3, O6, O7.
+    :func:`pair_shares`). ``threads`` > 1 shares the rows between that many threads (each
+    row is written by one piece alone). Claim: O3, O6, O7.
     """
     neighbor_idx = np.ascontiguousarray(neighbor_idx, dtype=np.int64)
     m, k = neighbor_idx.shape
@@ -54,44 +56,46 @@ def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
     # a scalar share is the (1, 1) table every slot reads
     share = np.ascontiguousarray(np.reshape(responsibility, (1, 1)) if np.ndim(responsibility) == 0
                                  else responsibility, dtype=np.float64)
-    position = np.asarray(position, dtype=np.float64)
-    velocity = np.asarray(velocity, dtype=np.float64)
     point = np.empty((m, k, 2))
     direction = np.empty((m, k, 2))
-    _agent_lines(np.ascontiguousarray(position[:, 0]), np.ascontiguousarray(position[:, 1]),
-                 np.ascontiguousarray(velocity[:, 0]), np.ascontiguousarray(velocity[:, 1]),
-                 np.ascontiguousarray(radius, dtype=np.float64),
-                 1.0 / np.asarray(time_horizon, dtype=np.float64), 1.0 / time_step, rows,
-                 neighbor_idx, share, point, direction)
-    return point, direction, neighbor_idx >= 0
+    valid = np.empty((m, k), dtype=np.bool_)
+    args = (np.asarray(position, dtype=np.float64), np.asarray(velocity, dtype=np.float64),
+            np.asarray(radius, dtype=np.float64), np.asarray(time_horizon, dtype=np.float64),
+            1.0 / time_step, rows, neighbor_idx, share, point, direction, valid)
+    bounds = piece_bounds(m, threads)
+    run_pieces(lambda i: _agent_lines(*args, bounds[i], bounds[i + 1]), len(bounds) - 1,
+               threads=threads)
+    return point, direction, valid
 
 
 @compiled_loop
-def _agent_lines(px, py, vx, vy, radius, inv_th, inv_dt, rows, nb, share, point, direction):
-    """Every slot of :func:`agent_lines`, one (agent, neighbour) pair at a time.
+def _agent_lines(position, velocity, radius, time_horizon, inv_dt, rows, nb, share, point,
+                 direction, valid, lo, hi):
+    """Slots of rows ``lo:hi`` of :func:`agent_lines`, one (agent, neighbour) pair at a time.
 
-    Per-agent inputs are over the whole crowd (N,); ``share`` is (1, 1) or per slot (M, k).
-    Claim: O3, O6, O7.
+    Per-agent inputs are over the whole crowd ((N, 2) and (N,)); ``share`` is (1, 1) or per
+    slot (M, k). Claim: O3, O6, O7.
     """
-    m, k = nb.shape
+    k = nb.shape[1]
     share_rows, share_cols = share.shape[0] > 1, share.shape[1] > 1
-    for i in range(m):
+    for i in range(lo, hi):
         me = rows[i]
-        own_vx, own_vy = vx[me], vy[me]
-        own_px, own_py = px[me], py[me]
-        own_r, own_inv_th = radius[me], inv_th[me]
+        own_vx, own_vy = velocity[me, 0], velocity[me, 1]
+        own_px, own_py = position[me, 0], position[me, 1]
+        own_r, own_inv_th = radius[me], 1.0 / time_horizon[me]
         for j in range(k):
             other = nb[i, j]
+            valid[i, j] = other >= 0
             if other < 0:
                 point[i, j, 0] = 0.0
                 point[i, j, 1] = 0.0
                 direction[i, j, 0] = 0.0
                 direction[i, j, 1] = 0.0
                 continue
-            rpx = px[other] - own_px
-            rpy = py[other] - own_py
-            rvx = own_vx - vx[other]
-            rvy = own_vy - vy[other]
+            rpx = position[other, 0] - own_px
+            rpy = position[other, 1] - own_py
+            rvx = own_vx - velocity[other, 0]
+            rvy = own_vy - velocity[other, 1]
             dist_sq = rpx * rpx + rpy * rpy
             comb_r = own_r + radius[other]
             comb_r_sq = comb_r * comb_r

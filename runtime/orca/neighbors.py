@@ -63,40 +63,103 @@ def build_grid(position: np.ndarray, range_m: np.ndarray, max_neighbors: np.ndar
     """
     n = position.shape[0]
     k = int(max_neighbors.max()) if n else 0
-    if active is None:
-        active = np.ones(n, dtype=bool)
-    if n == 0 or k == 0 or not active.any():
+    if n == 0 or k == 0 or (active is not None and not active.any()):
         return None
-    members = np.flatnonzero(active)
-    cell = float(np.max(range_m[members])) / int(cells_per_range)
+    if active is None:
+        members = np.arange(n)
+        cell = float(np.max(range_m)) / int(cells_per_range)
+    else:
+        members = np.flatnonzero(active)
+        cell = float(np.max(range_m[members])) / int(cells_per_range)
     if not cell > 0.0:
         return None
     inv_cell = 1.0 / cell
-    ij = np.floor(position[members] * inv_cell).astype(np.int64)
-    ix0, iy0 = int(ij[:, 0].min()), int(ij[:, 1].min())
-    ij -= np.array([ix0, iy0])
-    nx, ny = int(ij[:, 0].max()) + 1, int(ij[:, 1].max()) + 1
-    key = ij[:, 0] * ny + ij[:, 1]
-    order = np.argsort(key, kind="stable")
-    sorted_member = members[order]
-    slot_of = np.full(n, -1, dtype=np.int64)
-    slot_of[sorted_member] = np.arange(sorted_member.size)
-    sorted_key = key[order]
     # a direct table of cell bounds replaces binary searches when the grid is compact; else a
     # table of column bounds leaves short searches within one column
-    table_max = 8 * sorted_member.size + 1024
+    table_max = 8 * members.size + 1024
+    (sorted_member, sorted_key, x_m, y_m, range_sq, max_n, slot_of, first, column_first, nx,
+     ny, ix0, iy0) = _sort_into_cells(np.asarray(position, dtype=np.float64), members,
+                                      np.asarray(range_m, dtype=np.float64),
+                                      np.asarray(max_neighbors), inv_cell, table_max)
+    return AgentGrid(members=sorted_member, sorted_key=sorted_key, x_m=x_m, y_m=y_m,
+                     range_sq=range_sq, max_neighbors=max_n, nx=nx, ny=ny, ix0=ix0, iy0=iy0,
+                     inv_cell_per_m=inv_cell, k=k, cell=cell, slot_of=slot_of, first=first,
+                     column_first=column_first)
+
+
+@compiled_loop
+def _stable_bucket_order(bucket, order, first):
+    """``order`` stably sorted by ``bucket[order]`` (a counting sort); ``first`` (zeros, one
+    more entry than buckets) receives the first position of every bucket."""
+    for s in range(order.size):
+        first[bucket[order[s]] + 1] += 1
+    for c in range(first.size - 1):
+        first[c + 1] += first[c]
+    fill = first[:-1].copy()
+    out = np.empty(order.size, dtype=np.int64)
+    for s in range(order.size):
+        b = bucket[order[s]]
+        out[fill[b]] = order[s]
+        fill[b] += 1
+    return out
+
+
+@compiled_loop
+def _sort_into_cells(position, members, range_m, max_neighbors, inv_cell, table_max):
+    """The sorted slots of :class:`AgentGrid`: agents ``members`` ordered by cell key, ties
+    in member order (a stable sort), and the per-slot copies, cell and column tables.
+
+    Cell ``floor(p * inv_cell)`` shifted to start at 0; key ``ix * ny + iy``. The table of
+    first slots of every key (``nx * ny + 1`` entries) is built when it has at most
+    ``table_max`` entries, else the table of first slots of every column when that one fits.
+    """
+    count = members.size
+    ix = np.empty(count, dtype=np.int64)
+    iy = np.empty(count, dtype=np.int64)
+    for s in range(count):
+        r = members[s]
+        ix[s] = math.floor(position[r, 0] * inv_cell)
+        iy[s] = math.floor(position[r, 1] * inv_cell)
+    ix0, iy0 = ix.min(), iy.min()
+    ix -= ix0
+    iy -= iy0
+    nx, ny = ix.max() + 1, iy.max() + 1
+    key = ix * ny + iy
     none = np.zeros(0, dtype=np.int64)
-    first = (np.searchsorted(sorted_key, np.arange(nx * ny + 1), side="left")
-             if nx * ny <= table_max else none)
-    column_first = (np.searchsorted(sorted_key, np.arange(nx + 1) * ny, side="left")
-                    if first.size == 0 and nx <= table_max else none)
-    return AgentGrid(members=sorted_member, sorted_key=sorted_key,
-                     x_m=np.ascontiguousarray(position[sorted_member, 0]),
-                     y_m=np.ascontiguousarray(position[sorted_member, 1]),
-                     range_sq=(range_m * range_m)[sorted_member],
-                     max_neighbors=max_neighbors[sorted_member].astype(np.int64),
-                     nx=nx, ny=ny, ix0=ix0, iy0=iy0, inv_cell_per_m=inv_cell, k=k, cell=cell,
-                     slot_of=slot_of, first=first, column_first=column_first)
+    first, column_first = none, none
+    if nx * ny <= table_max:
+        # one counting pass: the first slot of every key is the count of smaller keys
+        first = np.zeros(nx * ny + 1, dtype=np.int64)
+        order = _stable_bucket_order(key, np.arange(count), first)
+    elif nx <= table_max and ny <= table_max:
+        # by row, then stably by column: ordered by key, ties in member order
+        by_row = _stable_bucket_order(iy, np.arange(count), np.zeros(ny + 1, dtype=np.int64))
+        column_first = np.zeros(nx + 1, dtype=np.int64)
+        order = _stable_bucket_order(ix, by_row, column_first)
+    else:
+        order = np.argsort(key, kind="mergesort")
+        if nx <= table_max:
+            column_first = np.zeros(nx + 1, dtype=np.int64)
+            for s in range(count):
+                column_first[ix[s] + 1] += 1
+            for c in range(nx):
+                column_first[c + 1] += column_first[c]
+    sorted_member = np.empty(count, dtype=np.int64)
+    sorted_key = np.empty(count, dtype=np.int64)
+    x_m, y_m, range_sq = np.empty(count), np.empty(count), np.empty(count)
+    max_n = np.empty(count, dtype=np.int64)
+    slot_of = np.full(position.shape[0], -1, dtype=np.int64)
+    for t in range(count):
+        s = order[t]
+        r = members[s]
+        sorted_member[t] = r
+        sorted_key[t] = key[s]
+        x_m[t], y_m[t] = position[r, 0], position[r, 1]
+        range_sq[t] = range_m[r] * range_m[r]
+        max_n[t] = max_neighbors[r]
+        slot_of[r] = t
+    return (sorted_member, sorted_key, x_m, y_m, range_sq, max_n, slot_of, first, column_first,
+            nx, ny, ix0, iy0)
 
 
 def query_into(grid: AgentGrid, lo: int, hi: int, nb_idx: np.ndarray, nb_d: np.ndarray) -> None:

@@ -31,9 +31,12 @@ lines) hold as before.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from navproof._generated.formulas import orca_pair_share
+from navproof.core.jit import compiled_loop
 
 TIE_BREAKS = ("none", "keep-right")
 """Available symmetric-deadlock rules."""
@@ -124,18 +127,60 @@ def keep_right_and_yield(
     return out, yield_dir, np.maximum(yield_left - 1, 0)
 
 
+@compiled_loop
+def _stalled(speed, pref_speed, max_speed):
+    """The stall rule for one agent (m/s): it wants to move but moves at less than
+    ``STALL_SPEED_FRACTION`` of its maximum speed. Claim: O8."""
+    return pref_speed > 0.0 and speed < STALL_SPEED_FRACTION * max_speed
+
+
+@compiled_loop
+def _mark_stalled(speed, pref_speed, max_speed, out):
+    """:func:`_stalled` of every entry of the flat arrays into ``out``."""
+    for i in range(out.size):
+        out[i] = _stalled(speed[i], pref_speed[i], max_speed[i])
+
+
+@compiled_loop
+def _count_stalls(previous, selected, preferred, max_speed, out):
+    """Every row of :func:`stall_count` into ``out``: speeds by ``hypot``, then
+    :func:`_stalled`."""
+    for i in range(out.size):
+        speed = math.hypot(selected[i, 0], selected[i, 1])
+        pref_speed = math.hypot(preferred[i, 0], preferred[i, 1])
+        out[i] = previous[i] + 1 if _stalled(speed, pref_speed, max_speed[i]) else 0
+
+
 def stalled_now(speed_mps: np.ndarray, pref_speed_mps: np.ndarray,
                 max_speed_mps: np.ndarray) -> np.ndarray:
-    """(N,) True where an agent makes no progress this step: it wants to move (preferred speed
-    above 0, m/s) but moves at less than ``STALL_SPEED_FRACTION`` of its maximum speed (m/s).
-    The one stall rule of the crowd and the World. Claim: O8."""
-    return (pref_speed_mps > 0.0) & (speed_mps < STALL_SPEED_FRACTION * max_speed_mps)
+    """True where an agent makes no progress this step: it wants to move (preferred speed
+    above 0, m/s) but moves at less than ``STALL_SPEED_FRACTION`` of its maximum speed (m/s);
+    the arrays broadcast. The one stall rule of the crowd and the World (:func:`_stalled`).
+    Claim: O8."""
+    speed, pref_speed, max_speed = np.broadcast_arrays(
+        *(np.asarray(a, dtype=np.float64) for a in (speed_mps, pref_speed_mps, max_speed_mps)))
+    out = np.empty(speed.shape, dtype=bool)
+    _mark_stalled(speed.ravel(), pref_speed.ravel(), max_speed.ravel(), out.reshape(-1))
+    return out
 
 
 def stall_count(previous: np.ndarray, selected: np.ndarray, preferred: np.ndarray,
                 max_speed_mps: np.ndarray) -> np.ndarray:
     """Consecutive stalled steps per agent after a step with these velocities (m/s, (N, 2));
     ``max_speed_mps`` (N,) per agent. Claim: O8."""
-    speed = np.hypot(selected[:, 0], selected[:, 1])
-    pref_speed = np.hypot(preferred[:, 0], preferred[:, 1])
-    return np.where(stalled_now(speed, pref_speed, max_speed_mps), previous + 1, 0)
+    previous = np.asarray(previous)
+    out = np.empty(previous.shape[0], dtype=np.result_type(previous.dtype, np.int64))
+    _count_stalls(previous, np.asarray(selected, dtype=np.float64),
+                  np.asarray(preferred, dtype=np.float64),
+                  np.asarray(max_speed_mps, dtype=np.float64), out)
+    return out
+
+
+@compiled_loop
+def uniform_shares(cooperative: np.ndarray, weight: np.ndarray, priority: np.ndarray) -> bool:
+    """Whether every agent is cooperative and all share one responsibility weight and one
+    priority (N,): then every pair splits by the crowd-wide share, RVO2's rule. Claim: O7."""
+    for i in range(cooperative.shape[0]):
+        if not cooperative[i] or weight[i] != weight[0] or priority[i] != priority[0]:
+            return False
+    return True

@@ -7,9 +7,9 @@ the array and the agent, before anything is computed or moved: a NaN would other
 through the ORCA lines into every neighbour's velocity. Claim: O1, O2 (the solve's inputs are
 finite numbers within their rules).
 
-Cost: one ``min`` and one ``max`` per array (NaN propagates through both, so a clean state is
-told apart with two passes and no temporary array); only a state that fails is searched for the
-offending agent.
+Cost: one compiled pass over the numeric arrays (:func:`_first_outside`: a NaN fails every
+comparison, so a clean state is told apart with no temporary array); only a state that fails is
+searched, by the checkers, for the offending array and agent.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from navproof.core.errors import InvalidInput
+from navproof.core.jit import compiled_loop
 from navproof.core.validation import MAX_NEIGHBORS, check_valid_integer
 from navproof.orca.agents import (
     FLOAT_FIELDS,
@@ -48,13 +49,83 @@ def _within(arr: np.ndarray, low: float, high: float, low_open: bool) -> bool:
     return bool((lo > low if low_open else lo >= low) and hi <= high)
 
 
+_VECTOR_NAMES = tuple(VECTOR_BOUNDS)
+_VECTOR_BOUND = np.array([VECTOR_BOUNDS[name][0] for name in _VECTOR_NAMES])
+_SCALAR_LOW = np.array([SCALAR_RULES[name][0] for name in FLOAT_FIELDS])
+_SCALAR_HIGH = np.array([SCALAR_RULES[name][1] for name in FLOAT_FIELDS])
+_SCALAR_LOW_OPEN = np.array([SCALAR_RULES[name][2] for name in FLOAT_FIELDS])
+
+
+@compiled_loop
+def _vectors_inside(arr, bound):
+    """Whether every entry of ``arr (N, 2)`` lies in [-bound, bound] (False for a NaN)."""
+    for i in range(arr.shape[0]):
+        for j in range(arr.shape[1]):
+            x = arr[i, j]
+            if not (x >= -bound and x <= bound):
+                return False
+    return True
+
+
+@compiled_loop
+def _values_inside(arr, low, high, low_open):
+    """Whether every entry of ``arr (N,)`` lies in [low, high], ``low`` excluded when
+    ``low_open`` (False for a NaN)."""
+    for i in range(arr.shape[0]):
+        x = arr[i]
+        if not ((x > low if low_open else x >= low) and x <= high):
+            return False
+    return True
+
+
+@compiled_loop
+def _first_outside(position, velocity, pref_velocity, radius, max_speed, neighbor_dist,
+                   time_horizon, time_horizon_obst, weight, priority, max_neighbors,
+                   vector_bound, low, high, low_open, max_neighbor_count):
+    """Whether the state's numeric arrays all lie within their rules: the vectors (in the
+    order of ``VECTOR_BOUNDS``), the scalars (in the order of ``FLOAT_FIELDS``) and
+    ``max_neighbors`` in [0, ``max_neighbor_count``]; the same tests as :func:`_within`."""
+    if not (_vectors_inside(position, vector_bound[0])
+            and _vectors_inside(velocity, vector_bound[1])
+            and _vectors_inside(pref_velocity, vector_bound[2])):
+        return False
+    return (_values_inside(radius, low[0], high[0], low_open[0])
+            and _values_inside(max_speed, low[1], high[1], low_open[1])
+            and _values_inside(neighbor_dist, low[2], high[2], low_open[2])
+            and _values_inside(time_horizon, low[3], high[3], low_open[3])
+            and _values_inside(time_horizon_obst, low[4], high[4], low_open[4])
+            and _values_inside(weight, low[5], high[5], low_open[5])
+            and _values_inside(priority, low[6], high[6], low_open[6])
+            and _values_inside(max_neighbors, 0, max_neighbor_count, False))
+
+
+def _state_within_rules(crowd: Any, n: int) -> bool:
+    """Whether every state array has its shape, a numeric dtype and values within its rule
+    (one compiled pass); False sends the caller to the checkers that name the offence."""
+    vectors = [getattr(crowd, name) for name in _VECTOR_NAMES]
+    scalars = [getattr(crowd, name) for name in FLOAT_FIELDS]
+    neighbors, cooperative = crowd.max_neighbors, crowd.cooperative
+    for arr, shape in [(a, (n, 2)) for a in vectors] + [(a, (n,)) for a in scalars]:
+        if not isinstance(arr, np.ndarray) or arr.shape != shape or arr.dtype.kind not in "fiu":
+            return False
+    if not (isinstance(neighbors, np.ndarray) and neighbors.shape == (n,)
+            and neighbors.dtype.kind in "iu" and isinstance(cooperative, np.ndarray)
+            and cooperative.shape == (n,) and cooperative.dtype == bool):
+        return False
+    return bool(_first_outside(*vectors, *scalars, neighbors, _VECTOR_BOUND, _SCALAR_LOW,
+                               _SCALAR_HIGH, _SCALAR_LOW_OPEN, MAX_NEIGHBORS))
+
+
 def check_valid_crowd_state(crowd: Any) -> None:
     """Raise InvalidInput naming the array and agent (``velocity[3, 0]``) when the crowd's
     state arrays do not all hold one row per agent, or hold a NaN, an infinity or a value
     outside its rule (a negative radius, a zero time horizon, ...). Nothing is changed."""
     # the agent count is the crowd's own bookkeeping (rows added and removed), not a public
     # array a caller may have replaced
-    n = int(np.shape(crowd.stalled_steps)[0])
+    stalled = crowd.stalled_steps
+    n = int(stalled.shape[0] if isinstance(stalled, np.ndarray) else np.shape(stalled)[0])
+    if _state_within_rules(crowd, n):
+        return
     for name, (bound, _unit) in VECTOR_BOUNDS.items():
         arr = np.asarray(getattr(crowd, name))
         if arr.shape != (n, 2):

@@ -264,7 +264,7 @@ def solve_in_pieces(rows_task: Callable[..., None], m: int, k: int, *, threads: 
     outcome = np.empty(m, dtype=np.int64)
     violation = np.empty(m)
     pieces = max(1, min(16, m // 1024)) if threads > 1 else 1
-    bounds = np.linspace(0, m, pieces + 1).astype(int).tolist()
+    bounds = [m * i // pieces for i in range(pieces + 1)]
     run_pieces(lambda i: rows_task(bounds[i], bounds[i + 1], velocity, outcome, violation),
                pieces, threads=threads)
     return ClosestResult(velocity, outcome == k,
