@@ -39,6 +39,7 @@ from navproof.proofs.obligations.common import (
     Replay,
     Step,
     Values,
+    add,
     dot,
     sub,
 )
@@ -223,6 +224,58 @@ _UNRELATED = ("max_speed", "t", "alpha", "beta", "vA_new_x", "vA_new_y", "vB_new
               "n_dot_u", "n_dot_x", "n_dot_v", "n_dot_p", "n_dot_end")
 
 
+def _all_but(bb: Builder, *kept: str) -> tuple[str, ...]:
+    """Every name of the obligation but ``kept`` (a step's ``forget`` that keeps only these)."""
+    return tuple(sorted(set(bb.env) - set(kept)))
+
+
+def _triangle_steps(bb: Builder, a: Vec, b: Vec, len_a: z3.ArithRef, len_b: z3.ArithRef
+                    ) -> list[Step]:
+    """|a + b|^2 <= (|a| + |b|)^2 for the norms ``len_a`` and ``len_b`` (nonnegative, their
+    squares |a|^2 and |b|^2 among the facts), each step from the facts on a, b and the norms
+    only: Cauchy-Schwarz squared in the coordinates (the Lagrange identity), the same with the
+    norms, unsquared, then the squared triangle."""
+    ab, aa, bb_ = dot(a, b), dot(a, a), dot(b, b)
+    coordinates = _all_but(bb, *bb.names(a, b))
+    norms = _all_but(bb, *bb.names(a, b), *bb.names(len_a, len_b))
+    product = len_a * len_b
+    return [
+        Step("(a.b)^2 <= |a|^2 |b|^2 (Cauchy-Schwarz, coordinates)", ab * ab <= aa * bb_,
+             coordinates),
+        Step("(|a| |b|)^2 = |a|^2 |b|^2", product * product == aa * bb_, norms),
+        Step("(a.b)^2 <= (|a| |b|)^2", ab * ab <= product * product, norms),
+        Step("a.b <= 0 or a.b <= |a| |b|", z3.Or(ab <= 0, ab <= product), norms),
+        Step("a.b <= |a| |b|", ab <= product, norms),
+        Step("|a + b|^2 <= (|a| + |b|)^2", dot(add(a, b), add(a, b)) <= (len_a + len_b) ** 2,
+             norms),
+    ]
+
+
+def _leg_unit_steps(pr: _Pair) -> list[Step]:
+    """|d| = 1 and det(d, p) = -R for A's leg direction
+    d = (side p_x leg - p_y R, p_x R + side p_y leg) / |p|^2 (``orca.LEG_DIRECTION_X``, ``_Y``),
+    from leg^2 = |p|^2 - R^2 only: each step keeps the facts on p, R, leg and d alone."""
+    bb = pr.bb
+    dist_sq, leg = bb.env["dist_sqA"], bb.env["legA"]
+    keep = _all_but(bb, *bb.names(pr.p, pr.d), "dist_sqA", "legA", "R", "rA", "rB")
+    side = 1 if pr.case == "left-leg" else -1
+    scaled = (side * pr.p[0] * leg - pr.p[1] * pr.comb_r,
+              pr.p[0] * pr.comb_r + side * pr.p[1] * leg)
+    return [
+        Step("|p|^2 > 0", dist_sq > 0, keep),
+        Step("|p|^2 d = (side p_x leg - p_y R, p_x R + side p_y leg)",
+             z3.And(*(dist_sq * pr.d[i] == scaled[i] for i in range(2))), keep),
+        Step("|(side p_x leg - p_y R, p_x R + side p_y leg)|^2 = |p|^4",
+             dot(scaled, scaled) == dist_sq * dist_sq, keep),
+        Step("|p|^4 |d|^2 = |p|^4", (dist_sq * dist_sq) * dot(pr.d, pr.d) == dist_sq * dist_sq,
+             keep),
+        Step("|d| = 1", dot(pr.d, pr.d) == 1, keep),
+        Step("|p|^2 det(d, p) = -R |p|^2", dist_sq * _det(pr.d, pr.p) == -pr.comb_r * dist_sq,
+             keep),
+        Step("det(d, p) = -R (the leg is tangent)", _det(pr.d, pr.p) == -pr.comb_r, keep),
+    ]
+
+
 def _mirror_steps(pr: _Pair) -> list[Step]:
     """B's line, built from B's view (-p, -v), is A's line mirrored: d_B = -d, u_B = -u."""
     env = pr.bb.env
@@ -382,25 +435,55 @@ def smallest_change(profile: Profile, case: str) -> Obligation:
         yv = sub(y, pr.v)
         bb.hypotheses.append(gap * gap == dot(yv, yv))
         yc = (y[0] - pr.itau * pr.p[0], y[1] - pr.itau * pr.p[1])
+        w_a = (bb.env["wA_x"], bb.env["wA_y"])
+        triangle_names = (*bb.names(y, pr.v, w_a, pr.p), "|y-v|", "|wA|", "inv_tau")
         scale = bb.env["scaleA"]
         closer = z3.Implies(z3.And(pr.n_u >= 0, gap < scale),
                             dot(yc, yc) < (pr.comb_r * pr.itau) ** 2)
         conclusion = z3.And(perpendicular, on_circle, closer)
+        n_a = pr.normal
+        circle_names = (*bb.names(pr.v, pr.p, w_a, n_a), "|wA|", "scaleA", "R", "inv_tau",
+                        "w_dot_p", "w_sq")
+        circle = _all_but(bb, *circle_names)
+        radius = pr.comb_r * pr.itau
+        ahead = z3.And(pr.n_u >= 0, gap < scale)
+        near = _all_but(bb, "n_dot_u", "|y-v|", "|wA|", "scaleA", "R", "inv_tau")
         steps = [
             Step("u . d = 0", perpendicular, ("y_x", "y_y", "|y-v|")),
-            Step("|n| = 1", dot(pr.normal, pr.normal) == 1, ("y_x", "y_y", "|y-v|")),
-            Step("v + u on the cut-off circle", on_circle, ("y_x", "y_y", "|y-v|")),
+            Step("|n| = 1", dot(n_a, n_a) == 1, ("y_x", "y_y", "|y-v|")),
+            Step("|w| > 0 (the case)", wa > 0, circle),
+            Step("w = |w| n", z3.And(*(w_a[i] == wa * n_a[i] for i in range(2))), circle),
+            Step("v + u - p/tau = (R/tau) n",
+                 z3.And(*(off[i] == radius * n_a[i] for i in range(2))), circle),
+            Step("|v + u - p/tau|^2 = (R/tau)^2 |n|^2",
+                 dot(off, off) == radius ** 2 * dot(n_a, n_a), circle),
+            Step("v + u on the cut-off circle", on_circle, circle),
             Step("on a collision course u = scale n with scale >= 0",
                  z3.Implies(pr.n_u >= 0, scale >= 0), ("y_x", "y_y", "|y-v|")),
+            *_triangle_steps(bb, yv, w_a, gap, wa),
+            Step("|y - p/tau|^2 = |(y - v) + w|^2",
+                 dot(yc, yc) == dot(add(yv, w_a), add(yv, w_a)), _all_but(bb, *triangle_names)),
             Step("|y - p/tau| <= |y - v| + |w| (triangle)",
-                 dot(yc, yc) <= (gap + wa) ** 2),
-            Step("scale + |w| = R/tau", scale + wa == pr.comb_r * pr.itau),
+                 dot(yc, yc) <= (gap + wa) ** 2, _all_but(bb, *triangle_names)),
+            Step("scale + |w| = R/tau", scale + wa == radius, near),
+            Step("closer than scale: |y - v| + |w| < R/tau",
+                 z3.Implies(ahead, gap + wa < radius), near),
+            Step("closer than scale: (|y - v| + |w|)^2 < (R/tau)^2",
+                 z3.Implies(ahead, (gap + wa) ** 2 < radius ** 2), near),
+            Step("closer than scale: inside the cut-off circle", closer,
+                 _all_but(bb, *bb.names(y, pr.p), "n_dot_u", "|y-v|", "|wA|", "scaleA", "R",
+                          "inv_tau")),
         ]
         prefer = [gap > 0]
     else:
         on_leg = _det(pr.d, end) == 0
         tangent = z3.And(dot(pr.d, pr.d) == 1, _det(pr.d, pr.p) == -pr.comb_r)
         conclusion = z3.And(perpendicular, on_leg, tangent)
+        steps = [
+            *_leg_unit_steps(pr),
+            Step("u . d = 0", perpendicular, _all_but(bb, *bb.names(pr.v, pr.d))),
+            Step("v + u on the leg line", on_leg),
+        ]
         prefer = [pr.n_u > 0]
     return bb.obligation(
         endpoint_hint=pr.endpoint_hint(),
