@@ -229,25 +229,28 @@ def _all_but(bb: Builder, *kept: str) -> tuple[str, ...]:
     return tuple(sorted(set(bb.env) - set(kept)))
 
 
-def _triangle_steps(bb: Builder, a: Vec, b: Vec, len_a: z3.ArithRef, len_b: z3.ArithRef
-                    ) -> list[Step]:
+def _triangle_steps(bb: Builder, a: Vec, b: Vec, len_a: z3.ArithRef, len_b: z3.ArithRef,
+                    names: tuple[str, str] = ("a", "b")) -> list[Step]:
     """|a + b|^2 <= (|a| + |b|)^2 for the norms ``len_a`` and ``len_b`` (nonnegative, their
-    squares |a|^2 and |b|^2 among the facts), each step from the facts on a, b and the norms
-    only: Cauchy-Schwarz squared in the coordinates (the Lagrange identity), the same with the
-    norms, unsquared, then the squared triangle."""
+    squares |a|^2 and |b|^2 following from the facts), each step from the facts on a, b and the
+    norms only: Cauchy-Schwarz squared in the coordinates (the Lagrange identity), the same with
+    the norms, unsquared, then the squared triangle. ``names`` label a and b in the steps."""
     ab, aa, bb_ = dot(a, b), dot(a, a), dot(b, b)
     coordinates = _all_but(bb, *bb.names(a, b))
     norms = _all_but(bb, *bb.names(a, b), *bb.names(len_a, len_b))
     product = len_a * len_b
+    x, y = names
     return [
-        Step("(a.b)^2 <= |a|^2 |b|^2 (Cauchy-Schwarz, coordinates)", ab * ab <= aa * bb_,
+        Step(f"|{x}|^2 = |{x}|^2 (the norm)", aa == len_a * len_a, norms),
+        Step(f"|{y}|^2 = |{y}|^2 (the norm)", bb_ == len_b * len_b, norms),
+        Step(f"({x}.{y})^2 <= |{x}|^2 |{y}|^2 (Cauchy-Schwarz, coordinates)", ab * ab <= aa * bb_,
              coordinates),
-        Step("(|a| |b|)^2 = |a|^2 |b|^2", product * product == aa * bb_, norms),
-        Step("(a.b)^2 <= (|a| |b|)^2", ab * ab <= product * product, norms),
-        Step("a.b <= 0 or a.b <= |a| |b|", z3.Or(ab <= 0, ab <= product), norms),
-        Step("a.b <= |a| |b|", ab <= product, norms),
-        Step("|a + b|^2 <= (|a| + |b|)^2", dot(add(a, b), add(a, b)) <= (len_a + len_b) ** 2,
-             norms),
+        Step(f"(|{x}| |{y}|)^2 = |{x}|^2 |{y}|^2", product * product == aa * bb_, norms),
+        Step(f"({x}.{y})^2 <= (|{x}| |{y}|)^2", ab * ab <= product * product, norms),
+        Step(f"{x}.{y} <= 0 or {x}.{y} <= |{x}| |{y}|", z3.Or(ab <= 0, ab <= product), norms),
+        Step(f"{x}.{y} <= |{x}| |{y}|", ab <= product, norms),
+        Step(f"|{x} + {y}|^2 <= (|{x}| + |{y}|)^2",
+             dot(add(a, b), add(a, b)) <= (len_a + len_b) ** 2, norms),
     ]
 
 
@@ -460,7 +463,7 @@ def smallest_change(profile: Profile, case: str) -> Obligation:
             Step("v + u on the cut-off circle", on_circle, circle),
             Step("on a collision course u = scale n with scale >= 0",
                  z3.Implies(pr.n_u >= 0, scale >= 0), ("y_x", "y_y", "|y-v|")),
-            *_triangle_steps(bb, yv, w_a, gap, wa),
+            *_triangle_steps(bb, yv, w_a, gap, wa, ("(y - v)", "w")),
             Step("|y - p/tau|^2 = |(y - v) + w|^2",
                  dot(yc, yc) == dot(add(yv, w_a), add(yv, w_a)), _all_but(bb, *triangle_names)),
             Step("|y - p/tau| <= |y - v| + |w| (triangle)",
@@ -519,13 +522,47 @@ def overlap_bounded(profile: Profile) -> Obligation:
     limit = pr.comb_r - dist + speed * dt
     touching = dot(end, end) == pr.comb_r * pr.comb_r
     bounded = z3.And(scale * dt <= limit, -scale * dt <= limit)
+    n = pr.normal
+    w_a = (bb.env["wA_x"], bb.env["wA_y"])
+    radius = pr.comb_r * pr.itau
+    off = (pr.v[0] + pr.u[0] - pr.itau * pr.p[0], pr.v[1] + pr.u[1] - pr.itau * pr.p[1])
+    circle = _all_but(bb, *bb.names(pr.v, pr.p, w_a, n), "|wA|", "scaleA", "R", "inv_tau",
+                      "w_sq", "dt")
+    to_p = (-pr.itau * pr.p[0], -pr.itau * pr.p[1])
+    from_w = (-w_a[0], -w_a[1])
+    norms = _all_but(bb, *bb.names(pr.v, pr.p, w_a), "|v|", "|p|", "|wA|", "inv_tau")
+    scalars = _all_but(bb, "|v|", "|p|", "|wA|", "inv_tau")
+    scaled = _all_but(bb, "|v|", "|p|", "|wA|", "inv_tau", "dt", "scaleA", "R")
     steps = [
-        Step("|n| = 1", dot(pr.normal, pr.normal) == 1),
-        Step("ends touching", touching),
-        Step("|w| <= |v| + |p|/dt", wa <= speed + pr.itau * dist),
-        Step("|w| >= |p|/dt - |v|", wa >= pr.itau * dist - speed),
+        Step("|n| = 1", dot(n, n) == 1),
+        Step("|w| > 0 (the case)", wa > 0, circle),
+        Step("w = |w| n", z3.And(*(w_a[i] == wa * n[i] for i in range(2))), circle),
+        Step("v + u - p/dt = (R/dt) n", z3.And(*(off[i] == radius * n[i] for i in range(2))),
+             circle),
+        Step("p - (v + u) dt = -R n", z3.And(*(end[i] == -pr.comb_r * n[i] for i in range(2))),
+             circle),
+        Step("|p - (v + u) dt|^2 = R^2 |n|^2", dot(end, end) == pr.comb_r ** 2 * dot(n, n),
+             circle),
+        Step("R^2 |n|^2 = R^2", pr.comb_r ** 2 * dot(n, n) == pr.comb_r ** 2,
+             _all_but(bb, "R", *bb.names(n))),
+        Step("ends touching", touching, circle),
+        *_triangle_steps(bb, pr.v, to_p, speed, pr.itau * dist, ("v", "(-p/dt)")),
+        Step("|w|^2 = |v + (-p/dt)|^2", wa * wa == dot(add(pr.v, to_p), add(pr.v, to_p)), norms),
+        Step("|w|^2 <= (|v| + |p|/dt)^2", wa * wa <= (speed + pr.itau * dist) ** 2,
+             _all_but(bb, *bb.names(pr.v, pr.p), "|v|", "|p|", "|wA|", "inv_tau")),
+        Step("|w| <= |v| + |p|/dt", wa <= speed + pr.itau * dist, scalars),
+        *_triangle_steps(bb, pr.v, from_w, speed, wa, ("v", "(-w)")),
+        Step("|v + (-w)|^2 = (|p|/dt)^2", dot(add(pr.v, from_w), add(pr.v, from_w))
+             == (pr.itau * dist) ** 2, norms),
+        Step("(|p|/dt)^2 <= (|v| + |w|)^2", (pr.itau * dist) ** 2 <= (speed + wa) ** 2,
+             _all_but(bb, *bb.names(pr.v, w_a), "|v|", "|p|", "|wA|", "inv_tau")),
+        Step("|w| >= |p|/dt - |v|", wa >= pr.itau * dist - speed, scalars),
+        Step("|w| dt <= |v| dt + |p|", wa * dt <= speed * dt + dist, scaled),
+        Step("|w| dt >= |p| - |v| dt", wa * dt >= dist - speed * dt, scaled),
+        Step("scale dt = R - |w| dt", scale * dt == pr.comb_r - wa * dt, scaled),
         Step("|p| <= R", dist <= pr.comb_r,
              (*bb.names(pr.va, pr.vb, pr.va_new, pr.vb_new), "max_speed", "t")),
+        Step("the change within the limit", bounded, scaled),
     ]
     return bb.obligation(
         endpoint_hint=pr.endpoint_hint(),
