@@ -708,6 +708,8 @@ def obstacle_vertex(profile: Profile) -> Obligation:
     n_m = bb.alias("n_dot_m", dot(n, m))
     n_det = bb.alias("det_q1_n", _det(q1, n))
     motion = (*bb.names(x), "t", "sigma")
+    in_frame = _all_but(bb, *bb.names(q1, e, n), "a", "h", "n_dot_q1", "n_dot_e", "n_dot_m",
+                        "det_q1_n")
     frame = tuple(sorted(set(bb.env) - {"a", "h", "r", "leg1", "n_dot_e", "n_dot_m", "n_dot_q1",
                                          "det_q1_n", "n_dot_l"}))
     steps = [
@@ -716,10 +718,20 @@ def obstacle_vertex(profile: Profile) -> Obligation:
              motion),
         Step("n.e < 0 and n.l < 0 (the case)", z3.And(n_e < 0, n_l < 0),
              tuple(sorted(set(bb.env) - {"w_dot_e", "w_dot_l", "|w|", "n_dot_e", "n_dot_l"}))),
-        Step("(n.e)^2 + (n.m)^2 = 1", n_e * n_e + n_m * n_m == 1, motion),
-        Step("n.q1 = a n.e - h n.m", n_q == a * n_e - f["h"] * n_m, motion),
-        Step("det(q1, n) = -(a n.m + h n.e)", n_det == -(a * n_m + f["h"] * n_e), motion),
+        Step("(n.e)^2 + (n.m)^2 = |n|^2 |e|^2 (Lagrange)",
+             n_e * n_e + n_m * n_m == dot(n, n) * dot(e, e), in_frame),
+        Step("|n|^2 |e|^2 = 1", dot(n, n) * dot(e, e) == 1, in_frame),
+        Step("(n.e)^2 + (n.m)^2 = 1", n_e * n_e + n_m * n_m == 1, in_frame),
+        Step("a n.e - h n.m = n.q1 |e|^2", a * n_e - f["h"] * n_m == n_q * dot(e, e), in_frame),
+        Step("n.q1 = a n.e - h n.m", n_q == a * n_e - f["h"] * n_m, in_frame),
+        Step("-(a n.m + h n.e) = det(q1, n) |e|^2",
+             -(a * n_m + f["h"] * n_e) == n_det * dot(e, e), in_frame),
+        Step("det(q1, n) = -(a n.m + h n.e)", n_det == -(a * n_m + f["h"] * n_e), in_frame),
         Step("n.l = leg n.q1 + r det(q1, n)", n_l == leg * n_q + r * n_det, motion),
+        Step("a^2 + h^2 = |q1|^2 |e|^2 (Lagrange)", a * a + f["h"] * f["h"]
+             == dot(q1, q1) * dot(e, e), _all_but(bb, "a", "h", *bb.names(q1, e))),
+        Step("a^2 + h^2 = |q1|^2", a * a + f["h"] * f["h"] == dot(q1, q1),
+             _all_but(bb, "a", "h", *bb.names(q1, e))),
         Step("leg^2 = a^2 + h^2 - r^2", leg * leg == a * a + f["h"] * f["h"] - r * r,
              tuple(sorted(set(bb.env) - {"leg1", "dist_sq1", "a", "h", "r",
                                          *bb.names(q1, e)}))),
@@ -734,9 +746,10 @@ def obstacle_vertex(profile: Profile) -> Obligation:
         Step("h leg < a (-n.q1)", z3.Implies(-n_q < r, f["h"] * leg < a * (-n_q)), frame),
         Step("-n.q1 >= r (the tangent at the projection supports the obstacle)", -n_q >= r,
              frame),
-        Step("n.x >= (n.q1 + r)/tau (the line)", n_x >= itau * (n_q + r), ("t", "sigma")),
+        Step("n.x >= (n.q1 + r)/tau (the line)", n_x >= itau * (n_q + r),
+             _all_but(bb, *bb.names(n, x, q1), "inv_tau_obst", "r", "n_dot_x", "n_dot_q1")),
         Step("n.(x t - q1) >= r for t in [0, tau]", t * n_x - n_q >= r,
-             (*bb.names(x, q1, e), "v0_x", "v0_y")),
+             _all_but(bb, "n_dot_x", "n_dot_q1", "r", "t", "tau_obst", "inv_tau_obst")),
         *tail,
     ]
     return bb.obligation(
