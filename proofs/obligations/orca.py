@@ -293,12 +293,25 @@ def _mirror_steps(pr: _Pair) -> list[Step]:
             Step("B's change = -A's change", z3.And(pr.u_b[0] == -pr.u[0],
                                                     pr.u_b[1] == -pr.u[1]), _UNRELATED),
         ]
+    bb = pr.bb
+    side = 1 if pr.case == "left-leg" else -1
+    leg, dist_sq = env["legA"], env["dist_sqA"]
+    scaled = (side * pr.p[0] * leg - pr.p[1] * pr.comb_r,
+              pr.p[0] * pr.comb_r + side * pr.p[1] * leg)
+    views = _all_but(bb, *bb.names(pr.p, pr.d, pr.d_b), "dist_sqA", "dist_sqB", "legA", "legB",
+                     "R", "rA", "rB")
     return [
         Step("B's leg = A's leg", env["legB"] == env["legA"], _UNRELATED),
+        Step("|p|^2 of B's view = A's", env["dist_sqB"] == dist_sq, views),
+        Step("|p|^2 d_B = -(side p_x leg - p_y R, p_x R + side p_y leg)",
+             z3.And(*(dist_sq * pr.d_b[i] == -scaled[i] for i in range(2))), views),
+        Step("|p|^2 d_B = -|p|^2 d", z3.And(*(dist_sq * pr.d_b[i] == -dist_sq * pr.d[i]
+                                              for i in range(2))),
+             _all_but(bb, *bb.names(pr.p, pr.d, pr.d_b), "dist_sqA", "legA", "R")),
         Step("B's leg direction = -A's", z3.And(pr.d_b[0] == -pr.d[0], pr.d_b[1] == -pr.d[1]),
-             _UNRELATED),
+             _all_but(bb, *bb.names(pr.d, pr.d_b), "dist_sqA")),
         Step("B's change = -A's change", z3.And(pr.u_b[0] == -pr.u[0], pr.u_b[1] == -pr.u[1]),
-             _UNRELATED),
+             _all_but(bb, *bb.names(pr.v, pr.d, pr.d_b))),
     ]
 
 
@@ -345,7 +358,8 @@ def reciprocity(profile: Profile, case: str, shares: str) -> Obligation:
     # what the scalar steps never need: the vectors themselves and unrelated ranges
     vectors = (*vel, *new_vel, *pos, "max_speed", "rA", "rB")
     line_parts = tuple(n for n in env if n.startswith(("w", "|w", "leg", "dist_sq", "scale")))
-    lemmas = _mirror_steps(pr) + [
+    unit = _leg_unit_steps(pr) if case in ("left-leg", "right-leg") else []
+    lemmas = unit + _mirror_steps(pr) + [
         Step("the two lines add up to the relative half-plane",
              pr.n_x >= pr.n_v + total * pr.n_u,
              ("max_speed", "rA", "rB", "t", "tau", "dt", *pos,
