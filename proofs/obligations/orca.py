@@ -247,6 +247,7 @@ def _triangle_steps(bb: Builder, a: Vec, b: Vec, len_a: z3.ArithRef, len_b: z3.A
              coordinates),
         Step(f"(|{x}| |{y}|)^2 = |{x}|^2 |{y}|^2", product * product == aa * bb_, norms),
         Step(f"({x}.{y})^2 <= (|{x}| |{y}|)^2", ab * ab <= product * product, norms),
+        Step(f"|{x}| |{y}| >= 0", product >= 0, _all_but(bb, *bb.names(len_a, len_b))),
         Step(f"{x}.{y} <= 0 or {x}.{y} <= |{x}| |{y}|", z3.Or(ab <= 0, ab <= product), norms),
         Step(f"{x}.{y} <= |{x}| |{y}|", ab <= product, norms),
         Step(f"|{x} + {y}|^2 <= (|{x}| + |{y}|)^2",
@@ -389,9 +390,26 @@ def reciprocity(profile: Profile, case: str, shares: str) -> Obligation:
     nd = bb.alias("n_dot_end", dot(rel_end, pr.normal))
     lemmas.append(Step("n.(x t - p) >= R (as the end point)", nd >= pr.comb_r,
                        ("max_speed", *line_parts)))
-    lemmas.append(Step("|x t - p|^2 >= (n.(x t - p))^2 (unit n)",
-                       dot(rel_end, rel_end) >= nd * nd,
-                       ("max_speed", "rA", "rB", "alpha", "beta", *line_parts)))
+    n = pr.normal
+    unit_cs = _all_but(bb, *bb.names(rel_end, n), "n_dot_end")
+    lemmas += [
+        Step("|x t - p|^2 |n|^2 - (n.(x t - p))^2 = det(n, x t - p)^2 (Lagrange)",
+             dot(rel_end, rel_end) * dot(n, n) - dot(n, rel_end) * dot(n, rel_end)
+             == _det(n, rel_end) * _det(n, rel_end), _all_but(bb, *bb.names(rel_end, n))),
+        Step("|x t - p|^2 |n|^2 >= (n.(x t - p))^2",
+             dot(rel_end, rel_end) * dot(n, n) >= dot(n, rel_end) * dot(n, rel_end),
+             _all_but(bb, *bb.names(rel_end, n))),
+        Step("|x t - p|^2 |n|^2 = |x t - p|^2 (unit n)",
+             dot(rel_end, rel_end) * dot(n, n) == dot(rel_end, rel_end), unit_cs),
+        Step("(n.(x t - p))^2 = n_dot_end^2", dot(n, rel_end) * dot(n, rel_end) == nd * nd,
+             unit_cs),
+        Step("|x t - p|^2 >= (n.(x t - p))^2 (unit n)",
+             dot(rel_end, rel_end) >= nd * nd, unit_cs),
+        Step("n_dot_end^2 >= R^2", nd * nd >= pr.comb_r * pr.comb_r,
+             _all_but(bb, "n_dot_end", "R", "rA", "rB")),
+        Step("|x t - p|^2 >= R^2", dot(rel_end, rel_end) >= pr.comb_r * pr.comb_r,
+             _all_but(bb, *bb.names(rel_end), "n_dot_end", "R", "rA", "rB")),
+    ]
     expected = PROVED if shares in ("one", "at-least-one") else REFUTED
     steps = lemmas if expected == PROVED else []
     oid = _reciprocity_id(case, shares)
@@ -474,6 +492,8 @@ def smallest_change(profile: Profile, case: str) -> Obligation:
                  z3.And(*(off[i] == radius * n_a[i] for i in range(2))), circle),
             Step("|v + u - p/tau|^2 = (R/tau)^2 |n|^2",
                  dot(off, off) == radius ** 2 * dot(n_a, n_a), circle),
+            Step("(R/tau)^2 |n|^2 = (R/tau)^2", radius ** 2 * dot(n_a, n_a) == radius ** 2,
+                 _all_but(bb, "R", "inv_tau", *bb.names(n_a))),
             Step("v + u on the cut-off circle", on_circle, circle),
             Step("on a collision course u = scale n with scale >= 0",
                  z3.Implies(pr.n_u >= 0, scale >= 0), ("y_x", "y_y", "|y-v|")),
