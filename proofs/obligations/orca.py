@@ -360,7 +360,8 @@ def reciprocity(profile: Profile, case: str, shares: str) -> Obligation:
     vectors = (*vel, *new_vel, *pos, "max_speed", "rA", "rB")
     line_parts = tuple(n for n in env if n.startswith(("w", "|w", "leg", "dist_sq", "scale")))
     unit = _leg_unit_steps(pr) if case in ("left-leg", "right-leg") else []
-    lemmas = unit + _mirror_steps(pr) + [
+    mirror = _mirror_steps(pr)
+    lemmas = mirror[:1] + unit + mirror[1:] + [
         Step("the two lines add up to the relative half-plane",
              pr.n_x >= pr.n_v + total * pr.n_u,
              ("max_speed", "rA", "rB", "t", "tau", "dt", *pos,
