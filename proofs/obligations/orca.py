@@ -39,6 +39,7 @@ from navproof.proofs.obligations.common import (
     Replay,
     Step,
     Values,
+    add,
     dot,
     sub,
 )
@@ -223,6 +224,62 @@ _UNRELATED = ("max_speed", "t", "alpha", "beta", "vA_new_x", "vA_new_y", "vB_new
               "n_dot_u", "n_dot_x", "n_dot_v", "n_dot_p", "n_dot_end")
 
 
+def _all_but(bb: Builder, *kept: str) -> tuple[str, ...]:
+    """Every name of the obligation but ``kept`` (a step's ``forget`` that keeps only these)."""
+    return tuple(sorted(set(bb.env) - set(kept)))
+
+
+def _triangle_steps(bb: Builder, a: Vec, b: Vec, len_a: z3.ArithRef, len_b: z3.ArithRef,
+                    names: tuple[str, str] = ("a", "b")) -> list[Step]:
+    """|a + b|^2 <= (|a| + |b|)^2 for the norms ``len_a`` and ``len_b`` (nonnegative, their
+    squares |a|^2 and |b|^2 following from the facts), each step from the facts on a, b and the
+    norms only: Cauchy-Schwarz squared in the coordinates (the Lagrange identity), the same with
+    the norms, unsquared, then the squared triangle. ``names`` label a and b in the steps."""
+    ab, aa, bb_ = dot(a, b), dot(a, a), dot(b, b)
+    coordinates = _all_but(bb, *bb.names(a, b))
+    norms = _all_but(bb, *bb.names(a, b), *bb.names(len_a, len_b))
+    product = len_a * len_b
+    x, y = names
+    return [
+        Step(f"|{x}|^2 = |{x}|^2 (the norm)", aa == len_a * len_a, norms),
+        Step(f"|{y}|^2 = |{y}|^2 (the norm)", bb_ == len_b * len_b, norms),
+        Step(f"({x}.{y})^2 <= |{x}|^2 |{y}|^2 (Cauchy-Schwarz, coordinates)", ab * ab <= aa * bb_,
+             coordinates),
+        Step(f"(|{x}| |{y}|)^2 = |{x}|^2 |{y}|^2", product * product == aa * bb_, norms),
+        Step(f"({x}.{y})^2 <= (|{x}| |{y}|)^2", ab * ab <= product * product, norms),
+        Step(f"|{x}| |{y}| >= 0", product >= 0, _all_but(bb, *bb.names(len_a, len_b))),
+        Step(f"{x}.{y} <= 0 or {x}.{y} <= |{x}| |{y}|", z3.Or(ab <= 0, ab <= product), norms),
+        Step(f"{x}.{y} <= |{x}| |{y}|", ab <= product, norms),
+        Step(f"|{x} + {y}|^2 <= (|{x}| + |{y}|)^2",
+             dot(add(a, b), add(a, b)) <= (len_a + len_b) ** 2, norms),
+    ]
+
+
+def _leg_unit_steps(pr: _Pair) -> list[Step]:
+    """|d| = 1 and det(d, p) = -R for A's leg direction
+    d = (side p_x leg - p_y R, p_x R + side p_y leg) / |p|^2 (``orca.LEG_DIRECTION_X``, ``_Y``),
+    from leg^2 = |p|^2 - R^2 only: each step keeps the facts on p, R, leg and d alone."""
+    bb = pr.bb
+    dist_sq, leg = bb.env["dist_sqA"], bb.env["legA"]
+    keep = _all_but(bb, *bb.names(pr.p, pr.d), "dist_sqA", "legA", "R", "rA", "rB")
+    side = 1 if pr.case == "left-leg" else -1
+    scaled = (side * pr.p[0] * leg - pr.p[1] * pr.comb_r,
+              pr.p[0] * pr.comb_r + side * pr.p[1] * leg)
+    return [
+        Step("|p|^2 > 0", dist_sq > 0, keep),
+        Step("|p|^2 d = (side p_x leg - p_y R, p_x R + side p_y leg)",
+             z3.And(*(dist_sq * pr.d[i] == scaled[i] for i in range(2))), keep),
+        Step("|(side p_x leg - p_y R, p_x R + side p_y leg)|^2 = |p|^4",
+             dot(scaled, scaled) == dist_sq * dist_sq, keep),
+        Step("|p|^4 |d|^2 = |p|^4", (dist_sq * dist_sq) * dot(pr.d, pr.d) == dist_sq * dist_sq,
+             keep),
+        Step("|d| = 1", dot(pr.d, pr.d) == 1, keep),
+        Step("|p|^2 det(d, p) = -R |p|^2", dist_sq * _det(pr.d, pr.p) == -pr.comb_r * dist_sq,
+             keep),
+        Step("det(d, p) = -R (the leg is tangent)", _det(pr.d, pr.p) == -pr.comb_r, keep),
+    ]
+
+
 def _mirror_steps(pr: _Pair) -> list[Step]:
     """B's line, built from B's view (-p, -v), is A's line mirrored: d_B = -d, u_B = -u."""
     env = pr.bb.env
@@ -237,12 +294,25 @@ def _mirror_steps(pr: _Pair) -> list[Step]:
             Step("B's change = -A's change", z3.And(pr.u_b[0] == -pr.u[0],
                                                     pr.u_b[1] == -pr.u[1]), _UNRELATED),
         ]
+    bb = pr.bb
+    side = 1 if pr.case == "left-leg" else -1
+    leg, dist_sq = env["legA"], env["dist_sqA"]
+    scaled = (side * pr.p[0] * leg - pr.p[1] * pr.comb_r,
+              pr.p[0] * pr.comb_r + side * pr.p[1] * leg)
+    views = _all_but(bb, *bb.names(pr.p, pr.d, pr.d_b), "dist_sqA", "dist_sqB", "legA", "legB",
+                     "R", "rA", "rB")
     return [
         Step("B's leg = A's leg", env["legB"] == env["legA"], _UNRELATED),
+        Step("|p|^2 of B's view = A's", env["dist_sqB"] == dist_sq, views),
+        Step("|p|^2 d_B = -(side p_x leg - p_y R, p_x R + side p_y leg)",
+             z3.And(*(dist_sq * pr.d_b[i] == -scaled[i] for i in range(2))), views),
+        Step("|p|^2 d_B = -|p|^2 d", z3.And(*(dist_sq * pr.d_b[i] == -dist_sq * pr.d[i]
+                                              for i in range(2))),
+             _all_but(bb, *bb.names(pr.p, pr.d, pr.d_b), "dist_sqA", "legA", "R")),
         Step("B's leg direction = -A's", z3.And(pr.d_b[0] == -pr.d[0], pr.d_b[1] == -pr.d[1]),
-             _UNRELATED),
+             _all_but(bb, *bb.names(pr.d, pr.d_b), "dist_sqA")),
         Step("B's change = -A's change", z3.And(pr.u_b[0] == -pr.u[0], pr.u_b[1] == -pr.u[1]),
-             _UNRELATED),
+             _all_but(bb, *bb.names(pr.v, pr.d, pr.d_b))),
     ]
 
 
@@ -289,7 +359,9 @@ def reciprocity(profile: Profile, case: str, shares: str) -> Obligation:
     # what the scalar steps never need: the vectors themselves and unrelated ranges
     vectors = (*vel, *new_vel, *pos, "max_speed", "rA", "rB")
     line_parts = tuple(n for n in env if n.startswith(("w", "|w", "leg", "dist_sq", "scale")))
-    lemmas = _mirror_steps(pr) + [
+    unit = _leg_unit_steps(pr) if case in ("left-leg", "right-leg") else []
+    mirror = _mirror_steps(pr)
+    lemmas = mirror[:1] + unit + mirror[1:] + [
         Step("the two lines add up to the relative half-plane",
              pr.n_x >= pr.n_v + total * pr.n_u,
              ("max_speed", "rA", "rB", "t", "tau", "dt", *pos,
@@ -319,9 +391,26 @@ def reciprocity(profile: Profile, case: str, shares: str) -> Obligation:
     nd = bb.alias("n_dot_end", dot(rel_end, pr.normal))
     lemmas.append(Step("n.(x t - p) >= R (as the end point)", nd >= pr.comb_r,
                        ("max_speed", *line_parts)))
-    lemmas.append(Step("|x t - p|^2 >= (n.(x t - p))^2 (unit n)",
-                       dot(rel_end, rel_end) >= nd * nd,
-                       ("max_speed", "rA", "rB", "alpha", "beta", *line_parts)))
+    n = pr.normal
+    unit_cs = _all_but(bb, *bb.names(rel_end, n), "n_dot_end")
+    lemmas += [
+        Step("|x t - p|^2 |n|^2 - (n.(x t - p))^2 = det(n, x t - p)^2 (Lagrange)",
+             dot(rel_end, rel_end) * dot(n, n) - dot(n, rel_end) * dot(n, rel_end)
+             == _det(n, rel_end) * _det(n, rel_end), _all_but(bb, *bb.names(rel_end, n))),
+        Step("|x t - p|^2 |n|^2 >= (n.(x t - p))^2",
+             dot(rel_end, rel_end) * dot(n, n) >= dot(n, rel_end) * dot(n, rel_end),
+             _all_but(bb, *bb.names(rel_end, n))),
+        Step("|x t - p|^2 |n|^2 = |x t - p|^2 (unit n)",
+             dot(rel_end, rel_end) * dot(n, n) == dot(rel_end, rel_end), unit_cs),
+        Step("(n.(x t - p))^2 = n_dot_end^2", dot(n, rel_end) * dot(n, rel_end) == nd * nd,
+             unit_cs),
+        Step("|x t - p|^2 >= (n.(x t - p))^2 (unit n)",
+             dot(rel_end, rel_end) >= nd * nd, unit_cs),
+        Step("n_dot_end^2 >= R^2", nd * nd >= pr.comb_r * pr.comb_r,
+             _all_but(bb, "n_dot_end", "R", "rA", "rB")),
+        Step("|x t - p|^2 >= R^2", dot(rel_end, rel_end) >= pr.comb_r * pr.comb_r,
+             _all_but(bb, *bb.names(rel_end), "n_dot_end", "R", "rA", "rB")),
+    ]
     expected = PROVED if shares in ("one", "at-least-one") else REFUTED
     steps = lemmas if expected == PROVED else []
     oid = _reciprocity_id(case, shares)
@@ -382,25 +471,57 @@ def smallest_change(profile: Profile, case: str) -> Obligation:
         yv = sub(y, pr.v)
         bb.hypotheses.append(gap * gap == dot(yv, yv))
         yc = (y[0] - pr.itau * pr.p[0], y[1] - pr.itau * pr.p[1])
+        w_a = (bb.env["wA_x"], bb.env["wA_y"])
+        triangle_names = (*bb.names(y, pr.v, w_a, pr.p), "|y-v|", "|wA|", "inv_tau")
         scale = bb.env["scaleA"]
         closer = z3.Implies(z3.And(pr.n_u >= 0, gap < scale),
                             dot(yc, yc) < (pr.comb_r * pr.itau) ** 2)
         conclusion = z3.And(perpendicular, on_circle, closer)
+        n_a = pr.normal
+        circle_names = (*bb.names(pr.v, pr.p, w_a, n_a), "|wA|", "scaleA", "R", "inv_tau",
+                        "w_dot_p", "w_sq")
+        circle = _all_but(bb, *circle_names)
+        radius = pr.comb_r * pr.itau
+        ahead = z3.And(pr.n_u >= 0, gap < scale)
+        near = _all_but(bb, "n_dot_u", "|y-v|", "|wA|", "scaleA", "R", "inv_tau")
         steps = [
             Step("u . d = 0", perpendicular, ("y_x", "y_y", "|y-v|")),
-            Step("|n| = 1", dot(pr.normal, pr.normal) == 1, ("y_x", "y_y", "|y-v|")),
-            Step("v + u on the cut-off circle", on_circle, ("y_x", "y_y", "|y-v|")),
+            Step("|n| = 1", dot(n_a, n_a) == 1, ("y_x", "y_y", "|y-v|")),
+            Step("|w| > 0 (the case)", wa > 0, circle),
+            Step("w = |w| n", z3.And(*(w_a[i] == wa * n_a[i] for i in range(2))), circle),
+            Step("v + u - p/tau = (R/tau) n",
+                 z3.And(*(off[i] == radius * n_a[i] for i in range(2))), circle),
+            Step("|v + u - p/tau|^2 = (R/tau)^2 |n|^2",
+                 dot(off, off) == radius ** 2 * dot(n_a, n_a), circle),
+            Step("(R/tau)^2 |n|^2 = (R/tau)^2", radius ** 2 * dot(n_a, n_a) == radius ** 2,
+                 _all_but(bb, "R", "inv_tau", *bb.names(n_a))),
+            Step("v + u on the cut-off circle", on_circle, circle),
             Step("on a collision course u = scale n with scale >= 0",
                  z3.Implies(pr.n_u >= 0, scale >= 0), ("y_x", "y_y", "|y-v|")),
+            *_triangle_steps(bb, yv, w_a, gap, wa, ("(y - v)", "w")),
+            Step("|y - p/tau|^2 = |(y - v) + w|^2",
+                 dot(yc, yc) == dot(add(yv, w_a), add(yv, w_a)), _all_but(bb, *triangle_names)),
             Step("|y - p/tau| <= |y - v| + |w| (triangle)",
-                 dot(yc, yc) <= (gap + wa) ** 2),
-            Step("scale + |w| = R/tau", scale + wa == pr.comb_r * pr.itau),
+                 dot(yc, yc) <= (gap + wa) ** 2, _all_but(bb, *triangle_names)),
+            Step("scale + |w| = R/tau", scale + wa == radius, near),
+            Step("closer than scale: |y - v| + |w| < R/tau",
+                 z3.Implies(ahead, gap + wa < radius), near),
+            Step("closer than scale: (|y - v| + |w|)^2 < (R/tau)^2",
+                 z3.Implies(ahead, (gap + wa) ** 2 < radius ** 2), near),
+            Step("closer than scale: inside the cut-off circle", closer,
+                 _all_but(bb, *bb.names(y, pr.p), "n_dot_u", "|y-v|", "|wA|", "scaleA", "R",
+                          "inv_tau")),
         ]
         prefer = [gap > 0]
     else:
         on_leg = _det(pr.d, end) == 0
         tangent = z3.And(dot(pr.d, pr.d) == 1, _det(pr.d, pr.p) == -pr.comb_r)
         conclusion = z3.And(perpendicular, on_leg, tangent)
+        steps = [
+            *_leg_unit_steps(pr),
+            Step("u . d = 0", perpendicular, _all_but(bb, *bb.names(pr.v, pr.d))),
+            Step("v + u on the leg line", on_leg),
+        ]
         prefer = [pr.n_u > 0]
     return bb.obligation(
         endpoint_hint=pr.endpoint_hint(),
@@ -436,13 +557,47 @@ def overlap_bounded(profile: Profile) -> Obligation:
     limit = pr.comb_r - dist + speed * dt
     touching = dot(end, end) == pr.comb_r * pr.comb_r
     bounded = z3.And(scale * dt <= limit, -scale * dt <= limit)
+    n = pr.normal
+    w_a = (bb.env["wA_x"], bb.env["wA_y"])
+    radius = pr.comb_r * pr.itau
+    off = (pr.v[0] + pr.u[0] - pr.itau * pr.p[0], pr.v[1] + pr.u[1] - pr.itau * pr.p[1])
+    circle = _all_but(bb, *bb.names(pr.v, pr.p, w_a, n), "|wA|", "scaleA", "R", "inv_tau",
+                      "w_sq", "dt")
+    to_p = (-pr.itau * pr.p[0], -pr.itau * pr.p[1])
+    from_w = (-w_a[0], -w_a[1])
+    norms = _all_but(bb, *bb.names(pr.v, pr.p, w_a), "|v|", "|p|", "|wA|", "inv_tau")
+    scalars = _all_but(bb, "|v|", "|p|", "|wA|", "inv_tau")
+    scaled = _all_but(bb, "|v|", "|p|", "|wA|", "inv_tau", "dt", "scaleA", "R")
     steps = [
-        Step("|n| = 1", dot(pr.normal, pr.normal) == 1),
-        Step("ends touching", touching),
-        Step("|w| <= |v| + |p|/dt", wa <= speed + pr.itau * dist),
-        Step("|w| >= |p|/dt - |v|", wa >= pr.itau * dist - speed),
+        Step("|n| = 1", dot(n, n) == 1),
+        Step("|w| > 0 (the case)", wa > 0, circle),
+        Step("w = |w| n", z3.And(*(w_a[i] == wa * n[i] for i in range(2))), circle),
+        Step("v + u - p/dt = (R/dt) n", z3.And(*(off[i] == radius * n[i] for i in range(2))),
+             circle),
+        Step("p - (v + u) dt = -R n", z3.And(*(end[i] == -pr.comb_r * n[i] for i in range(2))),
+             circle),
+        Step("|p - (v + u) dt|^2 = R^2 |n|^2", dot(end, end) == pr.comb_r ** 2 * dot(n, n),
+             circle),
+        Step("R^2 |n|^2 = R^2", pr.comb_r ** 2 * dot(n, n) == pr.comb_r ** 2,
+             _all_but(bb, "R", *bb.names(n))),
+        Step("ends touching", touching, circle),
+        *_triangle_steps(bb, pr.v, to_p, speed, pr.itau * dist, ("v", "(-p/dt)")),
+        Step("|w|^2 = |v + (-p/dt)|^2", wa * wa == dot(add(pr.v, to_p), add(pr.v, to_p)), norms),
+        Step("|w|^2 <= (|v| + |p|/dt)^2", wa * wa <= (speed + pr.itau * dist) ** 2,
+             _all_but(bb, *bb.names(pr.v, pr.p), "|v|", "|p|", "|wA|", "inv_tau")),
+        Step("|w| <= |v| + |p|/dt", wa <= speed + pr.itau * dist, scalars),
+        *_triangle_steps(bb, pr.v, from_w, speed, wa, ("v", "(-w)")),
+        Step("|v + (-w)|^2 = (|p|/dt)^2", dot(add(pr.v, from_w), add(pr.v, from_w))
+             == (pr.itau * dist) ** 2, norms),
+        Step("(|p|/dt)^2 <= (|v| + |w|)^2", (pr.itau * dist) ** 2 <= (speed + wa) ** 2,
+             _all_but(bb, *bb.names(pr.v, w_a), "|v|", "|p|", "|wA|", "inv_tau")),
+        Step("|w| >= |p|/dt - |v|", wa >= pr.itau * dist - speed, scalars),
+        Step("|w| dt <= |v| dt + |p|", wa * dt <= speed * dt + dist, scaled),
+        Step("|w| dt >= |p| - |v| dt", wa * dt >= dist - speed * dt, scaled),
+        Step("scale dt = R - |w| dt", scale * dt == pr.comb_r - wa * dt, scaled),
         Step("|p| <= R", dist <= pr.comb_r,
              (*bb.names(pr.va, pr.vb, pr.va_new, pr.vb_new), "max_speed", "t")),
+        Step("the change within the limit", bounded, scaled),
     ]
     return bb.obligation(
         endpoint_hint=pr.endpoint_hint(),
@@ -588,6 +743,8 @@ def obstacle_vertex(profile: Profile) -> Obligation:
     n_m = bb.alias("n_dot_m", dot(n, m))
     n_det = bb.alias("det_q1_n", _det(q1, n))
     motion = (*bb.names(x), "t", "sigma")
+    in_frame = _all_but(bb, *bb.names(q1, e, n), "a", "h", "n_dot_q1", "n_dot_e", "n_dot_m",
+                        "det_q1_n")
     frame = tuple(sorted(set(bb.env) - {"a", "h", "r", "leg1", "n_dot_e", "n_dot_m", "n_dot_q1",
                                          "det_q1_n", "n_dot_l"}))
     steps = [
@@ -596,10 +753,20 @@ def obstacle_vertex(profile: Profile) -> Obligation:
              motion),
         Step("n.e < 0 and n.l < 0 (the case)", z3.And(n_e < 0, n_l < 0),
              tuple(sorted(set(bb.env) - {"w_dot_e", "w_dot_l", "|w|", "n_dot_e", "n_dot_l"}))),
-        Step("(n.e)^2 + (n.m)^2 = 1", n_e * n_e + n_m * n_m == 1, motion),
-        Step("n.q1 = a n.e - h n.m", n_q == a * n_e - f["h"] * n_m, motion),
-        Step("det(q1, n) = -(a n.m + h n.e)", n_det == -(a * n_m + f["h"] * n_e), motion),
+        Step("(n.e)^2 + (n.m)^2 = |n|^2 |e|^2 (Lagrange)",
+             n_e * n_e + n_m * n_m == dot(n, n) * dot(e, e), in_frame),
+        Step("|n|^2 |e|^2 = 1", dot(n, n) * dot(e, e) == 1, in_frame),
+        Step("(n.e)^2 + (n.m)^2 = 1", n_e * n_e + n_m * n_m == 1, in_frame),
+        Step("a n.e - h n.m = n.q1 |e|^2", a * n_e - f["h"] * n_m == n_q * dot(e, e), in_frame),
+        Step("n.q1 = a n.e - h n.m", n_q == a * n_e - f["h"] * n_m, in_frame),
+        Step("-(a n.m + h n.e) = det(q1, n) |e|^2",
+             -(a * n_m + f["h"] * n_e) == n_det * dot(e, e), in_frame),
+        Step("det(q1, n) = -(a n.m + h n.e)", n_det == -(a * n_m + f["h"] * n_e), in_frame),
         Step("n.l = leg n.q1 + r det(q1, n)", n_l == leg * n_q + r * n_det, motion),
+        Step("a^2 + h^2 = |q1|^2 |e|^2 (Lagrange)", a * a + f["h"] * f["h"]
+             == dot(q1, q1) * dot(e, e), _all_but(bb, "a", "h", *bb.names(q1, e))),
+        Step("a^2 + h^2 = |q1|^2", a * a + f["h"] * f["h"] == dot(q1, q1),
+             _all_but(bb, "a", "h", *bb.names(q1, e))),
         Step("leg^2 = a^2 + h^2 - r^2", leg * leg == a * a + f["h"] * f["h"] - r * r,
              tuple(sorted(set(bb.env) - {"leg1", "dist_sq1", "a", "h", "r",
                                          *bb.names(q1, e)}))),
@@ -614,9 +781,10 @@ def obstacle_vertex(profile: Profile) -> Obligation:
         Step("h leg < a (-n.q1)", z3.Implies(-n_q < r, f["h"] * leg < a * (-n_q)), frame),
         Step("-n.q1 >= r (the tangent at the projection supports the obstacle)", -n_q >= r,
              frame),
-        Step("n.x >= (n.q1 + r)/tau (the line)", n_x >= itau * (n_q + r), ("t", "sigma")),
+        Step("n.x >= (n.q1 + r)/tau (the line)", n_x >= itau * (n_q + r),
+             _all_but(bb, *bb.names(n, x, q1), "inv_tau_obst", "r", "n_dot_x", "n_dot_q1")),
         Step("n.(x t - q1) >= r for t in [0, tau]", t * n_x - n_q >= r,
-             (*bb.names(x, q1, e), "v0_x", "v0_y")),
+             _all_but(bb, "n_dot_x", "n_dot_q1", "r", "t", "tau_obst", "inv_tau_obst")),
         *tail,
     ]
     return bb.obligation(
