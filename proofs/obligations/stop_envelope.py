@@ -20,6 +20,7 @@ from navproof.proofs.obligations.common import (
     Step,
     Values,
     add,
+    cauchy_schwarz_step,
     dot,
     fdot,
     fnorm,
@@ -384,8 +385,8 @@ def s5(profile: Profile) -> Obligation:
     """S5: under S4 (|v| <= Vh, Cmax = Vh + |u - r|) a c = u + v - r admitted by the linear
     envelope ``LINEAR_ENVELOPE_BOUND`` also respects ``NECESSARY_NORMAL_BOUND``.
 
-    Steps: |c| <= Cmax (S4's triangle inequality, through S4's steps), dot(n, c) <= |c|, hence
-    dot(n, c) <= Cmax.
+    Steps: |c| <= Cmax (S4's triangle inequality, through S4's steps), dot(n, c) <= |c| (unit n,
+    Cauchy-Schwarz in squared form), hence dot(n, c) <= Cmax.
     """
     bb = Builder(profile)
     dt = bb.param("dt", "step_s")
@@ -421,14 +422,24 @@ def s5(profile: Profile) -> Obligation:
             f"dot(n,c) {n_c_f:.6g}, linear {lb:.6g}, necessary {nb:.6g}",
         )
 
+    coordinates = bb.names(n, u, v, r)
+    others = (*stop, *_CAPS, *bb.names(speed_v, bb.shown["|u-r|"]))
+    without_c = (*others, *bb.names(speed_c))
     steps = [
         *_speed_triangle(bb, u, v, r, forget=(*stop, *bb.names(n), *_CAPS)),
-        Step("|c| <= Cmax (S4)", speed_c <= cmax, (*stop, *bb.names(n, u, v, r))),
+        Step("|c| <= Cmax (S4)", speed_c <= cmax, (*stop, *coordinates)),
+        # dot(n, c) <= |c| in squared form; the alias n_dot_c lets the last step compare
+        # variables only.
+        cauchy_schwarz_step(n, c, (*others, *bb.names(n_c, speed_c), *coordinates)),
         Step(
-            "dot(n,c) <= |c| (unit n)",
-            n_c <= speed_c,
-            (*stop, *_CAPS, *bb.names(speed_v, bb.shown["|u-r|"])),
+            "dot(n,n) dot(c,c) = dot(c,c) (unit n)",
+            dot(n, n) * dot(c, c) == dot(c, c),
+            (*others, *bb.names(n_c, speed_c)),
         ),
+        Step("n_dot_c^2 = dot(n,c)^2", n_c * n_c == dot(n, c) * dot(n, c), without_c),
+        Step("dot(n,c)^2 <= dot(c,c) (unit n)", n_c * n_c <= dot(c, c), without_c),
+        Step("dot(n,c)^2 <= |c|^2", n_c * n_c <= speed_c * speed_c, others),
+        Step("dot(n,c) <= |c| (unit n)", n_c <= speed_c, (*others, *coordinates)),
         Step("dot(n,c) <= Cmax", n_c <= cmax, vectors),
     ]
     return bb.obligation(
