@@ -17,6 +17,7 @@ from navproof.proofs.obligations.common import (
     Builder,
     Obligation,
     Replay,
+    Step,
     Values,
     branch,
     identity_obligation,
@@ -37,7 +38,9 @@ def _access(bb: Builder) -> dict[str, z3.ArithRef]:
 
 def a2(profile: Profile) -> Obligation:
     """A2: on a long curve (d > vCap^2/a) ``ACCESS_POSITION`` reaches exactly d at
-    ``TOTAL_TIME``, ``ACCESS_SPEED`` stays in [0, vCap], and the position is monotone in [0, d]."""
+    ``TOTAL_TIME``, ``ACCESS_SPEED`` stays in [0, vCap], and the position is monotone in [0, d].
+
+    Steps: each conjunct of the conclusion on its own."""
     bb = Builder(profile)
     curve = _access(bb)
     t1 = bb.var("t1")
@@ -50,14 +53,15 @@ def a2(profile: Profile) -> Obligation:
     p1 = bb.term(access_curve.ACCESS_POSITION, t=t1, **curve)
     p2 = bb.term(access_curve.ACCESS_POSITION, t=t2, **curve)
     v1 = bb.term(access_curve.ACCESS_SPEED, t=t1, **curve)
-    conclusion = z3.And(
-        end == curve["d"],
-        0 <= v1,
-        v1 <= curve["vcap"],
-        0 <= p1,
-        p1 <= p2,
-        p2 <= curve["d"],
-    )
+    parts = [
+        ("the curve ends at d", end == curve["d"]),
+        ("speed >= 0", 0 <= v1),
+        ("speed <= vCap", v1 <= curve["vcap"]),
+        ("position >= 0", 0 <= p1),
+        ("position is monotone", p1 <= p2),
+        ("position <= d", p2 <= curve["d"]),
+    ]
+    conclusion = z3.And([part for _, part in parts])
 
     def replay(x: Values) -> Replay:
         f = runtime_formulas()
@@ -81,6 +85,7 @@ def a2(profile: Profile) -> Obligation:
         conclusion=conclusion,
         replay=replay,
         witness_prefer=[0 < t1, t1 < t2, t2 < total],
+        steps=[Step(name, part) for name, part in parts],
     )
 
 
@@ -176,21 +181,48 @@ def _a45(profile: Profile, reaction: bool) -> Obligation:
             witness_prefer=[0 < t, t < total],
             sharpen=[stop - curve["d"] >= z3.RealVal("1/1000")],
         )
+    kinematic = stop == kinematic_stop
+    short = bb.formula(access_curve.IS_SHORT, **curve)
+    accelerating = bb.formula(sympy.Le(sym.t, access_curve.ACCEL_TIME), t=t, **curve)
+    cruising = bb.formula(
+        sympy.Le(sym.t, access_curve.ACCEL_TIME + access_curve.CRUISE_TIME), t=t, **curve
+    )
+    root = bb.term(sympy.sqrt(sym.accel), accel=curve["accel"])
+    inverse_root = bb.term(1 / sympy.sqrt(sym.accel), accel=curve["accel"])
+    phases = [
+        ("accelerating", accelerating),
+        ("cruising", z3.And(z3.Not(accelerating), cruising)),
+        ("braking, short curve", z3.And(z3.Not(cruising), short)),
+        ("braking, long curve", z3.And(z3.Not(cruising), z3.Not(short))),
+    ]
     return bb.obligation(
         id="A4",
         claim="A4",
         title="interrupted and braked at once never crosses",
         expected=PROVED,
         premise=[0 <= t, t <= total],
-        conclusion=z3.And(stop == kinematic_stop, stop <= curve["d"]),
+        conclusion=z3.And(kinematic, stop <= curve["d"]),
         replay=replay,
         witness_prefer=[0 < t, t < total, curve["d"] > 0],
+        steps=[
+            Step("the stop point is the kinematic stop", kinematic),
+            Step("accel / sqrt(accel) = sqrt(accel)", curve["accel"] * inverse_root == root),
+            *(
+                Step(f"{name}: the stop point is <= d", z3.Implies(phase, stop <= curve["d"]))
+                for name, phase in phases
+            ),
+            Step("the stop point is <= d", stop <= curve["d"]),
+        ],
     )
 
 
 def a4(profile: Profile) -> Obligation:
     """A4: interrupted at any t in [0, T] and braked at once at the curve's accel, the stop point
-    ``INTERRUPTED_STOP_POINT`` (reaction dt = 0) is <= d."""
+    ``INTERRUPTED_STOP_POINT`` (reaction dt = 0) is <= d.
+
+    Steps: the stop point is the kinematic one, accel / sqrt(accel) = sqrt(accel) (the short
+    curve's times are in sqrt(d / accel)), then stop <= d in each phase (accelerating, cruising,
+    braking on a short or a long curve), hence everywhere."""
     return _a45(profile, reaction=False)
 
 

@@ -384,3 +384,51 @@ def identity_obligation(
     build.__name__ = build.__qualname__ = id_.lower().replace("/", "_")
     build.__module__ = module
     return build
+
+
+def cauchy_schwarz_step(
+    p: tuple[z3.ArithRef, z3.ArithRef],
+    q: tuple[z3.ArithRef, z3.ArithRef],
+    forget: tuple[str, ...] = (),
+) -> Step:
+    """dot(p, q)^2 <= |p|^2 |q|^2, polynomial (Lagrange: the gap is (p_x q_y - p_y q_x)^2)."""
+    return Step(
+        "Cauchy-Schwarz, squared (Lagrange identity)",
+        dot(p, q) * dot(p, q) <= dot(p, p) * dot(q, q),
+        forget,
+    )
+
+
+def triangle_steps(
+    p: tuple[z3.ArithRef, z3.ArithRef],
+    q: tuple[z3.ArithRef, z3.ArithRef],
+    norms: tuple[z3.ArithRef, z3.ArithRef, z3.ArithRef],
+    forget: tuple[str, ...] = (),
+) -> list[Step]:
+    """|p + q| <= |p| + |q| as steps a second engine decides, for the sqrt variables
+    ``norms`` = (|p|, |q|, |p + q|) (each ``>= 0`` with its square the squared norm):
+    Cauchy-Schwarz squared, then dot(p, q) <= |p| |q|; |p + q|^2 expanded by the norm
+    definitions; the squared triangle |p + q|^2 <= (|p| + |q|)^2; the triangle itself
+    (s <= t iff s^2 <= t^2 for s, t >= 0).
+
+    ``forget`` names what no step needs (the obligation's other quantities); the steps also
+    forget the norms or the coordinates they do not use.
+    """
+    norm_p, norm_q, norm_sum = norms
+    coordinates = Builder.names(p, q)
+    total = norm_p + norm_q
+    return [
+        cauchy_schwarz_step(p, q, (*forget, *Builder.names(*norms), *coordinates)),
+        Step(
+            "dot(p,q) <= |p| |q| (Cauchy-Schwarz)",
+            dot(p, q) <= norm_p * norm_q,
+            (*forget, *Builder.names(norm_sum)),
+        ),
+        Step(
+            "|p+q|^2 = |p|^2 + 2 dot(p,q) + |q|^2 (norm definitions)",
+            norm_sum * norm_sum == norm_p * norm_p + 2 * dot(p, q) + norm_q * norm_q,
+            forget,
+        ),
+        Step("|p+q|^2 <= (|p| + |q|)^2", norm_sum * norm_sum <= total * total, forget),
+        Step("|p+q| <= |p| + |q| (triangle)", norm_sum <= total, (*forget, *coordinates)),
+    ]

@@ -13,7 +13,9 @@ from navproof.proofs.obligations.common import (
     Builder,
     Obligation,
     Replay,
+    Step,
     Values,
+    cauchy_schwarz_step,
     dot,
     fdot,
     fnorm,
@@ -24,7 +26,10 @@ from navproof.specs.profile import Profile
 
 def v1(profile: Profile) -> Obligation:
     """V1: with k = ``SLOPE_FACTOR``(|g|^2), |v| <= ``HORIZONTAL_CAP``(V, k) implies the surface
-    speed sqrt(|v|^2 + dot(g, v)^2) <= V (2-D gradient g and horizontal velocity v)."""
+    speed sqrt(|v|^2 + dot(g, v)^2) <= V (2-D gradient g and horizontal velocity v).
+
+    Steps: Cauchy-Schwarz dot(g, v)^2 <= |g|^2 |v|^2, so surface speed^2 <= k^2 |v|^2
+    (k^2 = 1 + |g|^2); k |v| <= V; surface speed^2 <= V^2, hence the speed (both >= 0)."""
     bb = Builder(profile)
     surface = bb.param("V", "surface_speed_cap_mps")
     g = bb.vector("g")
@@ -50,6 +55,31 @@ def v1(profile: Profile) -> Obligation:
             f"surface speed {sp:.6g}, V {x['V']:.6g}, Vh {vh_f:.6g}",
         )
 
+    coordinates = bb.names(g, v)
+    cap = bb.names(surface, vh)
+    steps = [
+        cauchy_schwarz_step(g, v, (*cap, *bb.names(k, speed_v, surface_speed))),
+        Step(
+            "k^2 |v|^2 = (1 + |g|^2) |v|^2",
+            k * k * (speed_v * speed_v) == (1 + dot(g, g)) * dot(v, v),
+            (*cap, *bb.names(surface_speed)),
+        ),
+        Step(
+            "surface speed^2 <= k^2 |v|^2",
+            surface_speed * surface_speed <= k * k * (speed_v * speed_v),
+            cap,
+        ),
+        Step(
+            "k |v| <= V (|v| <= V/k)",
+            k * speed_v <= surface,
+            (*coordinates, *bb.names(surface_speed)),
+        ),
+        Step(
+            "surface speed^2 <= V^2",
+            surface_speed * surface_speed <= surface * surface,
+            coordinates,
+        ),
+    ]
     return bb.obligation(
         id="V1",
         claim="V1",
@@ -59,6 +89,8 @@ def v1(profile: Profile) -> Obligation:
         conclusion=surface_speed <= surface,
         replay=replay,
         witness_prefer=[speed_v > 0, dot(g, g) > 0],
+        steps=steps,
+        conclusion_forget=coordinates,
     )
 
 

@@ -20,6 +20,7 @@ from navproof.proofs.obligations.common import (
     Step,
     Values,
     add,
+    cauchy_schwarz_step,
     dot,
     fdot,
     fnorm,
@@ -27,6 +28,7 @@ from navproof.proofs.obligations.common import (
     is_zero,
     runtime_formulas,
     sub,
+    triangle_steps,
 )
 from navproof.specs.profile import Profile
 
@@ -238,6 +240,17 @@ def _envelope_cap(bb: Builder, u, r) -> tuple[z3.ArithRef, z3.ArithRef]:
     return vh, cmax
 
 
+_CAPS = ("V", "k", "Vh", "Cmax")
+"""Names of the caps behind Cmax (``_envelope_cap``): what the triangle steps forget."""
+
+
+def _speed_triangle(bb: Builder, u, v, r, forget: tuple[str, ...]) -> list[Step]:
+    """Steps of |c| = |v + (u - r)| <= |v| + |u - r| (S4's triangle inequality), with the norms
+    |v|, |u-r|, |c| already built (``Builder.norm``); ``forget``: the other quantities."""
+    norms = (bb.shown["|v|"], bb.shown["|u-r|"], bb.shown["|c|"])
+    return triangle_steps(v, sub(u, r), norms, forget)
+
+
 def s3(profile: Profile) -> Obligation:
     """S3: |c| <= Cmax and dot(n, c) <= ``LINEAR_ENVELOPE_BOUND`` keep the margin >= 0 over the
     whole reaction-and-brake trajectory and the hold at r afterwards, when dot(n, r - e) <= 0.
@@ -334,7 +347,9 @@ def s3(profile: Profile) -> Obligation:
 
 
 def s4(profile: Profile) -> Obligation:
-    """S4: |v| <= Vh = ``HORIZONTAL_CAP`` implies |u + v - r| <= ``ENVELOPE_SPEED_CAP``."""
+    """S4: |v| <= Vh = ``HORIZONTAL_CAP`` implies |u + v - r| <= ``ENVELOPE_SPEED_CAP``.
+
+    Steps: the triangle inequality |c| <= |v| + |u - r| in squared form (``triangle_steps``)."""
     bb = Builder(profile)
     u = bb.bounded_vector("u", "support_speed_mps")
     v = bb.vector("v")
@@ -361,6 +376,8 @@ def s4(profile: Profile) -> Obligation:
         conclusion=speed_c <= cmax,
         replay=replay,
         witness_prefer=[speed_v > 0, bb.shown["|u-r|"] > 0],
+        steps=_speed_triangle(bb, u, v, r, forget=_CAPS),
+        conclusion_forget=bb.names(u, v, r),
     )
 
 
@@ -368,7 +385,8 @@ def s5(profile: Profile) -> Obligation:
     """S5: under S4 (|v| <= Vh, Cmax = Vh + |u - r|) a c = u + v - r admitted by the linear
     envelope ``LINEAR_ENVELOPE_BOUND`` also respects ``NECESSARY_NORMAL_BOUND``.
 
-    Steps: |c| <= Cmax (S4's triangle inequality), dot(n, c) <= |c|, hence dot(n, c) <= Cmax.
+    Steps: |c| <= Cmax (S4's triangle inequality, through S4's steps), dot(n, c) <= |c| (unit n,
+    Cauchy-Schwarz in squared form), hence dot(n, c) <= Cmax.
     """
     bb = Builder(profile)
     dt = bb.param("dt", "step_s")
@@ -404,9 +422,24 @@ def s5(profile: Profile) -> Obligation:
             f"dot(n,c) {n_c_f:.6g}, linear {lb:.6g}, necessary {nb:.6g}",
         )
 
+    coordinates = bb.names(n, u, v, r)
+    others = (*stop, *_CAPS, *bb.names(speed_v, bb.shown["|u-r|"]))
+    without_c = (*others, *bb.names(speed_c))
     steps = [
-        Step("|c| <= Cmax (S4)", speed_c <= cmax, (*stop, *bb.names(n))),
-        Step("dot(n,c) <= |c| (unit n)", n_c <= speed_c, (*stop, "V", "k", "Vh", "Cmax")),
+        *_speed_triangle(bb, u, v, r, forget=(*stop, *bb.names(n), *_CAPS)),
+        Step("|c| <= Cmax (S4)", speed_c <= cmax, (*stop, *coordinates)),
+        # dot(n, c) <= |c| in squared form; the alias n_dot_c lets the last step compare
+        # variables only.
+        cauchy_schwarz_step(n, c, (*others, *bb.names(n_c, speed_c), *coordinates)),
+        Step(
+            "dot(n,n) dot(c,c) = dot(c,c) (unit n)",
+            dot(n, n) * dot(c, c) == dot(c, c),
+            (*others, *bb.names(n_c, speed_c)),
+        ),
+        Step("n_dot_c^2 = dot(n,c)^2", n_c * n_c == dot(n, c) * dot(n, c), without_c),
+        Step("dot(n,c)^2 <= dot(c,c) (unit n)", n_c * n_c <= dot(c, c), without_c),
+        Step("dot(n,c)^2 <= |c|^2", n_c * n_c <= speed_c * speed_c, others),
+        Step("dot(n,c) <= |c| (unit n)", n_c <= speed_c, (*others, *coordinates)),
         Step("dot(n,c) <= Cmax", n_c <= cmax, vectors),
     ]
     return bb.obligation(
