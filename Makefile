@@ -9,7 +9,7 @@ STAMP := $(VENV)/.navproof-installed
 TEST_STAMP := $(VENV)/.navproof-test-installed
 DEV_STAMP := $(VENV)/.navproof-dev-installed
 
-.PHONY: prove test lint typecheck check generate bench docs clean
+.PHONY: prove cross-check test lint typecheck check generate bench docs clean
 
 $(BIN)/python:
 	@echo "== creating $(VENV) (Python virtual environment)"
@@ -47,6 +47,13 @@ typecheck: $(DEV_STAMP)
 ## Prove every claim of the embedded default profile (exit code is CI-usable).
 prove: $(STAMP)
 	$(BIN)/navproof prove
+
+## Prove every claim, then have a second engine (cvc5 or yices, per obligation) re-decide every
+## query z3 decided: an unknown, a rejected query or a disagreement fails (the CI gate). The proof
+## cache is not read, so every verdict is decided afresh; the JSON record names, per query, the
+## engine that decided it and its seconds.
+cross-check: $(TEST_STAMP)
+	$(BIN)/navproof prove --cross-check --no-cache --json cross_check.json
 
 ## Run the whole test suite, in parallel (JOBS=auto: one worker per core).
 test: $(TEST_STAMP)
