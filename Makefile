@@ -49,7 +49,7 @@ prove: $(STAMP)
 	$(BIN)/navproof prove
 
 ## Prove every claim, then have a second engine (cvc5 or yices, per obligation) re-decide every
-## query z3 decided: an unknown, a rejected query or a disagreement fails (the CI gate). The proof
+## query z3 decided: an unknown, a rejected query or a disagreement fails. The proof
 ## cache is not read, so every verdict is decided afresh; the JSON record names, per query, the
 ## engine that decided it and its seconds.
 cross-check: $(TEST_STAMP)
