@@ -38,10 +38,15 @@ def _convert_row(point, direction, normal, offset):
 
 
 @compiled_loop
-def _convert(point, direction, normal, offset):
-    """Every row of :func:`_convert_row`."""
+def _convert(point, direction, shift, normal, offset):
+    """Every row of :func:`_convert_row`; with ``shift`` (M, 2, or (0, 2) for none) each
+    row's offsets less ``dot(normal, shift)`` (the half-planes of ``v = w - shift``)."""
+    shifted = shift.shape[0] > 0
     for r in range(offset.shape[0]):
         _convert_row(point[r], direction[r], normal[r], offset[r])
+        if shifted:
+            for j in range(offset.shape[1]):
+                offset[r, j] -= normal[r, j, 0] * shift[r, 0] + normal[r, j, 1] * shift[r, 1]
 
 
 def to_halfplanes(point: np.ndarray, direction: np.ndarray, valid: np.ndarray, *,
@@ -51,11 +56,11 @@ def to_halfplanes(point: np.ndarray, direction: np.ndarray, valid: np.ndarray, *
     ``shift_mps`` (M, 2) the half-planes constrain ``v = w - shift`` instead of ``w``."""
     normal = np.empty(direction.shape)
     offset = np.empty(direction.shape[:-1])
+    shift = (np.empty((0, 2)) if shift_mps is None
+             else np.ascontiguousarray(np.broadcast_to(shift_mps, (offset.shape[0], 2)),
+                                       dtype=np.float64))
     _convert(np.ascontiguousarray(point, dtype=np.float64),
-             np.ascontiguousarray(direction, dtype=np.float64), normal, offset)
-    if shift_mps is not None:
-        offset -= (normal[..., 0] * shift_mps[:, None, 0]
-                   + normal[..., 1] * shift_mps[:, None, 1])
+             np.ascontiguousarray(direction, dtype=np.float64), shift, normal, offset)
     return HalfPlanes(normal, offset, valid)
 
 
