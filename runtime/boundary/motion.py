@@ -9,17 +9,74 @@ ground. Claim: B3, B6, P1.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from navproof.core.errors import InvalidInput
+from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.validation import check_valid_finite
 
 MOTION_FIXED = 0
 MOTION_TRANSLATING = 1
 MOTION_RIGID = 2
 MOTION_NAMES = ("fixed", "translating", "rigid")
+
+
+@inlined_loop
+def _pivot_speed_range(wx, wy, ax, ay, dt):
+    """max(|w|, |w + alpha dt|) of one pivot (numpy's operations: |v| = sqrt(x^2 + y^2), a NaN
+    kept). Claim: B3, B6."""
+    ex = wx + ax * dt
+    ey = wy + ay * dt
+    start = math.sqrt(wx * wx + wy * wy)
+    end = math.sqrt(ex * ex + ey * ey)
+    return start if start >= end or start != start else end
+
+
+@compiled_loop
+def _pivot_speed_ranges(velocity, acceleration, dt, out):
+    """:func:`_pivot_speed_range` per row of (M, 2) pivot velocities and accelerations, step
+    lengths (M,)."""
+    for i in range(out.shape[0]):
+        out[i] = _pivot_speed_range(velocity[i, 0], velocity[i, 1], acceleration[i, 0],
+                                    acceleration[i, 1], dt[i])
+
+
+@compiled_loop
+def _point_speed_ranges(pivot, velocity, acceleration, omega, x, dt, out):
+    """:meth:`Motion.point_speed_range_mps` per row ((M, 2) pivots, velocities, accelerations
+    and points, (M,) rates and step lengths), in numpy's order of operations. Claim: B3, B6."""
+    for i in range(out.shape[0]):
+        wx, wy = velocity[i, 0], velocity[i, 1]
+        ax, ay = acceleration[i, 0], acceleration[i, 1]
+        om = abs(omega[i])
+        if om == 0.0:
+            out[i] = _pivot_speed_range(wx, wy, ax, ay, dt[i])
+            continue
+        rx = x[i, 0] - pivot[i, 0]
+        ry = x[i, 1] - pivot[i, 1]
+        ux = wx + omega[i] * (-ry)
+        uy = wy + omega[i] * rx
+        start = math.sqrt(ux * ux + uy * uy)
+        if wx == 0.0 and wy == 0.0 and ax == 0.0 and ay == 0.0:
+            out[i] = start
+        else:
+            arm = math.sqrt(rx * rx + ry * ry)
+            out[i] = start + (math.sqrt(ax * ax + ay * ay) + om * om * arm) * dt[i]
+
+
+def _vectors(shape: tuple[int, ...], *arrays: np.ndarray) -> list[np.ndarray]:
+    """Each ``(..., 2)`` array broadcast to ``shape + (2,)`` as contiguous (M, 2) rows."""
+    return [np.ascontiguousarray(np.broadcast_to(np.asarray(a, dtype=np.float64),
+                                                 (*shape, 2))).reshape(-1, 2) for a in arrays]
+
+
+def _scalars(shape: tuple[int, ...], *arrays: np.ndarray | float) -> list[np.ndarray]:
+    """Each array broadcast to ``shape`` as a contiguous (M,) row."""
+    return [np.ascontiguousarray(np.broadcast_to(np.asarray(a, dtype=np.float64),
+                                                 shape)).reshape(-1) for a in arrays]
 
 
 @dataclass(frozen=True)
@@ -105,10 +162,12 @@ class Motion:
         """Largest pivot speed |w + alpha t| (m/s, shape ``(...)``) over t in [0, dt] (``dt_s``
         broadcast to the leading shape): the speed is convex in t, so its largest value is at
         one end of the step."""
-        dt = np.asarray(dt_s, dtype=np.float64)
-        end = self.velocity_mps + self.acceleration_mps2 * (dt[..., None] if dt.ndim else dt)
-        return np.maximum(np.linalg.norm(self.velocity_mps, axis=-1),
-                          np.linalg.norm(end, axis=-1))
+        vel, accel = self.velocity_mps, self.acceleration_mps2
+        shape = np.broadcast_shapes(np.shape(vel)[:-1], np.shape(accel)[:-1], np.shape(dt_s))
+        out = np.empty(shape)
+        _pivot_speed_ranges(*_vectors(shape, vel, accel), *_scalars(shape, dt_s),
+                            out.reshape(-1))
+        return out
 
     def point_speed_range_mps(self, x_m: np.ndarray, dt_s: float | np.ndarray) -> np.ndarray:
         """Upper bound (m/s, shape ``(...)``) of the speed over t in [0, dt] of the material
@@ -117,14 +176,14 @@ class Motion:
         Exact where the motion does not rotate (the pivot's largest speed) and where it only
         turns about a fixed pivot (constant |omega||x - c|); otherwise |u(0)| plus the largest
         change, (|alpha| + omega^2 |x - c|) dt."""
-        dt = np.asarray(dt_s, dtype=np.float64)
-        start = np.linalg.norm(self.point_velocity(x_m), axis=-1)
-        om = np.abs(self.omega_radps)
-        arm = np.linalg.norm(x_m - self.pivot_m, axis=-1)
-        change = (np.linalg.norm(self.acceleration_mps2, axis=-1) + om * om * arm) * dt
-        pivot_still = ~np.any(self.velocity_mps != 0.0, axis=-1) & ~self.accelerating
-        turning = np.where(pivot_still, start, start + change)
-        return np.where(om == 0.0, self.pivot_speed_range_mps(dt), turning)
+        vectors = (self.pivot_m, self.velocity_mps, self.acceleration_mps2)
+        shape = np.broadcast_shapes(*(np.shape(a)[:-1] for a in (*vectors, x_m)),
+                                    np.shape(self.omega_radps), np.shape(dt_s))
+        out = np.empty(shape)
+        pivot, vel, accel, x = _vectors(shape, *vectors, x_m)
+        omega, dt = _scalars(shape, self.omega_radps, dt_s)
+        _point_speed_ranges(pivot, vel, accel, omega, x, dt, out.reshape(-1))
+        return out
 
 
 @dataclass(frozen=True)
