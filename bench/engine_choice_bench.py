@@ -8,7 +8,13 @@ obligations (the other entries stay as they are): the engine that decided every 
 least time first, the other as the fallback, and ``query_engines`` for the queries the first
 leaves undecided and the other decides (those are asked of the other first).
 
-Usage: python bench/engine_choice_bench.py [--limit-s 30] [--claims A2 S7 ...] [--write]
+With ``--fallback-only`` cvc5 is asked only the queries yices leaves undecided (the order the
+cross-check uses when yices comes first; much faster on large families); the entry then records
+how many queries cvc5 was asked (``asked``). Every entry records ``either``: the queries decided
+by at least one of the two.
+
+Usage: python bench/engine_choice_bench.py [--limit-s 30] [--claims A2 S7 ...] [--fallback-only]
+       [--rows FILE] [--write]
 Claim: all (cross-check of every z3 obligation).
 """
 
@@ -54,8 +60,9 @@ def _run(command: list[str], limit_s: float) -> tuple[str, float]:
     return answer, time.monotonic() - started
 
 
-def measure(path: Path, limit_s: float) -> dict[str, object]:
-    """Answers of yices and cvc5 on one query file (z3's answer from its header)."""
+def measure(path: Path, limit_s: float, fallback_only: bool = False) -> dict[str, object]:
+    """Answers of yices and cvc5 on one query file (z3's answer from its header); with
+    ``fallback_only`` cvc5 only where yices did not decide the query."""
     lines = path.read_text().splitlines()
     z3_answer = lines[1].split(": ")[1]
     label = lines[0].split(": ", 1)[1]
@@ -65,6 +72,9 @@ def measure(path: Path, limit_s: float) -> dict[str, object]:
         "cvc5": [sys.executable, "-c", _CVC5, str(path), str(int(limit_s * 1000))],
     }
     for engine, command in commands.items():
+        if engine == "cvc5" and fallback_only and row["yices"] == z3_answer:
+            row[engine], row[f"{engine}_s"] = "not asked", 0.0
+            continue
         answer, seconds = _run(["nice", "-n", "10", *command], limit_s)
         row[engine], row[f"{engine}_s"] = answer, round(seconds, 3)
     return row
@@ -82,13 +92,15 @@ def summarize(rows: list[dict[str, object]], files: list[Path]) -> dict[str, dic
     for path, row in zip(files, rows, strict=True):
         entry = table.setdefault(_obligation(path), {
             "queries": 0, "either": 0,
-            "yices": {"decided": 0, "seconds": 0.0}, "cvc5": {"decided": 0, "seconds": 0.0},
+            "yices": {"decided": 0, "seconds": 0.0, "asked": 0},
+            "cvc5": {"decided": 0, "seconds": 0.0, "asked": 0},
             "rows": [],
         })
         entry["rows"].append(row)
         entry["queries"] += 1
         decided = False
         for engine in ("yices", "cvc5"):
+            entry[engine]["asked"] += row[engine] != "not asked"
             if row[engine] == row["z3"]:
                 entry[engine]["decided"] += 1
                 entry[engine]["seconds"] += float(row[f"{engine}_s"])
@@ -104,10 +116,15 @@ def _entry_text(oid: str, entry: dict) -> str:
         return (-entry[engine]["decided"], entry[engine]["seconds"])
 
     order = sorted(("yices", "cvc5"), key=key)
-    lines = [f'["{oid}"]', f"engines = {json.dumps(order)}", f"queries = {entry['queries']}"]
+    if entry["cvc5"]["asked"] < entry["queries"]:
+        order = ["yices", "cvc5"]  # measured with --fallback-only: cvc5 is yices's fallback
+    lines = [f'["{oid}"]', f"engines = {json.dumps(order)}", f"queries = {entry['queries']}",
+             f"either = {entry['either']}"]
     for engine in ("yices", "cvc5"):
         e = entry[engine]
-        lines.append(f"{engine} = {{ decided = {e['decided']}, seconds = {e['seconds']:.1f} }}")
+        asked = f", asked = {e['asked']}" if e["asked"] != entry["queries"] else ""
+        lines.append(f"{engine} = {{ decided = {e['decided']}, seconds = {e['seconds']:.1f}"
+                     f"{asked} }}")
     # A query the obligation's first engine leaves undecided, but the other decides: asked of
     # the other first (one label per query; a label used twice keeps the obligation's order
     # unless the other engine decided every query of that label).
@@ -142,6 +159,9 @@ def main() -> None:
     parser.add_argument("--limit-s", type=float, default=30.0)
     parser.add_argument("--claims", nargs="*", default=[])
     parser.add_argument("--smt2-dir", type=Path, help="measure these files, emit nothing")
+    parser.add_argument("--fallback-only", action="store_true",
+                        help="ask cvc5 only the queries yices leaves undecided")
+    parser.add_argument("--rows", type=Path, help="also write every measured row here (JSON)")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
     folder = args.smt2_dir
@@ -151,7 +171,13 @@ def main() -> None:
         subprocess.run([str(VENV_BIN / "navproof"), "prove", "--no-cache", "--emit-smt2",
                         str(folder), *claims], check=False, stdout=subprocess.DEVNULL)
     files = sorted(folder.glob("*.smt2"))
-    rows = [measure(path, args.limit_s) for path in files]
+    rows = []
+    for number, path in enumerate(files, 1):
+        rows.append(measure(path, args.limit_s, args.fallback_only))
+        if number % 25 == 0 or number == len(files):
+            print(f"measured {number} of {len(files)} queries", file=sys.stderr, flush=True)
+    if args.rows:
+        args.rows.write_text(json.dumps(rows, indent=1))
     table = summarize(rows, files)
     print(f"{'obligation':34} {'queries':>7} {'yices':>12} {'cvc5':>12} {'either':>6}")
     for oid, e in table.items():

@@ -367,7 +367,8 @@ def reciprocity(profile: Profile, case: str, shares: str) -> Obligation:
              ("max_speed", "rA", "rB", "t", "tau", "dt", *pos,
               *(n for n in line_parts if not n.startswith("scale")))),
         Step("|n| = 1", n_sq == 1, ("max_speed", "t", *new_vel)),
-        Step("(alpha + beta - 1) u.n >= 0", sum_one, ("max_speed", "t", *new_vel)),
+        # from the shares and u.n alone (the premise's sign facts): the product's sign
+        Step("(alpha + beta - 1) u.n >= 0", sum_one, _all_but(bb, "alpha", "beta", "n_dot_u")),
         Step("n.x >= n.(v + u)", pr.n_x >= pr.n_v + pr.n_u, vectors),
     ]
     if case in ("cutoff", "colliding"):
