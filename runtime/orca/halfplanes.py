@@ -57,7 +57,7 @@ def to_halfplanes(point: np.ndarray, direction: np.ndarray, valid: np.ndarray, *
     normal = np.empty(direction.shape)
     offset = np.empty(direction.shape[:-1])
     shift = (np.empty((0, 2)) if shift_mps is None
-             else np.ascontiguousarray(np.broadcast_to(shift_mps, (offset.shape[0], 2)),
+             else np.ascontiguousarray(np.broadcast_to(shift_mps, (len(direction), 2)),
                                        dtype=np.float64))
     _convert(np.ascontiguousarray(point, dtype=np.float64),
              np.ascontiguousarray(direction, dtype=np.float64), shift, normal, offset)
