@@ -506,14 +506,44 @@ def _grown(values, size):
 
 
 @compiled_loop
+def _sampled_clearances(kind, c, options, table, body, other, offset_m, coarse, grid, item_lo,
+                        item_hi, vals):
+    """The clearance ``kind`` of items ``item_lo:item_hi`` at every ``grid`` time into ``vals``
+    (items, samples): :func:`_clearance` at the sample times, written out per kind so that the
+    loop over samples calls nothing (the same expressions, the same values)."""
+    samples = grid.shape[0]
+    dt, split = options[0], options[1] != 0.0
+    polygons = table[5].shape[0] - 1
+    for k in range(item_lo, item_hi):
+        i, j, off = body[k], other[k], offset_m[k]
+        for s in range(samples):
+            if kind == _PAIR:
+                vals[k, s] = math.hypot(coarse[i, s, 0] - coarse[j, s, 0],
+                                        coarse[i, s, 1] - coarse[j, s, 1]) - off
+            elif kind == _PLATFORM:
+                yx, yy = _relative_at(c, dt, split, i, grid[s])
+                vals[k, s] = -_polygon_distance(table, j, yx, yy)
+            elif kind == _CORRIDOR:
+                vals[k, s] = -_polygon_distance(table, 0, coarse[i, s, 0], coarse[i, s, 1])
+            elif kind == _PATCH:
+                vals[k, s] = -_polygon_distance(table, j, coarse[i, s, 0], coarse[i, s, 1])
+            else:
+                nearest = np.inf
+                for g in range(polygons):
+                    nearest = _min_nan(nearest, _polygon_distance(table, g, coarse[i, s, 0],
+                                                                  coarse[i, s, 1]))
+                vals[k, s] = nearest - off
+
+
+@compiled_loop
 def _certified_mins(kind, c, options, table, body, other, offset_m, lipschitz, coarse, grid,
-                    item_lo, item_hi, out):
+                    sampled, item_lo, item_hi, out):
     """Minimum over ``[0, dt]`` (m) of the clearance ``kind`` of items ``item_lo:item_hi`` into
-    ``out``: its values at the ``grid`` times, then every interval whose Lipschitz lower bound
-    ``(fa + fb) / 2 - L h / 2`` falls below :func:`_refine_below` of the smallest value so far
-    is bisected, round by round (each round evaluates the midpoints of all open intervals,
-    then keeps the halves whose bound still falls below), at most MAX_BISECTIONS rounds (see
-    the module docstring)."""
+    ``out``: its values at the ``grid`` times (``sampled``, :func:`_sampled_clearances`), then
+    every interval whose Lipschitz lower bound ``(fa + fb) / 2 - L h / 2`` falls below
+    :func:`_refine_below` of the smallest value so far is bisected, round by round (each round
+    evaluates the midpoints of all open intervals, then keeps the halves whose bound still
+    falls below), at most MAX_BISECTIONS rounds (see the module docstring)."""
     samples = grid.shape[0]
     dt = options[0]
     h = dt / SAMPLES
@@ -525,7 +555,7 @@ def _certified_mins(kind, c, options, table, body, other, offset_m, lipschitz, c
         half_lip = 0.5 * lipschitz[k]
         best = np.inf
         for s in range(samples):
-            vals[s] = _clearance(kind, c, options, table, i, j, off, grid[s], coarse, s)
+            vals[s] = sampled[k, s]
             best = _min_nan(best, vals[s])
         level = _refine_below(best)
         count = 0
@@ -570,10 +600,15 @@ def _certified_min(kind: int, cur: _Curves, table: PolygonTable, body: np.ndarra
             np.zeros(items) if offset_m is None else np.ascontiguousarray(offset_m, np.float64),
             np.ascontiguousarray(lipschitz, np.float64), coarse, grid)
     out = np.empty(items)
+    sampled = np.empty((items, grid.size))
     threads = thread_count(items, PARALLEL_MIN_ITEMS)
     bounds = piece_bounds(items, threads)
-    run_pieces(lambda p: _certified_mins(*args, bounds[p], bounds[p + 1], out), len(bounds) - 1,
-               threads=threads)
+
+    def piece(p: int) -> None:
+        _sampled_clearances(*args[:7], coarse, grid, bounds[p], bounds[p + 1], sampled)
+        _certified_mins(*args, sampled, bounds[p], bounds[p + 1], out)
+
+    run_pieces(piece, len(bounds) - 1, threads=threads)
     return out
 
 
@@ -594,8 +629,20 @@ def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, n
     offsets = np.array([dx * width + dy for dx in (-1, 0, 1) for dy in (-1, 0, 1)], np.int64)
     x = np.ascontiguousarray(x_m, dtype=np.float64)
     reach = np.ascontiguousarray(reach_m, dtype=np.float64)
-    out = _hash_pairs(x, reach, key, order, sorted_key, offsets)
+    cells = int(sorted_key[-1]) + width + 2
+    if cells <= CELL_TABLE_PER_BODY * n:
+        # the start of every cell's run in the sorted keys, one entry per cell (cell c holds
+        # sorted bodies start[c]:start[c + 1])
+        start = np.searchsorted(sorted_key, np.arange(cells + 1)).astype(np.int64)
+    else:
+        start = np.zeros(0, np.int64)
+    out = _hash_pairs(x, reach, key, order, sorted_key, offsets, start)
     return out[0], out[1]
+
+
+CELL_TABLE_PER_BODY = 64
+"""Hash cells per body up to which :func:`candidate_pairs` indexes every cell's run directly
+(beyond it, a sparse crowd, each cell is found by binary search)."""
 
 
 @inlined_loop
@@ -612,16 +659,18 @@ def _first_at_least(sorted_key, value):
 
 
 @compiled_loop
-def _hash_pairs(x, reach, key, order, sorted_key, offsets):
+def _hash_pairs(x, reach, key, order, sorted_key, offsets, start):
     """The pairs (2, P) of :func:`candidate_pairs`: every body i, the 3 x 3 cells around it in
     ``offsets`` order, the bodies of each cell in sorted order, kept when i < j and within
-    reach."""
+    reach. Each cell's run is found through ``start`` (every cell's first sorted index) when
+    given, else by binary search."""
     out = np.empty((2, 8 * x.shape[0] + 16), np.int64)
     count = 0
+    direct = start.shape[0] > 0
     for i in range(x.shape[0]):
         for o in range(offsets.shape[0]):
             probe = key[i] + offsets[o]
-            q = _first_at_least(sorted_key, probe)
+            q = start[probe] if direct else _first_at_least(sorted_key, probe)
             while q < sorted_key.shape[0] and sorted_key[q] == probe:
                 j = order[q]
                 q += 1
