@@ -233,11 +233,12 @@ class _Curves:
         """Lipschitz constant (m/s, (P,)) of the distance of bodies i and j over the step: the
         largest relative speed at the ends where both velocities are linear in time, else the
         sum of the two speed bounds."""
-        both = self.linear[i] & self.linear[j]
-        d0 = np.hypot(*(self.world_v0_mps[i] - self.world_v0_mps[j]).T)
-        d1 = np.hypot(*(self.world_v1_mps[i] - self.world_v1_mps[j]).T)
-        return np.where(both, np.maximum(d0, d1),
-                        self.speed_bound_mps[i] + self.speed_bound_mps[j])
+        out = np.empty(i.shape[0])
+        _pair_speed_bounds(np.ascontiguousarray(i, np.int64), np.ascontiguousarray(j, np.int64),
+                           self.linear, np.ascontiguousarray(self.world_v0_mps),
+                           np.ascontiguousarray(self.world_v1_mps),
+                           np.ascontiguousarray(self.speed_bound_mps, np.float64), out)
+        return out
 
     def on_grid(self, grid_s: np.ndarray) -> np.ndarray:
         """World position (m, (N, len(grid_s), 2)) of every body at the times ``grid_s``."""
@@ -343,6 +344,21 @@ def _world_at(c, options, i, t):
         wx = c[i, _START] + (c[i, _END] - c[i, _START]) * q
         wy = c[i, _START + 1] + (c[i, _END + 1] - c[i, _START + 1]) * q
     return wx, wy
+
+
+@compiled_loop
+def _pair_speed_bounds(first, second, linear, world_v0, world_v1, speed_bound, out):
+    """:meth:`_Curves.pair_speed_bound_mps` of pairs (first[p], second[p]) into ``out``: the
+    larger relative speed at the two ends (NaN wins) where both bodies are linear in time,
+    else the sum of their speed bounds."""
+    for p in range(first.shape[0]):
+        i, j = first[p], second[p]
+        if linear[i] and linear[j]:
+            d0 = math.hypot(world_v0[i, 0] - world_v0[j, 0], world_v0[i, 1] - world_v0[j, 1])
+            d1 = math.hypot(world_v1[i, 0] - world_v1[j, 0], world_v1[i, 1] - world_v1[j, 1])
+            out[p] = _max_nan(d0, d1)
+        else:
+            out[p] = speed_bound[i] + speed_bound[j]
 
 
 @compiled_loop
@@ -636,7 +652,7 @@ def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, n
         start = np.searchsorted(sorted_key, np.arange(cells + 1)).astype(np.int64)
     else:
         start = np.zeros(0, np.int64)
-    out = _hash_pairs(x, reach, key, order, sorted_key, offsets, start)
+    out = _hash_pairs(x, reach, key, order, sorted_key, offsets, start, x[order], reach[order])
     return out[0], out[1]
 
 
@@ -658,12 +674,27 @@ def _first_at_least(sorted_key, value):
     return lo
 
 
+@inlined_loop
+def _within(dx, dy, limit):
+    """``math.hypot(dx, dy) <= limit``, the square root taken only near the limit: the squared
+    length is within a few roundings of hypot's square, far inside the margins 1e-9 of the
+    shortcuts."""
+    d2 = dx * dx + dy * dy
+    l2 = limit * limit
+    if d2 > l2 * (1.0 + 1e-9) + 1e-300:
+        return False
+    if d2 < l2 * (1.0 - 1e-9):
+        return True
+    return math.hypot(dx, dy) <= limit
+
+
 @compiled_loop
-def _hash_pairs(x, reach, key, order, sorted_key, offsets, start):
+def _hash_pairs(x, reach, key, order, sorted_key, offsets, start, sorted_x, sorted_reach):
     """The pairs (2, P) of :func:`candidate_pairs`: every body i, the 3 x 3 cells around it in
     ``offsets`` order, the bodies of each cell in sorted order, kept when i < j and within
     reach. Each cell's run is found through ``start`` (every cell's first sorted index) when
-    given, else by binary search."""
+    given, else by binary search; ``sorted_x`` and ``sorted_reach`` are ``x`` and ``reach`` in
+    sorted order (read along each cell's run)."""
     out = np.empty((2, 8 * x.shape[0] + 16), np.int64)
     count = 0
     direct = start.shape[0] > 0
@@ -674,8 +705,8 @@ def _hash_pairs(x, reach, key, order, sorted_key, offsets, start):
             while q < sorted_key.shape[0] and sorted_key[q] == probe:
                 j = order[q]
                 q += 1
-                if i < j and math.hypot(x[i, 0] - x[j, 0], x[i, 1] - x[j, 1]) \
-                        <= reach[i] + reach[j]:
+                if i < j and _within(x[i, 0] - sorted_x[q - 1, 0], x[i, 1] - sorted_x[q - 1, 1],
+                                     reach[i] + sorted_reach[q - 1]):
                     if count == out.shape[1]:
                         grown = np.empty((2, 2 * count), np.int64)
                         grown[:, :count] = out
