@@ -171,6 +171,32 @@ _PIVOT, _PIVOT_V, _PIVOT_A, _OMEGA, _HANDOFF, _END = 11, 13, 15, 17, 18, 19
 _COLUMNS = 21
 
 
+@compiled_loop
+def _speed_bounds(v0, v1, second, start, pivot, pivot_v, pivot_a, omega, end, handoff, dt,
+                  speed_bound, rel_speed_bound, world_v0, world_v1):
+    """Per body: the largest speed relative to its support (of v0, v1 and, when ``second`` has
+    rows, the second ramp's velocity; NaN wins), its world speed bound
+    ``|w| + |alpha| dt + |omega| (|x0 - c| + dt rel) + rel`` and, for a body moved by its
+    handoff controller, its straight speed ``|x1 - x0| / dt`` for both; and the world
+    velocities ``w + v0`` and ``w + alpha dt + v1`` at the ends of the step."""
+    split = second.shape[0] > 0
+    for i in range(v0.shape[0]):
+        rel = _max_nan(math.hypot(v0[i, 0], v0[i, 1]), math.hypot(v1[i, 0], v1[i, 1]))
+        if split:
+            rel = _max_nan(rel, math.hypot(second[i, 0], second[i, 1]))
+        arm = math.hypot(start[i, 0] - pivot[i, 0], start[i, 1] - pivot[i, 1]) + dt * rel
+        speed = (math.hypot(pivot_v[i, 0], pivot_v[i, 1])
+                 + math.hypot(pivot_a[i, 0], pivot_a[i, 1]) * dt + abs(omega[i]) * arm + rel)
+        if handoff[i]:
+            straight = math.hypot(end[i, 0] - start[i, 0], end[i, 1] - start[i, 1]) / dt
+            speed_bound[i], rel_speed_bound[i] = straight, straight
+        else:
+            speed_bound[i], rel_speed_bound[i] = speed, rel
+        for d in range(2):
+            world_v0[i, d] = pivot_v[i, d] + v0[i, d]
+            world_v1[i, d] = pivot_v[i, d] + pivot_a[i, d] * dt + v1[i, d]
+
+
 class _Curves:
     """Every body's executed curve of one step: its packed record for the compiled loops
     (:func:`_world_at`) and its Lipschitz bounds."""
@@ -182,18 +208,17 @@ class _Curves:
         self.handoff[mo.handoff_rows] = True
         dt = mo.dt_s
         v0, v1 = mo.velocity_rel_mps, mo.committed_rel_mps
-        rel_speed = np.maximum(np.hypot(*v0.T), np.hypot(*v1.T))
         self.split = mo.split_s is not None
-        if self.split:
-            assert mo.split_s is not None and mo.second_rel_mps is not None
-            rel_speed = np.maximum(rel_speed, np.hypot(*mo.second_rel_mps.T))
-        arm = np.hypot(*(mo.position_m - mo.pivot_m).T) + dt * rel_speed
-        speed = (np.hypot(*mo.pivot_velocity_mps.T) + np.hypot(*mo.pivot_acceleration_mps2.T)
-                 * dt + np.abs(mo.omega_radps) * arm + rel_speed)
-        straight = np.hypot(*(mo.end_position_m - mo.position_m).T) / dt
-        # Lipschitz constants (m/s) of the world curve and of the support-frame curve
-        self.speed_bound_mps = np.where(self.handoff, straight, speed)
-        self.rel_speed_bound_mps = np.where(self.handoff, straight, rel_speed)
+        # Lipschitz constants (m/s) of the world curve and of the support-frame curve, and the
+        # world velocities at the ends of a linear curve
+        self.speed_bound_mps, self.rel_speed_bound_mps = np.empty(n), np.empty(n)
+        self.world_v0_mps, self.world_v1_mps = np.empty((n, 2)), np.empty((n, 2))
+        second = mo.second_rel_mps if mo.second_rel_mps is not None else np.zeros((0, 2))
+        _speed_bounds(*(np.ascontiguousarray(a, np.float64) for a in (
+            v0, v1, second, mo.position_m, mo.pivot_m, mo.pivot_velocity_mps,
+            mo.pivot_acceleration_mps2, mo.omega_radps, mo.end_position_m)), self.handoff,
+            float(dt), self.speed_bound_mps, self.rel_speed_bound_mps, self.world_v0_mps,
+            self.world_v1_mps)
         self.any_handoff = bool(self.handoff.any())
         self.any_rotation = bool(np.any(mo.omega_radps != 0.0))
         # without rotation, truncation or handoff a body's world velocity is linear in time
@@ -201,8 +226,6 @@ class _Curves:
         self.linear = ~self.handoff & (mo.omega_radps == 0.0) & (mo.commit_s >= dt)
         if mo.split_s is not None:
             self.linear &= ~np.isfinite(mo.split_s)
-        self.world_v0_mps = mo.pivot_velocity_mps + v0
-        self.world_v1_mps = mo.pivot_velocity_mps + mo.pivot_acceleration_mps2 * dt + v1
         packed = np.zeros((n, _COLUMNS))
         packed[:, _START:_START + 2] = mo.position_m
         packed[:, _V0:_V0 + 2] = v0
