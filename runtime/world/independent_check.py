@@ -837,12 +837,14 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
     }
     claim = np.full(n, "", dtype="<U2")
     margin = np.full(n, np.inf)
+    violated = np.zeros(n, bool)
     for cid in reversed(CLAIM_ORDER):
         value, slack = margins[cid]
         bad = value < -slack
-        claim[bad] = cid
-        margin[bad] = value[bad]
-    violated = claim != ""
+        if bad.any():
+            claim[bad] = cid
+            margin[bad] = value[bad]
+            violated |= bad
     label = np.asarray(label)
     return StepTruth(wall, obstacle, agent, speed, patch < -TOLERANCE_M, violated, claim,
                      margin, label, violated & (label == SAFE), mo.time_s)
