@@ -330,103 +330,90 @@ def _pair_min_distances(p, x, horizon, out):
         out[i] = _min_distance(p[i, 0], p[i, 1], x[i, 0], x[i, 1], horizon[i])
 
 
-def reciprocal_pairs(neighbor_idx: np.ndarray, feasible: np.ndarray) -> tuple[np.ndarray,
-                                                                                np.ndarray]:
-    """Pairs ``(a, b)``, ``a < b``, that hold each other as neighbours and both solved
-    feasibly: the pairs whose two lines the O3 proofs are about. In row-major slot order."""
-    neighbor_idx = np.ascontiguousarray(neighbor_idx, dtype=np.int64)
-    out = np.empty((2, neighbor_idx.size), dtype=np.int64)
-    count = _reciprocal_pairs(neighbor_idx, np.ascontiguousarray(feasible, dtype=bool), out)
-    return out[0, :count], out[1, :count]
-
-
-@compiled_loop
-def _reciprocal_pairs(neighbor_idx, feasible, out):
-    """The pairs of :func:`reciprocal_pairs` into ``out`` (2, P); returns their number."""
-    n, k = neighbor_idx.shape
-    count = 0
-    for a in range(n):
-        if not feasible[a]:
-            continue
-        for s in range(k):
-            b = neighbor_idx[a, s]
-            # padding (-1) is below every agent index
-            if b <= a or not feasible[b]:
-                continue
-            for t in range(k):
-                if neighbor_idx[b, t] == a:
-                    out[0, count] = a
-                    out[1, count] = b
-                    count += 1
-                    break
-    return count
-
-
 def check_reciprocity(position: np.ndarray, radius: np.ndarray, time_horizon: np.ndarray,
                       time_step: float, selected: np.ndarray, max_speed: np.ndarray,
                       neighbor_idx: np.ndarray, feasible: np.ndarray) -> None:
     """Raise ObligationViolation (O3, or O6 for an overlapping pair) when a reciprocal pair's
     chosen velocities bring it closer than the combined radius within its horizon.
 
-    Only pairs whose shares add up to 1 are given (the caller filters): that split is proved
-    reciprocal in every case. The allowance is the solve's feasibility tolerance carried over
-    the horizon. Claim: O3, O6.
+    The pairs judged are those ``(a, b)``, ``a < b``, that hold each other as neighbours, both
+    solved feasibly and share one time horizon (the pairs whose two lines the O3 proofs are
+    about), in row-major slot order; the first that fails is reported. One compiled pass
+    (:func:`_first_failing_pairs`) finds and judges them. Only pairs whose shares add up to 1
+    are given (the caller filters): that split is proved reciprocal in every case. The
+    allowance is the solve's feasibility tolerance carried over the horizon. Claim: O3, O6.
     """
-    a, b = reciprocal_pairs(neighbor_idx, feasible)
-    same = time_horizon[a] == time_horizon[b]
-    a, b = a[same], b[same]
-    if a.size == 0:
-        return
-    distance = np.empty(a.size)
-    comb_r = np.empty(a.size)
-    tol = np.empty(a.size)
-    overlapping = np.empty(a.size, dtype=bool)
-    args = (np.ascontiguousarray(position, dtype=np.float64),
+    neighbor_idx = np.ascontiguousarray(neighbor_idx, dtype=np.int64)
+    n = neighbor_idx.shape[0]
+    threads = thread_count(neighbor_idx.size, MONITOR_PARALLEL_MIN_SLOTS)
+    bounds = piece_bounds(n, threads)
+    # per piece: the first failing pair (a, b; -1 for none), its distance, combined radius and
+    # whether it overlaps
+    pairs = np.full((len(bounds) - 1, 2), -1, dtype=np.int64)
+    found = np.zeros((len(bounds) - 1, 3))
+    args = (neighbor_idx, np.ascontiguousarray(feasible, dtype=bool),
+            np.ascontiguousarray(position, dtype=np.float64),
             np.ascontiguousarray(selected, dtype=np.float64), radius, time_horizon,
-            float(time_step), max_speed, a, b)
-    threads = thread_count(a.size, MONITOR_PARALLEL_MIN_SLOTS)
-    bounds = piece_bounds(a.size, threads)
-    run_pieces(lambda p: _pair_distances(*args, bounds[p], bounds[p + 1], distance, comb_r, tol,
-                                         overlapping), len(bounds) - 1, threads=threads)
-    bad = distance < comb_r - tol
-    if bad.any():
-        j = int(np.flatnonzero(bad)[0])
-        claim = "O6" if overlapping[j] else "O3"
-        what = ("the overlapping pair is not apart at the step's end" if overlapping[j]
-                else "the pair comes closer than the combined radius within the horizon")
-        rel_p = position[b[j]] - position[a[j]]
-        rel_x = selected[a[j]] - selected[b[j]]
-        horizon = time_step if overlapping[j] else time_horizon[a[j]]
-        raise ObligationViolation(
-            claim, f"{what} (agents {int(a[j])} and {int(b[j])})",
-            observed=float(distance[j]), limit=float(comb_r[j]),
-            margin=float(distance[j] - comb_r[j]), agent=int(a[j]),
-            data={"other": int(b[j]), "relative_position": rel_p.tolist(),
-                  "relative_velocity": rel_x.tolist(), "horizon_s": float(horizon)})
+            float(time_step), max_speed)
+    run_pieces(lambda p: _first_failing_pairs(*args, bounds[p], bounds[p + 1], pairs[p],
+                                              found[p]), len(bounds) - 1, threads=threads)
+    failing = np.flatnonzero(pairs[:, 0] >= 0)
+    if failing.size == 0:
+        return
+    ia, ib = (int(v) for v in pairs[failing[0]])
+    distance, comb_r, overlapping = found[failing[0]]
+    claim = "O6" if overlapping else "O3"
+    what = ("the overlapping pair is not apart at the step's end" if overlapping
+            else "the pair comes closer than the combined radius within the horizon")
+    rel_p = position[ib] - position[ia]
+    rel_x = selected[ia] - selected[ib]
+    horizon = time_step if overlapping else time_horizon[ia]
+    raise ObligationViolation(
+        claim, f"{what} (agents {ia} and {ib})",
+        observed=float(distance), limit=float(comb_r), margin=float(distance - comb_r),
+        agent=ia, data={"other": ib, "relative_position": rel_p.tolist(),
+                        "relative_velocity": rel_x.tolist(), "horizon_s": float(horizon)})
 
 
 @compiled_loop
-def _pair_distances(position, selected, radius, time_horizon, time_step, max_speed, a, b,
-                    pair_lo, pair_hi, distance, comb_r, tol, overlapping):
-    """Per pair (a, b) of ``pair_lo:pair_hi``: the distance :func:`check_reciprocity` judges
-    (at the step's end for an overlapping pair, O6; else the closest approach within the
-    horizon, O3), the combined radius, the allowance and whether the pair overlaps.
-    Claim: O3, O6."""
-    for i in range(pair_lo, pair_hi):
-        ia, ib = a[i], b[i]
-        px = position[ib, 0] - position[ia, 0]
-        py = position[ib, 1] - position[ia, 1]
-        xx = selected[ia, 0] - selected[ib, 0]
-        xy = selected[ia, 1] - selected[ib, 1]
-        r = radius[ia] + radius[ib]
-        over = px * px + py * py <= r * r
-        horizon = time_step if over else time_horizon[ia]
-        tol[i] = (2.0 * MONITOR_FEASIBILITY_REL * (1.0 + max(max_speed[ia], max_speed[ib]))
-                  * horizon + MONITOR_FEASIBILITY_REL * r)
-        if over:
-            # an overlapping pair is judged at the step's end only (O6): it starts inside
-            distance[i] = math.hypot(px - xx * horizon, py - xy * horizon)
-        else:
-            distance[i] = _min_distance(px, py, xx, xy, horizon)
-        comb_r[i] = r
-        overlapping[i] = over
+def _first_failing_pairs(neighbor_idx, feasible, position, selected, radius, time_horizon,
+                         time_step, max_speed, row_lo, row_hi, pair, found):
+    """The first pair (a, b) of agents ``a`` in ``row_lo:row_hi`` that :func:`check_reciprocity`
+    judges and that fails, into ``pair`` (left at -1 if none) with its distance, combined radius
+    and overlap (0/1) in ``found``. Per pair: the distance at the step's end for an
+    overlapping pair (O6), else the exact closest approach within the horizon (O3), against
+    the combined radius less the allowance. Claim: O3, O6."""
+    k = neighbor_idx.shape[1]
+    for ia in range(row_lo, row_hi):
+        if not feasible[ia]:
+            continue
+        for s in range(k):
+            ib = neighbor_idx[ia, s]
+            # padding (-1) is below every agent index
+            if ib <= ia or not feasible[ib]:
+                continue
+            mutual = False
+            for t in range(k):
+                if neighbor_idx[ib, t] == ia:
+                    mutual = True
+                    break
+            if not mutual or not time_horizon[ia] == time_horizon[ib]:
+                continue
+            px = position[ib, 0] - position[ia, 0]
+            py = position[ib, 1] - position[ia, 1]
+            xx = selected[ia, 0] - selected[ib, 0]
+            xy = selected[ia, 1] - selected[ib, 1]
+            r = radius[ia] + radius[ib]
+            over = px * px + py * py <= r * r
+            horizon = time_step if over else time_horizon[ia]
+            tol = (2.0 * MONITOR_FEASIBILITY_REL * (1.0 + max(max_speed[ia], max_speed[ib]))
+                   * horizon + MONITOR_FEASIBILITY_REL * r)
+            if over:
+                # an overlapping pair is judged at the step's end only (O6): it starts inside
+                distance = math.hypot(px - xx * horizon, py - xy * horizon)
+            else:
+                distance = _min_distance(px, py, xx, xy, horizon)
+            if distance < r - tol:
+                pair[0], pair[1] = ia, ib
+                found[0], found[1], found[2] = distance, r, 1.0 if over else 0.0
+                return

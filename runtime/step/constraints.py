@@ -149,10 +149,10 @@ def _floats(value: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return np.broadcast_to(np.asarray(value, dtype=np.float64), shape)
 
 
-def prepare_constraints(inp: StepInput) -> Prepared:
-    """Constraints of every agent in the solve variable v1: one compiled pass over each agent's
-    edges for the normal components, the reference (R1), then one for the edge half-planes.
-    Claim: B1, B3, B4, S3, S7, R1, R2."""
+def edge_components(inp: StepInput) -> tuple[np.ndarray, ...]:
+    """The carry u (N, 2) and the per-edge dot(n, e), dot(n, u), dot(n, v0), initial margin s
+    and dot(n, e - u) (N, K) of every agent of ``inp``, in one compiled pass
+    (:func:`_edge_components`). Claim: B1, B3, R1."""
     edges, x0, v0 = inp.edges, inp.position_m, inp.velocity_mps
     n = edges.normal
     rows, k = n.shape[:2]
@@ -167,6 +167,17 @@ def prepare_constraints(inp: StepInput) -> Prepared:
                   n_dot_e_minus_u)
     run_row_pieces(lambda lo, hi: _edge_components(*components, lo, hi), rows,
                    min_rows=PARALLEL_MIN_ROWS)
+    return u, n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u
+
+
+def prepare_constraints(inp: StepInput) -> Prepared:
+    """Constraints of every agent in the solve variable v1: one compiled pass over each agent's
+    edges for the normal components, the reference (R1), then one for the edge half-planes.
+    Claim: B1, B3, B4, S3, S7, R1, R2."""
+    edges, x0 = inp.edges, inp.position_m
+    n = edges.normal
+    rows, k = n.shape[:2]
+    u, n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u = edge_components(inp)
     moving = moving_frame_pairs(edges, inp.support)
     rot_stop = rotating_stop_pairs(edges, inp.support, moving=moving)
     ref = reference_from_offsets(edges, u, n_dot_e_minus_u, inp.vh_mps, certified=rot_stop)

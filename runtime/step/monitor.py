@@ -17,18 +17,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from navproof.boundary.margins import curve_min_margin_m, end_margin_m
-from navproof.boundary.reference import reference_velocity
-from navproof.boundary.rigid import rotating_stop_pairs
+from navproof.boundary.margins import curve_min_margin_m
+from navproof.boundary.reference import reference_from_offsets
+from navproof.boundary.rigid import moving_frame_pairs, rotating_stop_pairs
 from navproof.boundary.slope import reach_margin_mps
-from navproof.boundary.stop_envelope import (
-    brake_envelope_factor_s,
-    brake_envelope_margin_m,
-    envelope_margin_m,
-    envelope_speed_cap_mps,
-)
+from navproof.boundary.stop_envelope import brake_envelope_factor_s, envelope_speed_cap_mps
 from navproof.core.errors import ObligationViolation
 from navproof.core.tolerances import EPS
+from navproof.step.constraints import edge_components
 from navproof.step.inputs import StepInput
 from navproof.step.result import (
     DYNAMIC_AVOIDANCE_FAILED,
@@ -39,6 +35,7 @@ from navproof.step.result import (
     SafeStepResult,
 )
 from navproof.step.verify import (
+    recomputed_edge_margins,
     rotating_stop_margins_m,
     sweep_end_velocity_mps,
     sweep_margins_m,
@@ -70,8 +67,14 @@ def _raise_first(claim: str, message: str, margin: np.ndarray, owed: np.ndarray,
 
 def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
     """Re-check the committed step of every agent; raise ObligationViolation on the first
-    violated obligation. Claim: B2, B5, B6, S3, S7, R3, V2, W1, F2 (never labelled safe)."""
+    violated obligation. Claim: B2, B5, B6, S3, S7, R3, V2, W1, F2 (never labelled safe).
+
+    The normal components, the reference and every edge margin are recomputed from the step
+    input (compiled passes shared with the solve, over the generated formulas), never read
+    from the solver's result; the claims are judged in the order B5, S3, S7, B6, V2, W1, R2,
+    each at its first agent."""
     dt = inp.dt_s
+    dt_rows = inp.dt_per_agent_s
     x0, v0, v1 = inp.position_m, inp.velocity_mps, result.velocity_mps
     label = result.label
     # S6: a zero budget enters no stop formula (its hold keeps v0, checked by V2 below)
@@ -81,23 +84,22 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
     separating = label == OVERLAP_RECOVERY
     corridor = safe | separating | (label == DYNAMIC_AVOIDANCE_FAILED)
     data = {"position_m": x0, "v0_mps": v0, "v1_mps": v1}
-    curve = curve_min_margin_m(inp.edges, inp.support, x0, v0, v1, dt)
+    u, n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u = edge_components(inp)
+    moving = moving_frame_pairs(inp.edges, inp.support)
+    rot = rotating_stop_pairs(inp.edges, inp.support, moving=moving)
+    ref = reference_from_offsets(inp.edges, u, n_dot_e_minus_u, inp.vh_mps, certified=rot)
+    cmax = envelope_speed_cap_mps(inp.vh_mps, u, ref.r_mps)
+    kfac = brake_envelope_factor_s(cmax, dt_rows, budget)
+    exact, _, env, brake = recomputed_edge_margins(inp.edges, dt_rows, budget, u, s, n_dot_e,
+                                                   n_dot_u, n_dot_v0, ref.r_mps, cmax, kfac,
+                                                   np.asarray(v1, np.float64))
+    # B6: the exact translating minimum stands for the pairs that translate uniformly only
+    curve = curve_min_margin_m(inp.edges, inp.support, x0, v0, v1, dt, exact_m=exact) \
+        if moving.any() else exact
     _raise_first("B5", "committed curve leaves an edge during the step", curve, corridor,
                  {**data, "curve_margin_m": curve}, label)
-    u = inp.support.carry_mps(x0)
-    rot = rotating_stop_pairs(inp.edges, inp.support)
-    ref = reference_velocity(inp.edges, inp.support, x0, inp.vh_mps, certified=rot)
-    cmax = envelope_speed_cap_mps(inp.vh_mps, u, ref.r_mps)
-    s = inp.edges.initial_margin_m(x0)
-    c1 = u + v1 - ref.r_mps
-    env = envelope_margin_m(inp.edges.normal, s, c1, dt, budget, cmax)
-    env = np.where(inp.edges.wall, env, np.inf)
     _raise_first("S3", "committed velocity outside the shared stop envelope", env,
                  corridor & ref.exists & braking, {**data, "envelope_margin_m": env}, label)
-    kfac = brake_envelope_factor_s(cmax, inp.dt_per_agent_s, budget)
-    brake = brake_envelope_margin_m(end_margin_m(inp.edges, inp.support, x0, v0, v1, dt),
-                                    inp.edges.normal, c1, kfac)
-    brake = np.where(inp.edges.wall, brake, np.inf)
     _raise_first("S7", "committed step leaves no braking candidate for the next step", brake,
                  corridor & ref.exists & braking, {**data, "brake_envelope_margin_m": brake},
                  label)
@@ -112,7 +114,6 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
                  np.ones_like(safe), {**data, "reach_margin_mps": reach}, label)
     nb = inp.neighbors
     if nb is not None and nb.valid.shape[1]:
-        dt_rows = inp.dt_per_agent_s
         v_sweep = sweep_end_velocity_mps(inp.support, slice(None), v1, dt_rows)
         sweep, t_min = sweep_margins_m(x0, u, v0, v_sweep, dt_rows, inp.radius_m, nb)
         _raise_first("W1", "committed curve comes within the combined radius", sweep,

@@ -171,6 +171,32 @@ _PIVOT, _PIVOT_V, _PIVOT_A, _OMEGA, _HANDOFF, _END = 11, 13, 15, 17, 18, 19
 _COLUMNS = 21
 
 
+@compiled_loop
+def _speed_bounds(v0, v1, second, start, pivot, pivot_v, pivot_a, omega, end, handoff, dt,
+                  speed_bound, rel_speed_bound, world_v0, world_v1):
+    """Per body: the largest speed relative to its support (of v0, v1 and, when ``second`` has
+    rows, the second ramp's velocity; NaN wins), its world speed bound
+    ``|w| + |alpha| dt + |omega| (|x0 - c| + dt rel) + rel`` and, for a body moved by its
+    handoff controller, its straight speed ``|x1 - x0| / dt`` for both; and the world
+    velocities ``w + v0`` and ``w + alpha dt + v1`` at the ends of the step."""
+    split = second.shape[0] > 0
+    for i in range(v0.shape[0]):
+        rel = _max_nan(math.hypot(v0[i, 0], v0[i, 1]), math.hypot(v1[i, 0], v1[i, 1]))
+        if split:
+            rel = _max_nan(rel, math.hypot(second[i, 0], second[i, 1]))
+        arm = math.hypot(start[i, 0] - pivot[i, 0], start[i, 1] - pivot[i, 1]) + dt * rel
+        speed = (math.hypot(pivot_v[i, 0], pivot_v[i, 1])
+                 + math.hypot(pivot_a[i, 0], pivot_a[i, 1]) * dt + abs(omega[i]) * arm + rel)
+        if handoff[i]:
+            straight = math.hypot(end[i, 0] - start[i, 0], end[i, 1] - start[i, 1]) / dt
+            speed_bound[i], rel_speed_bound[i] = straight, straight
+        else:
+            speed_bound[i], rel_speed_bound[i] = speed, rel
+        for d in range(2):
+            world_v0[i, d] = pivot_v[i, d] + v0[i, d]
+            world_v1[i, d] = pivot_v[i, d] + pivot_a[i, d] * dt + v1[i, d]
+
+
 class _Curves:
     """Every body's executed curve of one step: its packed record for the compiled loops
     (:func:`_world_at`) and its Lipschitz bounds."""
@@ -182,18 +208,17 @@ class _Curves:
         self.handoff[mo.handoff_rows] = True
         dt = mo.dt_s
         v0, v1 = mo.velocity_rel_mps, mo.committed_rel_mps
-        rel_speed = np.maximum(np.hypot(*v0.T), np.hypot(*v1.T))
         self.split = mo.split_s is not None
-        if self.split:
-            assert mo.split_s is not None and mo.second_rel_mps is not None
-            rel_speed = np.maximum(rel_speed, np.hypot(*mo.second_rel_mps.T))
-        arm = np.hypot(*(mo.position_m - mo.pivot_m).T) + dt * rel_speed
-        speed = (np.hypot(*mo.pivot_velocity_mps.T) + np.hypot(*mo.pivot_acceleration_mps2.T)
-                 * dt + np.abs(mo.omega_radps) * arm + rel_speed)
-        straight = np.hypot(*(mo.end_position_m - mo.position_m).T) / dt
-        # Lipschitz constants (m/s) of the world curve and of the support-frame curve
-        self.speed_bound_mps = np.where(self.handoff, straight, speed)
-        self.rel_speed_bound_mps = np.where(self.handoff, straight, rel_speed)
+        # Lipschitz constants (m/s) of the world curve and of the support-frame curve, and the
+        # world velocities at the ends of a linear curve
+        self.speed_bound_mps, self.rel_speed_bound_mps = np.empty(n), np.empty(n)
+        self.world_v0_mps, self.world_v1_mps = np.empty((n, 2)), np.empty((n, 2))
+        second = mo.second_rel_mps if mo.second_rel_mps is not None else np.zeros((0, 2))
+        _speed_bounds(*(np.ascontiguousarray(a, np.float64) for a in (
+            v0, v1, second, mo.position_m, mo.pivot_m, mo.pivot_velocity_mps,
+            mo.pivot_acceleration_mps2, mo.omega_radps, mo.end_position_m)), self.handoff,
+            float(dt), self.speed_bound_mps, self.rel_speed_bound_mps, self.world_v0_mps,
+            self.world_v1_mps)
         self.any_handoff = bool(self.handoff.any())
         self.any_rotation = bool(np.any(mo.omega_radps != 0.0))
         # without rotation, truncation or handoff a body's world velocity is linear in time
@@ -201,8 +226,6 @@ class _Curves:
         self.linear = ~self.handoff & (mo.omega_radps == 0.0) & (mo.commit_s >= dt)
         if mo.split_s is not None:
             self.linear &= ~np.isfinite(mo.split_s)
-        self.world_v0_mps = mo.pivot_velocity_mps + v0
-        self.world_v1_mps = mo.pivot_velocity_mps + mo.pivot_acceleration_mps2 * dt + v1
         packed = np.zeros((n, _COLUMNS))
         packed[:, _START:_START + 2] = mo.position_m
         packed[:, _V0:_V0 + 2] = v0
@@ -233,11 +256,12 @@ class _Curves:
         """Lipschitz constant (m/s, (P,)) of the distance of bodies i and j over the step: the
         largest relative speed at the ends where both velocities are linear in time, else the
         sum of the two speed bounds."""
-        both = self.linear[i] & self.linear[j]
-        d0 = np.hypot(*(self.world_v0_mps[i] - self.world_v0_mps[j]).T)
-        d1 = np.hypot(*(self.world_v1_mps[i] - self.world_v1_mps[j]).T)
-        return np.where(both, np.maximum(d0, d1),
-                        self.speed_bound_mps[i] + self.speed_bound_mps[j])
+        out = np.empty(i.shape[0])
+        _pair_speed_bounds(np.ascontiguousarray(i, np.int64), np.ascontiguousarray(j, np.int64),
+                           self.linear, np.ascontiguousarray(self.world_v0_mps),
+                           np.ascontiguousarray(self.world_v1_mps),
+                           np.ascontiguousarray(self.speed_bound_mps, np.float64), out)
+        return out
 
     def on_grid(self, grid_s: np.ndarray) -> np.ndarray:
         """World position (m, (N, len(grid_s), 2)) of every body at the times ``grid_s``."""
@@ -343,6 +367,21 @@ def _world_at(c, options, i, t):
         wx = c[i, _START] + (c[i, _END] - c[i, _START]) * q
         wy = c[i, _START + 1] + (c[i, _END + 1] - c[i, _START + 1]) * q
     return wx, wy
+
+
+@compiled_loop
+def _pair_speed_bounds(first, second, linear, world_v0, world_v1, speed_bound, out):
+    """:meth:`_Curves.pair_speed_bound_mps` of pairs (first[p], second[p]) into ``out``: the
+    larger relative speed at the two ends (NaN wins) where both bodies are linear in time,
+    else the sum of their speed bounds."""
+    for p in range(first.shape[0]):
+        i, j = first[p], second[p]
+        if linear[i] and linear[j]:
+            d0 = math.hypot(world_v0[i, 0] - world_v0[j, 0], world_v0[i, 1] - world_v0[j, 1])
+            d1 = math.hypot(world_v1[i, 0] - world_v1[j, 0], world_v1[i, 1] - world_v1[j, 1])
+            out[p] = _max_nan(d0, d1)
+        else:
+            out[p] = speed_bound[i] + speed_bound[j]
 
 
 @compiled_loop
@@ -506,14 +545,44 @@ def _grown(values, size):
 
 
 @compiled_loop
+def _sampled_clearances(kind, c, options, table, body, other, offset_m, coarse, grid, item_lo,
+                        item_hi, vals):
+    """The clearance ``kind`` of items ``item_lo:item_hi`` at every ``grid`` time into ``vals``
+    (items, samples): :func:`_clearance` at the sample times, written out per kind so that the
+    loop over samples calls nothing (the same expressions, the same values)."""
+    samples = grid.shape[0]
+    dt, split = options[0], options[1] != 0.0
+    polygons = table[5].shape[0] - 1
+    for k in range(item_lo, item_hi):
+        i, j, off = body[k], other[k], offset_m[k]
+        for s in range(samples):
+            if kind == _PAIR:
+                vals[k, s] = math.hypot(coarse[i, s, 0] - coarse[j, s, 0],
+                                        coarse[i, s, 1] - coarse[j, s, 1]) - off
+            elif kind == _PLATFORM:
+                yx, yy = _relative_at(c, dt, split, i, grid[s])
+                vals[k, s] = -_polygon_distance(table, j, yx, yy)
+            elif kind == _CORRIDOR:
+                vals[k, s] = -_polygon_distance(table, 0, coarse[i, s, 0], coarse[i, s, 1])
+            elif kind == _PATCH:
+                vals[k, s] = -_polygon_distance(table, j, coarse[i, s, 0], coarse[i, s, 1])
+            else:
+                nearest = np.inf
+                for g in range(polygons):
+                    nearest = _min_nan(nearest, _polygon_distance(table, g, coarse[i, s, 0],
+                                                                  coarse[i, s, 1]))
+                vals[k, s] = nearest - off
+
+
+@compiled_loop
 def _certified_mins(kind, c, options, table, body, other, offset_m, lipschitz, coarse, grid,
-                    item_lo, item_hi, out):
+                    sampled, item_lo, item_hi, out):
     """Minimum over ``[0, dt]`` (m) of the clearance ``kind`` of items ``item_lo:item_hi`` into
-    ``out``: its values at the ``grid`` times, then every interval whose Lipschitz lower bound
-    ``(fa + fb) / 2 - L h / 2`` falls below :func:`_refine_below` of the smallest value so far
-    is bisected, round by round (each round evaluates the midpoints of all open intervals,
-    then keeps the halves whose bound still falls below), at most MAX_BISECTIONS rounds (see
-    the module docstring)."""
+    ``out``: its values at the ``grid`` times (``sampled``, :func:`_sampled_clearances`), then
+    every interval whose Lipschitz lower bound ``(fa + fb) / 2 - L h / 2`` falls below
+    :func:`_refine_below` of the smallest value so far is bisected, round by round (each round
+    evaluates the midpoints of all open intervals, then keeps the halves whose bound still
+    falls below), at most MAX_BISECTIONS rounds (see the module docstring)."""
     samples = grid.shape[0]
     dt = options[0]
     h = dt / SAMPLES
@@ -525,7 +594,7 @@ def _certified_mins(kind, c, options, table, body, other, offset_m, lipschitz, c
         half_lip = 0.5 * lipschitz[k]
         best = np.inf
         for s in range(samples):
-            vals[s] = _clearance(kind, c, options, table, i, j, off, grid[s], coarse, s)
+            vals[s] = sampled[k, s]
             best = _min_nan(best, vals[s])
         level = _refine_below(best)
         count = 0
@@ -570,10 +639,15 @@ def _certified_min(kind: int, cur: _Curves, table: PolygonTable, body: np.ndarra
             np.zeros(items) if offset_m is None else np.ascontiguousarray(offset_m, np.float64),
             np.ascontiguousarray(lipschitz, np.float64), coarse, grid)
     out = np.empty(items)
+    sampled = np.empty((items, grid.size))
     threads = thread_count(items, PARALLEL_MIN_ITEMS)
     bounds = piece_bounds(items, threads)
-    run_pieces(lambda p: _certified_mins(*args, bounds[p], bounds[p + 1], out), len(bounds) - 1,
-               threads=threads)
+
+    def piece(p: int) -> None:
+        _sampled_clearances(*args[:7], coarse, grid, bounds[p], bounds[p + 1], sampled)
+        _certified_mins(*args, sampled, bounds[p], bounds[p + 1], out)
+
+    run_pieces(piece, len(bounds) - 1, threads=threads)
     return out
 
 
@@ -594,8 +668,20 @@ def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, n
     offsets = np.array([dx * width + dy for dx in (-1, 0, 1) for dy in (-1, 0, 1)], np.int64)
     x = np.ascontiguousarray(x_m, dtype=np.float64)
     reach = np.ascontiguousarray(reach_m, dtype=np.float64)
-    out = _hash_pairs(x, reach, key, order, sorted_key, offsets)
+    cells = int(sorted_key[-1]) + width + 2
+    if cells <= CELL_TABLE_PER_BODY * n:
+        # the start of every cell's run in the sorted keys, one entry per cell (cell c holds
+        # sorted bodies start[c]:start[c + 1])
+        start = np.searchsorted(sorted_key, np.arange(cells + 1)).astype(np.int64)
+    else:
+        start = np.zeros(0, np.int64)
+    out = _hash_pairs(x, reach, key, order, sorted_key, offsets, start, x[order], reach[order])
     return out[0], out[1]
+
+
+CELL_TABLE_PER_BODY = 64
+"""Hash cells per body up to which :func:`candidate_pairs` indexes every cell's run directly
+(beyond it, a sparse crowd, each cell is found by binary search)."""
 
 
 @inlined_loop
@@ -611,22 +697,39 @@ def _first_at_least(sorted_key, value):
     return lo
 
 
+@inlined_loop
+def _within(dx, dy, limit):
+    """``math.hypot(dx, dy) <= limit``, the square root taken only near the limit: the squared
+    length is within a few roundings of hypot's square, far inside the margins 1e-9 of the
+    shortcuts."""
+    d2 = dx * dx + dy * dy
+    l2 = limit * limit
+    if d2 > l2 * (1.0 + 1e-9) + 1e-300:
+        return False
+    if d2 < l2 * (1.0 - 1e-9):
+        return True
+    return math.hypot(dx, dy) <= limit
+
+
 @compiled_loop
-def _hash_pairs(x, reach, key, order, sorted_key, offsets):
+def _hash_pairs(x, reach, key, order, sorted_key, offsets, start, sorted_x, sorted_reach):
     """The pairs (2, P) of :func:`candidate_pairs`: every body i, the 3 x 3 cells around it in
     ``offsets`` order, the bodies of each cell in sorted order, kept when i < j and within
-    reach."""
+    reach. Each cell's run is found through ``start`` (every cell's first sorted index) when
+    given, else by binary search; ``sorted_x`` and ``sorted_reach`` are ``x`` and ``reach`` in
+    sorted order (read along each cell's run)."""
     out = np.empty((2, 8 * x.shape[0] + 16), np.int64)
     count = 0
+    direct = start.shape[0] > 0
     for i in range(x.shape[0]):
         for o in range(offsets.shape[0]):
             probe = key[i] + offsets[o]
-            q = _first_at_least(sorted_key, probe)
+            q = start[probe] if direct else _first_at_least(sorted_key, probe)
             while q < sorted_key.shape[0] and sorted_key[q] == probe:
                 j = order[q]
                 q += 1
-                if i < j and math.hypot(x[i, 0] - x[j, 0], x[i, 1] - x[j, 1]) \
-                        <= reach[i] + reach[j]:
+                if i < j and _within(x[i, 0] - sorted_x[q - 1, 0], x[i, 1] - sorted_x[q - 1, 1],
+                                     reach[i] + sorted_reach[q - 1]):
                     if count == out.shape[1]:
                         grown = np.empty((2, 2 * count), np.int64)
                         grown[:, :count] = out
@@ -734,12 +837,14 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
     }
     claim = np.full(n, "", dtype="<U2")
     margin = np.full(n, np.inf)
+    violated = np.zeros(n, bool)
     for cid in reversed(CLAIM_ORDER):
         value, slack = margins[cid]
         bad = value < -slack
-        claim[bad] = cid
-        margin[bad] = value[bad]
-    violated = claim != ""
+        if bad.any():
+            claim[bad] = cid
+            margin[bad] = value[bad]
+            violated |= bad
     label = np.asarray(label)
     return StepTruth(wall, obstacle, agent, speed, patch < -TOLERANCE_M, violated, claim,
                      margin, label, violated & (label == SAFE), mo.time_s)

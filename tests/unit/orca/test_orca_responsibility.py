@@ -135,6 +135,31 @@ def test_o3_assertion_names_a_pair_that_comes_too_close():
                       np.array([True, True]))
 
 
+def test_o3_o6_the_first_failing_pair_of_a_large_crowd_is_reported():
+    # enough neighbour slots for the pass to run in pieces: the first failing pair in row-major
+    # order is named, a pair with unequal horizons is not judged
+    n, k = 4000, 10
+    position = np.column_stack([np.arange(n) * 10.0, np.zeros(n)])
+    nb = np.full((n, k), -1)
+    selected = np.zeros((n, 2))
+    horizon = np.full(n, 10.0)
+    for a in (100, 500, 3000):
+        nb[a, 3], nb[a + 1, 5] = a + 1, a
+        selected[a], selected[a + 1] = [1.0, 0.0], [-1.0, 0.0]
+    horizon[101] = 5.0
+    position[501] = position[500] + [0.5, 0.0]
+    args = (np.full(n, 0.5), horizon, 0.25)
+    with pytest.raises(ObligationViolation) as info:
+        check_reciprocity(position, *args, selected, np.full(n, 2.0), nb, np.ones(n, bool))
+    assert info.value.claim_id == "O6" and info.value.agent == 500
+    assert info.value.data["other"] == 501
+    selected[500], selected[501] = [-1.0, 0.0], [1.0, 0.0]
+    with pytest.raises(ObligationViolation) as info:
+        check_reciprocity(position, *args, selected, np.full(n, 2.0), nb, np.ones(n, bool))
+    assert info.value.claim_id == "O3" and info.value.agent == 3000
+    assert info.value.observed == pytest.approx(0.0)
+
+
 def test_bad_options_are_rejected_before_anything_changes():
     with pytest.raises(InvalidInput):
         Crowd(0.25, tie_break="left")

@@ -334,6 +334,33 @@ def test_monitor_catches_an_envelope_breach_as_s3():
     assert err.value.margin == pytest.approx(0.1 - 0.15 * 1.1)
 
 
+def test_monitor_reports_the_first_violating_agent_of_a_large_crowd():
+    # enough agents for the recomputed margins to run in pieces: the first agent of the first
+    # failing claim is reported (B5 before S3), not the worst one
+    n = 5000
+    x0 = np.column_stack([np.full(n, -0.5), np.arange(n) * 2.0])
+    edges = b.EdgeSet.build(np.tile([[[1.0, 0.0], [0.0, 1.0]]], (n, 1, 1)),
+                            np.column_stack([np.zeros(n), np.full(n, 1e4)]))
+    inp = ss.check_valid_step_input(ss.StepInput(
+        x0, np.zeros((n, 2)), np.zeros((n, 2)), DT, b.Support.translating(np.zeros((n, 2))),
+        edges, np.full(n, 8.0), np.full(n, 60.0), np.full(n, 0.3)))
+    res = ss.solve_safe_step(inp)
+    v1 = res.velocity_mps.copy()
+    # agent 4100 crosses the wall x = 0 during the step; agent 4700 further; agent 3000 only
+    # leaves the shared stop envelope
+    v1[4100], v1[4700], v1[3000] = [12.0, 0.0], [15.0, 0.0], [4.0, 0.0]
+    forged = ss.SafeStepResult(v1, res.label, res.flags, res.commit_time_s, res.reference,
+                               res.cmax_mps, res.margins)
+    with pytest.raises(ObligationViolation) as err:
+        check_committed_step(inp, forged)
+    assert err.value.claim_id == "B5" and err.value.agent == 4100
+    assert err.value.margin == pytest.approx(0.5 - 12.0 * DT / 2.0)
+    v1[4100] = v1[4700] = 0.0
+    with pytest.raises(ObligationViolation) as err:
+        check_committed_step(inp, forged)
+    assert err.value.claim_id == "S3" and err.value.agent == 3000
+
+
 @pytest.mark.parametrize("n, k", [(3, 0), (0, 2), (0, 0)])
 def test_no_edges_or_no_agents(n, k):
     edges = b.EdgeSet.build(np.zeros((n, k, 2)), np.zeros((n, k)))

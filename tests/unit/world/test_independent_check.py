@@ -89,6 +89,28 @@ def test_w1_pairs_beyond_neighbor_lists_are_found_by_the_spatial_hash():
     assert found == want
 
 
+def test_w1_spatial_hash_finds_the_same_pairs_in_the_same_order_in_a_sparse_crowd():
+    # two clusters far apart: more hash cells per body than the direct cell table covers, so
+    # every cell is found by binary search; the pairs and their order are those of the table
+    from navproof.world import independent_check as ic
+
+    rng = np.random.default_rng(5)
+    x = np.concatenate([rng.uniform(0, 10, (150, 2)), rng.uniform(500, 510, (150, 2))])
+    reach = rng.uniform(0.2, 1.0, 300)
+    sparse = candidate_pairs(x, reach)
+    d = np.hypot(*(x[:, None] - x[None]).transpose(2, 0, 1))
+    want = {(a, b) for a, b in zip(*np.nonzero(d <= reach[:, None] + reach[None]), strict=True)
+            if a < b}
+    assert set(zip(sparse[0].tolist(), sparse[1].tolist(), strict=True)) == want
+    table_size = ic.CELL_TABLE_PER_BODY
+    try:
+        ic.CELL_TABLE_PER_BODY = 10**9
+        direct = candidate_pairs(x, reach)
+    finally:
+        ic.CELL_TABLE_PER_BODY = table_size
+    assert np.array_equal(sparse[0], direct[0]) and np.array_equal(sparse[1], direct[1])
+
+
 def test_b5_a_body_inside_an_l_shaped_obstacle_is_flagged():
     # (0.5, 2.5) lies in the L's vertical arm, 0.5 m from its nearest edges
     mo = ground_step([[0.5, 2.5], [2.0, 2.0]], [0.0, 0.0], radius_m=0.3, obstacles_m=[L_SHAPE])
