@@ -7,6 +7,8 @@ internal-error code) and writes at most one line to stderr when it refuses.
 
 from __future__ import annotations
 
+import contextlib
+
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -46,8 +48,12 @@ def test_profile_loader_raises_spec_error_or_loads(tmp_path_factory, data) -> No
        words=st.lists(WORD, max_size=5))
 @example(command="explain", words=["--builtin", "crossing", "--json", "/"])
 @example(command="simulate", words=["pq-handoff", "--crash-at", "nan"])
-def test_every_command_exits_with_a_documented_code(capsys, command, words) -> None:
-    code = main([command, *words])
+def test_every_command_exits_with_a_documented_code(tmp_path_factory, capsys, command,
+                                                   words) -> None:
+    # random words can name an output file (``--json pq-handoff``): it goes to a scratch
+    # folder, never into the tree the tests run from
+    with contextlib.chdir(tmp_path_factory.mktemp("cwd")):
+        code = main([command, *words])
     assert code in (0, 1, 2, EXIT_BAD_INPUT), code
     assert code != EXIT_INTERNAL
     err = capsys.readouterr().err
