@@ -149,10 +149,31 @@ def _floats(value: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return np.broadcast_to(np.asarray(value, dtype=np.float64), shape)
 
 
-def edge_components(inp: StepInput) -> tuple[np.ndarray, ...]:
-    """The carry u (N, 2) and the per-edge dot(n, e), dot(n, u), dot(n, v0), initial margin s
-    and dot(n, e - u) (N, K) of every agent of ``inp``, in one compiled pass
-    (:func:`_edge_components`). Claim: B1, B3, R1."""
+@dataclass(frozen=True)
+class EdgeFrame:
+    """What the solve and the assertion-mode re-check derive alike from a step input: the carry
+    ``u`` (N, 2), the normal components dot(n, e), dot(n, u), dot(n, v0) and the initial
+    margins ``s`` (N, K), the pairs whose frames move (``moving``) and whose stop is certified
+    in the local frame (``rot_stop``, None if nothing rotates) (N, K), the reference (R1), the
+    envelope cap ``cmax`` and the braking envelope factor ``kfac_s`` (N,)."""
+
+    u: np.ndarray
+    n_dot_e: np.ndarray
+    n_dot_u: np.ndarray
+    n_dot_v0: np.ndarray
+    s: np.ndarray
+    moving: np.ndarray
+    rot_stop: np.ndarray | None
+    ref: Reference
+    cmax: np.ndarray
+    kfac_s: np.ndarray
+
+
+def edge_frame(inp: StepInput, accel_mps2: np.ndarray) -> EdgeFrame:
+    """The :class:`EdgeFrame` of every agent of ``inp``: one compiled pass over each agent's
+    edges (:func:`_edge_components`), the moving and rotating pairs, the reference from those
+    components, then ``cmax`` and the braking factor for the budgets ``accel_mps2`` (N,).
+    Claim: B1, B3, B6, R1, S3, S7."""
     edges, x0, v0 = inp.edges, inp.position_m, inp.velocity_mps
     n = edges.normal
     rows, k = n.shape[:2]
@@ -167,23 +188,24 @@ def edge_components(inp: StepInput) -> tuple[np.ndarray, ...]:
                   n_dot_e_minus_u)
     run_row_pieces(lambda lo, hi: _edge_components(*components, lo, hi), rows,
                    min_rows=PARALLEL_MIN_ROWS)
-    return u, n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u
-
-
-def prepare_constraints(inp: StepInput) -> Prepared:
-    """Constraints of every agent in the solve variable v1: one compiled pass over each agent's
-    edges for the normal components, the reference (R1), then one for the edge half-planes.
-    Claim: B1, B3, B4, S3, S7, R1, R2."""
-    edges, x0 = inp.edges, inp.position_m
-    n = edges.normal
-    rows, k = n.shape[:2]
-    u, n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u = edge_components(inp)
     moving = moving_frame_pairs(edges, inp.support)
     rot_stop = rotating_stop_pairs(edges, inp.support, moving=moving)
     ref = reference_from_offsets(edges, u, n_dot_e_minus_u, inp.vh_mps, certified=rot_stop)
     cmax = envelope_speed_cap_mps(inp.vh_mps, u, ref.r_mps)
+    kfac = brake_envelope_factor_s(cmax, inp.dt_per_agent_s, accel_mps2)
+    return EdgeFrame(u, n_dot_e, n_dot_u, n_dot_v0, s, moving, rot_stop, ref, cmax, kfac)
+
+
+def prepare_constraints(inp: StepInput) -> Prepared:
+    """Constraints of every agent in the solve variable v1: the step's :class:`EdgeFrame`,
+    then one compiled pass over each agent's edges for the edge half-planes.
+    Claim: B1, B3, B4, S3, S7, R1, R2."""
+    edges, x0 = inp.edges, inp.position_m
+    n = edges.normal
+    rows, k = n.shape[:2]
+    frame = edge_frame(inp, inp.accel_mps2)
+    u, ref, cmax, kfac = frame.u, frame.ref, frame.cmax, frame.kfac_s
     dt = inp.dt_per_agent_s
-    kfac = brake_envelope_factor_s(cmax, dt, inp.accel_mps2)
     # the stop half-planes need a reference; without one only the B4 half-plane remains
     has_ref = ref.exists[:, None] & edges.wall
     # ORCA lines act on the world velocity w = u + v1
@@ -193,7 +215,7 @@ def prepare_constraints(inp: StepInput) -> Prepared:
     width = 4 * k + lines
     normal, offset, valid = np.empty((rows, width, 2)), np.empty((rows, width)), \
         np.empty((rows, width), bool)
-    planes = (s, n_dot_e, n_dot_u, n_dot_v0, _floats(n, (rows, k, 2)),
+    planes = (frame.s, frame.n_dot_e, frame.n_dot_u, frame.n_dot_v0, _floats(n, (rows, k, 2)),
               np.asarray(edges.valid, dtype=bool), has_ref, _floats(dt, (rows,)),
               _floats(inp.accel_mps2, (rows,)), cmax, kfac, u, ref.r_mps, EPS,
               IMPOSSIBLE_OFFSET_MPS, 3 * k + lines, normal, offset, valid)
@@ -207,8 +229,10 @@ def prepare_constraints(inp: StepInput) -> Prepared:
     orca_planes = halfplane_slots(solve_planes, orca_slots)
     nb = inp.neighbors
     start, comb = (None, None) if nb is None else nb.start_distance_and_reach_m(x0, inp.radius_m)
-    return Prepared(u, n_dot_e, n_dot_u, n_dot_v0, s, ref, cmax, kfac, edge_planes, orca_planes,
-                    solve_planes, rot_stop, moving if moving.any() else None, start, comb)
+    moving = frame.moving
+    return Prepared(u, frame.n_dot_e, frame.n_dot_u, frame.n_dot_v0, frame.s, ref, cmax, kfac,
+                    edge_planes, orca_planes, solve_planes, frame.rot_stop,
+                    moving if moving.any() else None, start, comb)
 
 
 def halfplane_slots(planes: HalfPlanes, slots: slice) -> HalfPlanes:

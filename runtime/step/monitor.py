@@ -18,13 +18,10 @@ from __future__ import annotations
 import numpy as np
 
 from navproof.boundary.margins import curve_min_margin_m
-from navproof.boundary.reference import reference_from_offsets
-from navproof.boundary.rigid import moving_frame_pairs, rotating_stop_pairs
 from navproof.boundary.slope import reach_margin_mps
-from navproof.boundary.stop_envelope import brake_envelope_factor_s, envelope_speed_cap_mps
 from navproof.core.errors import ObligationViolation
 from navproof.core.tolerances import EPS
-from navproof.step.constraints import edge_components
+from navproof.step.constraints import edge_frame
 from navproof.step.inputs import StepInput
 from navproof.step.result import (
     DYNAMIC_AVOIDANCE_FAILED,
@@ -84,14 +81,9 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
     separating = label == OVERLAP_RECOVERY
     corridor = safe | separating | (label == DYNAMIC_AVOIDANCE_FAILED)
     data = {"position_m": x0, "v0_mps": v0, "v1_mps": v1}
-    u, n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u = edge_components(inp)
-    moving = moving_frame_pairs(inp.edges, inp.support)
-    rot = rotating_stop_pairs(inp.edges, inp.support, moving=moving)
-    ref = reference_from_offsets(inp.edges, u, n_dot_e_minus_u, inp.vh_mps, certified=rot)
-    cmax = envelope_speed_cap_mps(inp.vh_mps, u, ref.r_mps)
-    kfac = brake_envelope_factor_s(cmax, dt_rows, budget)
-    exact, _, env, brake = recomputed_edge_margins(inp.edges, dt_rows, budget, u, s, n_dot_e,
-                                                   n_dot_u, n_dot_v0, ref.r_mps, cmax, kfac,
+    frame = edge_frame(inp, budget)
+    u, ref, moving, rot = frame.u, frame.ref, frame.moving, frame.rot_stop
+    exact, _, env, brake = recomputed_edge_margins(inp.edges, dt_rows, budget, frame,
                                                    np.asarray(v1, np.float64))
     # B6: the exact translating minimum stands for the pairs that translate uniformly only
     curve = curve_min_margin_m(inp.edges, inp.support, x0, v0, v1, dt, exact_m=exact) \
