@@ -8,18 +8,20 @@ otherwise the agent carries the label "support carry exceeds cancel capacity".
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from navproof._generated import formulas
+from navproof._generated.formulas import stop_target_margin
 from navproof.boundary.edges import EdgeSet
 from navproof.boundary.motion import Support
+from navproof.core.jit import compiled_loop
+from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS, RVO_EPSILON
 from navproof.core.validation import check_valid_finite
 from navproof.core.vec2 import dot2
-from navproof.solver.closest import closest_point
-from navproof.solver.halfplanes import HalfPlanes
+from navproof.solver.closest import SOLVE_PARALLEL_MIN_ROWS, closest_row
 
 CARRY_EXCEEDS_CANCEL = "support carry exceeds cancel capacity"
 NO_REFERENCE = "no reference velocity keeps every edge"
@@ -64,35 +66,67 @@ def reference_velocity(edges: EdgeSet, support: Support, x0_m: np.ndarray,
                                   certified=certified)
 
 
+@compiled_loop
+def _reference_rows(normal, offset, walls, edge_id, u, vh, eps, tol, parallel_det, lo, hi, r,
+                    v_stop, exists, margin):
+    """Rows ``lo:hi`` of :func:`reference_from_offsets`: each row's walls in edge-ID order (a
+    stable insertion sort, the order of a stable argsort), the closest point ``w`` to 0 of
+    ``dot(n, w) <= dot(n, e - u)`` (:func:`navproof.solver.closest.closest_row`, RVO2's
+    tolerances), its check against every wall, r = u + w where it exists (else u),
+    vStop = r - u and the margin of R2. Claim: R1, R2."""
+    k = offset.shape[1]
+    row_normal, row_offset = np.empty((k, 2)), np.empty(k)
+    row_valid = np.empty(k, dtype=np.bool_)
+    key, order = np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64)
+    w = np.empty(2)
+    unkeyed = np.iinfo(np.int64).max
+    for i in range(lo, hi):
+        for j in range(k):
+            key[j] = edge_id[i, j] if walls[i, j] else unkeyed
+            at = j
+            while at > 0 and key[order[at - 1]] > key[j]:
+                order[at] = order[at - 1]
+                at -= 1
+            order[at] = j
+        for j in range(k):
+            src = order[j]
+            row_normal[j, 0], row_normal[j, 1] = normal[i, src, 0], normal[i, src, 1]
+            row_offset[j], row_valid[j] = offset[i, src], walls[i, src]
+        found = closest_row(row_normal, row_offset, row_valid, REFERENCE_SEARCH_RADIUS_MPS, 0.0,
+                            0.0, math.inf, 0.0, 0.0, False, tol, parallel_det, w) == k
+        for j in range(k):
+            if found and row_valid[j] and not (
+                    (row_normal[j, 0] * w[0] + row_normal[j, 1] * w[1]) - row_offset[j] <= eps):
+                found = False
+        ux, uy = u[i, 0], u[i, 1]
+        rx, ry = (ux + w[0], uy + w[1]) if found else (ux, uy)
+        r[i, 0], r[i, 1] = rx, ry
+        sx, sy = rx - ux, ry - uy
+        v_stop[i, 0], v_stop[i, 1] = sx, sy
+        exists[i] = found
+        margin[i] = stop_target_margin(vh=vh[i], carry=math.sqrt(sx * sx + sy * sy))
+
+
 def reference_from_offsets(edges: EdgeSet, u_mps: np.ndarray, n_dot_e_minus_u: np.ndarray,
                            vh_mps: np.ndarray, *, certified: np.ndarray | None = None
                            ) -> Reference:
     """:func:`reference_velocity` from the support carry u (N, 2) and the normal components
-    dot(n, e - u) (N, K) of every edge, for callers that computed them already.
+    dot(n, e - u) (N, K) of every edge, for callers that computed them already: one compiled
+    pass over the rows (:func:`_reference_rows`).
     Claim: R1, R2, B6."""
-    u, n = u_mps, edges.normal
     # walls only: drifting through a portal into the next same-gradient region is allowed
     walls = edges.wall if certified is None else edges.wall & ~certified
-    key = np.where(walls, edges.edge_id, np.iinfo(np.int64).max)
-    offset = n_dot_e_minus_u
-    if not np.all(key[:, 1:] >= key[:, :-1]):
-        # edges fed sorted by edge ID (a stable sort: equal keys keep their order; keys in
-        # order already need no reordering)
-        order = np.argsort(key, axis=1, kind="stable")
-        n = np.take_along_axis(n, order[..., None], axis=1)
-        walls = np.take_along_axis(walls, order, axis=1)
-        offset = np.take_along_axis(offset, order, axis=1)
-    valid = walls
+    rows, k = walls.shape
+    r, v_stop, exists, margin = np.empty((rows, 2)), np.empty((rows, 2)), \
+        np.empty(rows, dtype=bool), np.empty(rows)
+    args = (np.broadcast_to(np.asarray(edges.normal, dtype=np.float64), (rows, k, 2)),
+            np.asarray(n_dot_e_minus_u, dtype=np.float64), np.asarray(walls, dtype=bool),
+            np.asarray(edges.edge_id, dtype=np.int64), np.asarray(u_mps, dtype=np.float64),
+            np.broadcast_to(np.asarray(vh_mps, dtype=np.float64), (rows,)), EPS, 0.0,
+            RVO_EPSILON)
     # RVO2's tolerances, as the crowd: a wall counts as violated beyond 0 m/s
-    res = closest_point(np.zeros_like(u), HalfPlanes(n, offset, valid),
-                        np.full(u.shape[0], REFERENCE_SEARCH_RADIUS_MPS), tol_mps=0.0,
-                        parallel_det=RVO_EPSILON)
-    w = res.velocity
-    viol = dot2(n, w[:, None, :]) - offset
-    exists = res.feasible & np.all(~valid | (viol <= EPS), axis=1)
-    r = np.where(exists[:, None], u + w, u)
-    v_stop = r - u
-    margin = formulas.stop_target_margin(vh=vh_mps, carry=np.linalg.norm(v_stop, axis=1))
+    run_row_pieces(lambda lo, hi: _reference_rows(*args, lo, hi, r, v_stop, exists, margin),
+                   rows, min_rows=SOLVE_PARALLEL_MIN_ROWS)
     return Reference(r, v_stop, exists, exists & (margin >= -EPS), margin)
 
 

@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from navproof.core.jit import compiled_loop
+from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import RVO_EPSILON
 from navproof.solver.closest import (
     ClosestResult,
@@ -38,29 +39,38 @@ def _convert_row(point, direction, normal, offset):
 
 
 @compiled_loop
-def _convert(point, direction, shift, normal, offset):
-    """Every row of :func:`_convert_row`; with ``shift`` (M, 2, or (0, 2) for none) each
+def _convert(point, direction, shift, normal, offset, lo, hi):
+    """Rows ``lo:hi`` of :func:`_convert_row`; with ``shift`` (M, 2, or (0, 2) for none) each
     row's offsets less ``dot(normal, shift)`` (the half-planes of ``v = w - shift``)."""
     shifted = shift.shape[0] > 0
-    for r in range(offset.shape[0]):
+    for r in range(lo, hi):
         _convert_row(point[r], direction[r], normal[r], offset[r])
         if shifted:
             for j in range(offset.shape[1]):
                 offset[r, j] -= normal[r, j, 0] * shift[r, 0] + normal[r, j, 1] * shift[r, 1]
 
 
+CONVERT_PARALLEL_MIN_ROWS = 4096
+"""Rows from which the conversion is shared between threads."""
+
+
 def to_halfplanes(point: np.ndarray, direction: np.ndarray, valid: np.ndarray, *,
-                  shift_mps: np.ndarray | None = None) -> HalfPlanes:
+                  shift_mps: np.ndarray | None = None,
+                  into: tuple[np.ndarray, np.ndarray] | None = None) -> HalfPlanes:
     """Half-planes (M, K) of RVO2 lines (``point``, unit ``direction``, each (M, K, 2)):
     ``det(d, p - w) <= 0`` is ``dot(n, w) <= dot(n, p)`` with ``n = (d.y, -d.x)``. With
-    ``shift_mps`` (M, 2) the half-planes constrain ``v = w - shift`` instead of ``w``."""
-    normal = np.empty(direction.shape)
-    offset = np.empty(direction.shape[:-1])
+    ``shift_mps`` (M, 2) the half-planes constrain ``v = w - shift`` instead of ``w``. With
+    ``into`` (normal (M, K, 2), offset (M, K), e.g. slots of a caller's wider rows) the normals
+    and offsets are written there instead of into new arrays."""
+    normal, offset = ((np.empty(direction.shape), np.empty(direction.shape[:-1])) if into is None
+                      else into)
     shift = (np.empty((0, 2)) if shift_mps is None
              else np.ascontiguousarray(np.broadcast_to(shift_mps, (len(direction), 2)),
                                        dtype=np.float64))
-    _convert(np.ascontiguousarray(point, dtype=np.float64),
-             np.ascontiguousarray(direction, dtype=np.float64), shift, normal, offset)
+    args = (np.ascontiguousarray(point, dtype=np.float64),
+            np.ascontiguousarray(direction, dtype=np.float64), shift, normal, offset)
+    run_row_pieces(lambda lo, hi: _convert(*args, lo, hi), offset.shape[0],
+                   min_rows=CONVERT_PARALLEL_MIN_ROWS)
     return HalfPlanes(normal, offset, valid)
 
 

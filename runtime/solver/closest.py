@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from navproof.core.jit import compiled_loop
-from navproof.core.parallel import run_pieces
+from navproof.core.parallel import run_pieces, thread_count
 from navproof.solver.halfplanes import Disks, HalfPlanes
 
 _TINY = float(np.finfo(np.float64).tiny)
@@ -34,6 +34,9 @@ _TINY = float(np.finfo(np.float64).tiny)
 
 DISKS_APART = -1
 """Outcome of a row whose two disks do not meet (no velocity at all)."""
+
+SOLVE_PARALLEL_MIN_ROWS = 4096
+"""Rows from which a caller shares the solve between threads (:func:`solve_threads`)."""
 
 
 @compiled_loop
@@ -256,6 +259,12 @@ def _solve_rows(preferred, normal, offset, valid, num_hard, max_speed, second_ce
         velocity[r, 0], velocity[r, 1] = out[0], out[1]
 
 
+def solve_threads(rows: int) -> int:
+    """Threads for a solve of ``rows`` rows: every available CPU from SOLVE_PARALLEL_MIN_ROWS
+    rows on, else one (each row's answer is the same either way)."""
+    return thread_count(rows, SOLVE_PARALLEL_MIN_ROWS)
+
+
 def solve_in_pieces(rows_task: Callable[..., None], m: int, k: int, *, threads: int
                     ) -> ClosestResult:
     """Run ``rows_task(lo, hi, velocity, outcome, violation)`` over ``m`` rows of ``k``
@@ -325,7 +334,7 @@ def closest_point(preferred_mps: np.ndarray, planes: HalfPlanes, max_speed_mps: 
 
 
 def closest_in_disks(preferred_mps: np.ndarray, planes: HalfPlanes, disks: Disks, *,
-                     tol_mps: float, parallel_det: float) -> ClosestResult:
+                     tol_mps: float, parallel_det: float, threads: int = 1) -> ClosestResult:
     """:func:`closest_point` with the disks as one :class:`Disks` value (M, D <= 2): slot 0 the
     max-speed disk about the origin, slot 1 the second disk; a disk not valid in a row is no
     constraint there. Claim: O2, V1, V2."""
@@ -338,4 +347,4 @@ def closest_in_disks(preferred_mps: np.ndarray, planes: HalfPlanes, disks: Disks
     return closest_point(preferred_mps, planes, radius[:, 0],
                          second_centre_mps=disks.centre[:, 1] if second else None,
                          second_radius_mps=radius[:, 1] if second else None, tol_mps=tol_mps,
-                         parallel_det=parallel_det)
+                         parallel_det=parallel_det, threads=threads)

@@ -208,22 +208,22 @@ def prepare_constraints(inp: StepInput) -> Prepared:
     dt = inp.dt_per_agent_s
     # the stop half-planes need a reference; without one only the B4 half-plane remains
     has_ref = ref.exists[:, None] & edges.wall
-    # ORCA lines act on the world velocity w = u + v1
-    orca = to_halfplanes(inp.orca_point, inp.orca_direction, inp.orca_valid, shift_mps=u)
     # the solve's slots side by side: edge half-planes, ORCA lines, one B5 cut per edge
-    lines = orca.valid.shape[1]
+    lines = inp.orca_valid.shape[1]
     width = 4 * k + lines
     normal, offset, valid = np.empty((rows, width, 2)), np.empty((rows, width)), \
         np.empty((rows, width), bool)
+    orca_slots = slice(3 * k, 3 * k + lines)
+    # ORCA lines act on the world velocity w = u + v1
+    to_halfplanes(inp.orca_point, inp.orca_direction, inp.orca_valid, shift_mps=u,
+                  into=(normal[:, orca_slots], offset[:, orca_slots]))
+    valid[:, orca_slots] = inp.orca_valid
     planes = (frame.s, frame.n_dot_e, frame.n_dot_u, frame.n_dot_v0, _floats(n, (rows, k, 2)),
               np.asarray(edges.valid, dtype=bool), has_ref, _floats(dt, (rows,)),
               _floats(inp.accel_mps2, (rows,)), cmax, kfac, u, ref.r_mps, EPS,
               IMPOSSIBLE_OFFSET_MPS, 3 * k + lines, normal, offset, valid)
     run_row_pieces(lambda lo, hi: _edge_halfplanes(*planes, lo, hi), rows,
                    min_rows=PARALLEL_MIN_ROWS)
-    orca_slots = slice(3 * k, 3 * k + lines)
-    normal[:, orca_slots], offset[:, orca_slots], valid[:, orca_slots] = \
-        orca.normal, orca.offset, orca.valid
     solve_planes = HalfPlanes(normal, offset, valid)
     edge_planes = halfplane_slots(solve_planes, slice(0, 3 * k))
     orca_planes = halfplane_slots(solve_planes, orca_slots)

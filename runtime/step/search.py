@@ -19,7 +19,7 @@ import numpy as np
 from navproof.boundary.margins import accel_margin_at_time_offset_mps
 from navproof.core.tolerances import EPS, PARALLEL_DET
 from navproof.solver.candidates import best_candidates
-from navproof.solver.closest import closest_in_disks
+from navproof.solver.closest import closest_in_disks, solve_threads
 from navproof.solver.halfplanes import Disks, HalfPlanes
 from navproof.step.constraints import Prepared, halfplane_slots, sanitise_halfplanes
 from navproof.step.inputs import StepInput
@@ -103,7 +103,7 @@ def _verify_optimum(inp: StepInput, prep: Prepared, agents: np.ndarray, preferre
     outcome)."""
     a, k = agents.size, inp.edges.valid.shape[1]
     solve = closest_in_disks(preferred, planes, disks, tol_mps=SOLVE_TOL_MPS,
-                             parallel_det=PARALLEL_DET)
+                             parallel_det=PARALLEL_DET, threads=solve_threads(a))
     nearest, solved = solve.velocity, solve.feasible
     accepted = np.zeros(a, bool)
     exact = np.full((a, k), np.inf)
