@@ -13,7 +13,9 @@ import numpy as np
 
 from navproof.boundary.motion import Motion, take_motion
 from navproof.core.errors import InvalidInput
-from navproof.core.validation import check_valid_finite, check_valid_normals
+from navproof.core.jit import compiled_loop
+from navproof.core.tolerances import UNIT_LENGTH_TOL
+from navproof.core.validation import check_valid_finite, check_valid_normals, clearly_unit
 from navproof.core.vec2 import dot2
 
 EDGE_WALL = 0
@@ -25,6 +27,25 @@ region of the route only bounds the step (B4/B5: at most up to the portal per st
 obstacle side (one supporting line of a convex obstacle piece, moved out by the body's radius)
 must not be crossed during the step (B4/B5/B6 over the whole curve) and carries no stop
 envelope: looking further ahead around obstacles is the ORCA obstacle lines' part (O5)."""
+
+
+@compiled_loop
+def _cleaned_edges(normal, offset, valid, tol, out_normal, out_offset):
+    """Normals and offsets of the valid edges (zero elsewhere) into ``out_normal`` (N, K, 2) and
+    ``out_offset`` (N, K); True when every valid edge has a finite offset and a normal that is
+    clearly a unit vector (:func:`navproof.core.validation.clearly_unit`). False sends the edges
+    to the exact tests, which name the first offending one."""
+    ok = True
+    for i in range(offset.shape[0]):
+        for j in range(offset.shape[1]):
+            if valid[i, j]:
+                nx, ny, b = normal[i, j, 0], normal[i, j, 1], offset[i, j]
+                out_normal[i, j, 0], out_normal[i, j, 1], out_offset[i, j] = nx, ny, b
+                if not (clearly_unit(nx, ny, tol) and np.isfinite(b)):
+                    ok = False
+            else:
+                out_normal[i, j, 0], out_normal[i, j, 1], out_offset[i, j] = 0.0, 0.0, 0.0
+    return ok
 
 
 @dataclass(frozen=True)
@@ -73,10 +94,20 @@ class EdgeSet:
             raise InvalidInput("normal", normal.shape, "must have shape (N, K, 2)")
         n, k = normal.shape[:2]
         valid = np.ones((n, k), bool) if valid is None else np.asarray(valid, dtype=bool)
-        check_valid_finite("normal", np.where(valid[..., None], normal, 0.0))
-        check_valid_normals("normal", normal, valid)
         offset = np.asarray(offset_m, dtype=np.float64)
-        check_valid_finite("offset_m", np.where(valid, offset, 0.0))
+        if offset.shape == valid.shape == (n, k):
+            normal_kept, offset_kept = np.empty((n, k, 2)), np.empty((n, k))
+            clearly_valid = _cleaned_edges(normal, offset, valid, UNIT_LENGTH_TOL, normal_kept,
+                                           offset_kept)
+        else:
+            normal_kept, offset_kept = (np.where(valid[..., None], normal, 0.0),
+                                        np.where(valid, offset, 0.0))
+            clearly_valid = False
+        if not clearly_valid:
+            # the exact tests, which name the first offending edge
+            check_valid_finite("normal", np.where(valid[..., None], normal, 0.0))
+            check_valid_normals("normal", normal, valid)
+            check_valid_finite("offset_m", np.where(valid, offset, 0.0))
         if motion is None:
             vel = np.zeros((n, k, 2)) if edge_velocity_mps is None else np.asarray(
                 edge_velocity_mps, dtype=np.float64)
@@ -90,8 +121,7 @@ class EdgeSet:
                                         & (kinds != EDGE_OBSTACLE)):
             raise InvalidInput("kind", np.unique(kinds).tolist(),
                                "must be EDGE_WALL, EDGE_PORTAL or EDGE_OBSTACLE")
-        return EdgeSet(np.where(valid[..., None], normal, 0.0), np.where(valid, offset, 0.0),
-                       valid, ids, own, motion, kinds)
+        return EdgeSet(normal_kept, offset_kept, valid, ids, own, motion, kinds)
 
     def initial_margin_m(self, x_m: np.ndarray) -> np.ndarray:
         """Signed margin s = b0 - dot(n, x0) (m, (N, K)), positive inside. Claim: B1."""

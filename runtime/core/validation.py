@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from navproof.core.errors import InvalidInput
+from navproof.core.jit import inlined_loop
 from navproof.core.tolerances import ANGLE_TOL_RAD, EPS, UNIT_LENGTH_TOL
 
 MAX_LENGTH_M = 1e6
@@ -205,6 +206,15 @@ def check_valid_unit_where(field: str, vector: Any, valid: np.ndarray, *, what: 
                            f"{what} must be a unit vector (| | = 1 within {UNIT_LENGTH_TOL:g}); "
                            "normalise it first")
     return arr
+
+
+@inlined_loop
+def clearly_unit(x, y, tol):
+    """True when (x, y) is a unit vector with room to spare: |sqrt(x^2 + y^2) - 1| <= tol / 2
+    (the hypot of :func:`check_valid_unit_where` differs from that square root by a few ulps).
+    False, NaN included, sends a value to that exact test: compiled fast paths skip the exact
+    test only where this holds."""
+    return abs(np.sqrt(x * x + y * y) - 1.0) <= 0.5 * tol
 
 
 def check_valid_normals(field: str, normal: Any, valid: np.ndarray) -> np.ndarray:

@@ -31,6 +31,7 @@ from navproof.core.validation import (
     check_valid_range,
     check_valid_step,
     check_valid_unit_where,
+    clearly_unit,
 )
 
 PARALLEL_MIN_ROWS = 4096
@@ -159,17 +160,13 @@ def _check_valid_units(field: str, vector: np.ndarray, valid: np.ndarray, *, wha
 
 @compiled_loop
 def _all_units_where(vector, valid, tol):
-    """True when every valid slot's vector (..., 2) is a unit vector with room to spare:
-    |sqrt(x^2 + y^2) - 1| <= tol / 2 (the hypot of the exact test differs from that square
-    root by a few ulps); False sends the input to the exact test."""
+    """True when every valid slot's vector (..., 2) is clearly a unit vector
+    (:func:`navproof.core.validation.clearly_unit`); False sends the input to the exact test."""
     flat_v = vector.reshape(-1, 2)
     flat_ok = valid.reshape(-1)
-    half = 0.5 * tol
     for i in range(flat_ok.size):
-        if flat_ok[i]:
-            x, y = flat_v[i, 0], flat_v[i, 1]
-            if not abs(np.sqrt(x * x + y * y) - 1.0) <= half:
-                return False
+        if flat_ok[i] and not clearly_unit(flat_v[i, 0], flat_v[i, 1], tol):
+            return False
     return True
 
 
