@@ -6,6 +6,7 @@ import pytest
 from navproof import boundary as b
 from navproof._generated import formulas
 from navproof.core.errors import InvalidInput
+from navproof.core.tolerances import UNIT_LENGTH_TOL
 from navproof.core.validation import check_valid_step
 
 DT = 0.1
@@ -145,6 +146,30 @@ def test_bad_offsets_steps_and_pieces_are_refused():
         b.make_patch(1, np.array([[0, 0], [2, 0], [1, 0.2], [2, 2], [0, 2]]), np.zeros(2))
     with pytest.raises(InvalidInput, match="convex"):
         b.make_patch(1, np.array([[0, 0], [0, 1], [1, 0]]), np.zeros(2))  # clockwise
+
+
+def test_edge_set_keeps_valid_edges_and_names_the_first_bad_one_among_many():
+    """The compiled pass keeps what the exact tests accept: a normal off unit length by more
+    than half the tolerance but within it is kept, an invalid slot may hold anything (zeroed),
+    and the first bad valid edge of a large set is the one the error names."""
+    n, k = 300, 3
+    normal = np.tile(np.array([1.0, 0.0]), (n, k, 1))
+    offset = np.ones((n, k))
+    valid = np.ones((n, k), bool)
+    normal[5, 1] = [1.0 + 0.75 * UNIT_LENGTH_TOL, 0.0]
+    normal[7, 2], offset[7, 2], valid[7, 2] = [np.nan, np.inf], np.nan, False
+    edges = b.EdgeSet.build(normal, offset, valid=valid)
+    assert edges.normal[5, 1, 0] == 1.0 + 0.75 * UNIT_LENGTH_TOL
+    assert np.all(edges.normal[7, 2] == 0.0) and edges.offset_m[7, 2] == 0.0
+    assert np.array_equal(edges.offset_m[valid], offset[valid])
+    offset[200, 0], normal[250, 1] = np.inf, [0.6, 0.6]
+    with pytest.raises(InvalidInput) as err:
+        b.EdgeSet.build(normal, offset, valid=valid)
+    assert err.value.field == "normal[250, 1]"
+    normal[250, 1] = [0.6, 0.8]
+    with pytest.raises(InvalidInput) as err:
+        b.EdgeSet.build(normal, offset, valid=valid)
+    assert err.value.field == "offset_m[200, 0]"
 
 
 def test_patch_halfplanes_and_slope_factor():
