@@ -394,17 +394,35 @@ def sweep_min_distance_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
     return dmin, tmin
 
 
+@compiled_loop
+def _sweep_margins(min_distance, start, combined, valid, out):
+    """Every pair of :func:`sweep_margin_m` (flat arrays), +inf where not ``valid``."""
+    for i in range(out.size):
+        if not valid[i]:
+            out[i] = np.inf
+        elif start[i] < combined[i]:
+            out[i] = min_distance[i] - start[i]
+        else:
+            out[i] = min_distance[i] - combined[i]
+
+
 def sweep_margin_m(min_distance_m: np.ndarray, start_distance_m: np.ndarray,
-                   combined_radius_m: np.ndarray) -> np.ndarray:
-    """Signed W1 margin (m, (N, J)): min distance minus the combined radius.
+                   combined_radius_m: np.ndarray, valid: np.ndarray | None = None) -> np.ndarray:
+    """Signed W1 margin (m, (N, J)): min distance minus the combined radius; +inf for pairs not
+    ``valid`` (if given). One compiled pass over the pairs.
 
     Pairs already overlapping at the start of the step (ORCA's O6 case) cannot reach the
     combined radius in one step; for them the margin is how much the step keeps from getting
     any closer: min distance minus start distance. Claim: W1.
     """
-    overlap = start_distance_m < combined_radius_m
-    return np.where(overlap, min_distance_m - start_distance_m,
-                    min_distance_m - combined_radius_m)
+    arrays = np.broadcast_arrays(np.asarray(min_distance_m, dtype=np.float64),
+                                 np.asarray(start_distance_m, dtype=np.float64),
+                                 np.asarray(combined_radius_m, dtype=np.float64),
+                                 np.ones((), bool) if valid is None
+                                 else np.asarray(valid, dtype=bool))
+    out = np.empty(arrays[0].shape)
+    _sweep_margins(*(np.ascontiguousarray(a).reshape(-1) for a in arrays), out.reshape(-1))
+    return out
 
 
 def sweep_passes(margin_m: np.ndarray) -> np.ndarray:
