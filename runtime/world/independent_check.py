@@ -50,7 +50,7 @@ import numpy as np
 
 from navproof.core.errors import ObligationViolation
 from navproof.core.jit import compiled_loop, inlined_loop
-from navproof.core.parallel import piece_bounds, run_pieces, thread_count
+from navproof.core.parallel import piece_bounds, run_pieces, run_row_pieces, thread_count
 from navproof.step.result import SAFE
 
 SAMPLES = 8
@@ -267,7 +267,9 @@ class _Curves:
         """World position (m, (N, len(grid_s), 2)) of every body at the times ``grid_s``."""
         n = self.packed.shape[0]
         out = np.empty((n, grid_s.size, 2))
-        _world_grid(self.packed, self.options, np.ascontiguousarray(grid_s, np.float64), out)
+        grid = np.ascontiguousarray(grid_s, np.float64)
+        run_row_pieces(lambda lo, hi: _world_grid(self.packed, self.options, grid, out, lo, hi),
+                       n, min_rows=PARALLEL_MIN_ITEMS)
         return out
 
     def end_velocity(self, x1_m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -385,9 +387,9 @@ def _pair_speed_bounds(first, second, linear, world_v0, world_v1, speed_bound, o
 
 
 @compiled_loop
-def _world_grid(c, options, grid, out):
-    """:func:`_world_at` of every body at every time of ``grid`` into ``out`` (N, G, 2)."""
-    for i in range(c.shape[0]):
+def _world_grid(c, options, grid, out, lo, hi):
+    """:func:`_world_at` of bodies ``lo:hi`` at every time of ``grid`` into ``out`` (N, G, 2)."""
+    for i in range(lo, hi):
         for s in range(grid.shape[0]):
             out[i, s, 0], out[i, s, 1] = _world_at(c, options, i, grid[s])
 
@@ -675,7 +677,22 @@ def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, n
         start = np.searchsorted(sorted_key, np.arange(cells + 1)).astype(np.int64)
     else:
         start = np.zeros(0, np.int64)
-    out = _hash_pairs(x, reach, key, order, sorted_key, offsets, start, x[order], reach[order])
+    sorted_x, sorted_reach = np.ascontiguousarray(x[order]), np.ascontiguousarray(reach[order])
+    begin, count = np.empty(n, np.int64), np.empty(n, np.int64)
+    threads = thread_count(n, PARALLEL_MIN_ITEMS)
+    bounds = piece_bounds(n, threads)
+    pieces: list[np.ndarray] = [np.zeros((2, 0), np.int64)] * (len(bounds) - 1)
+
+    def piece(k: int) -> None:
+        pieces[k] = _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach,
+                                bounds[k], bounds[k + 1], begin, count)
+
+    run_pieces(piece, len(bounds) - 1, threads=threads)
+    # every body's pairs, body after body (within a body: cell, then position in the cell)
+    piece_start = np.cumsum([0] + [part.shape[1] for part in pieces[:-1]])
+    begin[order] += np.repeat(piece_start, np.diff(bounds))
+    out = np.empty((2, int(count.sum())), np.int64)
+    _pairs_by_body(np.concatenate(pieces, axis=1), begin, count, out)
     return out[0], out[1]
 
 
@@ -711,32 +728,60 @@ def _within(dx, dy, limit):
     return math.hypot(dx, dy) <= limit
 
 
+@inlined_loop
+def _cell_run(sorted_key, start, probe):
+    """Sorted indices ``[first, end)`` of the bodies in cell ``probe``: read from ``start``
+    (every cell's first sorted index) when given, else found by binary search."""
+    if start.shape[0] > 0:
+        return start[probe], start[probe + 1]
+    return _first_at_least(sorted_key, probe), _first_at_least(sorted_key, probe + 1)
+
+
 @compiled_loop
-def _hash_pairs(x, reach, key, order, sorted_key, offsets, start, sorted_x, sorted_reach):
-    """The pairs (2, P) of :func:`candidate_pairs`: every body i, the 3 x 3 cells around it in
-    ``offsets`` order, the bodies of each cell in sorted order, kept when i < j and within
-    reach. Each cell's run is found through ``start`` (every cell's first sorted index) when
-    given, else by binary search; ``sorted_x`` and ``sorted_reach`` are ``x`` and ``reach`` in
-    sorted order (read along each cell's run)."""
-    out = np.empty((2, 8 * x.shape[0] + 16), np.int64)
-    count = 0
-    direct = start.shape[0] > 0
-    for i in range(x.shape[0]):
-        for o in range(offsets.shape[0]):
-            probe = key[i] + offsets[o]
-            q = start[probe] if direct else _first_at_least(sorted_key, probe)
-            while q < sorted_key.shape[0] and sorted_key[q] == probe:
+def _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach, s_lo, s_hi, begin,
+                count):
+    """The pairs of :func:`candidate_pairs` of the bodies ``order[s_lo:s_hi]``, walked in cell
+    order (consecutive bodies read neighbouring cells): each body i, the 3 x 3 cells around it
+    in ``offsets`` order, the bodies of each cell in sorted order, kept when i < j and within
+    reach. Returns them (2, P) body after body; ``begin[i]`` and ``count[i]`` say where body
+    i's pairs start there and how many there are. ``sorted_x`` and ``sorted_reach`` are the
+    positions and reaches in sorted order. A first pass finds every cell's run and sizes the
+    output (the bodies of the 3 x 3 cells bound a body's pairs), so the second writes without
+    growing."""
+    cells = offsets.shape[0]
+    run = np.empty((s_hi - s_lo, cells, 2), np.int64)
+    room = 0
+    for s in range(s_lo, s_hi):
+        for o in range(cells):
+            first, end = _cell_run(sorted_key, start, sorted_key[s] + offsets[o])
+            run[s - s_lo, o, 0], run[s - s_lo, o, 1] = first, end
+            room += end - first
+    out = np.empty((2, room), np.int64)
+    found = 0
+    for s in range(s_lo, s_hi):
+        i = order[s]
+        begin[i] = found
+        for o in range(cells):
+            for q in range(run[s - s_lo, o, 0], run[s - s_lo, o, 1]):
                 j = order[q]
-                q += 1
-                if i < j and _within(x[i, 0] - sorted_x[q - 1, 0], x[i, 1] - sorted_x[q - 1, 1],
-                                     reach[i] + sorted_reach[q - 1]):
-                    if count == out.shape[1]:
-                        grown = np.empty((2, 2 * count), np.int64)
-                        grown[:, :count] = out
-                        out = grown
-                    out[0, count], out[1, count] = i, j
-                    count += 1
-    return out[:, :count].copy()
+                if i < j and _within(sorted_x[s, 0] - sorted_x[q, 0],
+                                     sorted_x[s, 1] - sorted_x[q, 1],
+                                     sorted_reach[s] + sorted_reach[q]):
+                    out[0, found], out[1, found] = i, j
+                    found += 1
+        count[i] = found - begin[i]
+    return out[:, :found].copy()
+
+
+@compiled_loop
+def _pairs_by_body(pieces, first, count, out):
+    """The pairs of every body in body order: body i's ``count[i]`` pairs start at column
+    ``first[i]`` of ``pieces`` (2, P); into ``out`` (2, P)."""
+    at = 0
+    for i in range(count.shape[0]):
+        for p in range(first[i], first[i] + count[i]):
+            out[0, at], out[1, at] = pieces[0, p], pieces[1, p]
+            at += 1
 
 
 @compiled_loop
