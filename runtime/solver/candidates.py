@@ -12,6 +12,8 @@ solver: half-planes ``dot(normal, v) <= offset`` (M, K) and disks (centre (M, D,
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from navproof.core.jit import compiled_loop
@@ -20,31 +22,6 @@ from navproof.solver.closest import circle_crossing
 
 CHUNK_ROWS = 512
 """Rows per chunk of the candidate enumeration (bounds the temporary arrays)."""
-FEASIBILITY_CHUNK = 32
-"""Candidates per row checked against every constraint at a time, nearest first."""
-
-
-@compiled_loop
-def _crossing_rows(centre_a, radius_a, centre_b, radius_b, first, second, exists):
-    """:func:`navproof.solver.closest.circle_crossing` of every row, into the output arrays."""
-    out = np.empty(4)
-    for r in range(exists.size):
-        exists[r] = circle_crossing(centre_a[r, 0], centre_a[r, 1], radius_a[r], centre_b[r, 0],
-                                    centre_b[r, 1], radius_b[r], out)
-        first[r, 0], first[r, 1] = out[0], out[1]
-        second[r, 0], second[r, 1] = out[2], out[3]
-
-
-def circle_crossings(centre_a: np.ndarray, radius_a: np.ndarray, centre_b: np.ndarray,
-                     radius_b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The two crossing points (M, 2) of circles a and b (centres (M, 2), radii (M,), m/s) and
-    whether they exist (M,); points of rows without a crossing are meaningless."""
-    m = radius_a.shape[0]
-    first, second = np.zeros((m, 2)), np.zeros((m, 2))
-    exists = np.zeros(m, dtype=bool)
-    _crossing_rows(*(np.ascontiguousarray(a, dtype=np.float64)
-                     for a in (centre_a, radius_a, centre_b, radius_b)), first, second, exists)
-    return first, second, exists
 
 
 def closest_candidates(preferred: np.ndarray, hp_normal: np.ndarray, hp_offset: np.ndarray,
@@ -64,91 +41,124 @@ def closest_candidates(preferred: np.ndarray, hp_normal: np.ndarray, hp_offset: 
                                    disk_radius, disk_valid, count, tol)
 
 
+@compiled_loop
+def _candidate_rows(preferred, normal, offset, hp_valid, violation, disk_centre, disk_radius,
+                    disk_valid, line_to_centre, count, tol, parallel_det, out, out_dist):
+    """Every row of :func:`closest_candidates` into ``out`` (M, count, 2) and ``out_dist``
+    (M, count): the candidates in a fixed order (the preferred velocity; its projection on
+    each line, ``violation`` (M, K) its signed violation; on each circle; every line-line
+    vertex, lines ``i < j``; each line's two points on every circle, ``line_to_centre``
+    (M, K, D) the line's offset from the circle's centre, the ``+`` points first; every
+    circle-circle crossing), the finite ones of valid constraints ordered nearest first (a
+    stable sort: ties keep that order), then the first ``count`` feasible ones."""
+    m, k = hp_valid.shape
+    d = disk_valid.shape[1]
+    total = 1 + k + d + k * (k - 1) // 2 + 2 * k * d + d * (d - 1)
+    cand = np.empty((total, 2))
+    ok = np.empty(total, dtype=np.bool_)
+    dist = np.empty(total)
+    crossing = np.empty(4)
+    for r in range(m):
+        px, py = preferred[r, 0], preferred[r, 1]
+        cand[0, 0], cand[0, 1], ok[0] = px, py, True
+        q = 1
+        # project on each line
+        for i in range(k):
+            v = violation[r, i]
+            cand[q, 0], cand[q, 1] = px - v * normal[r, i, 0], py - v * normal[r, i, 1]
+            ok[q] = hp_valid[r, i]
+            q += 1
+        # project on each circle
+        for a in range(d):
+            wx, wy = px - disk_centre[r, a, 0], py - disk_centre[r, a, 1]
+            wl = math.hypot(wx, wy)
+            ux, uy = (wx / wl, wy / wl) if wl > 0.0 else (1.0, 0.0)
+            cand[q, 0] = disk_centre[r, a, 0] + disk_radius[r, a] * ux
+            cand[q, 1] = disk_centre[r, a, 1] + disk_radius[r, a] * uy
+            ok[q] = disk_valid[r, a]
+            q += 1
+        # line-line vertices
+        for i in range(k):
+            for j in range(i + 1, k):
+                nix, niy, njx, njy = normal[r, i, 0], normal[r, i, 1], normal[r, j, 0], \
+                    normal[r, j, 1]
+                ci, cj = offset[r, i], offset[r, j]
+                det = nix * njy - niy * njx
+                good = abs(det) > parallel_det
+                inv = 1.0 / (det if good else 1.0)
+                cand[q, 0] = (ci * njy - cj * niy) * inv
+                cand[q, 1] = (nix * cj - njx * ci) * inv
+                ok[q] = good and hp_valid[r, i] and hp_valid[r, j]
+                q += 1
+        # line-circle points
+        for i in range(k):
+            nx, ny = normal[r, i, 0], normal[r, i, 1]
+            tx, ty = -ny, nx
+            for sign in range(2):
+                for a in range(d):
+                    along = line_to_centre[r, i, a]
+                    foot_x = disk_centre[r, a, 0] + along * nx
+                    foot_y = disk_centre[r, a, 1] + along * ny
+                    half_sq = disk_radius[r, a] * disk_radius[r, a] - along * along
+                    half = math.sqrt(half_sq if not half_sq < 0.0 else 0.0)
+                    if sign == 0:
+                        cand[q, 0], cand[q, 1] = foot_x + half * tx, foot_y + half * ty
+                    else:
+                        cand[q, 0], cand[q, 1] = foot_x - half * tx, foot_y - half * ty
+                    ok[q] = half_sq >= 0.0 and hp_valid[r, i] and disk_valid[r, a]
+                    q += 1
+        # circle-circle points
+        for a in range(d):
+            for b in range(a + 1, d):
+                crossing[:] = 0.0
+                good = circle_crossing(disk_centre[r, a, 0], disk_centre[r, a, 1],
+                                       disk_radius[r, a], disk_centre[r, b, 0],
+                                       disk_centre[r, b, 1], disk_radius[r, b], crossing)
+                good = good and disk_valid[r, a] and disk_valid[r, b]
+                cand[q, 0], cand[q, 1], ok[q] = crossing[0], crossing[1], good
+                cand[q + 1, 0], cand[q + 1, 1], ok[q + 1] = crossing[2], crossing[3], good
+                q += 2
+        for t in range(total):
+            finite = ok[t] and np.isfinite(cand[t, 0]) and np.isfinite(cand[t, 1])
+            dist[t] = math.hypot(cand[t, 0] - px, cand[t, 1] - py) if finite else np.inf
+        # nearest first, then the first ``count`` feasible ones
+        have = 0
+        for t in np.argsort(dist, kind="mergesort"):
+            if have == count or not np.isfinite(dist[t]):
+                break
+            cx, cy = cand[t, 0], cand[t, 1]
+            feasible = True
+            for i in range(k):
+                if hp_valid[r, i] and not ((cx * normal[r, i, 0] + cy * normal[r, i, 1])
+                                           - offset[r, i] <= tol):
+                    feasible = False
+            for a in range(d):
+                if disk_valid[r, a] and not (math.hypot(cx - disk_centre[r, a, 0],
+                                                        cy - disk_centre[r, a, 1])
+                                             <= disk_radius[r, a] + tol):
+                    feasible = False
+            if feasible:
+                out[r, have, 0], out[r, have, 1], out_dist[r, have] = cx, cy, dist[t]
+                have += 1
+
+
 def _closest_candidates(preferred: np.ndarray, hp_normal: np.ndarray, hp_offset: np.ndarray,
                         hp_valid: np.ndarray, disk_centre: np.ndarray, disk_radius: np.ndarray,
                         disk_valid: np.ndarray, count: int, tol: float
                         ) -> tuple[np.ndarray, np.ndarray]:
-    m, k = hp_valid.shape
-    d = disk_valid.shape[1]
-    cands = [preferred[:, None, :]]
-    ok = [np.ones((m, 1), bool)]
-    n = hp_normal
-    c = hp_offset
-    # project on each line
-    viol = np.einsum("mkj,mj->mk", n, preferred) - c
-    cands.append(preferred[:, None, :] - viol[..., None] * n)
-    ok.append(hp_valid)
-    # project on each circle
-    w = preferred[:, None, :] - disk_centre
-    wl = np.hypot(w[..., 0], w[..., 1])
-    unit = np.where((wl > 0.0)[..., None], w / np.where(wl > 0.0, wl, 1.0)[..., None],
-                    np.array([1.0, 0.0]))
-    cands.append(disk_centre + disk_radius[..., None] * unit)
-    ok.append(disk_valid)
-    # line-line vertices
-    if k >= 2:
-        ii, jj = np.triu_indices(k, 1)
-        ni, nj, ci, cj = n[:, ii], n[:, jj], c[:, ii], c[:, jj]
-        det = ni[..., 0] * nj[..., 1] - ni[..., 1] * nj[..., 0]
-        good = np.abs(det) > PARALLEL_DET
-        inv = 1.0 / np.where(good, det, 1.0)
-        vx = (ci * nj[..., 1] - cj * ni[..., 1]) * inv
-        vy = (ni[..., 0] * cj - nj[..., 0] * ci) * inv
-        cands.append(np.stack([vx, vy], axis=-1))
-        ok.append(good & hp_valid[:, ii] & hp_valid[:, jj])
-    # line-circle points
-    if k and d:
-        dist = c[:, :, None] - np.einsum("mkj,mdj->mkd", n, disk_centre)
-        foot = disk_centre[:, None, :, :] + dist[..., None] * n[:, :, None, :]
-        half_sq = disk_radius[:, None, :] ** 2 - dist ** 2
-        half = np.sqrt(np.maximum(half_sq, 0.0))
-        tang = np.stack([-n[..., 1], n[..., 0]], axis=-1)[:, :, None, :]
-        both = np.concatenate([foot + half[..., None] * tang, foot - half[..., None] * tang],
-                              axis=2)
-        cands.append(both.reshape(m, -1, 2))
-        good = (half_sq >= 0.0) & hp_valid[:, :, None] & disk_valid[:, None, :]
-        ok.append(np.concatenate([good, good], axis=2).reshape(m, -1))
-    # circle-circle points
-    for a in range(d):
-        for b in range(a + 1, d):
-            first, second, good = circle_crossings(disk_centre[:, a], disk_radius[:, a],
-                                                   disk_centre[:, b], disk_radius[:, b])
-            cands.append(np.stack([first, second], axis=1))
-            ok.append(np.stack([good & disk_valid[:, a] & disk_valid[:, b]] * 2, axis=1))
-    cand = np.concatenate(cands, axis=1)
-    cok = np.concatenate(ok, axis=1) & np.all(np.isfinite(cand), axis=-1)
-    # nearest first (ties in candidate order), then feasibility in chunks until each row has
-    # ``count`` feasible ones: the same list as checking every candidate, without the K^3 work
-    dist = np.where(cok, np.hypot(cand[..., 0] - preferred[:, None, 0],
-                                  cand[..., 1] - preferred[:, None, 1]), np.inf)
-    order = np.argsort(dist, axis=1, kind="stable")
-    cand = np.take_along_axis(cand, order[..., None], 1)
-    dist = np.take_along_axis(dist, order, 1)
+    m = hp_valid.shape[0]
     out = np.zeros((m, count, 2))
     out_dist = np.full((m, count), np.inf)
-    have = np.zeros(m, np.int64)
-    rows = np.arange(m)
-    for start in range(0, cand.shape[1], FEASIBILITY_CHUNK):
-        rows = rows[(have[rows] < count) & np.isfinite(dist[rows, start])]
-        if rows.size == 0:
-            break
-        stop = start + FEASIBILITY_CHUNK
-        chunk = cand[rows, start:stop]
-        feasible = np.isfinite(dist[rows, start:stop])
-        # feasibility against every constraint
-        if k:
-            over = (chunk[:, :, None, 0] * n[rows, None, :, 0]
-                    + chunk[:, :, None, 1] * n[rows, None, :, 1]) - c[rows, None, :]
-            feasible &= np.all((over <= tol) | ~hp_valid[rows, None, :], axis=2)
-        for a in range(d):
-            r = np.hypot(chunk[..., 0] - disk_centre[rows, a, None, 0],
-                         chunk[..., 1] - disk_centre[rows, a, None, 1])
-            feasible &= (r <= disk_radius[rows, a, None] + tol) | ~disk_valid[rows, a, None]
-        slot = have[rows, None] + np.cumsum(feasible, axis=1) - 1
-        keep_r, keep_c = np.nonzero(feasible & (slot < count))
-        out[rows[keep_r], slot[keep_r, keep_c]] = chunk[keep_r, keep_c]
-        out_dist[rows[keep_r], slot[keep_r, keep_c]] = dist[rows[keep_r], start + keep_c]
-        have[rows] += feasible.sum(axis=1)
+    arrays = [np.ascontiguousarray(a, dtype=np.float64)
+              for a in (preferred, hp_normal, hp_offset, disk_centre, disk_radius)]
+    preferred, n, c, centre, radius = arrays
+    # the dot products of numpy's einsum, as the enumeration has always taken them
+    violation = np.einsum("mkj,mj->mk", n, preferred) - c
+    line_to_centre = c[:, :, None] - np.einsum("mkj,mdj->mkd", n, centre)
+    _candidate_rows(preferred, n, c, np.ascontiguousarray(hp_valid, dtype=bool), violation,
+                    centre, radius, np.ascontiguousarray(disk_valid, dtype=bool),
+                    np.ascontiguousarray(line_to_centre), count, tol, PARALLEL_DET, out,
+                    out_dist)
     return out, out_dist
 
 

@@ -145,8 +145,10 @@ def _edge_halfplanes(s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, has_ref, dt, 
 
 
 def _floats(value: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """``value`` broadcast to ``shape`` as float64 (a view where it already is)."""
-    return np.broadcast_to(np.asarray(value, dtype=np.float64), shape)
+    """``value`` broadcast to ``shape`` as float64 (itself where it already is one, else a
+    view where it can be)."""
+    arr = np.asarray(value, dtype=np.float64)
+    return arr if arr.shape == shape else np.broadcast_to(arr, shape)
 
 
 @dataclass(frozen=True)
