@@ -197,6 +197,26 @@ def _speed_bounds(v0, v1, second, start, pivot, pivot_v, pivot_a, omega, end, ha
             world_v1[i, d] = pivot_v[i, d] + pivot_a[i, d] * dt + v1[i, d]
 
 
+@compiled_loop
+def _pack_curves(start, v0, v1, commit, split, second, second_commit, pivot, pivot_v, pivot_a,
+                 omega, end, handoff, out):
+    """Every body's row of :attr:`_Curves.packed` into ``out`` (N, _COLUMNS), one row at a
+    time; without a split (``split`` empty) the split time is +inf and the second ramp zero."""
+    has_split = split.shape[0] > 0
+    for i in range(out.shape[0]):
+        row = out[i]
+        for d in range(2):
+            row[_START + d], row[_V0 + d], row[_V1 + d] = start[i, d], v0[i, d], v1[i, d]
+            row[_PIVOT + d], row[_PIVOT_V + d] = pivot[i, d], pivot_v[i, d]
+            row[_PIVOT_A + d], row[_END + d] = pivot_a[i, d], end[i, d]
+            row[_V2 + d] = second[i, d] if has_split else 0.0
+        row[_COMMIT] = commit[i]
+        row[_SPLIT] = split[i] if has_split else np.inf
+        row[_COMMIT2] = second_commit[i] if has_split else 0.0
+        row[_OMEGA] = omega[i]
+        row[_HANDOFF] = 1.0 if handoff[i] else 0.0
+
+
 class _Curves:
     """Every body's executed curve of one step: its packed record for the compiled loops
     (:func:`_world_at`) and its Lipschitz bounds."""
@@ -226,24 +246,17 @@ class _Curves:
         self.linear = ~self.handoff & (mo.omega_radps == 0.0) & (mo.commit_s >= dt)
         if mo.split_s is not None:
             self.linear &= ~np.isfinite(mo.split_s)
-        packed = np.zeros((n, _COLUMNS))
-        packed[:, _START:_START + 2] = mo.position_m
-        packed[:, _V0:_V0 + 2] = v0
-        packed[:, _V1:_V1 + 2] = v1
-        packed[:, _COMMIT] = mo.commit_s
-        packed[:, _SPLIT] = np.inf
+        packed = np.empty((n, _COLUMNS))
+        empty = np.zeros((0, 2))
         if self.split:
-            assert mo.split_s is not None and mo.second_rel_mps is not None
-            assert mo.second_commit_s is not None
-            packed[:, _SPLIT] = mo.split_s
-            packed[:, _V2:_V2 + 2] = mo.second_rel_mps
-            packed[:, _COMMIT2] = mo.second_commit_s
-        packed[:, _PIVOT:_PIVOT + 2] = mo.pivot_m
-        packed[:, _PIVOT_V:_PIVOT_V + 2] = mo.pivot_velocity_mps
-        packed[:, _PIVOT_A:_PIVOT_A + 2] = mo.pivot_acceleration_mps2
-        packed[:, _OMEGA] = mo.omega_radps
-        packed[:, _HANDOFF] = self.handoff
-        packed[:, _END:_END + 2] = mo.end_position_m
+            assert mo.second_rel_mps is not None and mo.second_commit_s is not None
+        _pack_curves(*(np.ascontiguousarray(a, np.float64) for a in (
+            mo.position_m, v0, v1, mo.commit_s,
+            mo.split_s if self.split else empty[:, 0],
+            mo.second_rel_mps if self.split else empty,
+            mo.second_commit_s if self.split else empty[:, 0],
+            mo.pivot_m, mo.pivot_velocity_mps, mo.pivot_acceleration_mps2, mo.omega_radps,
+            mo.end_position_m)), self.handoff, packed)
         self.packed = packed
         """Per body (N, _COLUMNS): start, v0, v1, commit time, split time (+inf: none), second
         velocity and commit time, pivot, its velocity and acceleration, omega, handoff (0/1),
