@@ -16,7 +16,7 @@ from navproof.boundary.edges import EdgeSet
 from navproof.boundary.motion import Support
 from navproof.boundary.step_length import per_agent
 from navproof.core.jit import compiled_loop
-from navproof.core.vec2 import dot2
+from navproof.core.vec2 import dot2, norm2
 
 CERTIFIED_PIECES = 8
 """Sub-intervals of the step used by the certified second-order bound of rotating edges (B6)."""
@@ -121,8 +121,7 @@ def _moving_frame_pairs(omega_e, omega_s, accel_e, accel_s, out):
 
 def _pivot_accel_m(edges: EdgeSet, support: Support) -> np.ndarray:
     """|alpha_s - alpha_e| (m/s^2, (N, K)): the pivot offset's acceleration."""
-    return np.linalg.norm(support.motion.acceleration_mps2[:, None, :]
-                          - edges.motion.acceleration_mps2, axis=-1)
+    return norm2(support.motion.acceleration_mps2[:, None, :] - edges.motion.acceleration_mps2)
 
 
 def rigid_curve_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndarray,
@@ -143,14 +142,14 @@ def rigid_curve_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndarra
     dt = dt[:, None]
     f_hi = np.maximum(f[:-1], f[1:]).max(axis=0)
     me, ms = edges.motion, support.motion
-    dw = np.linalg.norm(ms.velocity_mps[:, None, :] - me.velocity_mps, axis=-1)
+    dw = norm2(ms.velocity_mps[:, None, :] - me.velocity_mps)
     pivot = dict(dw=dw, d_accel=_pivot_accel_m(edges, support))
     p_max = formulas.pivot_offset_bound(
-        p0=np.linalg.norm(ms.pivot_m[:, None, :] - me.pivot_m, axis=-1), horizon=dt, **pivot)
-    dv = np.linalg.norm(v1_mps - v0_mps, axis=-1)[:, None]
-    v0n = np.linalg.norm(v0_mps, axis=-1)[:, None]
+        p0=norm2(ms.pivot_m[:, None, :] - me.pivot_m), horizon=dt, **pivot)
+    dv = norm2(v1_mps - v0_mps)[:, None]
+    v0n = norm2(v0_mps)[:, None]
     q_max = formulas.accel_curve_offset_bound(
-        q0=np.linalg.norm(x0_m - ms.pivot_m, axis=-1)[:, None], v0_norm=v0n, dv_norm=dv, dt=dt)
+        q0=norm2(x0_m - ms.pivot_m)[:, None], v0_norm=v0n, dv_norm=dv, dt=dt)
     m2 = formulas.rigid_second_derivative_bound(
         omega_e=np.abs(me.omega_radps), d_omega=np.abs(ms.omega_radps[:, None] - me.omega_radps),
         p_max=p_max, dp_max=formulas.pivot_speed_bound(horizon=dt, **pivot),
@@ -241,18 +240,18 @@ def rotating_stop_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndar
     oe = np.abs(me.omega_radps)
     d_omega = np.abs(ms.omega_radps[:, None] - me.omega_radps)
     dw_vec = ms.velocity_mps[:, None, :] - me.velocity_mps
-    dw = np.linalg.norm(dw_vec, axis=-1)
+    dw = norm2(dw_vec)
     dt_e, brake_e, speed_e, a_e = dt[:, None], brake[:, None], speed[:, None], a[:, None]
     p0 = ms.pivot_m[:, None, :] - me.pivot_m
     # the pivot offset over the step, the reaction and the braking: 2 dt + |v1|/a after the start
     pivot = dict(dw=dw, d_accel=_pivot_accel_m(edges, support))
     horizon = 2.0 * dt_e + brake_e
-    p_max = formulas.pivot_offset_bound(p0=np.linalg.norm(p0, axis=-1), horizon=horizon, **pivot)
+    p_max = formulas.pivot_offset_bound(p0=norm2(p0), horizon=horizon, **pivot)
     dp_max = formulas.pivot_speed_bound(horizon=horizon, **pivot)
     ddp_max = formulas.pivot_accel_bound(d_accel=pivot["d_accel"])
     hold_shift = v1_mps * phi[-1][:, None]
     q_max = formulas.stop_curve_offset_bound(
-        q0=np.linalg.norm(y1 - ms.pivot_m, axis=-1)[:, None], speed=speed_e, dt=dt_e, a=a_e)
+        q0=norm2(y1 - ms.pivot_m)[:, None], speed=speed_e, dt=dt_e, a=a_e)
 
     def m2(ddq_max: float | np.ndarray) -> np.ndarray:
         return formulas.rigid_second_derivative_bound(omega_e=oe, d_omega=d_omega, p_max=p_max,
@@ -283,8 +282,8 @@ def rotating_stop_margin_bound_m(edges: EdgeSet, support: Support, x0_m: np.ndar
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         drift_sup = formulas.hold_drift_sup(n_dot_p=dot2(n, p0), n_dot_dw=n_dot_dw,
                                             n_dot_da=n_dot_da)
-    term_p = np.where(oe != 0.0, np.linalg.norm(p0, axis=-1), drift_sup)
-    term_q = np.where(d_omega != 0.0, np.linalg.norm(q_h, axis=-1)[:, None],
+    term_p = np.where(oe != 0.0, norm2(p0), drift_sup)
+    term_q = np.where(d_omega != 0.0, norm2(q_h)[:, None],
                       dot2(n, q_h[:, None, :]))
     hold_slack = formulas.rigid_rounding_slack(
         ulp=np.finfo(float).eps, offset_abs=np.abs(edges.offset_m), q_max=q_max,

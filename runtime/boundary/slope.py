@@ -21,6 +21,7 @@ from navproof.core.validation import (
     check_valid_slope_factor,
     check_valid_step,
 )
+from navproof.core.vec2 import norm2
 
 
 def slope_factor(gradient: np.ndarray) -> np.ndarray:
@@ -96,9 +97,9 @@ def reachable_disk(v_end_mps: np.ndarray, a_active_mps2: np.ndarray, dt_s: float
 def reach_margin_mps(v1_mps: np.ndarray, centre_mps: np.ndarray, radius_mps: np.ndarray
                      ) -> np.ndarray:
     """Signed V2 margin (m/s, (N,)): radius - |v1 - centre|, >= 0 inside the disk. Claim: V2."""
-    return radius_mps - np.linalg.norm(v1_mps - centre_mps, axis=-1)
+    return radius_mps - norm2(v1_mps - centre_mps)
 
 
 def speed_margin_mps(v1_mps: np.ndarray, vh_mps: np.ndarray) -> np.ndarray:
     """Signed margin (m/s, (N,)) of the horizontal speed cap: Vh - |v1|. Claim: V1."""
-    return vh_mps - np.linalg.norm(v1_mps, axis=-1)
+    return vh_mps - norm2(v1_mps)

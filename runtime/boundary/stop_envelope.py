@@ -21,13 +21,13 @@ from navproof.boundary.margins import affine_root
 from navproof.boundary.step_length import per_edge
 from navproof.core.tolerances import EPS
 from navproof.core.validation import check_valid_budget, check_valid_finite
-from navproof.core.vec2 import dot2
+from navproof.core.vec2 import dot2, norm2
 
 
 def envelope_speed_cap_mps(vh_mps: np.ndarray, u_mps: np.ndarray, r_mps: np.ndarray
                            ) -> np.ndarray:
     """Shared envelope speed Cmax = Vh + |u - r| (m/s, (N,)). Claim: S4."""
-    carry = np.linalg.norm(np.asarray(u_mps) - np.asarray(r_mps), axis=-1)
+    carry = norm2(np.asarray(u_mps) - np.asarray(r_mps))
     return formulas.envelope_speed_cap(vh=np.asarray(vh_mps, dtype=np.float64), carry=carry)
 
 
@@ -35,7 +35,7 @@ def stop_displacement_m(c_mps: np.ndarray, dt_s: float, a_mps2: np.ndarray) -> n
     """Length (m) travelled holding |c| for dt then braking at a to rest, (N,). Claim: S1."""
     a = check_valid_budget("a_mps2", a_mps2)
     c = check_valid_finite("c_mps", c_mps)
-    return formulas.stop_distance(speed=np.linalg.norm(c, axis=-1), dt=dt_s, a=a)
+    return formulas.stop_distance(speed=norm2(c), dt=dt_s, a=a)
 
 
 def normal_stop_displacement_m(normal: np.ndarray, c_mps: np.ndarray, dt_s: float,
@@ -45,7 +45,7 @@ def normal_stop_displacement_m(normal: np.ndarray, c_mps: np.ndarray, dt_s: floa
     a = check_valid_budget("a_mps2", a_mps2)
     c = check_valid_finite("c_mps", c_mps)
     return formulas.normal_stop_displacement(
-        n_dot_c=dot2(normal, c[:, None, :]), speed=np.linalg.norm(c, axis=-1)[:, None],
+        n_dot_c=dot2(normal, c[:, None, :]), speed=norm2(c)[:, None],
         dt=per_edge(dt_s), a=a[:, None])
 
 
@@ -136,7 +136,7 @@ def end_stop_margin_m(end_margin_m: np.ndarray, normal: np.ndarray, c1_mps: np.n
     a = check_valid_budget("a_mps2", a_mps2)
     brake = formulas.normal_stop_displacement(
         n_dot_c=dot2(normal, c1_mps[:, None, :]),
-        speed=np.linalg.norm(c1_mps, axis=-1)[:, None], dt=0.0, a=a[:, None])
+        speed=norm2(c1_mps)[:, None], dt=0.0, a=a[:, None])
     return end_margin_m - np.maximum(brake, 0.0)
 
 

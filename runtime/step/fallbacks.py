@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from navproof.core.jit import compiled_loop
+from navproof.core.vec2 import norm2
 from navproof.step.constraints import Prepared
 from navproof.step.inputs import StepInput
 from navproof.step.search import CORRIDOR_ONLY, SWEPT_CORRIDOR, closest_verified
@@ -41,7 +42,7 @@ def f1_relaxed_neighbours(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
 def _toward(v0: np.ndarray, target_mps: np.ndarray, reach_mps: np.ndarray) -> np.ndarray:
     """The reachable velocity (V2, radius ``reach_mps``) nearest ``target_mps``, from v0."""
     toward = target_mps - v0
-    length = np.linalg.norm(toward, axis=-1)
+    length = norm2(toward)
     scale = np.where(length > reach_mps, reach_mps / np.where(length > 0.0, length, 1.0), 1.0)
     return v0 + toward * scale[..., None]
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from navproof.core.vec2 import norm2
 from navproof.solver.halfplanes import HalfPlanes
 from navproof.step.constraints import Prepared
 from navproof.step.inputs import StepInput
@@ -44,7 +45,7 @@ def separation_planes(inp: StepInput, prep: Prepared, agents: np.ndarray) -> Hal
     assert nb is not None
     sub = nb.take(agents)
     away = inp.position_m[agents, None, :] - sub.position_m
-    gap = np.linalg.norm(away, axis=-1)
+    gap = norm2(away)
     comb = inp.radius_m[agents, None] + sub.radius_m
     valid = sub.valid & (gap < comb) & (gap > 0.0)
     d = away / np.where(gap > 0.0, gap, 1.0)[..., None]
