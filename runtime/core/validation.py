@@ -210,11 +210,11 @@ def check_valid_unit_where(field: str, vector: Any, valid: np.ndarray, *, what: 
 
 @inlined_loop
 def clearly_unit(x, y, tol):
-    """True when (x, y) is a unit vector with room to spare: |sqrt(x^2 + y^2) - 1| <= tol / 2
-    (the hypot of :func:`check_valid_unit_where` differs from that square root by a few ulps).
-    False, NaN included, sends a value to that exact test: compiled fast paths skip the exact
-    test only where this holds."""
-    return abs(np.sqrt(x * x + y * y) - 1.0) <= 0.5 * tol
+    """True when (x, y) is a unit vector with room to spare: |x^2 + y^2 - 1| <= tol, so its
+    length lies within about tol / 2 of 1, far inside the tol of
+    :func:`check_valid_unit_where` (no square root). False, NaN included, sends a value to
+    that exact test: compiled fast paths skip the exact test only where this holds."""
+    return abs((x * x + y * y) - 1.0) <= tol
 
 
 def check_valid_normals(field: str, normal: Any, valid: np.ndarray) -> np.ndarray:

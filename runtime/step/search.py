@@ -73,10 +73,14 @@ class _RoundOutcome:
 def _disks(inp: StepInput, agents: np.ndarray, *, speed_disk: bool) -> Disks:
     """The speed disk |v1| <= Vh (V1, optional) and the reachable disk |v1 - v0| <= a dt (V2)."""
     r = agents.size
-    dt = inp.dt_per_agent_s[agents]
-    return Disks(np.stack([np.zeros((r, 2)), inp.velocity_mps[agents]], axis=1),
-                 np.stack([inp.vh_mps[agents], inp.accel_mps2[agents] * dt], axis=1),
-                 np.stack([np.full(r, speed_disk), np.ones(r, bool)], axis=1))
+    at = as_index(agents, inp.count)
+    centre, radius = np.zeros((r, 2, 2)), np.empty((r, 2))
+    centre[:, 1] = inp.velocity_mps[at]
+    radius[:, 0] = inp.vh_mps[at]
+    radius[:, 1] = inp.accel_mps2[at] * inp.dt_per_agent_s[at]
+    valid = np.ones((r, 2), bool)
+    valid[:, 0] = speed_disk
+    return Disks(centre, radius, valid)
 
 
 def _cut_planes(normal: np.ndarray, cuts_mps: np.ndarray) -> HalfPlanes:
