@@ -471,7 +471,7 @@ class Crowd:
         grid = build_grid(self.position, self.neighbor_dist, self.max_neighbors)
         rows = np.arange(self.num_agents)
         obst_idx = self._obstacle_neighbors(rows, grid)
-        nb_idx = self._agent_neighbors(grid, threads=1)
+        nb_idx = self._agent_neighbors(grid, threads=self.workers)
         self.agent_neighbor_idx = nb_idx
         self.obstacle_neighbor_idx = obst_idx
         return self._lines_for(rows, nb_idx, obst_idx)
