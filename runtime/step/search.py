@@ -109,18 +109,22 @@ def _verify_optimum(inp: StepInput, prep: Prepared, agents: np.ndarray, preferre
     solve = closest_in_disks(preferred, planes, disks, tol_mps=SOLVE_TOL_MPS,
                              parallel_det=PARALLEL_DET, threads=solve_threads(a))
     nearest, solved = solve.velocity, solve.feasible
-    accepted = np.zeros(a, bool)
-    exact = np.full((a, k), np.inf)
-    t_min = np.zeros((a, k))
-    if solved.any():
-        # every row is verified (whole arrays are views, not row copies); a row without an
-        # optimum stands in with its start velocity and its verdict is void
-        cand = np.where(solved[:, None], nearest, inp.velocity_mps[agents])
-        ok, checked = verify_candidates(inp, prep, agents, cand, check_sweep=check_sweep)
+    if not solved.any():
+        return solved, _RoundOutcome(np.zeros(a, bool), nearest, np.full((a, k), np.inf),
+                                     np.zeros((a, k)))
+    # every row is verified (whole arrays are views, not row copies); a row without an
+    # optimum stands in with its start velocity and its verdict is void
+    every = bool(solved.all())
+    cand = nearest if every else np.where(solved[:, None], nearest, inp.velocity_mps[agents])
+    ok, checked = verify_candidates(inp, prep, agents, cand, check_sweep=check_sweep)
+    if every:
+        # nothing to void: the verification's own arrays are the outcome
+        accepted, exact, t_min = ok, checked.exact_m, checked.t_min_s
+    else:
         accepted = ok & solved
         exact = np.where(solved[:, None], checked.exact_m, np.inf)
         t_min = np.where(solved[:, None], checked.t_min_s, 0.0)
-        known.store(agents[accepted], checked, accepted)
+    known.store(agents, checked, accepted)
     return solved, _RoundOutcome(accepted, nearest, exact, t_min)
 
 
@@ -148,7 +152,7 @@ def _verify_enumerated(inp: StepInput, prep: Prepared, agents: np.ndarray,
             exact[at], t_min[at] = checked.exact_m, checked.t_min_s
         velocity[at[ok]] = cand[at[ok], j]
         accepted[at[ok]] = True
-        known.store(agents[at[ok]], checked, ok)
+        known.store(agents[at], checked, ok)
     return _RoundOutcome(accepted, velocity, exact, t_min)
 
 
@@ -224,16 +228,21 @@ def closest_verified(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
     found = np.zeros(r, bool)
     result = np.zeros((r, 2))
     still_open = np.arange(r)
-    for _ in range(CUT_ROUNDS + 1):
+    for round_no in range(CUT_ROUNDS + 1):
         if still_open.size == 0:
             break
-        # the first round takes every row: views, no copies
+        # the first round takes every row: views, no copies, and no cut yet
         sel = still_open if still_open.size < r else slice(None)
-        planes = _with_cuts(fixed.take(sel), cuts[sel])
+        planes = fixed.take(sel) if round_no == 0 else _with_cuts(fixed.take(sel), cuts[sel])
         outcome = _verify_round(inp, prep, agents[sel], preferred_mps[sel], planes,
                                 disks.take(sel), check_sweep=keep.sweep, known=known)
-        result[still_open[outcome.accepted]] = outcome.velocity[outcome.accepted]
-        found[still_open[outcome.accepted]] = True
+        if isinstance(sel, slice):
+            np.copyto(result, outcome.velocity, where=outcome.accepted[:, None])
+            np.copyto(found, outcome.accepted)
+        else:
+            rows = still_open[outcome.accepted]
+            result[rows] = outcome.velocity[outcome.accepted]
+            found[rows] = True
         dips = _interior_dips(outcome, dt[sel])
         if not dips.any():
             break

@@ -73,26 +73,34 @@ class KnownMargins:
                             np.zeros(n, bool), np.zeros(n, bool))
 
     def store(self, agents: np.ndarray, checked: Checked, picked: np.ndarray) -> None:
-        """Keep the margins of rows ``picked`` of ``checked`` for ``agents`` (one per picked
-        row, in order)."""
-        agents = np.asarray(agents, np.int64)
-        _store_rows(checked.curve_m, picked, agents, self.curve_m)
-        _store_rows(checked.end_m, picked, agents, self.end_m)
-        self.has_curve[agents] = True
-        if checked.sweep_m is not None:
-            _store_rows(checked.sweep_m, picked, agents, self.sweep_m)
-            self.has_sweep[agents] = True
+        """Keep the margins of rows ``picked`` (R,) of ``checked`` for the agents of those rows
+        (``agents`` (R,), one per row of ``checked``): one compiled pass."""
+        sweep = checked.sweep_m
+        _store_rows(np.asarray(agents, np.int64), np.asarray(picked, bool), checked.curve_m,
+                    checked.end_m, _NO_ROWS if sweep is None else sweep, sweep is not None,
+                    self.curve_m, self.end_m, self.sweep_m, self.has_curve, self.has_sweep)
+
+
+_NO_ROWS = np.zeros((0, 0))
+"""Stand-in for margins not checked (a compiled pass takes an array of the same type)."""
 
 
 @compiled_loop
-def _store_rows(src, picked, rows, dst):
-    """``dst[rows] = src[picked]``: the picked rows of ``src`` (R, K), in order, into the rows
-    ``rows`` of ``dst``."""
-    at = 0
+def _store_rows(agents, picked, curve_src, end_src, sweep_src, with_sweep, curve, end, sweep,
+                has_curve, has_sweep):
+    """For each picked row ``i`` of the sources, its curve and step-end margins (and its sweep
+    margins ``with_sweep``) into the row ``agents[i]`` of ``curve``, ``end`` (and ``sweep``),
+    marking that row filled in ``has_curve`` (and ``has_sweep``)."""
     for i in range(picked.size):
-        if picked[i]:
-            dst[rows[at], :] = src[i, :]
-            at += 1
+        if not picked[i]:
+            continue
+        a = agents[i]
+        curve[a, :] = curve_src[i, :]
+        end[a, :] = end_src[i, :]
+        has_curve[a] = True
+        if with_sweep:
+            sweep[a, :] = sweep_src[i, :]
+            has_sweep[a] = True
 
 
 def as_index(rows: np.ndarray, n: int) -> np.ndarray | slice:
