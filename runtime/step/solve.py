@@ -103,7 +103,7 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
     known = KnownMargins.empty(n, inp.edges.valid.shape[1], nb_count)
     found, v1 = closest_verified(inp, prep, np.arange(n), preferred_mps=inp.preferred_mps,
                                  keep=EVERY_CONSTRAINT, known=known)
-    velocity[found] = v1[found]
+    np.copyto(velocity, v1, where=found[:, None])
     label[found] = SAFE
     overlap = overlapping_agents(inp, prep)
     # a step that starts overlapped is never labelled safe, even where ORCA's own one-step
