@@ -44,7 +44,8 @@ class Prepared:
     reference, the envelope cap ``cmax`` (N,) and the braking envelope factor ``kfac_s`` (N,),
     the edge half-planes (B4, S3, S7; (N, 3K)), the ORCA half-planes in v1 (N, L), both views
     into ``solve_planes`` (N, 3K + L + K): those slots followed by one empty B5 cut per edge, the
-    slot order of the search (:mod:`navproof.step.search`), and
+    slot order of the search (:mod:`navproof.step.search`), ``wall`` (N, K) the valid walls
+    (:attr:`navproof.boundary.edges.EdgeSet.wall`, taken once per step), and
     ``rot_stop`` (N, K): walls whose stop is certified in the local frame (B6), None if nothing
     rotates; ``moving`` (N, K): the pairs of :func:`navproof.boundary.rigid.moving_frame_pairs`
     (their curve needs the certified bound of B6), None if there is none; ``sweep_start_m`` and
@@ -63,6 +64,7 @@ class Prepared:
     edge_planes: HalfPlanes
     orca_planes: HalfPlanes
     solve_planes: HalfPlanes
+    wall: np.ndarray
     rot_stop: np.ndarray | None = None
     moving: np.ndarray | None = None
     sweep_start_m: np.ndarray | None = None
@@ -209,7 +211,8 @@ def prepare_constraints(inp: StepInput) -> Prepared:
     u, ref, cmax, kfac = frame.u, frame.ref, frame.cmax, frame.kfac_s
     dt = inp.dt_per_agent_s
     # the stop half-planes need a reference; without one only the B4 half-plane remains
-    has_ref = ref.exists[:, None] & edges.wall
+    wall = edges.wall
+    has_ref = ref.exists[:, None] & wall
     # the solve's slots side by side: edge half-planes, ORCA lines, one B5 cut per edge
     lines = inp.orca_valid.shape[1]
     width = 4 * k + lines
@@ -233,7 +236,7 @@ def prepare_constraints(inp: StepInput) -> Prepared:
     start, comb = (None, None) if nb is None else nb.start_distance_and_reach_m(x0, inp.radius_m)
     moving = frame.moving
     return Prepared(u, frame.n_dot_e, frame.n_dot_u, frame.n_dot_v0, frame.s, ref, cmax, kfac,
-                    edge_planes, orca_planes, solve_planes, frame.rot_stop,
+                    edge_planes, orca_planes, solve_planes, wall, frame.rot_stop,
                     moving if moving.any() else None, start, comb)
 
 

@@ -251,7 +251,7 @@ def edge_margins(inp: StepInput, prep: Prepared, rows: np.ndarray | slice, v1: n
     edges = inp.edges
     args = (idx, np.ascontiguousarray(v1, dtype=np.float64), prep.s, prep.n_dot_e,
             prep.n_dot_u, prep.n_dot_v0, np.asarray(edges.normal, np.float64),
-            np.asarray(edges.valid, bool), edges.wall, inp.dt_per_agent_s, prep.u,
+            np.asarray(edges.valid, bool), prep.wall, inp.dt_per_agent_s, prep.u,
             prep.ref.r_mps, prep.kfac_s, prep.ref.exists, EPS, curve, t_min, end, stop, curve_ok,
             stop_ok)
     run_row_pieces(lambda lo, hi: _edge_step_margins(*args, lo, hi), r,
@@ -389,7 +389,7 @@ def committed_margins(inp: StepInput, prep: Prepared, v1: np.ndarray,
         sweep[rest] = _sweep_margins(inp, prep, inp.neighbors, rest, v1[rest])
     v1 = np.ascontiguousarray(v1, dtype=np.float64)
     env, stop, nec = (np.empty(prep.s.shape) for _ in range(3))
-    args = (prep.s, end, np.asarray(inp.edges.normal, np.float64), inp.edges.wall, dt,
+    args = (prep.s, end, np.asarray(inp.edges.normal, np.float64), prep.wall, dt,
             inp.accel_mps2, prep.cmax, prep.kfac_s, prep.u, prep.ref.r_mps, v1, env, stop, nec)
     run_row_pieces(lambda lo, hi: _committed_edge_margins(*args, lo, hi), inp.count,
                    min_rows=PARALLEL_MIN_ROWS)

@@ -1,0 +1,36 @@
+"""Whole-step verification: the margins of accepted candidates are kept row by row."""
+
+import numpy as np
+
+from navproof.step.verify import Checked, KnownMargins
+
+
+def test_store_keeps_the_picked_rows_as_numpys_fancy_assignment_does() -> None:
+    rng = np.random.default_rng(5)
+    n, k, j, r = 60, 4, 3, 25
+    agents = rng.choice(n, r, replace=False)
+    picked = rng.random(r) < 0.5
+    checked = Checked(rng.normal(size=(r, k)), rng.normal(size=(r, k)), rng.normal(size=(r, k)),
+                      rng.normal(size=(r, k)), rng.normal(size=(r, j)))
+    known = KnownMargins.empty(n, k, j)
+    known.store(agents, checked, picked)
+    expect = KnownMargins.empty(n, k, j)
+    at = agents[picked]
+    expect.curve_m[at], expect.end_m[at] = checked.curve_m[picked], checked.end_m[picked]
+    expect.sweep_m[at] = checked.sweep_m[picked]
+    expect.has_curve[at], expect.has_sweep[at] = True, True
+    for name in ("curve_m", "end_m", "sweep_m", "has_curve", "has_sweep"):
+        assert np.array_equal(getattr(known, name), getattr(expect, name)), name
+
+
+def test_store_without_sweep_margins_leaves_the_sweep_rows_open() -> None:
+    rng = np.random.default_rng(6)
+    n, k, r = 10, 2, 4
+    agents = np.array([7, 1, 3, 8])
+    checked = Checked(rng.normal(size=(r, k)), rng.normal(size=(r, k)), rng.normal(size=(r, k)),
+                      rng.normal(size=(r, k)), None)
+    known = KnownMargins.empty(n, k, 3)
+    known.store(agents, checked, np.array([True, False, True, True]))
+    assert known.has_curve.tolist() == [i in (7, 3, 8) for i in range(n)]
+    assert not known.has_sweep.any() and not known.sweep_m.any()
+    assert np.array_equal(known.curve_m[[7, 3, 8]], checked.curve_m[[0, 2, 3]])
