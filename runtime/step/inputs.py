@@ -77,6 +77,8 @@ class Neighbors:
         overlap test (O6) and the sweep margins (W1) of every candidate share."""
         n, j = self.valid.shape
         start, comb = np.empty((n, j)), np.empty((n, j))
+        if j == 0:
+            return start, comb
         args = (np.asarray(x0_m, np.float64), np.asarray(self.position_m, np.float64),
                 np.asarray(radius_m, np.float64), np.asarray(self.radius_m, np.float64), start,
                 comb)

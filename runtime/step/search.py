@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from navproof.boundary.margins import accel_margin_at_time_offset_mps
+from navproof.core.jit import compiled_loop
 from navproof.core.tolerances import EPS, PARALLEL_DET
 from navproof.solver.candidates import best_candidates
 from navproof.solver.closest import closest_in_disks, solve_threads
@@ -189,13 +190,27 @@ def _obstacle_lines_only(planes: HalfPlanes, first: int, lines: int, num_hard: n
     return HalfPlanes(planes.normal, planes.offset, valid)
 
 
-def _interior_dips(outcome: _RoundOutcome, dt_s: np.ndarray) -> np.ndarray:
+def _interior_dips(outcome: _RoundOutcome, dt_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(A, K) edges the nearest candidate's curve leaves strictly inside the step, for rows
-    still open: where a B5 cutting plane goes."""
-    t = outcome.nearest_t_s
-    dt = dt_s[:, None]
-    return ((outcome.nearest_exact_m < 0.0) & (t > 0.0) & (t < dt)
-            & ~outcome.accepted[:, None])
+    still open: where a B5 cutting plane goes; and (A,) the rows with such an edge."""
+    a, k = outcome.nearest_t_s.shape
+    dips, rows = np.empty((a, k), dtype=np.bool_), np.empty(a, dtype=np.bool_)
+    _dip_rows(outcome.nearest_exact_m, outcome.nearest_t_s, dt_s, outcome.accepted, dips, rows)
+    return dips, rows
+
+
+@compiled_loop
+def _dip_rows(exact, t_min, dt, accepted, dips, rows):
+    """Rows of :func:`_interior_dips` in one pass: a negative exact minimum at a time strictly
+    inside (0, dt) of a row not accepted (NaN is no dip)."""
+    for i in range(dips.shape[0]):
+        hit = False
+        for j in range(dips.shape[1]):
+            dip = (exact[i, j] < 0.0 and t_min[i, j] > 0.0 and t_min[i, j] < dt[i]
+                   and not accepted[i])
+            dips[i, j] = dip
+            hit = hit or dip
+        rows[i] = hit
 
 
 def closest_verified(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
@@ -243,8 +258,8 @@ def closest_verified(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
             rows = still_open[outcome.accepted]
             result[rows] = outcome.velocity[outcome.accepted]
             found[rows] = True
-        dips = _interior_dips(outcome, dt[sel])
-        if not dips.any():
+        dips, dipping = _interior_dips(outcome, dt[sel])
+        if not dipping.any():
             break
         ag = agents[sel]
         dt_e = dt[sel][:, None]
@@ -253,5 +268,5 @@ def closest_verified(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
                                             prep.n_dot_e[ag], prep.n_dot_u[ag],
                                             prep.n_dot_v0[ag])
         cuts[still_open] = np.where(dips, np.minimum(cuts[sel], q), cuts[sel])
-        still_open = still_open[~outcome.accepted & dips.any(axis=1)]
+        still_open = still_open[~outcome.accepted & dipping]
     return found, result
