@@ -418,9 +418,12 @@ def _sweep_margins(min_distance, start, combined, valid, out):
 
 
 def sweep_margin_m(min_distance_m: np.ndarray, start_distance_m: np.ndarray,
-                   combined_radius_m: np.ndarray, valid: np.ndarray | None = None) -> np.ndarray:
+                   combined_radius_m: np.ndarray, valid: np.ndarray | None = None, *,
+                   out: np.ndarray | None = None) -> np.ndarray:
     """Signed W1 margin (m, (N, J)): min distance minus the combined radius; +inf for pairs not
-    ``valid`` (if given). One compiled pass over the pairs.
+    ``valid`` (if given). One compiled pass over the pairs, into ``out`` if given (a contiguous
+    float64 array of the result's shape; ``min_distance_m`` itself may be it: each pair is read
+    before it is written).
 
     Pairs already overlapping at the start of the step (ORCA's O6 case) cannot reach the
     combined radius in one step; for them the margin is how much the step keeps from getting
@@ -431,7 +434,8 @@ def sweep_margin_m(min_distance_m: np.ndarray, start_distance_m: np.ndarray,
                                  np.asarray(combined_radius_m, dtype=np.float64),
                                  np.ones((), bool) if valid is None
                                  else np.asarray(valid, dtype=bool))
-    out = np.empty(arrays[0].shape)
+    if out is None:
+        out = np.empty(arrays[0].shape)
     _sweep_margins(*(np.ascontiguousarray(a).reshape(-1) for a in arrays), out.reshape(-1))
     return out
 

@@ -140,7 +140,8 @@ def pair_sweep_margins_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
     dmin, t_min = sweep_min_distance_m(x0_m, u_mps, v0_mps, v1_mps, dt_s, nb.position_m,
                                        nb.velocity_mps, nb.valid,
                                        exact_within_m=comb_m + SWEEP_EXACT_BAND_M)
-    return sweep_margin_m(dmin, start_m, comb_m, nb.valid), t_min
+    # the margins overwrite the distances, which nothing else reads
+    return sweep_margin_m(dmin, start_m, comb_m, nb.valid, out=dmin), t_min
 
 
 def rotating_stop_margins_m(edges: EdgeSet, support: Support, x0_m: np.ndarray,

@@ -140,3 +140,14 @@ def test_step_displacements_equal_the_generated_formula_in_numpy(per_agent):
     assert half.tobytes() == np.ascontiguousarray(expect_half).tobytes()
     assert full.tobytes() == np.ascontiguousarray(expect_full).tobytes()
     assert dt_rows.tobytes() == np.broadcast_to(np.asarray(dt, float), (n,)).tobytes()
+
+
+def test_sweep_margin_written_over_its_distances_equals_a_fresh_one():
+    rng = np.random.default_rng(13)
+    dmin = rng.uniform(0.0, 3.0, (200, 5))
+    start, comb = rng.uniform(0.0, 3.0, (200, 5)), rng.uniform(0.5, 2.0, (200, 5))
+    valid = rng.random((200, 5)) < 0.7
+    fresh = sweep.sweep_margin_m(dmin, start, comb, valid)
+    again = dmin.copy()
+    assert sweep.sweep_margin_m(again, start, comb, valid, out=again) is again
+    assert again.tobytes() == fresh.tobytes()
