@@ -104,11 +104,20 @@ def _store_rows(agents, picked, curve_src, end_src, sweep_src, with_sweep, curve
 
 
 def as_index(rows: np.ndarray, n: int) -> np.ndarray | slice:
-    """``rows`` as an index into per-agent arrays: a slice (views instead of copies) when it is
-    every one of the ``n`` agents in order."""
-    if rows.size == n and (n == 0 or (rows[0] == 0 and np.all(np.diff(rows) == 1))):
+    """``rows`` (integer indices) as an index into per-agent arrays: a slice (views instead of
+    copies) when it is every one of the ``n`` agents in order."""
+    if rows.size == n and _every_row_in_order(rows):
         return slice(None)
     return rows
+
+
+@compiled_loop
+def _every_row_in_order(rows):
+    """``rows[i] == i`` for every i (one pass, stopping at the first that is not)."""
+    for i in range(rows.size):
+        if rows[i] != i:
+            return False
+    return True
 
 
 def sweep_end_velocity_mps(support: Support, rows: np.ndarray | slice, v1_mps: np.ndarray,

@@ -34,3 +34,20 @@ def test_store_without_sweep_margins_leaves_the_sweep_rows_open() -> None:
     assert known.has_curve.tolist() == [i in (7, 3, 8) for i in range(n)]
     assert not known.has_sweep.any() and not known.sweep_m.any()
     assert np.array_equal(known.curve_m[[7, 3, 8]], checked.curve_m[[0, 2, 3]])
+
+
+def test_as_index_is_a_slice_exactly_for_every_agent_in_order() -> None:
+    from navproof.step.verify import as_index
+
+    def old(rows: np.ndarray, n: int) -> bool:
+        return rows.size == n and (n == 0 or (rows[0] == 0 and bool(np.all(np.diff(rows) == 1))))
+
+    rng = np.random.default_rng(8)
+    cases = [np.arange(50), np.arange(1, 51), rng.permutation(50), np.arange(49),
+             np.r_[np.arange(25), np.arange(26, 51)], np.arange(0), np.arange(50)[::-1],
+             np.arange(100)[::2][:50], np.arange(50, dtype=np.int32)]
+    for rows in cases:
+        got = as_index(rows, 50 if rows.size else 0)
+        assert isinstance(got, slice) == old(rows, 50 if rows.size else 0)
+        if not isinstance(got, slice):
+            assert got is rows
