@@ -31,6 +31,7 @@ from navproof.core.tolerances import EPS
 from navproof.orca.halfplanes import to_halfplanes
 from navproof.solver.halfplanes import HalfPlanes
 from navproof.step.inputs import PARALLEL_MIN_ROWS, StepInput
+from navproof.step.workspace import SlotBuffers
 
 IMPOSSIBLE_OFFSET_MPS = -1.0e6
 """Offset (m/s) standing in for a half-plane no velocity satisfies (a -inf or NaN bound)."""
@@ -200,10 +201,11 @@ def edge_frame(inp: StepInput, accel_mps2: np.ndarray) -> EdgeFrame:
     return EdgeFrame(u, n_dot_e, n_dot_u, n_dot_v0, s, moving, rot_stop, ref, cmax, kfac)
 
 
-def prepare_constraints(inp: StepInput) -> Prepared:
+def prepare_constraints(inp: StepInput, *, slots: SlotBuffers | None = None) -> Prepared:
     """Constraints of every agent in the solve variable v1: the step's :class:`EdgeFrame`,
-    then one compiled pass over each agent's edges for the edge half-planes.
-    Claim: B1, B3, B4, S3, S7, R1, R2."""
+    then one compiled pass over each agent's edges for the edge half-planes. The solve slots
+    are written into ``slots`` when given (the returned planes are then views that its next
+    use overwrites), else into new arrays. Claim: B1, B3, B4, S3, S7, R1, R2."""
     edges, x0 = inp.edges, inp.position_m
     n = edges.normal
     rows, k = n.shape[:2]
@@ -216,8 +218,7 @@ def prepare_constraints(inp: StepInput) -> Prepared:
     # the solve's slots side by side: edge half-planes, ORCA lines, one B5 cut per edge
     lines = inp.orca_valid.shape[1]
     width = 4 * k + lines
-    normal, offset, valid = np.empty((rows, width, 2)), np.empty((rows, width)), \
-        np.empty((rows, width), bool)
+    normal, offset, valid = (SlotBuffers() if slots is None else slots).slots(rows, width)
     orca_slots = slice(3 * k, 3 * k + lines)
     # ORCA lines act on the world velocity w = u + v1
     to_halfplanes(inp.orca_point, inp.orca_direction, inp.orca_valid, shift_mps=u,
