@@ -345,7 +345,7 @@ def _step_displacements(v0_mps: np.ndarray, v1_mps: np.ndarray, dt: float | np.n
     """The body's generated B4 displacement (m, (N, 2)) at half and the whole step, and the
     step (s) per agent (N,), in one compiled pass over the rows. Claim: B4, W1."""
     n = v0_mps.shape[0]
-    dt_rows = np.ascontiguousarray(np.broadcast_to(np.asarray(dt, dtype=np.float64), (n,)))
+    dt_rows = _contiguous(dt, (n,))
     half, full = np.empty((n, 2)), np.empty((n, 2))
     _displacements(np.ascontiguousarray(v0_mps, dtype=np.float64),
                    np.ascontiguousarray(v1_mps, dtype=np.float64), dt_rows, half, full)
@@ -366,10 +366,19 @@ def _displacements(v0, v1, dt, half, full):
 def _pairs(x0_m: np.ndarray, u_mps: np.ndarray, other_position_m: np.ndarray,
            other_velocity_mps: np.ndarray) -> tuple[np.ndarray, ...]:
     """The per-pair inputs as contiguous float64 arrays for the compiled loops."""
-    return tuple(np.ascontiguousarray(np.broadcast_to(arr, shape), dtype=np.float64)
+    return tuple(_contiguous(arr, shape)
                  for arr, shape in ((x0_m, x0_m.shape), (u_mps, x0_m.shape),
                                     (other_position_m, other_position_m.shape),
                                     (other_velocity_mps, other_position_m.shape)))
+
+
+def _contiguous(value: np.ndarray | float, shape: tuple[int, ...],
+                dtype: type = np.float64) -> np.ndarray:
+    """``value`` as a C-contiguous array of ``shape`` and ``dtype`` for the compiled loops,
+    broadcast only where its shape differs (numpy's broadcast costs more than these small
+    arrays at a thousand agents)."""
+    arr = np.asarray(value, dtype=dtype)
+    return np.ascontiguousarray(arr if arr.shape == shape else np.broadcast_to(arr, shape))
 
 
 def sweep_min_distance_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray,
@@ -391,8 +400,7 @@ def sweep_min_distance_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
     disp_half, disp_full, dt_rows = _step_displacements(v0_mps, v1_mps, dt)
     valid = np.ascontiguousarray(valid, dtype=bool)
     within = (np.zeros((0, 0)) if exact_within_m is None
-              else np.ascontiguousarray(np.broadcast_to(exact_within_m, valid.shape),
-                                        dtype=np.float64))
+              else _contiguous(exact_within_m, valid.shape))
     dmin = np.empty(valid.shape)
     tmin = np.empty(valid.shape)
     args = (*_pairs(x0_m, u_mps, other_position_m, other_velocity_mps), disp_half, disp_full,
@@ -429,11 +437,12 @@ def sweep_margin_m(min_distance_m: np.ndarray, start_distance_m: np.ndarray,
     combined radius in one step; for them the margin is how much the step keeps from getting
     any closer: min distance minus start distance. Claim: W1.
     """
-    arrays = np.broadcast_arrays(np.asarray(min_distance_m, dtype=np.float64),
-                                 np.asarray(start_distance_m, dtype=np.float64),
-                                 np.asarray(combined_radius_m, dtype=np.float64),
-                                 np.ones((), bool) if valid is None
-                                 else np.asarray(valid, dtype=bool))
+    arrays = (np.asarray(min_distance_m, dtype=np.float64),
+              np.asarray(start_distance_m, dtype=np.float64),
+              np.asarray(combined_radius_m, dtype=np.float64),
+              np.ones((), bool) if valid is None else np.asarray(valid, dtype=bool))
+    if any(a.shape != arrays[0].shape for a in arrays):
+        arrays = tuple(np.broadcast_arrays(*arrays))
     if out is None:
         out = np.empty(arrays[0].shape)
     _sweep_margins(*(np.ascontiguousarray(a).reshape(-1) for a in arrays), out.reshape(-1))
@@ -481,6 +490,5 @@ def first_contact_time_s(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
     first = np.empty(valid.shape)
     _first_contact(*_pairs(x0_m, u_mps, other_position_m, other_velocity_mps), disp_half,
                    disp_full, dt_rows, valid,
-                   np.ascontiguousarray(np.broadcast_to(combined_radius_m, valid.shape),
-                                        dtype=np.float64), first)
+                   _contiguous(combined_radius_m, valid.shape), first)
     return np.min(first, axis=1) * dt

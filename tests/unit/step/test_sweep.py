@@ -151,3 +151,15 @@ def test_sweep_margin_written_over_its_distances_equals_a_fresh_one():
     again = dmin.copy()
     assert sweep.sweep_margin_m(again, start, comb, valid, out=again) is again
     assert again.tobytes() == fresh.tobytes()
+
+
+def test_sweep_margin_broadcasts_only_what_differs():
+    rng = np.random.default_rng(15)
+    dmin = rng.uniform(0.0, 3.0, (50, 4))
+    start, comb = rng.uniform(0.0, 3.0, (50, 1)), 1.25
+    valid = rng.random((50, 4)) < 0.7
+    full = sweep.sweep_margin_m(dmin, np.broadcast_to(start, dmin.shape).copy(),
+                                np.full(dmin.shape, comb), valid)
+    assert sweep.sweep_margin_m(dmin, start, comb, valid).tobytes() == full.tobytes()
+    assert sweep.sweep_margin_m(dmin, start, comb).tobytes() == sweep.sweep_margin_m(
+        dmin, start, comb, np.ones(dmin.shape, bool)).tobytes()
