@@ -340,7 +340,9 @@ def closest_in_disks(preferred_mps: np.ndarray, planes: HalfPlanes, disks: Disks
     constraint there. Claim: O2, V1, V2."""
     if disks.valid.shape[1] > 2:
         raise ValueError("closest_in_disks takes at most two disks")
-    if np.any(disks.valid[:, 0] & np.any(disks.centre[:, 0] != 0.0, axis=1)):
+    # the two components side by side: numpy reduces a last axis of two slowly
+    off_origin = (disks.centre[:, 0, 0] != 0.0) | (disks.centre[:, 0, 1] != 0.0)
+    if np.any(disks.valid[:, 0] & off_origin):
         raise ValueError("the first disk is the max-speed disk: its centre is the origin")
     radius = np.where(disks.valid, disks.radius, np.inf)
     second = disks.valid.shape[1] == 2

@@ -31,6 +31,7 @@ from navproof.core.tolerances import EPS
 from navproof.orca.halfplanes import to_halfplanes
 from navproof.solver.halfplanes import HalfPlanes
 from navproof.step.inputs import PARALLEL_MIN_ROWS, StepInput
+from navproof.step.workspace import SlotBuffers
 
 IMPOSSIBLE_OFFSET_MPS = -1.0e6
 """Offset (m/s) standing in for a half-plane no velocity satisfies (a -inf or NaN bound)."""
@@ -44,7 +45,8 @@ class Prepared:
     reference, the envelope cap ``cmax`` (N,) and the braking envelope factor ``kfac_s`` (N,),
     the edge half-planes (B4, S3, S7; (N, 3K)), the ORCA half-planes in v1 (N, L), both views
     into ``solve_planes`` (N, 3K + L + K): those slots followed by one empty B5 cut per edge, the
-    slot order of the search (:mod:`navproof.step.search`), and
+    slot order of the search (:mod:`navproof.step.search`), ``wall`` (N, K) the valid walls
+    (:attr:`navproof.boundary.edges.EdgeSet.wall`, taken once per step), and
     ``rot_stop`` (N, K): walls whose stop is certified in the local frame (B6), None if nothing
     rotates; ``moving`` (N, K): the pairs of :func:`navproof.boundary.rigid.moving_frame_pairs`
     (their curve needs the certified bound of B6), None if there is none; ``sweep_start_m`` and
@@ -63,6 +65,7 @@ class Prepared:
     edge_planes: HalfPlanes
     orca_planes: HalfPlanes
     solve_planes: HalfPlanes
+    wall: np.ndarray
     rot_stop: np.ndarray | None = None
     moving: np.ndarray | None = None
     sweep_start_m: np.ndarray | None = None
@@ -198,10 +201,11 @@ def edge_frame(inp: StepInput, accel_mps2: np.ndarray) -> EdgeFrame:
     return EdgeFrame(u, n_dot_e, n_dot_u, n_dot_v0, s, moving, rot_stop, ref, cmax, kfac)
 
 
-def prepare_constraints(inp: StepInput) -> Prepared:
+def prepare_constraints(inp: StepInput, *, slots: SlotBuffers | None = None) -> Prepared:
     """Constraints of every agent in the solve variable v1: the step's :class:`EdgeFrame`,
-    then one compiled pass over each agent's edges for the edge half-planes.
-    Claim: B1, B3, B4, S3, S7, R1, R2."""
+    then one compiled pass over each agent's edges for the edge half-planes. The solve slots
+    are written into ``slots`` when given (the returned planes are then views that its next
+    use overwrites), else into new arrays. Claim: B1, B3, B4, S3, S7, R1, R2."""
     edges, x0 = inp.edges, inp.position_m
     n = edges.normal
     rows, k = n.shape[:2]
@@ -209,12 +213,12 @@ def prepare_constraints(inp: StepInput) -> Prepared:
     u, ref, cmax, kfac = frame.u, frame.ref, frame.cmax, frame.kfac_s
     dt = inp.dt_per_agent_s
     # the stop half-planes need a reference; without one only the B4 half-plane remains
-    has_ref = ref.exists[:, None] & edges.wall
+    wall = edges.wall
+    has_ref = ref.exists[:, None] & wall
     # the solve's slots side by side: edge half-planes, ORCA lines, one B5 cut per edge
     lines = inp.orca_valid.shape[1]
     width = 4 * k + lines
-    normal, offset, valid = np.empty((rows, width, 2)), np.empty((rows, width)), \
-        np.empty((rows, width), bool)
+    normal, offset, valid = (SlotBuffers() if slots is None else slots).slots(rows, width)
     orca_slots = slice(3 * k, 3 * k + lines)
     # ORCA lines act on the world velocity w = u + v1
     to_halfplanes(inp.orca_point, inp.orca_direction, inp.orca_valid, shift_mps=u,
@@ -233,7 +237,7 @@ def prepare_constraints(inp: StepInput) -> Prepared:
     start, comb = (None, None) if nb is None else nb.start_distance_and_reach_m(x0, inp.radius_m)
     moving = frame.moving
     return Prepared(u, frame.n_dot_e, frame.n_dot_u, frame.n_dot_v0, frame.s, ref, cmax, kfac,
-                    edge_planes, orca_planes, solve_planes, frame.rot_stop,
+                    edge_planes, orca_planes, solve_planes, wall, frame.rot_stop,
                     moving if moving.any() else None, start, comb)
 
 

@@ -116,12 +116,12 @@ def _within_caps(v0, target, reach, vh, out):
 
 
 def _least_brake_margin_m(inp: StepInput, prep: Prepared, agents: np.ndarray,
-                          v1: np.ndarray) -> np.ndarray:
-    """Least over the walls and obstacle sides of min(step-end margin, S7 braking-envelope
-    margin) (m, (R,)) of end velocities ``v1`` (R, 2): how far inside the body ends once
-    braked. Claim: S7."""
+                          v1: np.ndarray, solid: np.ndarray) -> np.ndarray:
+    """Least over the walls and obstacle sides ``solid`` (R, K) of min(step-end margin, S7
+    braking-envelope margin) (m, (R,)) of end velocities ``v1`` (R, 2): how far inside the
+    body ends once braked. Claim: S7."""
     margins = edge_margins(inp, prep, agents, v1, certified_curve=False)
-    least = np.where(inp.edges.solid[agents], np.minimum(margins.end_m, margins.stop_m), np.inf)
+    least = np.where(solid, np.minimum(margins.end_m, margins.stop_m), np.inf)
     return least.min(axis=1, initial=np.inf)
 
 
@@ -134,13 +134,13 @@ def _hardest_brake(inp: StepInput, prep: Prepared, agents: np.ndarray,
     v0 = inp.velocity_mps[agents]
     reach = inp.accel_mps2[agents] * inp.dt_per_agent_s[agents]
     vh = inp.vh_mps[agents]
-    best = within_caps(v0, v_stop, reach, vh)
-    score = _least_brake_margin_m(inp, prep, agents, best)
     walls = inp.edges.solid[agents]
+    best = within_caps(v0, v_stop, reach, vh)
+    score = _least_brake_margin_m(inp, prep, agents, best, walls)
     normal = inp.edges.normal[agents]
     for i in range(walls.shape[1]):
         cand = within_caps(v0, v0 - normal[:, i] * reach[:, None], reach, vh)
-        cand_score = _least_brake_margin_m(inp, prep, agents, cand)
+        cand_score = _least_brake_margin_m(inp, prep, agents, cand, walls)
         better = walls[:, i] & (cand_score > score)
         best = np.where(better[:, None], cand, best)
         score = np.where(better, cand_score, score)

@@ -47,7 +47,7 @@ def hold_label_safe(inp: StepInput, prep: Prepared, margins: Margins,
     c0 = prep.u + inp.velocity_mps - prep.ref.r_mps
     at_rest = np.hypot(c0[:, 0], c0[:, 1]) <= EPS
     e = inp.edges.edge_velocity_mps(inp.position_m)
-    keeps = hold_is_safe(inp.edges.normal, prep.ref.r_mps, e, inp.edges.wall)
+    keeps = hold_is_safe(inp.edges.normal, prep.ref.r_mps, e, prep.wall)
     inside = np.all(margins.edge_curve_m >= -EPS, axis=1)
     apart = np.all(margins.sweep_m >= -EPS, axis=1)
     if prep.rot_stop is not None:
@@ -67,7 +67,7 @@ def zero_budget_margins(inp: StepInput, prep: Prepared, margins: Margins,
     def limit(at_zero: np.ndarray) -> np.ndarray:
         return np.where(n_dot_c > 0.0, -np.inf, np.where(n_dot_c < 0.0, np.inf, at_zero))
 
-    rows = hold[:, None] & inp.edges.wall
+    rows = hold[:, None] & prep.wall
     return replace(
         margins,
         envelope_m=np.where(rows, limit(prep.s), margins.envelope_m),

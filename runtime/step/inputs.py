@@ -17,7 +17,7 @@ from navproof.boundary.edges import EdgeSet
 from navproof.boundary.motion import Motion, Support
 from navproof.boundary.step_length import per_agent
 from navproof.core.errors import InvalidInput
-from navproof.core.jit import compiled_loop
+from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import UNIT_LENGTH_TOL
 from navproof.core.validation import (
@@ -77,6 +77,8 @@ class Neighbors:
         overlap test (O6) and the sweep margins (W1) of every candidate share."""
         n, j = self.valid.shape
         start, comb = np.empty((n, j)), np.empty((n, j))
+        if j == 0:
+            return start, comb
         args = (np.asarray(x0_m, np.float64), np.asarray(self.position_m, np.float64),
                 np.asarray(radius_m, np.float64), np.asarray(self.radius_m, np.float64), start,
                 comb)
@@ -250,7 +252,13 @@ def check_valid_step_input(inp: StepInput) -> StepInput:
     who passes one has built the line with some other convention, and a zero direction
     describes no half-plane at all; both used to yield a velocity labelled SAFE that violated
     the line. Supports and edges built directly (without their validating constructors) are
-    checked for finite motions and unit normals as well."""
+    checked for finite motions and unit normals as well.
+
+    The usual input passes one compiled pass over its rows; only an input that pass does not
+    clear takes the exact checks below, in their documented order."""
+    fast = _clearly_valid_step_input(inp)
+    if fast is not None:
+        return fast
     x0 = check_valid_finite("position_m", inp.position_m)
     if x0.ndim != 2 or x0.shape[1] != 2:
         raise InvalidInput("position_m", x0.shape, "must have shape (N, 2)")
@@ -311,6 +319,14 @@ def check_valid_step_input(inp: StepInput) -> StepInput:
             low=0, high=orca_valid.shape[1]), (n,)).copy()
     neighbors = inp.neighbors if inp.neighbors is not None else Neighbors.none(n)
     _check_valid_neighbors(neighbors, n)
+    return _validated(inp, x0, dt, orca_point, orca_direction, orca_valid, neighbors, num_hard)
+
+
+def _validated(inp: StepInput, x0: np.ndarray, dt: float | np.ndarray, orca_point: Any,
+               orca_direction: Any, orca_valid: np.ndarray, neighbors: Neighbors,
+               num_hard: np.ndarray) -> StepInput:
+    """The validated input: ``inp`` with per-agent float64 arrays and the defaults filled in."""
+    n = x0.shape[0]
     return StepInput(x0, np.asarray(inp.velocity_mps, float), np.asarray(inp.preferred_mps, float),
                      per_agent(dt, n), inp.support, inp.edges,
                      np.broadcast_to(np.asarray(inp.vh_mps, float), (n,)).copy(),
@@ -318,6 +334,149 @@ def check_valid_step_input(inp: StepInput) -> StepInput:
                      np.broadcast_to(np.asarray(inp.radius_m, float), (n,)).copy(),
                      np.asarray(orca_point, float), np.asarray(orca_direction, float),
                      np.asarray(orca_valid, bool), neighbors, num_hard)
+
+
+_STRUCTURE_ERRORS = (InvalidInput, TypeError, ValueError, OverflowError)
+"""What the fast path's structural look at an input may raise: any of them sends the input to
+the exact path, which names the first offending field."""
+
+
+def _rows_view(value: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """``value`` as a float64 array of exactly ``shape``: itself where it already is one, else
+    a broadcast view (ValueError if it does not broadcast there)."""
+    arr = np.asarray(value, dtype=np.float64)
+    return arr if arr.shape == shape else np.broadcast_to(arr, shape)
+
+
+def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
+    """The input as :func:`check_valid_step_input` returns it, when the usual input's shapes
+    hold and one compiled pass over the rows (:func:`_clearly_valid_rows`) finds every value
+    clearly inside its rule; None otherwise (the exact path then names the first offence)."""
+    try:
+        x0 = np.asarray(inp.position_m, dtype=np.float64)
+        if x0.ndim != 2 or x0.shape[1] != 2 or x0.shape[0] == 0:
+            return None
+        n = x0.shape[0]
+        dt = check_valid_step(inp.dt_s)
+        if np.ndim(dt) and np.shape(dt) != (n,):
+            return None
+        if np.shape(inp.velocity_mps) != (n, 2) or np.shape(inp.preferred_mps) != (n, 2):
+            return None
+        agent = [_rows_view(getattr(inp, name), (n, 2))
+                 for name in ("position_m", "velocity_mps", "preferred_mps")]
+        for name in ("vh_mps", "accel_mps2", "radius_m"):
+            if np.shape(getattr(inp, name)) not in ((), (n,)):
+                return None
+            agent.append(_rows_view(getattr(inp, name), (n,)))
+        edges = inp.edges
+        normal, edge_valid = np.asarray(edges.normal), np.asarray(edges.valid)
+        if normal.ndim != 3 or normal.shape[0] != n or normal.shape[2] != 2:
+            return None
+        k = normal.shape[1]
+        if (np.shape(edges.offset_m) != (n, k) or edge_valid.shape != (n, k)
+                or edge_valid.dtype != bool):
+            return None
+        motions = []
+        for motion, shape in ((edges.motion, (n, k)), (inp.support.motion, (n,))):
+            motions += [_rows_view(getattr(motion, name), (*shape, 2))
+                        for name in ("pivot_m", "velocity_mps", "acceleration_mps2")]
+            motions.append(_rows_view(motion.omega_radps, shape))
+        orca_valid = np.asarray(inp.orca_valid)
+        orca_point, orca_direction = inp.orca_point, inp.orca_direction
+        if orca_valid.ndim != 2 or orca_valid.shape[0] != n:
+            if orca_valid.size:
+                return None
+            orca_point, orca_direction = np.zeros((n, 0, 2)), np.zeros((n, 0, 2))
+            orca_valid = np.zeros((n, 0), bool)
+        lines = orca_valid.shape[1]
+        if (orca_valid.dtype != bool or np.shape(orca_point) != (n, lines, 2)
+                or np.shape(orca_direction) != (n, lines, 2)):
+            return None
+        if inp.orca_num_hard is None:
+            num_hard = np.zeros(n, np.int64)
+            hard = np.zeros((n,))
+        else:
+            if np.shape(inp.orca_num_hard) not in ((), (n,)):
+                return None
+            hard = _rows_view(inp.orca_num_hard, (n,))
+            num_hard = hard.astype(np.int64)
+        neighbors = inp.neighbors if inp.neighbors is not None else Neighbors.none(n)
+        nb_valid = np.asarray(neighbors.valid)
+        if nb_valid.ndim != 2 or nb_valid.shape[0] != n or nb_valid.dtype != bool:
+            return None
+        j = nb_valid.shape[1]
+        if (np.shape(neighbors.position_m) != (n, j, 2)
+                or np.shape(neighbors.velocity_mps) != (n, j, 2)
+                or np.shape(neighbors.radius_m) != (n, j)):
+            return None
+        args = (*agent, _rows_view(dt, (n,)), hard, float(lines), _rows_view(normal, (n, k, 2)),
+                _rows_view(edges.offset_m, (n, k)), edge_valid,
+                *motions, _rows_view(orca_point, (n, lines, 2)),
+                _rows_view(orca_direction, (n, lines, 2)),
+                orca_valid,
+                _rows_view(neighbors.position_m, (n, j, 2)),
+                _rows_view(neighbors.velocity_mps, (n, j, 2)),
+                _rows_view(neighbors.radius_m, (n, j)), nb_valid,
+                MAX_LENGTH_M, MAX_SPEED_MPS, UNIT_LENGTH_TOL)
+    except _STRUCTURE_ERRORS:
+        return None
+    verdicts: list[bool] = []
+    run_row_pieces(lambda lo, hi: verdicts.append(_clearly_valid_rows(*args, lo, hi)), n,
+                   min_rows=PARALLEL_MIN_ROWS)
+    if not all(verdicts):
+        return None
+    return _validated(inp, x0, dt, orca_point, orca_direction, orca_valid, neighbors, num_hard)
+
+
+@inlined_loop
+def _finite(x):
+    """Neither NaN nor infinite."""
+    return abs(x) < np.inf
+
+
+@compiled_loop
+def _clearly_valid_rows(x0, v0, pref, vh, accel, radius, dt, num_hard, lines, normal, offset,
+                        edge_valid, e_pivot, e_vel, e_accel, e_omega, s_pivot, s_vel, s_accel,
+                        s_omega, o_point, o_dir, o_valid, nb_pos, nb_vel, nb_radius, nb_valid,
+                        max_length, max_speed, unit_tol, lo, hi):
+    """True when every rule of :func:`check_valid_step_input` clearly holds in rows
+    ``lo:hi``: positions and velocities within their working bounds, Vh and radius finite and
+    > 0, budget finite and >= 0, dt finite and > 0, ORCA obstacle-line counts whole numbers in
+    ``[0, lines]``, every valid edge with a clearly unit normal
+    (:func:`navproof.core.validation.clearly_unit`), a finite offset and a finite motion, the
+    support's motion finite, every valid ORCA line finite with a clearly unit direction, every
+    valid neighbour finite with a finite radius >= 0. False sends the input to the exact checks
+    (NaN fails every comparison)."""
+    for i in range(lo, hi):
+        for c in range(2):
+            if not (abs(x0[i, c]) <= max_length and abs(v0[i, c]) <= max_speed
+                    and abs(pref[i, c]) <= max_speed and _finite(s_pivot[i, c])
+                    and _finite(s_vel[i, c]) and _finite(s_accel[i, c])):
+                return False
+        if not (0.0 < vh[i] < np.inf and 0.0 <= accel[i] < np.inf and 0.0 < radius[i] < np.inf
+                and 0.0 < dt[i] < np.inf and _finite(s_omega[i])
+                and num_hard[i] == np.floor(num_hard[i]) and 0.0 <= num_hard[i] <= lines):
+            return False
+        for j in range(offset.shape[1]):
+            if edge_valid[i, j] and not (
+                    clearly_unit(normal[i, j, 0], normal[i, j, 1], unit_tol)
+                    and _finite(offset[i, j]) and _finite(e_omega[i, j])
+                    and _finite(e_pivot[i, j, 0]) and _finite(e_pivot[i, j, 1])
+                    and _finite(e_vel[i, j, 0]) and _finite(e_vel[i, j, 1])
+                    and _finite(e_accel[i, j, 0]) and _finite(e_accel[i, j, 1])):
+                return False
+        for j in range(o_valid.shape[1]):
+            if o_valid[i, j] and not (
+                    clearly_unit(o_dir[i, j, 0], o_dir[i, j, 1], unit_tol)
+                    and _finite(o_point[i, j, 0]) and _finite(o_point[i, j, 1])):
+                return False
+        for j in range(nb_valid.shape[1]):
+            if nb_valid[i, j] and not (
+                    0.0 <= nb_radius[i, j] < np.inf
+                    and _finite(nb_pos[i, j, 0]) and _finite(nb_pos[i, j, 1])
+                    and _finite(nb_vel[i, j, 0]) and _finite(nb_vel[i, j, 1])):
+                return False
+    return True
 
 
 def step_input_from_crowd(crowd: Any, *, support: Support, edges: EdgeSet,

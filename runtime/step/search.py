@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from navproof.boundary.margins import accel_margin_at_time_offset_mps
+from navproof.core.jit import compiled_loop
 from navproof.core.tolerances import EPS, PARALLEL_DET
 from navproof.solver.candidates import best_candidates
 from navproof.solver.closest import closest_in_disks, solve_threads
@@ -109,18 +110,22 @@ def _verify_optimum(inp: StepInput, prep: Prepared, agents: np.ndarray, preferre
     solve = closest_in_disks(preferred, planes, disks, tol_mps=SOLVE_TOL_MPS,
                              parallel_det=PARALLEL_DET, threads=solve_threads(a))
     nearest, solved = solve.velocity, solve.feasible
-    accepted = np.zeros(a, bool)
-    exact = np.full((a, k), np.inf)
-    t_min = np.zeros((a, k))
-    if solved.any():
-        # every row is verified (whole arrays are views, not row copies); a row without an
-        # optimum stands in with its start velocity and its verdict is void
-        cand = np.where(solved[:, None], nearest, inp.velocity_mps[agents])
-        ok, checked = verify_candidates(inp, prep, agents, cand, check_sweep=check_sweep)
+    if not solved.any():
+        return solved, _RoundOutcome(np.zeros(a, bool), nearest, np.full((a, k), np.inf),
+                                     np.zeros((a, k)))
+    # every row is verified (whole arrays are views, not row copies); a row without an
+    # optimum stands in with its start velocity and its verdict is void
+    every = bool(solved.all())
+    cand = nearest if every else np.where(solved[:, None], nearest, inp.velocity_mps[agents])
+    ok, checked = verify_candidates(inp, prep, agents, cand, check_sweep=check_sweep)
+    if every:
+        # nothing to void: the verification's own arrays are the outcome
+        accepted, exact, t_min = ok, checked.exact_m, checked.t_min_s
+    else:
         accepted = ok & solved
         exact = np.where(solved[:, None], checked.exact_m, np.inf)
         t_min = np.where(solved[:, None], checked.t_min_s, 0.0)
-        known.store(agents[accepted], checked, accepted)
+    known.store(agents, checked, accepted)
     return solved, _RoundOutcome(accepted, nearest, exact, t_min)
 
 
@@ -148,7 +153,7 @@ def _verify_enumerated(inp: StepInput, prep: Prepared, agents: np.ndarray,
             exact[at], t_min[at] = checked.exact_m, checked.t_min_s
         velocity[at[ok]] = cand[at[ok], j]
         accepted[at[ok]] = True
-        known.store(agents[at[ok]], checked, ok)
+        known.store(agents[at], checked, ok)
     return _RoundOutcome(accepted, velocity, exact, t_min)
 
 
@@ -185,13 +190,27 @@ def _obstacle_lines_only(planes: HalfPlanes, first: int, lines: int, num_hard: n
     return HalfPlanes(planes.normal, planes.offset, valid)
 
 
-def _interior_dips(outcome: _RoundOutcome, dt_s: np.ndarray) -> np.ndarray:
+def _interior_dips(outcome: _RoundOutcome, dt_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(A, K) edges the nearest candidate's curve leaves strictly inside the step, for rows
-    still open: where a B5 cutting plane goes."""
-    t = outcome.nearest_t_s
-    dt = dt_s[:, None]
-    return ((outcome.nearest_exact_m < 0.0) & (t > 0.0) & (t < dt)
-            & ~outcome.accepted[:, None])
+    still open: where a B5 cutting plane goes; and (A,) the rows with such an edge."""
+    a, k = outcome.nearest_t_s.shape
+    dips, rows = np.empty((a, k), dtype=np.bool_), np.empty(a, dtype=np.bool_)
+    _dip_rows(outcome.nearest_exact_m, outcome.nearest_t_s, dt_s, outcome.accepted, dips, rows)
+    return dips, rows
+
+
+@compiled_loop
+def _dip_rows(exact, t_min, dt, accepted, dips, rows):
+    """Rows of :func:`_interior_dips` in one pass: a negative exact minimum at a time strictly
+    inside (0, dt) of a row not accepted (NaN is no dip)."""
+    for i in range(dips.shape[0]):
+        hit = False
+        for j in range(dips.shape[1]):
+            dip = (exact[i, j] < 0.0 and t_min[i, j] > 0.0 and t_min[i, j] < dt[i]
+                   and not accepted[i])
+            dips[i, j] = dip
+            hit = hit or dip
+        rows[i] = hit
 
 
 def closest_verified(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
@@ -224,18 +243,23 @@ def closest_verified(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
     found = np.zeros(r, bool)
     result = np.zeros((r, 2))
     still_open = np.arange(r)
-    for _ in range(CUT_ROUNDS + 1):
+    for round_no in range(CUT_ROUNDS + 1):
         if still_open.size == 0:
             break
-        # the first round takes every row: views, no copies
+        # the first round takes every row: views, no copies, and no cut yet
         sel = still_open if still_open.size < r else slice(None)
-        planes = _with_cuts(fixed.take(sel), cuts[sel])
+        planes = fixed.take(sel) if round_no == 0 else _with_cuts(fixed.take(sel), cuts[sel])
         outcome = _verify_round(inp, prep, agents[sel], preferred_mps[sel], planes,
                                 disks.take(sel), check_sweep=keep.sweep, known=known)
-        result[still_open[outcome.accepted]] = outcome.velocity[outcome.accepted]
-        found[still_open[outcome.accepted]] = True
-        dips = _interior_dips(outcome, dt[sel])
-        if not dips.any():
+        if isinstance(sel, slice):
+            np.copyto(result, outcome.velocity, where=outcome.accepted[:, None])
+            np.copyto(found, outcome.accepted)
+        else:
+            rows = still_open[outcome.accepted]
+            result[rows] = outcome.velocity[outcome.accepted]
+            found[rows] = True
+        dips, dipping = _interior_dips(outcome, dt[sel])
+        if not dipping.any():
             break
         ag = agents[sel]
         dt_e = dt[sel][:, None]
@@ -244,5 +268,5 @@ def closest_verified(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
                                             prep.n_dot_e[ag], prep.n_dot_u[ag],
                                             prep.n_dot_v0[ag])
         cuts[still_open] = np.where(dips, np.minimum(cuts[sel], q), cuts[sel])
-        still_open = still_open[~outcome.accepted & dips.any(axis=1)]
+        still_open = still_open[~outcome.accepted & dipping]
     return found, result

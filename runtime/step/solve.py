@@ -65,6 +65,7 @@ from navproof.step.result import (
 )
 from navproof.step.search import EVERY_CONSTRAINT, SEPARATING, closest_verified
 from navproof.step.verify import KnownMargins, committed_margins, obstacle_stop_uncertified
+from navproof.step.workspace import thread_slot_buffers
 
 
 def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
@@ -94,7 +95,8 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
     inp = with_stand_in_budget(given, hold) if hold.any() else given
     n = inp.count
     dt = inp.dt_per_agent_s
-    prep = prepare_constraints(inp)
+    # the solve slots are read only during this call: the thread's storage is written over
+    prep = prepare_constraints(inp, slots=thread_slot_buffers())
     velocity = inp.velocity_mps.copy()
     label = np.full(n, SOLVE_FAILED, dtype=np.int8)
     flags = np.zeros(n, dtype=np.uint8)
@@ -103,7 +105,7 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
     known = KnownMargins.empty(n, inp.edges.valid.shape[1], nb_count)
     found, v1 = closest_verified(inp, prep, np.arange(n), preferred_mps=inp.preferred_mps,
                                  keep=EVERY_CONSTRAINT, known=known)
-    velocity[found] = v1[found]
+    np.copyto(velocity, v1, where=found[:, None])
     label[found] = SAFE
     overlap = overlapping_agents(inp, prep)
     # a step that starts overlapped is never labelled safe, even where ORCA's own one-step

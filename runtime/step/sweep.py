@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from navproof._generated import formulas
+from navproof._generated.formulas import accel_step_displacement
 from navproof.core.jit import compiled_loop
 from navproof.core.parallel import piece_bounds, run_pieces, thread_count
 from navproof.core.tolerances import BISECTION_STEPS, EPS
@@ -343,22 +343,42 @@ def _first_contact(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, com
 def _step_displacements(v0_mps: np.ndarray, v1_mps: np.ndarray, dt: float | np.ndarray
                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The body's generated B4 displacement (m, (N, 2)) at half and the whole step, and the
-    step (s) per agent (N,). Claim: B4, W1."""
-    dt_c = dt if np.ndim(dt) == 0 else np.asarray(dt)[:, None]
-    half = formulas.accel_step_displacement(t=0.5 * dt_c, dt=dt_c, v0=v0_mps, v1=v1_mps)
-    full = formulas.accel_step_displacement(t=dt_c, dt=dt_c, v0=v0_mps, v1=v1_mps)
-    dt_rows = np.broadcast_to(np.asarray(dt, dtype=np.float64), (v0_mps.shape[0],))
-    return (np.ascontiguousarray(half, dtype=np.float64),
-            np.ascontiguousarray(full, dtype=np.float64), np.ascontiguousarray(dt_rows))
+    step (s) per agent (N,), in one compiled pass over the rows. Claim: B4, W1."""
+    n = v0_mps.shape[0]
+    dt_rows = _contiguous(dt, (n,))
+    half, full = np.empty((n, 2)), np.empty((n, 2))
+    _displacements(np.ascontiguousarray(v0_mps, dtype=np.float64),
+                   np.ascontiguousarray(v1_mps, dtype=np.float64), dt_rows, half, full)
+    return half, full, dt_rows
+
+
+@compiled_loop
+def _displacements(v0, v1, dt, half, full):
+    """Rows of :func:`_step_displacements`: ``accel_step_displacement`` at t = dt / 2 and
+    t = dt, per axis."""
+    for i in range(dt.size):
+        d = dt[i]
+        for c in range(2):
+            half[i, c] = accel_step_displacement(t=0.5 * d, dt=d, v0=v0[i, c], v1=v1[i, c])
+            full[i, c] = accel_step_displacement(t=d, dt=d, v0=v0[i, c], v1=v1[i, c])
 
 
 def _pairs(x0_m: np.ndarray, u_mps: np.ndarray, other_position_m: np.ndarray,
            other_velocity_mps: np.ndarray) -> tuple[np.ndarray, ...]:
     """The per-pair inputs as contiguous float64 arrays for the compiled loops."""
-    return tuple(np.ascontiguousarray(np.broadcast_to(arr, shape), dtype=np.float64)
+    return tuple(_contiguous(arr, shape)
                  for arr, shape in ((x0_m, x0_m.shape), (u_mps, x0_m.shape),
                                     (other_position_m, other_position_m.shape),
                                     (other_velocity_mps, other_position_m.shape)))
+
+
+def _contiguous(value: np.ndarray | float, shape: tuple[int, ...],
+                dtype: type = np.float64) -> np.ndarray:
+    """``value`` as a C-contiguous array of ``shape`` and ``dtype`` for the compiled loops,
+    broadcast only where its shape differs (numpy's broadcast costs more than these small
+    arrays at a thousand agents)."""
+    arr = np.asarray(value, dtype=dtype)
+    return np.ascontiguousarray(arr if arr.shape == shape else np.broadcast_to(arr, shape))
 
 
 def sweep_min_distance_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray,
@@ -380,8 +400,7 @@ def sweep_min_distance_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
     disp_half, disp_full, dt_rows = _step_displacements(v0_mps, v1_mps, dt)
     valid = np.ascontiguousarray(valid, dtype=bool)
     within = (np.zeros((0, 0)) if exact_within_m is None
-              else np.ascontiguousarray(np.broadcast_to(exact_within_m, valid.shape),
-                                        dtype=np.float64))
+              else _contiguous(exact_within_m, valid.shape))
     dmin = np.empty(valid.shape)
     tmin = np.empty(valid.shape)
     args = (*_pairs(x0_m, u_mps, other_position_m, other_velocity_mps), disp_half, disp_full,
@@ -407,27 +426,52 @@ def _sweep_margins(min_distance, start, combined, valid, out):
 
 
 def sweep_margin_m(min_distance_m: np.ndarray, start_distance_m: np.ndarray,
-                   combined_radius_m: np.ndarray, valid: np.ndarray | None = None) -> np.ndarray:
+                   combined_radius_m: np.ndarray, valid: np.ndarray | None = None, *,
+                   out: np.ndarray | None = None) -> np.ndarray:
     """Signed W1 margin (m, (N, J)): min distance minus the combined radius; +inf for pairs not
-    ``valid`` (if given). One compiled pass over the pairs.
+    ``valid`` (if given). One compiled pass over the pairs, into ``out`` if given (a contiguous
+    float64 array of the result's shape; ``min_distance_m`` itself may be it: each pair is read
+    before it is written).
 
     Pairs already overlapping at the start of the step (ORCA's O6 case) cannot reach the
     combined radius in one step; for them the margin is how much the step keeps from getting
     any closer: min distance minus start distance. Claim: W1.
     """
-    arrays = np.broadcast_arrays(np.asarray(min_distance_m, dtype=np.float64),
-                                 np.asarray(start_distance_m, dtype=np.float64),
-                                 np.asarray(combined_radius_m, dtype=np.float64),
-                                 np.ones((), bool) if valid is None
-                                 else np.asarray(valid, dtype=bool))
-    out = np.empty(arrays[0].shape)
+    arrays = (np.asarray(min_distance_m, dtype=np.float64),
+              np.asarray(start_distance_m, dtype=np.float64),
+              np.asarray(combined_radius_m, dtype=np.float64),
+              np.ones((), bool) if valid is None else np.asarray(valid, dtype=bool))
+    if any(a.shape != arrays[0].shape for a in arrays):
+        arrays = tuple(np.broadcast_arrays(*arrays))
+    if out is None:
+        out = np.empty(arrays[0].shape)
     _sweep_margins(*(np.ascontiguousarray(a).reshape(-1) for a in arrays), out.reshape(-1))
     return out
 
 
 def sweep_passes(margin_m: np.ndarray) -> np.ndarray:
-    """(N,) True where every neighbour's W1 margin is >= -EPS. Claim: W1."""
-    return np.all(margin_m >= -EPS, axis=-1)
+    """(N,) True where every neighbour's W1 margin is >= -EPS: one compiled pass over the rows
+    (numpy reduces the short neighbour axis slowly). Claim: W1."""
+    margin = np.asarray(margin_m, dtype=np.float64)
+    out = np.empty(margin.shape[:-1], dtype=np.bool_)
+    if margin.shape[-1] == 0:
+        out.fill(True)
+        return out
+    _all_at_least(np.ascontiguousarray(margin).reshape(-1, margin.shape[-1]), -EPS,
+                  out.reshape(-1))
+    return out
+
+
+@compiled_loop
+def _all_at_least(values, floor, out):
+    """Per row of ``values`` (R, J): every entry >= ``floor`` (NaN is not)."""
+    for i in range(out.size):
+        ok = True
+        for j in range(values.shape[1]):
+            if not values[i, j] >= floor:
+                ok = False
+                break
+        out[i] = ok
 
 
 def first_contact_time_s(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray,
@@ -446,6 +490,5 @@ def first_contact_time_s(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
     first = np.empty(valid.shape)
     _first_contact(*_pairs(x0_m, u_mps, other_position_m, other_velocity_mps), disp_half,
                    disp_full, dt_rows, valid,
-                   np.ascontiguousarray(np.broadcast_to(combined_radius_m, valid.shape),
-                                        dtype=np.float64), first)
+                   _contiguous(combined_radius_m, valid.shape), first)
     return np.min(first, axis=1) * dt

@@ -73,34 +73,51 @@ class KnownMargins:
                             np.zeros(n, bool), np.zeros(n, bool))
 
     def store(self, agents: np.ndarray, checked: Checked, picked: np.ndarray) -> None:
-        """Keep the margins of rows ``picked`` of ``checked`` for ``agents`` (one per picked
-        row, in order)."""
-        agents = np.asarray(agents, np.int64)
-        _store_rows(checked.curve_m, picked, agents, self.curve_m)
-        _store_rows(checked.end_m, picked, agents, self.end_m)
-        self.has_curve[agents] = True
-        if checked.sweep_m is not None:
-            _store_rows(checked.sweep_m, picked, agents, self.sweep_m)
-            self.has_sweep[agents] = True
+        """Keep the margins of rows ``picked`` (R,) of ``checked`` for the agents of those rows
+        (``agents`` (R,), one per row of ``checked``): one compiled pass."""
+        sweep = checked.sweep_m
+        _store_rows(np.asarray(agents, np.int64), np.asarray(picked, bool), checked.curve_m,
+                    checked.end_m, _NO_ROWS if sweep is None else sweep, sweep is not None,
+                    self.curve_m, self.end_m, self.sweep_m, self.has_curve, self.has_sweep)
+
+
+_NO_ROWS = np.zeros((0, 0))
+"""Stand-in for margins not checked (a compiled pass takes an array of the same type)."""
 
 
 @compiled_loop
-def _store_rows(src, picked, rows, dst):
-    """``dst[rows] = src[picked]``: the picked rows of ``src`` (R, K), in order, into the rows
-    ``rows`` of ``dst``."""
-    at = 0
+def _store_rows(agents, picked, curve_src, end_src, sweep_src, with_sweep, curve, end, sweep,
+                has_curve, has_sweep):
+    """For each picked row ``i`` of the sources, its curve and step-end margins (and its sweep
+    margins ``with_sweep``) into the row ``agents[i]`` of ``curve``, ``end`` (and ``sweep``),
+    marking that row filled in ``has_curve`` (and ``has_sweep``)."""
     for i in range(picked.size):
-        if picked[i]:
-            dst[rows[at], :] = src[i, :]
-            at += 1
+        if not picked[i]:
+            continue
+        a = agents[i]
+        curve[a, :] = curve_src[i, :]
+        end[a, :] = end_src[i, :]
+        has_curve[a] = True
+        if with_sweep:
+            sweep[a, :] = sweep_src[i, :]
+            has_sweep[a] = True
 
 
 def as_index(rows: np.ndarray, n: int) -> np.ndarray | slice:
-    """``rows`` as an index into per-agent arrays: a slice (views instead of copies) when it is
-    every one of the ``n`` agents in order."""
-    if rows.size == n and (n == 0 or (rows[0] == 0 and np.all(np.diff(rows) == 1))):
+    """``rows`` (integer indices) as an index into per-agent arrays: a slice (views instead of
+    copies) when it is every one of the ``n`` agents in order."""
+    if rows.size == n and _every_row_in_order(rows):
         return slice(None)
     return rows
+
+
+@compiled_loop
+def _every_row_in_order(rows):
+    """``rows[i] == i`` for every i (one pass, stopping at the first that is not)."""
+    for i in range(rows.size):
+        if rows[i] != i:
+            return False
+    return True
 
 
 def sweep_end_velocity_mps(support: Support, rows: np.ndarray | slice, v1_mps: np.ndarray,
@@ -132,7 +149,8 @@ def pair_sweep_margins_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
     dmin, t_min = sweep_min_distance_m(x0_m, u_mps, v0_mps, v1_mps, dt_s, nb.position_m,
                                        nb.velocity_mps, nb.valid,
                                        exact_within_m=comb_m + SWEEP_EXACT_BAND_M)
-    return sweep_margin_m(dmin, start_m, comb_m, nb.valid), t_min
+    # the margins overwrite the distances, which nothing else reads
+    return sweep_margin_m(dmin, start_m, comb_m, nb.valid, out=dmin), t_min
 
 
 def rotating_stop_margins_m(edges: EdgeSet, support: Support, x0_m: np.ndarray,
@@ -243,7 +261,7 @@ def edge_margins(inp: StepInput, prep: Prepared, rows: np.ndarray | slice, v1: n
     edges = inp.edges
     args = (idx, np.ascontiguousarray(v1, dtype=np.float64), prep.s, prep.n_dot_e,
             prep.n_dot_u, prep.n_dot_v0, np.asarray(edges.normal, np.float64),
-            np.asarray(edges.valid, bool), edges.wall, inp.dt_per_agent_s, prep.u,
+            np.asarray(edges.valid, bool), prep.wall, inp.dt_per_agent_s, prep.u,
             prep.ref.r_mps, prep.kfac_s, prep.ref.exists, EPS, curve, t_min, end, stop, curve_ok,
             stop_ok)
     run_row_pieces(lambda lo, hi: _edge_step_margins(*args, lo, hi), r,
@@ -381,7 +399,7 @@ def committed_margins(inp: StepInput, prep: Prepared, v1: np.ndarray,
         sweep[rest] = _sweep_margins(inp, prep, inp.neighbors, rest, v1[rest])
     v1 = np.ascontiguousarray(v1, dtype=np.float64)
     env, stop, nec = (np.empty(prep.s.shape) for _ in range(3))
-    args = (prep.s, end, np.asarray(inp.edges.normal, np.float64), inp.edges.wall, dt,
+    args = (prep.s, end, np.asarray(inp.edges.normal, np.float64), prep.wall, dt,
             inp.accel_mps2, prep.cmax, prep.kfac_s, prep.u, prep.ref.r_mps, v1, env, stop, nec)
     run_row_pieces(lambda lo, hi: _committed_edge_margins(*args, lo, hi), inp.count,
                    min_rows=PARALLEL_MIN_ROWS)

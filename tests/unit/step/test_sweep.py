@@ -108,3 +108,58 @@ def test_threads_and_pieces_do_not_change_a_bit(monkeypatch):
                                                exact_within_m=within))
     for d, t in runs[1:]:
         assert d.tobytes() == runs[0][0].tobytes() and t.tobytes() == runs[0][1].tobytes()
+
+
+def test_sweep_passes_equals_numpys_all_over_the_neighbour_slots():
+    rng = np.random.default_rng(11)
+    margin = rng.normal(0.0, 1e-9, (400, 6))
+    margin[::7, 2], margin[::9, 4] = np.nan, -np.inf
+    margin[::5, 1] = -sweep.EPS
+    assert np.array_equal(sweep.sweep_passes(margin), np.all(margin >= -sweep.EPS, axis=-1))
+    assert sweep.sweep_passes(np.zeros((3, 0))).tolist() == [True, True, True]
+    assert np.array_equal(sweep.sweep_passes(margin[:, 0]), np.all(margin[:, 0] >= -sweep.EPS))
+    assert sweep.sweep_passes(margin[:0]).shape == (0,)
+
+
+@pytest.mark.parametrize("per_agent", [False, True])
+def test_step_displacements_equal_the_generated_formula_in_numpy(per_agent):
+    from navproof._generated import formulas
+
+    rng = np.random.default_rng(12)
+    n = 500
+    v0, v1 = rng.normal(0.0, 2.0, (n, 2)), rng.normal(0.0, 2.0, (n, 2))
+    v0[::7, 0], v1[::9, 1] = 0.0, -0.0
+    v0[::11, 1], v1[::13, 0] = 1e300, np.nan
+    v1[::17, 1] = 1e-310
+    dt = rng.uniform(1e-4, 0.5, n) if per_agent else 0.1
+    half, full, dt_rows = sweep._step_displacements(v0, v1, dt)
+    dt_c = np.asarray(dt)[:, None] if per_agent else dt
+    with np.errstate(all="ignore"):
+        expect_half = formulas.accel_step_displacement(t=0.5 * dt_c, dt=dt_c, v0=v0, v1=v1)
+        expect_full = formulas.accel_step_displacement(t=dt_c, dt=dt_c, v0=v0, v1=v1)
+    assert half.tobytes() == np.ascontiguousarray(expect_half).tobytes()
+    assert full.tobytes() == np.ascontiguousarray(expect_full).tobytes()
+    assert dt_rows.tobytes() == np.broadcast_to(np.asarray(dt, float), (n,)).tobytes()
+
+
+def test_sweep_margin_written_over_its_distances_equals_a_fresh_one():
+    rng = np.random.default_rng(13)
+    dmin = rng.uniform(0.0, 3.0, (200, 5))
+    start, comb = rng.uniform(0.0, 3.0, (200, 5)), rng.uniform(0.5, 2.0, (200, 5))
+    valid = rng.random((200, 5)) < 0.7
+    fresh = sweep.sweep_margin_m(dmin, start, comb, valid)
+    again = dmin.copy()
+    assert sweep.sweep_margin_m(again, start, comb, valid, out=again) is again
+    assert again.tobytes() == fresh.tobytes()
+
+
+def test_sweep_margin_broadcasts_only_what_differs():
+    rng = np.random.default_rng(15)
+    dmin = rng.uniform(0.0, 3.0, (50, 4))
+    start, comb = rng.uniform(0.0, 3.0, (50, 1)), 1.25
+    valid = rng.random((50, 4)) < 0.7
+    full = sweep.sweep_margin_m(dmin, np.broadcast_to(start, dmin.shape).copy(),
+                                np.full(dmin.shape, comb), valid)
+    assert sweep.sweep_margin_m(dmin, start, comb, valid).tobytes() == full.tobytes()
+    assert sweep.sweep_margin_m(dmin, start, comb).tobytes() == sweep.sweep_margin_m(
+        dmin, start, comb, np.ones(dmin.shape, bool)).tobytes()

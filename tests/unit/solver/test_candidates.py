@@ -1,0 +1,100 @@
+"""The candidate enumeration of the closest-point problem: one compiled pass per row, equal to
+the numpy expressions it replaced (Claim O2, V1, V2)."""
+
+import numpy as np
+
+from navproof.solver import candidates as cd
+
+SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 1e-310, -1e-310, 1e300, -1e300, np.inf, -np.inf,
+                    np.nan, 0.5, 3.0, 1e-20])
+
+
+def _bits(a):
+    return np.ascontiguousarray(a, dtype=np.float64).view(np.uint64)
+
+
+def test_dot_is_numpys_einsum_to_the_bit():
+    rng = np.random.default_rng(1)
+    m, k = 4000, 6
+    n = rng.normal(size=(m, k, 2)) * 10.0 ** rng.integers(-5, 5, (m, k, 2))
+    p = rng.normal(size=(m, 2)) * 10.0 ** rng.integers(-5, 5, (m, 2))
+    mask = rng.random(n.shape) < 0.3
+    n[mask] = rng.choice(SPECIAL, mask.sum())
+    mask = rng.random(p.shape) < 0.3
+    p[mask] = rng.choice(SPECIAL, mask.sum())
+    ours = np.array([[cd._dot(n[r, i, 0], n[r, i, 1], p[r, 0], p[r, 1]) for i in range(k)]
+                     for r in range(m)])
+    assert np.array_equal(_bits(ours), _bits(np.einsum("mkj,mj->mk", n, p)))
+    centre = np.stack([p, p[::-1]], axis=1)
+    ours = np.array([[[cd._dot(n[r, i, 0], n[r, i, 1], centre[r, a, 0], centre[r, a, 1])
+                       for a in range(2)] for i in range(k)] for r in range(m)])
+    assert np.array_equal(_bits(ours), _bits(np.einsum("mkj,mdj->mkd", n, centre)))
+
+
+def _numpy_drop_redundant(hp_normal, hp_offset, hp_valid, disk_centre, disk_radius,
+                          disk_valid):
+    """The numpy expressions the compiled pass replaced: the redundant constraints cleared,
+    the remaining half-planes packed to the front of each row."""
+    hv = hp_valid.copy()
+    for a in range(disk_valid.shape[1]):
+        reach = np.einsum("mkj,mj->mk", hp_normal, disk_centre[:, a]) + disk_radius[:, a, None]
+        hv &= ~(disk_valid[:, a, None] & (reach <= hp_offset))
+    dv = disk_valid.copy()
+    for a in range(dv.shape[1]):
+        for c in range(dv.shape[1]):
+            if a == c:
+                continue
+            gap = np.linalg.norm(disk_centre[:, a] - disk_centre[:, c], axis=1)
+            inner = disk_valid[:, c] & (gap + disk_radius[:, c] <= disk_radius[:, a])
+            same = inner & (gap + disk_radius[:, a] <= disk_radius[:, c])
+            dv[:, a] &= ~(inner & ~(same & (a < c)))
+    order = np.argsort(~hv, axis=1, kind="stable")
+    order = order[:, :int(hv.sum(axis=1).max(initial=0))]
+    return (np.take_along_axis(hp_normal, order[..., None], 1),
+            np.take_along_axis(hp_offset, order, 1), np.take_along_axis(hv, order, 1), dv)
+
+
+def _random_problems(seed, m=3000, k=9):
+    rng = np.random.default_rng(seed)
+    angle = rng.uniform(0.0, 2.0 * np.pi, (m, k))
+    normal = np.stack([np.cos(angle), np.sin(angle)], axis=-1)
+    # repeated and opposite normals: parallel lines and equal vertices
+    normal[::5, 1] = normal[::5, 0]
+    normal[::7, 2] = -normal[::7, 0]
+    normal[::11, 3] = [0.0, -0.0]
+    offset = rng.normal(0.5, 1.0, (m, k))
+    offset[::13, 4] = 1e6
+    valid = rng.random((m, k)) < 0.8
+    centre = np.zeros((m, 2, 2))
+    centre[:, 1] = rng.normal(0.0, 0.5, (m, 2))
+    radius = rng.uniform(0.1, 2.0, (m, 2))
+    # nested, identical and apart disks
+    radius[::3, 0] = 5.0
+    centre[::4, 1], radius[::4, 1] = 0.0, radius[::4, 0]
+    disk_valid = rng.random((m, 2)) < 0.9
+    preferred = rng.normal(0.0, 1.5, (m, 2))
+    preferred[::17] = -0.0
+    preferred[::19, 0] = np.nan
+    return preferred, normal, offset, valid, centre, radius, disk_valid
+
+
+def test_best_candidates_equal_the_numpy_dropped_and_packed_enumeration():
+    for seed in range(3):
+        preferred, normal, offset, valid, centre, radius, disk_valid = _random_problems(seed)
+        hn, ho, hv, dv = _numpy_drop_redundant(normal, offset, valid, centre, radius,
+                                               disk_valid)
+        expected = cd.closest_candidates(preferred, hn, ho, hv, centre, radius, dv, count=4)
+        got = cd.best_candidates(preferred, normal, offset, valid, centre, radius, disk_valid, 4)
+        assert np.array_equal(_bits(got[0]), _bits(expected[0]))
+        assert np.array_equal(_bits(got[1]), _bits(expected[1]))
+        assert 0.2 < np.isfinite(got[1][:, 0]).mean() < 1.0
+
+
+def test_no_rows_or_no_half_planes():
+    for m, k in ((0, 3), (4, 0)):
+        out, dist = cd.best_candidates(np.ones((m, 2)), np.zeros((m, k, 2)), np.zeros((m, k)),
+                                       np.ones((m, k), bool), np.zeros((m, 2, 2)),
+                                       np.ones((m, 2)), np.ones((m, 2), bool), 2)
+        assert out.shape == (m, 2, 2) and dist.shape == (m, 2)
+        if m:
+            assert np.all(np.isfinite(dist[:, 0]))
