@@ -12,11 +12,14 @@ Claim: W1, F2, O6.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from navproof.boundary import Support
 from navproof.core.jit import compiled_loop
 from navproof.core.parallel import piece_bounds, run_pieces, thread_count
+from navproof.world.numpy_scalars import larger, smaller
 
 REACH_PARALLEL_MIN_BODIES = 4096
 """Queries over at least this many bodies run in threads (smaller ones cost less than a
@@ -40,22 +43,53 @@ def step_reach_m(x0_m: np.ndarray, v0_rel_mps: np.ndarray, v_world_mps: np.ndarr
     ``|v_world| dt``. Claim: W1, V2, B3, B6.
     """
     m = support.motion
-    rel_speed = np.maximum(np.hypot(*v0_rel_mps.T), vh_mps) + accel_mps2 * dt_s
-    pivot = np.hypot(*m.velocity_mps.T) * dt_s \
-        + 0.5 * np.hypot(*m.acceleration_mps2.T) * dt_s**2
-    arm = np.hypot(*(x0_m - m.pivot_m).T)
-    turn = np.minimum(2.0, np.abs(m.omega_radps) * dt_s) * arm
-    moved = rel_speed * dt_s + pivot + turn
-    return np.maximum(moved, np.hypot(*v_world_mps.T) * dt_s)
+    out = np.empty(x0_m.shape[0])
+    _step_reaches(x0_m, v0_rel_mps, v_world_mps, vh_mps, accel_mps2, dt_s, dt_s**2,
+                  m.pivot_m, m.velocity_mps, m.acceleration_mps2, m.omega_radps, out)
+    return out
+
+
+@compiled_loop
+def _step_reaches(x0, v0, vw, vh, accel, dt, dt_sq, pivot, vel, acc, omega, out):
+    """Every row of :func:`step_reach_m` into ``out`` (the whole-array evaluation's operations
+    in its order, lengths by ``hypot``). Claim: W1."""
+    for i in range(out.shape[0]):
+        rel_speed = larger(math.hypot(v0[i, 0], v0[i, 1]), vh[i]) + accel[i] * dt
+        moved_pivot = math.hypot(vel[i, 0], vel[i, 1]) * dt \
+            + 0.5 * math.hypot(acc[i, 0], acc[i, 1]) * dt_sq
+        arm = math.hypot(x0[i, 0] - pivot[i, 0], x0[i, 1] - pivot[i, 1])
+        turn = smaller(2.0, abs(omega[i]) * dt) * arm
+        moved = rel_speed * dt + moved_pivot + turn
+        out[i] = larger(moved, math.hypot(vw[i, 0], vw[i, 1]) * dt)
 
 
 def executed_reach_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray) -> np.ndarray:
     """Upper bound (m, (N,)) on the distance from ``x0`` of the executed curve through the start,
     middle and end points (the quadratic ``x0 + B tau + A tau^2``, tau in [0, 1]): ``|B| + |A|``.
     Claim: W1."""
-    b = 4.0 * (mid_m - x0_m) - (x1_m - x0_m)
-    a = 2.0 * (x1_m - x0_m) - 4.0 * (mid_m - x0_m)
-    return np.hypot(*b.T) + np.hypot(*a.T)
+    out = np.empty(x0_m.shape[0])
+    _executed_reaches(x0_m, mid_m, x1_m, out)
+    return out
+
+
+@compiled_loop
+def executed_coefficients(x0, mid, x1, i):
+    """B and A (m) of body i's executed curve x0 + B tau + A tau^2 through its start, middle
+    and end points: ``B = 4 (mid - x0) - (x1 - x0)``, ``A = 2 (x1 - x0) - 4 (mid - x0)``,
+    per component. Claim: W1."""
+    bx = 4.0 * (mid[i, 0] - x0[i, 0]) - (x1[i, 0] - x0[i, 0])
+    by = 4.0 * (mid[i, 1] - x0[i, 1]) - (x1[i, 1] - x0[i, 1])
+    ax = 2.0 * (x1[i, 0] - x0[i, 0]) - 4.0 * (mid[i, 0] - x0[i, 0])
+    ay = 2.0 * (x1[i, 1] - x0[i, 1]) - 4.0 * (mid[i, 1] - x0[i, 1])
+    return bx, by, ax, ay
+
+
+@compiled_loop
+def _executed_reaches(x0, mid, x1, out):
+    """Every row of :func:`executed_reach_m` into ``out``: ``hypot(B) + hypot(A)``."""
+    for i in range(out.shape[0]):
+        bx, by, ax, ay = executed_coefficients(x0, mid, x1, i)
+        out[i] = math.hypot(bx, by) + math.hypot(ax, ay)
 
 
 def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray) -> np.ndarray:
@@ -65,14 +99,11 @@ def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray) -> np.ndar
     plus its radius. Claim: W1, O6."""
     pos = np.ascontiguousarray(position_m, dtype=np.float64)
     n = pos.shape[0]
-    ext = np.ascontiguousarray(extent_m, dtype=np.float64) + REACH_SLACK_M
     if n < 2:
         return np.full((n, 0), -1, np.int64)
-    cell = 2.0 * float(ext.max())
-    ij = np.floor(pos / cell).astype(np.int64)
-    ij -= ij.min(axis=0)
-    ny = int(ij[:, 1].max()) + 3
-    key = (ij[:, 0] + 1) * ny + (ij[:, 1] + 1)
+    ext = np.empty(n)
+    key = np.empty(n, np.int64)
+    ny = _cell_keys(pos, np.asarray(extent_m, dtype=np.float64), REACH_SLACK_M, ext, key)
     order = np.argsort(key, kind="stable").astype(np.int64)
     sorted_key = np.ascontiguousarray(key[order])
     count = np.zeros(n, np.int64)
@@ -86,6 +117,36 @@ def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray) -> np.ndar
         run_pieces(lambda k: _pairs(pos, ext, key, order, sorted_key, ny, count, out, True,
                                     bounds[k], bounds[k + 1]), len(bounds) - 1, threads=threads)
     return out
+
+
+@compiled_loop
+def _cell_keys(pos, extent, slack, ext, key):
+    """The grid of :func:`bodies_within_reach` in one pass: every extent plus ``slack`` into
+    ``ext``, cells twice the largest of them, each body's cell (column, row counted from the
+    lowest occupied ones, with a free border) as ``key`` = column * rows + row; returns the
+    rows per column. Claim: W1."""
+    n = pos.shape[0]
+    largest = -np.inf
+    for i in range(n):
+        ext[i] = extent[i] + slack
+        if ext[i] > largest or ext[i] != ext[i]:
+            largest = ext[i]
+    cell = 2.0 * largest
+    low_x = np.iinfo(np.int64).max
+    low_y = np.iinfo(np.int64).max
+    high_y = np.iinfo(np.int64).min
+    for i in range(n):
+        cx = np.int64(np.floor(pos[i, 0] / cell))
+        cy = np.int64(np.floor(pos[i, 1] / cell))
+        key[i] = cx
+        low_x = min(low_x, cx)
+        low_y = min(low_y, cy)
+        high_y = max(high_y, cy)
+    ny = high_y - low_y + 3
+    for i in range(n):
+        cy = np.int64(np.floor(pos[i, 1] / cell))
+        key[i] = (key[i] - low_x + 1) * ny + (cy - low_y + 1)
+    return ny
 
 
 @compiled_loop

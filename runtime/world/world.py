@@ -72,7 +72,7 @@ from navproof.world.independent_check import (
     check_motion,
 )
 from navproof.world.layout import SUPPORT_PLATFORM, Layout
-from navproof.world.motion import execute, relative_curve_m, support_to_world
+from navproof.world.motion import execute
 from navproof.world.reach import bodies_within_reach, executed_reach_m, step_reach_m
 
 STALL_STEPS = 20
@@ -446,9 +446,7 @@ class World:
             # (never safe) until a step starts clear (B5, C2, O5)
             label[free[start_wall[free] < -EPS]] = IN_VIOLATION
         executed = execute(x0, v0, v1, commit, dt, support)
-        position, velocity = executed.position_m.copy(), executed.velocity_world_mps.copy()
-        mid = support_to_world(support, relative_curve_m(x0, v0, v1, dt, commit, 0.5 * dt),
-                               0.5 * dt)
+        position, velocity, mid = executed.position_m, executed.velocity_world_mps, executed.mid_m
         # bodies that crossed their portal go on along the rebuilt curve (B7, C3)
         crossed = None if nav is None else nav.finish(label, flags, position, velocity, mid)
         tick = int(round(self.time_s / self._tick_s()))

@@ -91,3 +91,36 @@ def test_bodies_orca_does_not_see_never_pass_through_each_other_labelled_safe(
     assert result["min_agent_clearance_m"] is not None
     assert (result["min_agent_clearance_m"] < -1e-6) == overlapped
     world.close()
+
+
+def numpy_step_reach(x0, v0, vw, vh, accel, dt, m):
+    """The whole-array expression the compiled step reach replaced."""
+    rel_speed = np.maximum(np.hypot(*v0.T), vh) + accel * dt
+    pivot = np.hypot(*m.velocity_mps.T) * dt + 0.5 * np.hypot(*m.acceleration_mps2.T) * dt**2
+    arm = np.hypot(*(x0 - m.pivot_m).T)
+    turn = np.minimum(2.0, np.abs(m.omega_radps) * dt) * arm
+    moved = rel_speed * dt + pivot + turn
+    return np.maximum(moved, np.hypot(*vw.T) * dt)
+
+
+@pytest.mark.parametrize("dt", [0.1, 0.05, 0.033, 0.2])
+def test_the_step_reach_equals_the_whole_array_expression_bit_for_bit(dt):
+    from navproof.boundary import Motion
+
+    rng = np.random.default_rng(7)
+    n = 4000
+    x0, v0, vw, pivot, vel, acc = (rng.normal(size=(n, 2)) * 10.0 ** rng.integers(-3, 3, (n, 1))
+                                   for _ in range(6))
+    vh, accel = rng.uniform(0.0, 3.0, n), rng.uniform(0.0, 5.0, n)
+    omega = rng.normal(size=n) * 10.0 ** rng.integers(-2, 3, n)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-310, 1e300])
+    for arr in (x0, v0, vw, pivot, vel):  # a support's acceleration is finite (Motion)
+        arr[:special.size, 0] = special
+        arr[special.size:2 * special.size, 1] = special
+    vh[-special.size:], omega[-2 * special.size:-special.size] = special, special
+    omega[:3] = 0.0
+    motion = Motion(pivot, vel, omega, np.zeros(n, np.int64), acc)
+    with np.errstate(invalid="ignore", over="ignore"):
+        expected = numpy_step_reach(x0, v0, vw, vh, accel, dt, motion)
+        got = step_reach_m(x0, v0, vw, vh, accel, dt, Support(motion))
+    assert got.tobytes() == expected.tobytes()
