@@ -8,26 +8,76 @@ from :mod:`navproof.proofs.steering`), so ``v'`` lies on the segment from ``v`` 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from navproof._generated import formulas
 from navproof.core.errors import ObligationViolation
+from navproof.core.jit import compiled_loop
 from navproof.core.tolerances import EPS, STEERING_CHECK_REL, STEERING_REACHED_REL
 
 
 def clamped_steering(velocity_mps: np.ndarray, desired_mps: np.ndarray,
                      max_accel_mps2: np.ndarray | float, dt_s: float) -> np.ndarray:
     """New velocity (m/s, (N, 2)) of one clamped steering step from ``velocity_mps`` towards
-    ``desired_mps``. Claim: T2."""
+    ``desired_mps``: the gap's length (``hypot``, :func:`_gap_lengths`), the generated change,
+    then the step (:func:`_steps`). Claim: T2."""
+    v, desired = np.broadcast_arrays(np.asarray(velocity_mps, dtype=np.float64),
+                                     np.asarray(desired_mps, dtype=np.float64))
+    gap_mps = np.empty(v.shape[0])
+    _gap_lengths(v, desired, gap_mps)
+    change_mps = np.broadcast_to(np.asarray(formulas.steering_change(
+        gap=gap_mps, max_accel=max_accel_mps2, dt=dt_s), dtype=np.float64), gap_mps.shape)
+    out = np.empty(v.shape)
+    _steps(v, desired, gap_mps, change_mps, 1.0 - STEERING_REACHED_REL, out)
+    return out
+
+
+@compiled_loop
+def _gap_lengths(v, desired, out):
+    """Length (m/s, ``hypot``) of every row's gap ``desired - v`` into ``out``."""
+    for i in range(out.shape[0]):
+        out[i] = math.hypot(desired[i, 0] - v[i, 0], desired[i, 1] - v[i, 1])
+
+
+@compiled_loop
+def _steps(v, desired, gap, change, reached_scale, out):
+    """Every row of :func:`clamped_steering`: ``v + (desired - v) s`` with ``s`` the change
+    over the gap (0 for no gap). Claim: T2."""
+    for i in range(out.shape[0]):
+        scale = change[i] / gap[i] if gap[i] > 0.0 else 0.0
+        # a reachable desired velocity (up to rounding) is taken as it is: no residue of
+        # v + (d - v) s with s a rounding short of 1 keeps a stopped body creeping
+        if scale >= reached_scale:
+            out[i, 0] = desired[i, 0]
+            out[i, 1] = desired[i, 1]
+        else:
+            out[i, 0] = v[i, 0] + (desired[i, 0] - v[i, 0]) * scale
+            out[i, 1] = v[i, 1] + (desired[i, 1] - v[i, 1]) * scale
+
+
+def speed_capped(velocity_mps: np.ndarray, cap_mps: np.ndarray) -> np.ndarray:
+    """Velocities (m/s, (N, 2)) scaled down to the speed cap ``cap_mps`` (N,) where they
+    exceed it (length by ``hypot``), in one compiled pass. Claim: T2, V1."""
     v = np.asarray(velocity_mps, dtype=np.float64)
-    gap = np.asarray(desired_mps, dtype=np.float64) - v
-    gap_mps = np.hypot(gap[:, 0], gap[:, 1])
-    change_mps = formulas.steering_change(gap=gap_mps, max_accel=max_accel_mps2, dt=dt_s)
-    scale = np.divide(change_mps, gap_mps, out=np.zeros_like(gap_mps), where=gap_mps > 0.0)
-    # a reachable desired velocity (up to rounding) is taken as it is: no residue of
-    # v + (d - v) s with s a rounding short of 1 keeps a stopped body creeping
-    reached = scale >= 1.0 - STEERING_REACHED_REL
-    return np.where(reached[:, None], desired_mps, v + gap * scale[:, None])
+    out = np.empty(v.shape)
+    _capped_rows(v, np.broadcast_to(np.asarray(cap_mps, dtype=np.float64), (v.shape[0],)), out)
+    return out
+
+
+@compiled_loop
+def _capped_rows(v, cap, out):
+    """Every row of :func:`speed_capped`: ``v cap / |v|`` where ``|v| > cap``, else ``v``."""
+    for i in range(out.shape[0]):
+        speed = math.hypot(v[i, 0], v[i, 1])
+        if speed > cap[i]:
+            scale = cap[i] / speed
+            out[i, 0] = v[i, 0] * scale
+            out[i, 1] = v[i, 1] * scale
+        else:
+            out[i, 0] = v[i, 0]
+            out[i, 1] = v[i, 1]
 
 
 def check_steering_step(velocity_mps: np.ndarray, new_velocity_mps: np.ndarray,

@@ -38,10 +38,10 @@ from navproof.orca.crowd import Crowd
 from navproof.orca.responsibility import keep_right_and_yield, stalled_now
 from navproof.steering import (
     SteeringParams,
-    arrive_velocity,
     check_steering_step,
     clamped_steering,
-    seek_velocity,
+    route_velocity,
+    speed_capped,
 )
 from navproof.step import (
     FLAG_OUT_OF_RANGE,
@@ -349,18 +349,12 @@ class World:
         the goal, Seek through waypoints (world frame), minus the support carry, capped at Vh,
         then one clamped steering step from the executed velocity. Claim: T1, T2, T3."""
         steer_accel = np.minimum(self.steering.max_accel_mps2, accel_mps2)
-        arrive, _ = arrive_velocity(self.position_m, target_m, max_speed_mps=vh_mps,
-                                    max_accel_mps2=steer_accel,
-                                    stop_range_m=self.stop_range_m, dt_s=self.dt_s)
-        seek = seek_velocity(self.position_m, target_m, vh_mps)
-        desired_world = np.where(last[:, None], arrive, seek)
+        desired_world = route_velocity(self.position_m, target_m, last, max_speed_mps=vh_mps,
+                                       max_accel_mps2=steer_accel,
+                                       stop_range_m=self.stop_range_m, dt_s=self.dt_s)
         desired_world = self._tie_break(desired_world, vh_mps)
         # a body at its goal holds still in the world, not on its support
-        desired = desired_world - carry_mps
-        speed = np.hypot(*desired.T)
-        over = speed > vh_mps
-        desired = np.where(over[:, None], desired * (vh_mps / np.where(over, speed, 1.0))[:, None],
-                           desired)
+        desired = speed_capped(desired_world - carry_mps, vh_mps)
         new = clamped_steering(v0_mps, desired, steer_accel, self.dt_s)
         if self.assertions:
             check_steering_step(v0_mps, new, desired, steer_accel, vh_mps, self.dt_s)
