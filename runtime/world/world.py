@@ -35,7 +35,7 @@ from navproof.core.errors import InvalidInput, ObligationViolation, assertions_e
 from navproof.core.ranges import agents_outside_profile, check_in_profile_range
 from navproof.core.tolerances import EPS
 from navproof.orca.crowd import Crowd
-from navproof.orca.responsibility import keep_right_and_yield, stalled_now
+from navproof.orca.responsibility import keep_right_and_yield
 from navproof.steering import (
     SteeringParams,
     check_steering_step,
@@ -73,6 +73,7 @@ from navproof.world.independent_check import (
 )
 from navproof.world.layout import SUPPORT_PLATFORM, Layout
 from navproof.world.motion import execute
+from navproof.world.progress import route_targets, update_status
 from navproof.world.reach import bodies_within_reach, executed_reach_m, step_reach_m
 
 STALL_STEPS = 20
@@ -329,13 +330,9 @@ class World:
     def targets(self) -> tuple[np.ndarray, np.ndarray]:
         """Each agent's current waypoint (m, (N, 2)) and whether it is its goal (N,), after
         dropping the waypoints it has passed (within its radius)."""
-        rows = np.arange(self.count)
-        target = self.route_m[rows, self.route_index]
-        last = self.route_index >= self.route_count - 1
-        passed = ~last & (np.hypot(*(target - self.position_m).T) <= self.radius_m)
-        self.route_index = np.where(passed, self.route_index + 1, self.route_index)
-        last = self.route_index >= self.route_count - 1
-        return self.route_m[rows, self.route_index], last
+        target, last, self.route_index = route_targets(
+            self.route_m, self.route_count, self.route_index, self.position_m, self.radius_m)
+        return target, last
 
     def _caps(self) -> tuple[np.ndarray, np.ndarray]:
         """Horizontal speed and acceleration caps of each agent on its patch (V1)."""
@@ -575,22 +572,13 @@ class World:
     def _update_status(self, preferred: np.ndarray, carry: np.ndarray) -> None:
         """Arrivals (goal within the stop range, world speed within the arrival threshold) and
         stalls (O8: no motion for STALL_STEPS while the preferred speed is not zero)."""
-        rows = np.arange(self.count)
-        goal = self.route_m[rows, self.route_count - 1]
-        on_goal_leg = self.route_index >= self.route_count - 1
-        dist = np.hypot(*(goal - self.position_m).T)
-        speed = np.hypot(*self.velocity_mps.T)
-        at_goal = on_goal_leg & (dist <= self.stop_range_m + EPS) \
-            & (speed <= self.arrival_speed_mps + EPS)
-        newly = at_goal & np.isnan(self.arrived_at_s)
-        self.arrived_at_s[newly] = self.time_s
-        self.arrived_at_s[~at_goal] = np.nan
-        wanted = np.hypot(*(preferred + carry).T)
-        stuck = ~at_goal & stalled_now(speed, wanted, self.max_speed_mps)
-        # held back by its neighbours: moving at less than half the speed it asks for
-        self.held_steps = np.where(~at_goal & (speed < 0.5 * wanted), self.held_steps + 1, 0)
-        self.stall_steps = np.where(stuck, self.stall_steps + 1, 0)
-        self.stalled |= self.stall_steps >= STALL_STEPS
+        self.held_steps, self.stall_steps = update_status(
+            self.route_m, self.route_count, self.route_index, self.position_m,
+            self.velocity_mps, preferred, carry, stop_range_m=self.stop_range_m,
+            arrival_speed_mps=self.arrival_speed_mps, max_speed_mps=self.max_speed_mps,
+            time_s=self.time_s, arrived_at_s=self.arrived_at_s, held_steps=self.held_steps,
+            stall_steps=self.stall_steps, stalled=self.stalled, stall_limit=STALL_STEPS,
+            tol=EPS)
 
     @property
     def arrived(self) -> np.ndarray:
