@@ -124,6 +124,26 @@ def _least_wall_margin(normal, offset, valid, edge_id, obstacle_id, x, out):
         out[i] = least
 
 
+@compiled_loop
+def _motion_rows(support_index, pivot_table, velocity_table, accel_table, omega_table,
+                 version_table, pivot, vel, acc, omega, version):
+    """Every row of :meth:`Layout.support_motion`: the support's pivot (m), velocity (m/s),
+    acceleration (m/s^2), rate (rad/s) and version (its own version plus 1000 per support
+    index, counted from 1), all zero on the static ground (index -1). Claim: B3, B6."""
+    for i in range(support_index.shape[0]):
+        s = support_index[i]
+        if s < 0:
+            pivot[i, 0] = pivot[i, 1] = vel[i, 0] = vel[i, 1] = acc[i, 0] = acc[i, 1] = 0.0
+            omega[i] = 0.0
+            version[i] = 0
+        else:
+            pivot[i, 0], pivot[i, 1] = pivot_table[s, 0], pivot_table[s, 1]
+            vel[i, 0], vel[i, 1] = velocity_table[s, 0], velocity_table[s, 1]
+            acc[i, 0], acc[i, 1] = accel_table[s, 0], accel_table[s, 1]
+            omega[i] = omega_table[s]
+            version[i] = version_table[s] + 1000 * (s + 1)
+
+
 def _table(polygons: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Half-plane table of convex polygons: normals (T, K, 2), offsets (T, K), valid (T, K)."""
     width = max((p.shape[0] for p in polygons), default=0)
@@ -270,18 +290,17 @@ class Layout:
     def support_motion(self, support_index: np.ndarray) -> Support:
         """The supports of N agents (static ground where the index is -1): each support's
         current pivot and velocity, its acceleration and rotation rate. Claim: B3, B6."""
-        n = support_index.shape[0]
-        pivot, vel, acc = np.zeros((n, 2)), np.zeros((n, 2)), np.zeros((n, 2))
-        omega, version = np.zeros(n), np.zeros(n, np.int64)
-        on = support_index >= 0
-        if on.any():
-            table_pivot = np.array([self.support_pivot_m(s) for s in range(len(self.supports))])
-            table_acc = np.array([s.acceleration_mps2 for s in self.supports])
-            table_omega = np.array([s.omega_radps for s in self.supports])
-            idx = support_index[on]
-            pivot[on], vel[on] = table_pivot[idx], self.support_velocity_mps[idx]
-            acc[on], omega[on] = table_acc[idx], table_omega[idx]
-            version[on] = self.support_version[idx] + 1000 * (idx + 1)
+        n, count = support_index.shape[0], len(self.supports)
+        table_pivot = np.array([self.support_pivot_m(s) for s in range(count)],
+                               dtype=np.float64).reshape(count, 2)
+        table_acc = np.array([s.acceleration_mps2 for s in self.supports],
+                             dtype=np.float64).reshape(count, 2)
+        table_omega = np.array([s.omega_radps for s in self.supports], dtype=np.float64)
+        pivot, vel, acc = np.empty((n, 2)), np.empty((n, 2)), np.empty((n, 2))
+        omega, version = np.empty(n), np.empty(n, np.int64)
+        _motion_rows(np.asarray(support_index, dtype=np.int64), table_pivot,
+                     self.support_velocity_mps, table_acc, table_omega, self.support_version,
+                     pivot, vel, acc, omega, version)
         return Support(Motion(pivot, vel, omega, version, acc))
 
     def edges(self, patch_index: np.ndarray, support_index: np.ndarray, *,

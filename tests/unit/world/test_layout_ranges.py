@@ -84,3 +84,30 @@ def test_a_step_inside_every_range_is_not_flagged():
         step = world.step()
         assert not step.flags[0] & FLAG_OUT_OF_RANGE
         assert step.label[0] == SAFE
+
+
+def test_support_motion_gathers_each_support_like_the_whole_array_evaluation():
+    belt = SupportSpec.build("belt", "conveyor", [[0.0, 0.0], [4.0, 0.0], [4.0, 2.0], [0.0, 2.0]],
+                             velocity_mps=(0.3, -0.1), acceleration_mps2=(0.2, 0.0))
+    disc = SupportSpec.build("disc", "platform", [[5.0, 0.0], [7.0, 0.0], [7.0, 2.0], [5.0, 2.0]],
+                             velocity_mps=(0.1, 0.2), pivot_m=(6.0, 1.0), omega_radps=-0.4)
+    layout = Layout(supports=[belt, disc])
+    layout.advance(0.1)
+    layout.support_version[1] = 3
+    rng = np.random.default_rng(5)
+    index = rng.integers(-1, 2, 500)
+    motion = layout.support_motion(index).motion
+    on = index >= 0
+    idx = index[on]
+    table_pivot = np.array([layout.support_pivot_m(s) for s in range(2)])
+    want_pivot, want_vel, want_acc = np.zeros((500, 2)), np.zeros((500, 2)), np.zeros((500, 2))
+    want_omega, want_version = np.zeros(500), np.zeros(500, np.int64)
+    want_pivot[on], want_vel[on] = table_pivot[idx], layout.support_velocity_mps[idx]
+    want_acc[on] = np.array([s.acceleration_mps2 for s in layout.supports])[idx]
+    want_omega[on] = np.array([s.omega_radps for s in layout.supports])[idx]
+    want_version[on] = layout.support_version[idx] + 1000 * (idx + 1)
+    for got, want in ((motion.pivot_m, want_pivot), (motion.velocity_mps, want_vel),
+                      (motion.acceleration_mps2, want_acc), (motion.omega_radps, want_omega),
+                      (motion.version, want_version)):
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    assert Layout().support_motion(np.full(3, -1)).motion.pivot_m.tolist() == [[0.0, 0.0]] * 3
