@@ -36,8 +36,9 @@ def numpy_execute(x0, v0, v1, commit, dt, m):
     return position, v_rel, carry + v_rel, to_world(relative(0.5 * dt), 0.5 * dt)
 
 
+@pytest.mark.parametrize("turning", [True, False])
 @pytest.mark.parametrize("dt", [0.1, 0.05, 0.033, 0.2, 0.0125])
-def test_the_executed_step_equals_the_whole_array_evaluation_bit_for_bit(dt):
+def test_the_executed_step_equals_the_whole_array_evaluation_bit_for_bit(dt, turning):
     rng = np.random.default_rng(11)
     n = 5000
 
@@ -48,6 +49,8 @@ def test_the_executed_step_equals_the_whole_array_evaluation_bit_for_bit(dt):
     omega = rng.normal(size=n) * 10.0 ** rng.integers(-3, 2, n)
     omega[: n // 3] = 0.0
     omega[n // 3: n // 3 + 5] = -0.0
+    if not turning:
+        omega[n // 3 + 5:] = 0.0
     commit = np.where(rng.random(n) < 0.7, dt, rng.uniform(0.0, dt, n))
     commit[:4] = [0.0, -0.0, dt * (1 - 1e-16), np.nextafter(dt, 1.0)]
     special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-310, 1e300])
@@ -69,3 +72,10 @@ def same_bits(value, want):
     places (the sign of a NaN is not defined by IEEE arithmetic)."""
     nan = np.isnan(want)
     return np.array_equal(np.isnan(value), nan) and value[~nan].tobytes() == want[~nan].tobytes()
+
+
+@pytest.mark.parametrize("size", [1, 7, 16, 1000])
+def test_numpy_gives_the_cosine_1_and_the_sine_of_signed_zeros_exactly(size):
+    angle = np.where(np.arange(size) % 2 == 0, 0.0, -0.0)
+    assert np.cos(angle).tobytes() == np.ones(size).tobytes()
+    assert np.sin(angle).tobytes() == angle.tobytes()
