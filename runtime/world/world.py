@@ -32,6 +32,7 @@ import numpy as np
 
 from navproof.boundary.slope import horizontal_caps
 from navproof.core.errors import InvalidInput, ObligationViolation, assertions_enabled
+from navproof.core.jit import compiled_loop
 from navproof.core.ranges import agents_outside_profile, check_in_profile_range
 from navproof.core.tolerances import EPS
 from navproof.orca.crowd import Crowd
@@ -131,6 +132,31 @@ def check_layout_in_profile(layout: Layout, profile: Any) -> None:
                 raise InvalidInput(exc.field, spec.omega_radps,
                                    f"turns the far side ({far:g} m from the pivot) at "
                                    f"{exc.value:g} m/s: {exc.rule}") from None
+
+
+@compiled_loop
+def _solved_rows(free, solved_label, solved_flags, solved_commit_s, solved_velocity_mps,
+                 outside, start_wall_m, tol, label, flags, commit_s, velocity_mps):
+    """The safe step's results for the solved rows ``free`` into the step's arrays: its label,
+    flags, commit time (s) and velocity (m/s), except that a step with a value outside the
+    proven ranges (``outside``, per solved row) is flagged and never safe (B1, S3, S4, V1), and
+    a body that starts inside an obstacle or outside its walls (``start_wall_m`` below
+    ``-tol``) is in violation until a step starts clear (B5, C2, O5)."""
+    for r in range(free.shape[0]):
+        i = free[r]
+        lab = solved_label[r]
+        flag = solved_flags[r]
+        if outside[r]:
+            flag |= FLAG_OUT_OF_RANGE
+            if lab == SAFE:
+                lab = OUT_OF_RANGE
+        if start_wall_m[i] < -tol:
+            lab = IN_VIOLATION
+        label[i] = lab
+        flags[i] = flag
+        commit_s[i] = solved_commit_s[r]
+        velocity_mps[i, 0] = solved_velocity_mps[r, 0]
+        velocity_mps[i, 1] = solved_velocity_mps[r, 1]
 
 
 @dataclass(frozen=True)
@@ -412,7 +438,8 @@ class World:
                         neighbors=neighbors, orca_num_hard=num_hard)
         handoff_rows = np.array(sorted(self._handoffs.active), np.int64) \
             if self._handoffs is not None else np.zeros(0, np.int64)
-        free = np.setdiff1d(np.arange(n), handoff_rows, assume_unique=True)
+        free = np.setdiff1d(np.arange(n), handoff_rows, assume_unique=True) \
+            if handoff_rows.size else np.arange(n)
         # every body's wall clearance at the start (its rows do not depend on the others)
         start_wall = layout.wall_clearance_m(x0, self.radius_m, edges)
         label = np.full(n, -1, np.int8)
@@ -427,15 +454,9 @@ class World:
                                  solve_inp.support, solve_inp.edges)
             result, _ = commit_step(rows_snapshot(snapshot, free, n), solve_inp, result,
                                     actual, assertions=self.assertions)
-            label[free], flags[free] = result.label, result.flags
-            commit[free], v1[free] = result.commit_time_s, result.velocity_mps
-            # a step with a value outside the proven ranges says so (B1, S3, S4, V1)
-            outside = self._outside_profile(solve_inp, support_index[free])
-            flags[free[outside]] |= np.uint8(FLAG_OUT_OF_RANGE)
-            label[free[outside & (label[free] == SAFE)]] = OUT_OF_RANGE
-            # a body that starts inside an obstacle or outside its walls is in violation
-            # (never safe) until a step starts clear (B5, C2, O5)
-            label[free[start_wall[free] < -EPS]] = IN_VIOLATION
+            _solved_rows(free, result.label, result.flags, result.commit_time_s,
+                         result.velocity_mps, self._outside_profile(solve_inp, support_index[free]),
+                         start_wall, EPS, label, flags, commit, v1)
         executed = execute(x0, v0, v1, commit, dt, support)
         position, velocity, mid = executed.position_m, executed.velocity_world_mps, executed.mid_m
         # bodies that crossed their portal go on along the rebuilt curve (B7, C3)
