@@ -84,30 +84,50 @@ def check_steering_step(velocity_mps: np.ndarray, new_velocity_mps: np.ndarray,
                         desired_mps: np.ndarray, max_accel_mps2: np.ndarray | float,
                         max_speed_mps: np.ndarray | float, dt_s: float) -> None:
     """Assertion mode: raise ObligationViolation("T2") when a steering step changed the
-    velocity by more than ``maxAccel dt`` or left the speed cap that both ends respected."""
+    velocity by more than ``maxAccel dt`` or left the speed cap that both ends respected (the
+    margins of every agent in one compiled pass, :func:`_steering_margins`)."""
     v = np.asarray(velocity_mps, dtype=np.float64)
     new = np.asarray(new_velocity_mps, dtype=np.float64)
     n = v.shape[0]
     accel = np.broadcast_to(np.asarray(max_accel_mps2, dtype=np.float64), (n,))
     cap = np.broadcast_to(np.asarray(max_speed_mps, dtype=np.float64), (n,))
-    change = np.hypot(*(new - v).T)
-    limit = accel * dt_s
-    tol = STEERING_CHECK_REL * (1.0 + cap) + EPS
-    margin = limit - change
-    if np.any(margin < -tol):
+    change, limit, margin, speed_margin = (np.empty(n) for _ in range(4))
+    too_fast, over_cap = _steering_margins(
+        v, new, np.asarray(desired_mps, dtype=np.float64), accel, cap, dt_s,
+        STEERING_CHECK_REL, EPS, change, limit, margin, speed_margin)
+    if too_fast:
         i = int(np.argmin(margin))
         raise ObligationViolation(
             "T2", "steering changed the velocity by more than maxAccel dt", agent=i,
             observed=float(change[i]), limit=float(limit[i]), margin=float(margin[i]),
             data={"velocity_mps": v[i].tolist(), "new_velocity_mps": new[i].tolist()})
-    speed_before = np.hypot(*v.T)
-    desired_speed = np.hypot(*np.asarray(desired_mps, dtype=np.float64).T)
-    covered = (speed_before <= cap + tol) & (desired_speed <= cap + tol)
-    speed_margin = np.where(covered, cap - np.hypot(*new.T), np.inf)
-    if np.any(speed_margin < -tol):
+    if over_cap:
         i = int(np.argmin(speed_margin))
         raise ObligationViolation(
             "T2", "steering left the speed cap although |v| and |desired| were within it",
             agent=i, observed=float(np.hypot(*new[i])), limit=float(cap[i]),
             margin=float(speed_margin[i]), data={"velocity_mps": v[i].tolist(),
                                                  "new_velocity_mps": new[i].tolist()})
+
+
+@compiled_loop
+def _steering_margins(v, new, desired, accel, cap, dt, check_rel, eps, change, limit, margin,
+                      speed_margin):
+    """Per agent of :func:`check_steering_step`: the change ``|new - v|`` (m/s), its limit
+    ``maxAccel dt`` and the margin between them, and the speed cap's margin ``cap - |new|``
+    where ``|v|`` and ``|desired|`` were within the cap (+inf elsewhere), lengths by
+    ``hypot``; returns whether any margin falls below its tolerance
+    ``check_rel (1 + cap) + eps``. Claim: T2."""
+    too_fast = False
+    over_cap = False
+    for i in range(change.shape[0]):
+        tol = check_rel * (1.0 + cap[i]) + eps
+        change[i] = math.hypot(new[i, 0] - v[i, 0], new[i, 1] - v[i, 1])
+        limit[i] = accel[i] * dt
+        margin[i] = limit[i] - change[i]
+        too_fast |= margin[i] < -tol
+        covered = (math.hypot(v[i, 0], v[i, 1]) <= cap[i] + tol) \
+            & (math.hypot(desired[i, 0], desired[i, 1]) <= cap[i] + tol)
+        speed_margin[i] = cap[i] - math.hypot(new[i, 0], new[i, 1]) if covered else np.inf
+        over_cap |= speed_margin[i] < -tol
+    return too_fast, over_cap

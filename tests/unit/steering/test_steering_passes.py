@@ -98,3 +98,52 @@ def test_the_clamped_step_equals_the_whole_array_evaluation_bit_for_bit(accel):
         want = numpy_clamped(v, desired, a, 0.1)
         got = clamped_steering(v, desired, a, 0.1)
     assert same_bits(got, want)
+
+
+def numpy_steering_verdict(v, new, desired, accel, cap, dt):
+    """The whole-array check the compiled margins replaced: None, or (claim case, agent,
+    observed, limit, margin)."""
+    from navproof.core.tolerances import EPS, STEERING_CHECK_REL
+
+    change = np.hypot(*(new - v).T)
+    limit = accel * dt
+    tol = STEERING_CHECK_REL * (1.0 + cap) + EPS
+    margin = limit - change
+    if np.any(margin < -tol):
+        i = int(np.argmin(margin))
+        return ("change", i, float(change[i]), float(limit[i]), float(margin[i]))
+    covered = (np.hypot(*v.T) <= cap + tol) & (np.hypot(*desired.T) <= cap + tol)
+    speed_margin = np.where(covered, cap - np.hypot(*new.T), np.inf)
+    if np.any(speed_margin < -tol):
+        i = int(np.argmin(speed_margin))
+        return ("cap", i, float(np.hypot(*new[i])), float(cap[i]), float(speed_margin[i]))
+    return None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_steering_check_gives_the_whole_array_verdict(seed):
+    from navproof import ObligationViolation
+    from navproof.steering import check_steering_step
+
+    rng = np.random.default_rng(seed)
+    n = 2000
+    cap, accel = rng.uniform(0.5, 2.0, n), rng.uniform(0.5, 3.0, n)
+    v = rng.normal(size=(n, 2)) * 0.5
+    desired = rng.normal(size=(n, 2)) * 0.5
+    new = clamped_steering(v, desired, accel, 0.1)
+    if seed % 3 == 1:
+        new[rng.integers(n, size=3)] += [0.5, 0.0]  # changed by more than maxAccel dt
+    elif seed % 3 == 2:
+        grown = rng.integers(n, size=3)
+        v[grown], desired[grown] = 0.0, 0.0
+        new[grown] = (cap[grown] + 0.001)[:, None] * [1.0, 0.0]  # left the cap
+        accel[grown] = 100.0
+    want = numpy_steering_verdict(v, new, desired, accel, cap, 0.1)
+    try:
+        check_steering_step(v, new, desired, accel, cap, 0.1)
+        got = None
+    except ObligationViolation as exc:
+        case = "change" if "maxAccel" in str(exc) else "cap"
+        got = (case, exc.agent, exc.observed, exc.limit, exc.margin)
+    assert got == want
+    assert (want is None) == (seed % 3 == 0)
