@@ -85,23 +85,34 @@ def check_step_in_profile(inp: Any, profile: Any) -> None:
         _check_range(profile, field, parameter, values, lo, hi, unit)
 
 
-def agents_outside_profile(inp: Any, profile: Any) -> np.ndarray:
+def agents_outside_profile(inp: Any, profile: Any, *,
+                           support_speed_mps: np.ndarray | None = None) -> np.ndarray:
     """(N,) True for the agents whose step leaves ``profile``'s ranges (the values of
     :func:`check_step_in_profile`, per agent): the step is outside what the proofs cover, so it
     is never labelled safe. The support's speed range comes from the support
-    (:meth:`~navproof.boundary.Support.carry_speed_range_mps`); the rest is one compiled pass
-    per agent (:func:`_outside_rows`). Claim: B1, S3, S4, V1."""
+    (:meth:`~navproof.boundary.Support.carry_speed_range_mps`) unless the caller already has
+    it (``support_speed_mps``, m/s, (N,)); the rest is one compiled pass per agent
+    (:func:`_outside_rows`). Claim: B1, S3, S4, V1."""
     n = inp.position_m.shape[0]
     dt = np.broadcast_to(np.asarray(inp.dt_s, dtype=np.float64), (n,))
     limits = np.empty((5, 2))
     for row, (_, _, lo, hi, _) in enumerate(_step_ranges(profile)):
         slack = RANGE_BOUND_REL * max(abs(lo), abs(hi), 1.0)
         limits[row] = lo - slack, hi + slack
+    if support_speed_mps is None:
+        support_speed_mps = inp.support.carry_speed_range_mps(inp.position_m, dt)
+    motion = inp.edges.motion
+    if np.all(np.isfinite(inp.dt_s)) and not (motion.velocity_mps.any()
+                                             or motion.acceleration_mps2.any()):
+        # no edge moves: every pivot speed range max(|w|, |w + alpha dt|) is exactly 0
+        edge_speed = np.zeros(inp.edges.valid.shape)
+    else:
+        edge_speed = motion.pivot_speed_range_mps(dt[:, None])
     outside = np.empty(n, np.bool_)
     _outside_rows(dt, np.broadcast_to(np.asarray(inp.accel_mps2, np.float64), (n,)),
                   np.broadcast_to(np.asarray(inp.vh_mps, np.float64), (n,)),
-                  inp.support.carry_speed_range_mps(inp.position_m, dt), inp.edges.valid,
-                  inp.edges.motion.pivot_speed_range_mps(dt[:, None]), limits, outside)
+                  np.asarray(support_speed_mps, dtype=np.float64), inp.edges.valid,
+                  edge_speed, limits, outside)
     return outside
 
 

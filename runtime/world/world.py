@@ -415,7 +415,8 @@ class World:
         # the step, whatever ORCA's neighbour range and count (W1)
         reach = step_reach_m(x0, v0, self.velocity_mps, vh, accel, dt, support)
         # obstacle pieces within reach bound the whole step's curve (B5, EDGE_OBSTACLE)
-        cmax = vh + support.carry_speed_range_mps(x0, dt)
+        carry_range = support.carry_speed_range_mps(x0, dt)
+        cmax = vh + carry_range
         horizon = reach + cmax * (dt + cmax / (2.0 * np.maximum(accel, EPS)))
         # a platform must stay inside the corridor while its riders could still be stopping
         lookahead = dt + float(np.max(cmax / np.maximum(accel, EPS), initial=0.0))
@@ -455,7 +456,9 @@ class World:
             result, _ = commit_step(rows_snapshot(snapshot, free, n), solve_inp, result,
                                     actual, assertions=self.assertions)
             _solved_rows(free, result.label, result.flags, result.commit_time_s,
-                         result.velocity_mps, self._outside_profile(solve_inp, support_index[free]),
+                         result.velocity_mps,
+                         self._outside_profile(solve_inp, support_index[free],
+                                               carry_range if free.size == n else None),
                          start_wall, EPS, label, flags, commit, v1)
         executed = execute(x0, v0, v1, commit, dt, support)
         position, velocity, mid = executed.position_m, executed.velocity_world_mps, executed.mid_m
@@ -500,12 +503,14 @@ class World:
         return WorldStep(self.time_s, preferred, label, flags, velocity, agent_clear, wall_clear,
                          handoff_rows, motion, truth)
 
-    def _outside_profile(self, inp: StepInput, support_index: np.ndarray) -> np.ndarray:
+    def _outside_profile(self, inp: StepInput, support_index: np.ndarray,
+                         carry_range_mps: np.ndarray | None) -> np.ndarray:
         """(R,) True for the rows of ``inp`` whose step leaves the profile's ranges: the values
-        the step checks per agent (:func:`navproof.core.ranges.agents_outside_profile`) and the
-        largest surface speed of the agent's support over the step, a platform's far side
-        included (:meth:`Layout.support_speed_range_mps`). Claim: B1, S3, S4, V1."""
-        outside = agents_outside_profile(inp, self.profile)
+        the step checks per agent (:func:`navproof.core.ranges.agents_outside_profile`, with
+        the support speed ranges ``carry_range_mps`` of its rows when known) and the largest
+        surface speed of the agent's support over the step, a platform's far side included
+        (:meth:`Layout.support_speed_range_mps`). Claim: B1, S3, S4, V1."""
+        outside = agents_outside_profile(inp, self.profile, support_speed_mps=carry_range_mps)
         if self.layout.supports:
             speed = self.layout.support_speed_range_mps(self.dt_s)
             hi = min(float(self.profile["support_speed_mps"].max),

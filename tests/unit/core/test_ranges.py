@@ -49,8 +49,9 @@ def test_a_step_outside_a_range_names_the_parameter_and_changes_nothing(change, 
     ss.solve_safe_step(inp)
 
 
+@pytest.mark.parametrize("moving_edges", [True, False])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_agents_outside_the_profile_are_those_of_the_whole_array_evaluation(seed):
+def test_agents_outside_the_profile_are_those_of_the_whole_array_evaluation(seed, moving_edges):
     from navproof.core.ranges import RANGE_BOUND_REL, _step_values, agents_outside_profile
 
     rng = np.random.default_rng(seed)
@@ -62,8 +63,12 @@ def test_agents_outside_the_profile_are_those_of_the_whole_array_evaluation(seed
         return direction * rng.uniform(0.0, top, shape)[..., None]
 
     normal = np.broadcast_to([1.0, 0.0], (n, k, 2))
-    motion = b.Motion(np.zeros((n, k, 2)), speeds((n, k), 0.7), np.zeros((n, k)),
-                      np.zeros((n, k), np.int64), speeds((n, k), 1.0))
+    edge_velocity, edge_accel = speeds((n, k), 0.7), speeds((n, k), 1.0)
+    if not moving_edges:
+        edge_velocity = np.where(rng.random((n, k, 1)) < 0.5, 0.0, -0.0) * edge_velocity
+        edge_accel = np.zeros((n, k, 2))
+    motion = b.Motion(np.zeros((n, k, 2)), edge_velocity, np.zeros((n, k)),
+                      np.zeros((n, k), np.int64), edge_accel)
     edges = b.EdgeSet.build(normal, np.ones((n, k)), valid=rng.random((n, k)) < 0.6,
                             motion=motion)
     support = b.Support.translating(speeds((n,), 0.8), acceleration_mps2=speeds((n,), 1.0))
@@ -80,3 +85,5 @@ def test_agents_outside_the_profile_are_those_of_the_whole_array_evaluation(seed
     got = agents_outside_profile(inp, PROFILE)
     assert 0 < want.sum() < n
     assert got.tolist() == want.tolist()
+    known = support.carry_speed_range_mps(inp.position_m, dt)
+    assert agents_outside_profile(inp, PROFILE, support_speed_mps=known).tolist() == want.tolist()
