@@ -19,6 +19,7 @@ import numpy as np
 from navproof.boundary import Support
 from navproof.core.jit import compiled_loop
 from navproof.core.parallel import piece_bounds, run_pieces, thread_count
+from navproof.core.tolerances import EPS
 from navproof.world.numpy_scalars import larger, smaller
 
 REACH_PARALLEL_MIN_BODIES = 4096
@@ -61,6 +62,33 @@ def _step_reaches(x0, v0, vw, vh, accel, dt, dt_sq, pivot, vel, acc, omega, out)
         turn = smaller(2.0, abs(omega[i]) * dt) * arm
         moved = rel_speed * dt + moved_pivot + turn
         out[i] = larger(moved, math.hypot(vw[i, 0], vw[i, 1]) * dt)
+
+
+def stopping_horizon(reach_m: np.ndarray, vh_mps: np.ndarray, carry_range_mps: np.ndarray,
+                     accel_mps2: np.ndarray, dt_s: float) -> tuple[np.ndarray, float]:
+    """How far (m, (N,)) each body may get before it has stopped: its step reach plus the
+    distance ``c (dt + c / (2 a))`` at ``c`` = its speed cap plus its support's speed range
+    (m/s), braking at ``a`` (m/s^2, at least EPS) after the step; and how long (s) the slowest
+    of them may still move: ``dt`` plus the largest ``c / a`` (0 without bodies). Obstacle
+    pieces within the first bound the whole step's curve (B5, EDGE_OBSTACLE); a platform must
+    stay inside the corridor for the second (C1, C2). Claim: B5, C2."""
+    horizon = np.empty(reach_m.shape[0])
+    longest_s = _stopping_horizons(reach_m, vh_mps, carry_range_mps, accel_mps2, dt_s, EPS,
+                                   horizon)
+    return horizon, dt_s + longest_s
+
+
+@compiled_loop
+def _stopping_horizons(reach, vh, carry_range, accel, dt, eps, out):
+    """Every row of :func:`stopping_horizon` into ``out``; returns the largest ``c / a`` (at
+    least 0, NaN propagates as in numpy's max)."""
+    longest = 0.0
+    for i in range(out.shape[0]):
+        speed = vh[i] + carry_range[i]
+        brake = larger(accel[i], eps)
+        out[i] = reach[i] + speed * (dt + speed / (2.0 * brake))
+        longest = larger(longest, speed / brake)
+    return longest
 
 
 def executed_reach_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray) -> np.ndarray:

@@ -75,7 +75,12 @@ from navproof.world.independent_check import (
 from navproof.world.layout import SUPPORT_PLATFORM, Layout
 from navproof.world.motion import execute
 from navproof.world.progress import route_targets, update_status
-from navproof.world.reach import bodies_within_reach, executed_reach_m, step_reach_m
+from navproof.world.reach import (
+    bodies_within_reach,
+    executed_reach_m,
+    step_reach_m,
+    stopping_horizon,
+)
 
 STALL_STEPS = 20
 """Consecutive stalled steps (:func:`navproof.orca.responsibility.stalled_now`) that count as a
@@ -414,12 +419,10 @@ class World:
         # the sweep, the F2 truncation and the overlap rule see every body within reach of
         # the step, whatever ORCA's neighbour range and count (W1)
         reach = step_reach_m(x0, v0, self.velocity_mps, vh, accel, dt, support)
-        # obstacle pieces within reach bound the whole step's curve (B5, EDGE_OBSTACLE)
+        # obstacle pieces within reach bound the whole step's curve (B5, EDGE_OBSTACLE); a
+        # platform must stay inside the corridor while its riders could still be stopping
         carry_range = support.carry_speed_range_mps(x0, dt)
-        cmax = vh + carry_range
-        horizon = reach + cmax * (dt + cmax / (2.0 * np.maximum(accel, EPS)))
-        # a platform must stay inside the corridor while its riders could still be stopping
-        lookahead = dt + float(np.max(cmax / np.maximum(accel, EPS), initial=0.0))
+        horizon, lookahead = stopping_horizon(reach, vh, carry_range, accel, dt)
         edges = layout.edges(self.patch, support_index, position_m=x0, radius_m=self.radius_m,
                              horizon_m=horizon, platform_lookahead_s=lookahead)
         if nav is not None:
@@ -476,7 +479,8 @@ class World:
         # the report also measures pairs that kept their distance)
         orca_nb = self.crowd.agent_neighbor_idx
         if orca_nb.shape[0] == n and orca_nb.shape[1]:
-            executed_within = np.concatenate([executed_within, orca_nb], axis=1)
+            executed_within = np.concatenate([executed_within, orca_nb], axis=1) \
+                if executed_within.shape[1] else orca_nb
         agent_clear = agent_clearance_m(x0, mid, position, self.radius_m, executed_within, dt)
         # each safe step was verified against its neighbours' predictions; a neighbour whose
         # committed step left its prediction (a fallback) may still have reached it (W1)

@@ -124,3 +124,24 @@ def test_the_step_reach_equals_the_whole_array_expression_bit_for_bit(dt):
         expected = numpy_step_reach(x0, v0, vw, vh, accel, dt, motion)
         got = step_reach_m(x0, v0, vw, vh, accel, dt, Support(motion))
     assert got.tobytes() == expected.tobytes()
+
+
+def test_the_stopping_horizon_equals_the_whole_array_expression_bit_for_bit():
+    from navproof.core.tolerances import EPS
+    from navproof.world.reach import stopping_horizon
+
+    rng = np.random.default_rng(13)
+    n = 4000
+    reach, vh, carry = (rng.uniform(0.0, 3.0, n) for _ in range(3))
+    accel = rng.uniform(0.0, 5.0, n) * 10.0 ** rng.integers(-12, 1, n)
+    accel[:4] = [0.0, -0.0, EPS, np.nan]
+    with np.errstate(invalid="ignore"):
+        cmax = vh + carry
+        want = reach + cmax * (0.1 + cmax / (2.0 * np.maximum(accel, EPS)))
+        got, lookahead = stopping_horizon(reach, vh, carry, accel, 0.1)
+    assert got.tobytes() == want.tobytes()
+    assert np.isnan(lookahead)
+    accel[3] = 1.0
+    want_s = 0.1 + float(np.max(cmax / np.maximum(accel, EPS), initial=0.0))
+    assert stopping_horizon(reach, vh, carry, accel, 0.1)[1] == want_s
+    assert stopping_horizon(np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0), 0.1)[1] == 0.1
