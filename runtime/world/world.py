@@ -435,7 +435,8 @@ class World:
         crowd.velocity = self.velocity_mps
         crowd.max_speed = vh
         point, direction, valid, num_hard = crowd.compute_lines()
-        within = bodies_within_reach(x0, reach + self.radius_m)
+        step_extent = reach + self.radius_m
+        within = bodies_within_reach(x0, step_extent)
         neighbors = Neighbors.gather(within, x0, self.velocity_mps, self.radius_m)
         inp = StepInput(x0, v0, preferred, dt, support, edges, vh, accel, self.radius_m,
                         orca_point=point, orca_direction=direction, orca_valid=valid,
@@ -474,7 +475,7 @@ class World:
         self._begin_handoffs(tick, position, velocity, target, free)
         executed_within = bodies_within_reach(
             x0, executed_reach_m(x0, mid, position) + self.radius_m
-            + 0.5 * CLEARANCE_EXACT_BAND_M)
+            + 0.5 * CLEARANCE_EXACT_BAND_M, wider=(within, step_extent))
         # every pair within reach of the executed step, and ORCA's neighbours further away (so
         # the report also measures pairs that kept their distance)
         orca_nb = self.crowd.agent_neighbor_idx

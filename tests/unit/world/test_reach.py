@@ -145,3 +145,23 @@ def test_the_stopping_horizon_equals_the_whole_array_expression_bit_for_bit():
     want_s = 0.1 + float(np.max(cmax / np.maximum(accel, EPS), initial=0.0))
     assert stopping_horizon(reach, vh, carry, accel, 0.1)[1] == want_s
     assert stopping_horizon(np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0), 0.1)[1] == 0.1
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 40, 1500])
+def test_a_narrower_query_from_a_wider_answer_equals_a_new_query(n):
+    rng = np.random.default_rng(n + 17)
+    position = rng.uniform(0.0, 12.0, (n, 2))
+    wider_extent = rng.uniform(0.05, 1.5, n)
+    wider = bodies_within_reach(position, wider_extent)
+    for shrink in (1.0, 0.9, 0.5, 0.0):
+        extent = wider_extent * shrink
+        narrowed = bodies_within_reach(position, extent, wider=(wider, wider_extent))
+        direct = bodies_within_reach(position, extent)
+        assert narrowed.dtype == direct.dtype and narrowed.shape == direct.shape
+        assert narrowed.tobytes() == direct.tobytes()
+    if n:
+        grown = wider_extent.copy()
+        grown[0] += 0.5  # beyond the earlier extent: a new query
+        np.testing.assert_array_equal(
+            bodies_within_reach(position, grown, wider=(wider, wider_extent)),
+            bodies_within_reach(position, grown))
