@@ -360,8 +360,10 @@ class Layout:
             parts_id.append(wall_id)
         if not parts_n:
             return EdgeSet.build(np.zeros((n, 0, 2)), np.zeros((n, 0)))
-        normal = np.concatenate(parts_n, axis=1)
-        offset = np.concatenate(parts_b, axis=1)
+        # EdgeSet.build keeps cleaned copies of the normals and offsets, so a single part
+        # (often the corridor's rows broadcast to every body) needs no copy of its own
+        normal = parts_n[0] if len(parts_n) == 1 else np.concatenate(parts_n, axis=1)
+        offset = parts_b[0] if len(parts_b) == 1 else np.concatenate(parts_b, axis=1)
         valid = np.concatenate(parts_v, axis=1)
         k = normal.shape[1]
         pivot, vel, acc = np.zeros((n, k, 2)), np.zeros((n, k, 2)), np.zeros((n, k, 2))
