@@ -26,6 +26,10 @@ REACH_PARALLEL_MIN_BODIES = 4096
 """Queries over at least this many bodies run in threads (smaller ones cost less than a
 hand-off)."""
 
+COUNTING_SORT_CELLS_PER_BODY = 4
+"""Grids of at most this many cells per body (plus 1024) are ordered by a counting sort over
+the cells; sparser ones by a stable comparison sort (the same order)."""
+
 REACH_SLACK_M = 1e-6
 """Added to every extent (m): rounding in the positions never drops a pair at contact."""
 
@@ -142,9 +146,14 @@ def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray, *,
             return kept if width == kept.shape[1] else kept[:, :width].copy()
     ext = np.empty(n)
     key = np.empty(n, np.int64)
-    ny = _cell_keys(pos, np.asarray(extent_m, dtype=np.float64), REACH_SLACK_M, ext, key)
-    order = np.argsort(key, kind="stable").astype(np.int64)
-    sorted_key = np.ascontiguousarray(key[order])
+    ny, cells = _cell_keys(pos, np.asarray(extent_m, dtype=np.float64), REACH_SLACK_M, ext,
+                           key)
+    if 0 < cells <= COUNTING_SORT_CELLS_PER_BODY * n + 1024:
+        order, sorted_key = np.empty(n, np.int64), np.empty(n, np.int64)
+        _sort_by_cell(key, cells, order, sorted_key)
+    else:
+        order = np.argsort(key, kind="stable").astype(np.int64)
+        sorted_key = np.ascontiguousarray(key[order])
     count = np.zeros(n, np.int64)
     threads = thread_count(n, REACH_PARALLEL_MIN_BODIES)
     bounds = piece_bounds(n, threads)
@@ -185,7 +194,7 @@ def _cell_keys(pos, extent, slack, ext, key):
     """The grid of :func:`bodies_within_reach` in one pass: every extent plus ``slack`` into
     ``ext``, cells twice the largest of them, each body's cell (column, row counted from the
     lowest occupied ones, with a free border) as ``key`` = column * rows + row; returns the
-    rows per column. Claim: W1."""
+    rows per column and the number of cells (every key is below it). Claim: W1."""
     n = pos.shape[0]
     largest = -np.inf
     for i in range(n):
@@ -195,6 +204,7 @@ def _cell_keys(pos, extent, slack, ext, key):
     cell = 2.0 * largest
     low_x = np.iinfo(np.int64).max
     low_y = np.iinfo(np.int64).max
+    high_x = np.iinfo(np.int64).min
     high_y = np.iinfo(np.int64).min
     for i in range(n):
         cx = np.int64(np.floor(pos[i, 0] / cell))
@@ -202,12 +212,29 @@ def _cell_keys(pos, extent, slack, ext, key):
         key[i] = cx
         low_x = min(low_x, cx)
         low_y = min(low_y, cy)
+        high_x = max(high_x, cx)
         high_y = max(high_y, cy)
     ny = high_y - low_y + 3
     for i in range(n):
         cy = np.int64(np.floor(pos[i, 1] / cell))
         key[i] = (key[i] - low_x + 1) * ny + (cy - low_y + 1)
-    return ny
+    return ny, (high_x - low_x + 2) * ny
+
+
+@compiled_loop
+def _sort_by_cell(key, cells, order, sorted_key):
+    """The bodies in increasing ``key`` (below ``cells``), ties in index order, into ``order``
+    and their keys into ``sorted_key``: a counting sort, the order of a stable sort."""
+    start = np.zeros(cells + 1, np.int64)
+    for i in range(key.shape[0]):
+        start[key[i] + 1] += 1
+    for c in range(cells):
+        start[c + 1] += start[c]
+    for i in range(key.shape[0]):
+        at = start[key[i]]
+        order[at] = i
+        sorted_key[at] = key[i]
+        start[key[i]] = at + 1
 
 
 @compiled_loop

@@ -165,3 +165,28 @@ def test_a_narrower_query_from_a_wider_answer_equals_a_new_query(n):
         np.testing.assert_array_equal(
             bodies_within_reach(position, grown, wider=(wider, wider_extent)),
             bodies_within_reach(position, grown))
+
+
+def test_the_counting_sort_gives_the_order_of_a_stable_sort():
+    from navproof.world.reach import _sort_by_cell
+
+    rng = np.random.default_rng(21)
+    for cells, n in ((1, 10), (50, 1000), (5000, 300)):
+        key = rng.integers(0, cells, n)
+        order, sorted_key = np.empty(n, np.int64), np.empty(n, np.int64)
+        _sort_by_cell(key, cells, order, sorted_key)
+        want = np.argsort(key, kind="stable")
+        assert order.tolist() == want.tolist()
+        assert sorted_key.tolist() == key[want].tolist()
+
+
+def test_a_sparse_crowd_finds_exactly_the_pairs_whose_extents_meet():
+    rng = np.random.default_rng(8)
+    position = rng.uniform(0.0, 12.0, (300, 2))
+    position[0] = [5000.0, -3000.0]  # one body far away: too many cells to count
+    extent = rng.uniform(0.05, 1.5, 300)
+    found = bodies_within_reach(position, extent)
+    got = np.zeros((300, 300), bool)
+    for i in range(300):
+        got[i, found[i][found[i] >= 0]] = True
+    np.testing.assert_array_equal(got, brute_force_pairs(position, extent))
