@@ -146,7 +146,8 @@ def _solved_rows(free, solved_label, solved_flags, solved_commit_s, solved_veloc
     flags, commit time (s) and velocity (m/s), except that a step with a value outside the
     proven ranges (``outside``, per solved row) is flagged and never safe (B1, S3, S4, V1), and
     a body that starts inside an obstacle or outside its walls (``start_wall_m`` below
-    ``-tol``) is in violation until a step starts clear (B5, C2, O5)."""
+    ``-tol``) is in violation until a step starts clear (B5, C2, O5).
+    Claim: B1, S3, S4, V1, B5, C2, O5."""
     for r in range(free.shape[0]):
         i = free[r]
         lab = solved_label[r]
