@@ -141,7 +141,7 @@ def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray, *,
         found, wider_extent_m = wider
         ext = np.asarray(extent_m, dtype=np.float64)
         if found.shape[0] == n and np.all((ext >= 0.0) & (ext <= wider_extent_m)):
-            kept = np.full(found.shape, -1, np.int64)
+            kept = np.full((n, found.shape[1]), -1, np.int64)
             width = _narrowed(pos, ext + REACH_SLACK_M, np.ascontiguousarray(found), kept)
             return kept if width == kept.shape[1] else kept[:, :width].copy()
     ext = np.empty(n)
@@ -202,18 +202,22 @@ def _cell_keys(pos, extent, slack, ext, key):
         if ext[i] > largest or ext[i] != ext[i]:
             largest = ext[i]
     cell = 2.0 * largest
-    low_x = np.iinfo(np.int64).max
-    low_y = np.iinfo(np.int64).max
-    high_x = np.iinfo(np.int64).min
-    high_y = np.iinfo(np.int64).min
+    low_x = np.int64(np.iinfo(np.int64).max)
+    low_y = np.int64(np.iinfo(np.int64).max)
+    high_x = np.int64(np.iinfo(np.int64).min)
+    high_y = np.int64(np.iinfo(np.int64).min)
     for i in range(n):
         cx = np.int64(np.floor(pos[i, 0] / cell))
         cy = np.int64(np.floor(pos[i, 1] / cell))
         key[i] = cx
-        low_x = min(low_x, cx)
-        low_y = min(low_y, cy)
-        high_x = max(high_x, cx)
-        high_y = max(high_y, cy)
+        if cx < low_x:
+            low_x = cx
+        if cy < low_y:
+            low_y = cy
+        if cx > high_x:
+            high_x = cx
+        if cy > high_y:
+            high_y = cy
     ny = high_y - low_y + 3
     for i in range(n):
         cy = np.int64(np.floor(pos[i, 1] / cell))
