@@ -144,6 +144,29 @@ def _motion_rows(support_index, pivot_table, velocity_table, accel_table, omega_
             version[i] = version_table[s] + 1000 * (s + 1)
 
 
+@compiled_loop
+def _corridor_rows(carried, inside, support_index, valid, edge_id):
+    """The corridor's columns ``0:K`` of :meth:`Layout.edges`' (N, K') ``valid`` and
+    ``edge_id``: valid unless the body is ``carried`` by a platform that stays ``inside`` the
+    corridor (``inside`` indexed by ``support_index``, its last entry the static ground's), ids
+    0 to K - 1, K the corridor's number of sides. Claim: C1, C2, R1."""
+    k_count = edge_id.shape[1]
+    for i in range(valid.shape[0]):
+        kept = not (carried[i] and inside[support_index[i]])
+        for k in range(k_count):
+            valid[i, k] = kept
+            edge_id[i, k] = k
+
+
+@compiled_loop
+def _edge_kinds(edge_id, obstacle_id, kind):
+    """EDGE_OBSTACLE for every id from ``obstacle_id`` on, EDGE_WALL below, into ``kind``
+    (N, K). Claim: B5."""
+    for i in range(edge_id.shape[0]):
+        for k in range(edge_id.shape[1]):
+            kind[i, k] = EDGE_OBSTACLE if edge_id[i, k] >= obstacle_id else EDGE_WALL
+
+
 def _table(polygons: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Half-plane table of convex polygons: normals (T, K, 2), offsets (T, K), valid (T, K)."""
     width = max((p.shape[0] for p in polygons), default=0)
@@ -326,11 +349,13 @@ class Layout:
         kc = self.corridor_normal.shape[0]
         if kc:
             inside = np.append(self.platforms_inside(platform_lookahead_s), False)
-            sheltered = carried & inside[support_index]
+            corridor_v, corridor_id = np.empty((n, kc), bool), np.empty((n, kc), np.int64)
+            _corridor_rows(carried, inside, np.asarray(support_index, dtype=np.int64),
+                           corridor_v, corridor_id)
             parts_n.append(np.broadcast_to(self.corridor_normal, (n, kc, 2)))
             parts_b.append(np.broadcast_to(self.corridor_offset, (n, kc)))
-            parts_v.append(np.broadcast_to(~sheltered[:, None], (n, kc)))
-            parts_id.append(np.broadcast_to(np.arange(kc), (n, kc)))
+            parts_v.append(corridor_v)
+            parts_id.append(corridor_id)
         kp = self.patch_normal.shape[1]
         if kp:
             on = patch_index >= 0
@@ -364,26 +389,31 @@ class Layout:
         # (often the corridor's rows broadcast to every body) needs no copy of its own
         normal = parts_n[0] if len(parts_n) == 1 else np.concatenate(parts_n, axis=1)
         offset = parts_b[0] if len(parts_b) == 1 else np.concatenate(parts_b, axis=1)
-        valid = np.concatenate(parts_v, axis=1)
+        valid = parts_v[0] if len(parts_v) == 1 else np.concatenate(parts_v, axis=1)
         k = normal.shape[1]
-        pivot, vel, acc = np.zeros((n, k, 2)), np.zeros((n, k, 2)), np.zeros((n, k, 2))
+        pivot, vel = np.zeros((n, k, 2)), np.zeros((n, k, 2))
         omega, version = np.zeros((n, k)), np.zeros((n, k), np.int64)
+        # without platforms every wall is fixed: Motion fills the zero acceleration itself
+        # (no finiteness check of a fresh array of zeros)
+        motion = Motion(pivot, vel, omega, version)
         if moving is not None:
             # platform walls share the platform's rigid motion (the carried body's own support)
             first, ks = moving
             sup = self.support_motion(support_index).motion
             sl = slice(first, first + ks)
             on = valid[:, sl]
+            acc = np.zeros((n, k, 2))
             pivot[:, sl] = np.where(on[..., None], sup.pivot_m[:, None, :], 0.0)
             vel[:, sl] = np.where(on[..., None], sup.velocity_mps[:, None, :], 0.0)
             acc[:, sl] = np.where(on[..., None], sup.acceleration_mps2[:, None, :], 0.0)
             omega[:, sl] = np.where(on, sup.omega_radps[:, None], 0.0)
             version[:, sl] = np.where(on, sup.version[:, None], 0)
-        edge_id = np.concatenate(parts_id, axis=1)
-        kind = np.where(edge_id >= OBSTACLE_EDGE_ID, EDGE_OBSTACLE, EDGE_WALL)
-        return EdgeSet.build(normal, offset, valid=valid,
-                             motion=Motion(pivot, vel, omega, version, acc),
-                             edge_id=edge_id, kind=kind)
+            motion = Motion(pivot, vel, omega, version, acc)
+        edge_id = parts_id[0] if len(parts_id) == 1 else np.concatenate(parts_id, axis=1)
+        kind = np.empty((n, k), np.int64)
+        _edge_kinds(edge_id, OBSTACLE_EDGE_ID, kind)
+        return EdgeSet.build(normal, offset, valid=valid, motion=motion, edge_id=edge_id,
+                             kind=kind)
 
     def obstacle_walls(self, position_m: np.ndarray, radius_m: np.ndarray, horizon_m: np.ndarray
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
