@@ -30,7 +30,7 @@ from navproof.boundary.polygons import (
     polygon_signed_distance_m,
 )
 from navproof.core.errors import InvalidInput
-from navproof.core.jit import compiled_loop
+from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.tolerances import EPS, UNIT_LENGTH_TOL
 from navproof.core.validation import check_valid_finite
 
@@ -107,21 +107,37 @@ def _first_containing_rows(normal, offset, valid, x, eps, out):
 
 
 @compiled_loop
-def _least_wall_margin(normal, offset, valid, edge_id, obstacle_id, x, out):
-    """Least signed margin ``b0 - n . x`` (m) of each body's valid walls with an id below
-    ``obstacle_id`` into ``out`` (N,) (inf where none; NaN propagates as in numpy's minimum),
-    the margin evaluated as :meth:`navproof.boundary.edges.EdgeSet.initial_margin_m` does.
-    Claim: B1, B5."""
+def _least_wall_margin(normal, offset, valid, edge_id, obstacle_id, x, obstacle, out):
+    """Each body's least clearance (m) over the points ``x`` (P, N, 2) into ``out`` (N,), which
+    holds the clearance to start from: at each point the least signed margin ``b0 - n . x`` of
+    the body's valid walls with an id below ``obstacle_id`` (inf where none; NaN propagates as
+    in numpy's minimum; the margin evaluated as
+    :meth:`navproof.boundary.edges.EdgeSet.initial_margin_m` does), then numpy's minimum with
+    each of its obstacle clearances ``obstacle[p, i]`` (P, N, O) in turn, then numpy's minimum
+    of the running clearance and that. Claim: B1, B5."""
     for i in range(out.shape[0]):
-        least = np.inf
-        for k in range(valid.shape[1]):
-            if valid[i, k] and edge_id[i, k] < obstacle_id:
-                margin = offset[i, k] - (normal[i, k, 0] * x[i, 0] + normal[i, k, 1] * x[i, 1])
-                if margin < least or margin != margin:
-                    least = margin
-                    if least != least:
-                        break
-        out[i] = least
+        running = out[i]
+        for p in range(x.shape[0]):
+            least = np.inf
+            for k in range(valid.shape[1]):
+                if valid[i, k] and edge_id[i, k] < obstacle_id:
+                    margin = offset[i, k] - (normal[i, k, 0] * x[p, i, 0]
+                                             + normal[i, k, 1] * x[p, i, 1])
+                    if margin < least or margin != margin:
+                        least = margin
+                        if least != least:
+                            break
+            for o in range(obstacle.shape[2]):
+                least = _numpy_minimum(least, obstacle[p, i, o])
+            running = _numpy_minimum(running, least)
+        out[i] = running
+
+
+@inlined_loop
+def _numpy_minimum(a, b):
+    """``np.minimum(a, b)`` of two floats, to the bit: ``a`` where it is below ``b`` or NaN,
+    else ``b`` (of two equal zeros, ``b``'s sign)."""
+    return a if a < b or a != a else b
 
 
 @compiled_loop
@@ -544,11 +560,28 @@ class Layout:
         simple polygon, :func:`navproof.boundary.polygons.polygon_signed_distance_m`, minus the
         radius); +inf without any. Claim: B5."""
         out = np.full(x_m.shape[0], np.inf)
-        if edges.valid.shape[1]:
-            # obstacle walls are conservative stand-ins; the exact distance is measured below
-            _least_wall_margin(edges.normal, edges.offset_m, edges.valid, edges.edge_id,
-                               OBSTACLE_EDGE_ID, np.asarray(x_m, dtype=np.float64), out)
-        for poly in self.obstacles:
-            out = np.minimum(out, polygon_signed_distance_m(poly, x_m) - radius_m)
+        self._least_clearance_m(np.asarray(x_m, dtype=np.float64)[None], radius_m, edges, out)
         return out
 
+    def step_wall_clearance_m(self, start_clearance_m: np.ndarray, mid_m: np.ndarray,
+                              end_m: np.ndarray, radius_m: np.ndarray, edges: EdgeSet
+                              ) -> np.ndarray:
+        """Least signed clearance (m, (N,)) of every body over the step: numpy's minimum of
+        ``start_clearance_m``, :meth:`wall_clearance_m` at the middle ``mid_m`` and at the end
+        ``end_m`` of the step, in that order, with one pass over the edges. Claim: B5."""
+        out = np.array(start_clearance_m, dtype=np.float64)
+        self._least_clearance_m(np.stack((mid_m, end_m)).astype(np.float64, copy=False),
+                                radius_m, edges, out)
+        return out
+
+    def _least_clearance_m(self, x_m: np.ndarray, radius_m: np.ndarray, edges: EdgeSet,
+                           out: np.ndarray) -> None:
+        """:func:`_least_wall_margin` of the points ``x_m`` (P, N, 2) into ``out`` (N,), the
+        obstacles' exact clearances of each point included."""
+        # obstacle walls are conservative stand-ins; the exact distance is measured here
+        obstacle = np.empty((x_m.shape[0], x_m.shape[1], len(self.obstacles)))
+        for o, poly in enumerate(self.obstacles):
+            for p in range(x_m.shape[0]):
+                obstacle[p, :, o] = polygon_signed_distance_m(poly, x_m[p]) - radius_m
+        _least_wall_margin(edges.normal, edges.offset_m, edges.valid, edges.edge_id,
+                           OBSTACLE_EDGE_ID, x_m, obstacle, out)

@@ -487,8 +487,8 @@ class World:
         # each safe step was verified against its neighbours' predictions; a neighbour whose
         # committed step left its prediction (a fallback) may still have reached it (W1)
         label[(label == SAFE) & (agent_clear < -EPS)] = NEIGHBOUR_FALLBACK
-        wall_clear = np.minimum.reduce([start_wall] + [layout.wall_clearance_m(
-            p, self.radius_m, edges) for p in (mid, position)])
+        wall_clear = layout.step_wall_clearance_m(start_wall, mid, position, self.radius_m,
+                                                  edges)
         if nav is not None:
             wall_clear = nav.wall_clearance_m(wall_clear, crossed, mid)
             if self.assertions:
