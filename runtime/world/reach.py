@@ -95,12 +95,16 @@ def _stopping_horizons(reach, vh, carry_range, accel, dt, eps, out):
     return longest
 
 
-def executed_reach_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray) -> np.ndarray:
+def executed_reach_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray, *,
+                     radius_m: np.ndarray | None = None, band_m: float = 0.0) -> np.ndarray:
     """Upper bound (m, (N,)) on the distance from ``x0`` of the executed curve through the start,
-    middle and end points (the quadratic ``x0 + B tau + A tau^2``, tau in [0, 1]): ``|B| + |A|``.
-    Claim: W1."""
+    middle and end points (the quadratic ``x0 + B tau + A tau^2``, tau in [0, 1]): ``|B| + |A|``;
+    with ``radius_m`` (N,) the body's extent ``|B| + |A| + radius + band_m`` (m), added in that
+    order. Claim: W1."""
     out = np.empty(x0_m.shape[0])
-    _executed_reaches(x0_m, mid_m, x1_m, out)
+    radius = np.zeros(x0_m.shape[0]) if radius_m is None else np.asarray(radius_m,
+                                                                          dtype=np.float64)
+    _executed_reaches(x0_m, mid_m, x1_m, radius, band_m, out)
     return out
 
 
@@ -117,11 +121,12 @@ def executed_coefficients(x0, mid, x1, i):
 
 
 @compiled_loop
-def _executed_reaches(x0, mid, x1, out):
-    """Every row of :func:`executed_reach_m` into ``out``: ``hypot(B) + hypot(A)``."""
+def _executed_reaches(x0, mid, x1, radius, band, out):
+    """Every row of :func:`executed_reach_m` into ``out``: ``hypot(B) + hypot(A)``, plus
+    ``radius`` and ``band`` (adding zeros keeps the sum's bits: it is never -0)."""
     for i in range(out.shape[0]):
         bx, by, ax, ay = executed_coefficients(x0, mid, x1, i)
-        out[i] = math.hypot(bx, by) + math.hypot(ax, ay)
+        out[i] = math.hypot(bx, by) + math.hypot(ax, ay) + radius[i] + band
 
 
 def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray, *,

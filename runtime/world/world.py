@@ -165,6 +165,15 @@ def _solved_rows(free, solved_label, solved_flags, solved_commit_s, solved_veloc
         velocity_mps[i, 1] = solved_velocity_mps[r, 1]
 
 
+@compiled_loop
+def _neighbour_fallbacks(agent_clearance_m, limit_m, label):
+    """NEIGHBOUR_FALLBACK for every body labelled SAFE whose clearance to the other bodies over
+    the executed step is below ``limit_m`` (m), in ``label``. Claim: W1."""
+    for i in range(label.shape[0]):
+        if label[i] == SAFE and agent_clearance_m[i] < limit_m:
+            label[i] = NEIGHBOUR_FALLBACK
+
+
 @dataclass(frozen=True)
 class WorldStep:
     """What one step did, per agent: the preferred velocity (relative to the support), the safe
@@ -475,8 +484,9 @@ class World:
                 self._step_handoff(agent, tick, position, velocity, mid)
         self._begin_handoffs(tick, position, velocity, target, free)
         executed_within = bodies_within_reach(
-            x0, executed_reach_m(x0, mid, position) + self.radius_m
-            + 0.5 * CLEARANCE_EXACT_BAND_M, wider=(within, step_extent))
+            x0, executed_reach_m(x0, mid, position, radius_m=self.radius_m,
+                                 band_m=0.5 * CLEARANCE_EXACT_BAND_M),
+            wider=(within, step_extent))
         # every pair within reach of the executed step, and ORCA's neighbours further away (so
         # the report also measures pairs that kept their distance)
         orca_nb = self.crowd.agent_neighbor_idx
@@ -486,7 +496,7 @@ class World:
         agent_clear = agent_clearance_m(x0, mid, position, self.radius_m, executed_within, dt)
         # each safe step was verified against its neighbours' predictions; a neighbour whose
         # committed step left its prediction (a fallback) may still have reached it (W1)
-        label[(label == SAFE) & (agent_clear < -EPS)] = NEIGHBOUR_FALLBACK
+        _neighbour_fallbacks(agent_clear, -EPS, label)
         wall_clear = layout.step_wall_clearance_m(start_wall, mid, position, self.radius_m,
                                                   edges)
         if nav is not None:

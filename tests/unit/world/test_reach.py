@@ -190,3 +190,22 @@ def test_a_sparse_crowd_finds_exactly_the_pairs_whose_extents_meet():
     for i in range(300):
         got[i, found[i][found[i] >= 0]] = True
     np.testing.assert_array_equal(got, brute_force_pairs(position, extent))
+
+
+def test_the_executed_extent_adds_radius_and_band_like_the_whole_array_evaluation():
+    rng = np.random.default_rng(11)
+    x0, mid, x1 = (rng.normal(size=(400, 2)) for _ in range(3))
+    mid[:20] = x0[:20]
+    x1[:20] = x0[:20]
+    x1[20:25, 0] = np.nan
+    mid[25:30, 1] = np.inf
+    radius = rng.uniform(0.0, 0.5, 400)
+    radius[30:40] = 0.0
+    radius[40:45] = -0.0
+    extent = executed_reach_m(x0, mid, x1, radius_m=radius, band_m=0.025)
+    want = executed_reach_m(x0, mid, x1) + radius + 0.025
+    assert extent.tobytes() == want.tobytes()
+    b = 4.0 * (mid - x0) - (x1 - x0)
+    a = 2.0 * (x1 - x0) - 4.0 * (mid - x0)
+    reach = np.hypot(*b.T) + np.hypot(*a.T)
+    assert executed_reach_m(x0, mid, x1).tobytes() == reach.tobytes()
