@@ -361,7 +361,7 @@ class Layout:
         # common reference velocity, R1, so the far fixed walls would only void every stop
         # guarantee); where the platform may leave it, the body keeps the corridor's walls and
         # its labels say what that leaves of its guarantees
-        carried = np.isin(support_index, platforms)
+        carried = np.isin(support_index, platforms) if platforms else np.zeros(n, bool)
         kc = self.corridor_normal.shape[0]
         if kc:
             inside = np.append(self.platforms_inside(platform_lookahead_s), False)
@@ -383,7 +383,7 @@ class Layout:
         moving = None
         if platforms:
             normal, offset, valid = self._support_table()
-            on = np.isin(support_index, platforms)
+            on = carried
             idx = np.where(on, support_index, 0)
             ks = normal.shape[1]
             parts_n.append(normal[idx])
