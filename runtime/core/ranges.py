@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from navproof.core.errors import InvalidInput
+from navproof.core.jit import compiled_loop
 from navproof.core.tolerances import RANGE_BOUND_REL
 
 if TYPE_CHECKING:
@@ -38,32 +39,36 @@ def _bounds(profile: Any, name: str) -> tuple[float, float, str]:
     return float(p.min), float(p.max), p.unit
 
 
+def _step_ranges(profile: Any) -> list[tuple[str, str, float, float, str]]:
+    """The ranges a step's values must lie in, in the order of :func:`_step_values`: (field,
+    parameter, lo, hi, unit)."""
+    out = []
+    for field, parameter in (("dt_s", "step_s"), ("accel_mps2", "brake_budget_mps2")):
+        out.append((field, parameter, *_bounds(profile, parameter)))
+    v_lo, v_hi, unit = _bounds(profile, "surface_speed_cap_mps")
+    k_lo, k_hi, _ = _bounds(profile, "slope_factor")
+    out.append(("vh_mps", "surface_speed_cap_mps / slope_factor", v_lo / k_hi, v_hi / k_lo,
+                unit))
+    out.append(("support.velocity_mps", "support_speed_mps",
+                *_bounds(profile, "support_speed_mps")))
+    out.append(("edges.velocity_mps", "edge_speed_mps", *_bounds(profile, "edge_speed_mps")))
+    return out
+
+
 def _step_values(inp: Any, profile: Any) -> list[tuple[str, str, np.ndarray, float, float,
                                                       str]]:
     """Every value of a step the proofs' ranges bound, per agent (N,) or per agent and edge
     (N, K, +inf-free: invalid edges give 0): (field, parameter, values, lo, hi, unit)."""
-    out = []
     n = inp.position_m.shape[0]
     dt = np.broadcast_to(np.asarray(inp.dt_s, dtype=np.float64), (n,))
-    lo, hi, unit = _bounds(profile, "step_s")
-    out.append(("dt_s", "step_s", dt, lo, hi, unit))
-    lo, hi, unit = _bounds(profile, "brake_budget_mps2")
-    out.append(("accel_mps2", "brake_budget_mps2",
-                np.broadcast_to(np.asarray(inp.accel_mps2, np.float64), (n,)), lo, hi, unit))
-    v_lo, v_hi, unit = _bounds(profile, "surface_speed_cap_mps")
-    k_lo, k_hi, _ = _bounds(profile, "slope_factor")
-    out.append(("vh_mps", "surface_speed_cap_mps / slope_factor",
-                np.broadcast_to(np.asarray(inp.vh_mps, np.float64), (n,)), v_lo / k_hi,
-                v_hi / k_lo, unit))
-    lo, hi, unit = _bounds(profile, "support_speed_mps")
-    # the largest speed over the step: an accelerating or turning support changes it
-    support_speed = inp.support.carry_speed_range_mps(inp.position_m, dt)
-    out.append(("support.velocity_mps", "support_speed_mps", support_speed, lo, hi, unit))
-    lo, hi, unit = _bounds(profile, "edge_speed_mps")
-    edge_speed = np.where(inp.edges.valid,
-                          inp.edges.motion.pivot_speed_range_mps(dt[:, None]), 0.0)
-    out.append(("edges.velocity_mps", "edge_speed_mps", edge_speed, lo, hi, unit))
-    return out
+    values = [dt, np.broadcast_to(np.asarray(inp.accel_mps2, np.float64), (n,)),
+              np.broadcast_to(np.asarray(inp.vh_mps, np.float64), (n,)),
+              # the largest speed over the step: an accelerating or turning support changes it
+              inp.support.carry_speed_range_mps(inp.position_m, dt),
+              np.where(inp.edges.valid, inp.edges.motion.pivot_speed_range_mps(dt[:, None]),
+                       0.0)]
+    return [(field, parameter, value, lo, hi, unit) for (field, parameter, lo, hi, unit), value
+            in zip(_step_ranges(profile), values, strict=True)]
 
 
 def check_step_in_profile(inp: Any, profile: Any) -> None:
@@ -80,16 +85,55 @@ def check_step_in_profile(inp: Any, profile: Any) -> None:
         _check_range(profile, field, parameter, values, lo, hi, unit)
 
 
-def agents_outside_profile(inp: Any, profile: Any) -> np.ndarray:
+def agents_outside_profile(inp: Any, profile: Any, *,
+                           support_speed_mps: np.ndarray | None = None) -> np.ndarray:
     """(N,) True for the agents whose step leaves ``profile``'s ranges (the values of
     :func:`check_step_in_profile`, per agent): the step is outside what the proofs cover, so it
-    is never labelled safe. Claim: B1, S3, S4, V1."""
-    outside = np.zeros(inp.position_m.shape[0], bool)
-    for _, _, values, lo, hi, _ in _step_values(inp, profile):
+    is never labelled safe. The support's speed range comes from the support
+    (:meth:`~navproof.boundary.Support.carry_speed_range_mps`) unless the caller already has
+    it (``support_speed_mps``, m/s, (N,)); the rest is one compiled pass per agent
+    (:func:`_outside_rows`). Claim: B1, S3, S4, V1."""
+    n = inp.position_m.shape[0]
+    dt = np.broadcast_to(np.asarray(inp.dt_s, dtype=np.float64), (n,))
+    limits = np.empty((5, 2))
+    for row, (_, _, lo, hi, _) in enumerate(_step_ranges(profile)):
         slack = RANGE_BOUND_REL * max(abs(lo), abs(hi), 1.0)
-        bad = (values < lo - slack) | (values > hi + slack)
-        outside |= bad.reshape(bad.shape[0], -1).any(axis=1)
+        limits[row] = lo - slack, hi + slack
+    if support_speed_mps is None:
+        support_speed_mps = inp.support.carry_speed_range_mps(inp.position_m, dt)
+    motion = inp.edges.motion
+    if np.all(np.isfinite(inp.dt_s)) and not (motion.velocity_mps.any()
+                                             or motion.acceleration_mps2.any()):
+        # no edge moves: every pivot speed range max(|w|, |w + alpha dt|) is exactly 0
+        edge_speed = np.zeros(inp.edges.valid.shape)
+    else:
+        edge_speed = motion.pivot_speed_range_mps(dt[:, None])
+    outside = np.empty(n, np.bool_)
+    _outside_rows(dt, np.broadcast_to(np.asarray(inp.accel_mps2, np.float64), (n,)),
+                  np.broadcast_to(np.asarray(inp.vh_mps, np.float64), (n,)),
+                  np.asarray(support_speed_mps, dtype=np.float64), inp.edges.valid,
+                  edge_speed, limits, outside)
     return outside
+
+
+@compiled_loop
+def _outside_rows(dt, accel, vh, support_speed, edge_valid, edge_speed, limits, out):
+    """Every row of :func:`agents_outside_profile`: the step length, braking budget, cap and
+    support speed range of the agent and the speed range of each of its edges (an invalid edge
+    counts as 0 m/s) against the slackened ranges ``limits`` (5, 2), in that order.
+    Claim: B1, S3, S4, V1."""
+    dt_lo, dt_hi, accel_lo, accel_hi = limits[0, 0], limits[0, 1], limits[1, 0], limits[1, 1]
+    vh_lo, vh_hi, support_lo, support_hi = limits[2, 0], limits[2, 1], limits[3, 0], limits[3, 1]
+    edge_lo, edge_hi = limits[4, 0], limits[4, 1]
+    for i in range(out.shape[0]):
+        # every comparison evaluated (no branches): the loop stays straight
+        bad = (dt[i] < dt_lo) | (dt[i] > dt_hi) | (accel[i] < accel_lo) \
+            | (accel[i] > accel_hi) | (vh[i] < vh_lo) | (vh[i] > vh_hi) \
+            | (support_speed[i] < support_lo) | (support_speed[i] > support_hi)
+        for k in range(edge_valid.shape[1]):
+            speed = edge_speed[i, k] if edge_valid[i, k] else 0.0
+            bad |= (speed < edge_lo) | (speed > edge_hi)
+        out[i] = bad
 
 
 def check_in_profile_range(profile: Profile, field: str, parameter: str, values: Any) -> None:

@@ -128,7 +128,7 @@ def keep_right_and_yield(
 
 
 @compiled_loop
-def _stalled(speed, pref_speed, max_speed):
+def stall_rule(speed, pref_speed, max_speed):
     """The stall rule for one agent (m/s): it wants to move but moves at less than
     ``STALL_SPEED_FRACTION`` of its maximum speed. Claim: O8."""
     return pref_speed > 0.0 and speed < STALL_SPEED_FRACTION * max_speed
@@ -136,26 +136,26 @@ def _stalled(speed, pref_speed, max_speed):
 
 @compiled_loop
 def _mark_stalled(speed, pref_speed, max_speed, out):
-    """:func:`_stalled` of every entry of the flat arrays into ``out``."""
+    """:func:`stall_rule` of every entry of the flat arrays into ``out``."""
     for i in range(out.size):
-        out[i] = _stalled(speed[i], pref_speed[i], max_speed[i])
+        out[i] = stall_rule(speed[i], pref_speed[i], max_speed[i])
 
 
 @compiled_loop
 def _count_stalls(previous, selected, preferred, max_speed, out):
     """Every row of :func:`stall_count` into ``out``: speeds by ``hypot``, then
-    :func:`_stalled`."""
+    :func:`stall_rule`."""
     for i in range(out.size):
         speed = math.hypot(selected[i, 0], selected[i, 1])
         pref_speed = math.hypot(preferred[i, 0], preferred[i, 1])
-        out[i] = previous[i] + 1 if _stalled(speed, pref_speed, max_speed[i]) else 0
+        out[i] = previous[i] + 1 if stall_rule(speed, pref_speed, max_speed[i]) else 0
 
 
 def stalled_now(speed_mps: np.ndarray, pref_speed_mps: np.ndarray,
                 max_speed_mps: np.ndarray) -> np.ndarray:
     """True where an agent makes no progress this step: it wants to move (preferred speed
     above 0, m/s) but moves at less than ``STALL_SPEED_FRACTION`` of its maximum speed (m/s);
-    the arrays broadcast. The one stall rule of the crowd and the World (:func:`_stalled`).
+    the arrays broadcast. The one stall rule of the crowd and the World (:func:`stall_rule`).
     Claim: O8."""
     speed, pref_speed, max_speed = np.broadcast_arrays(
         *(np.asarray(a, dtype=np.float64) for a in (speed_mps, pref_speed_mps, max_speed_mps)))

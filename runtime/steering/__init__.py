@@ -3,8 +3,9 @@ agent, vectorised over agents. Seek (T1), acceleration-clamped steering (T2) and
 the shipped speed curve and stop range (T3); the formulas come from ``navproof._generated``."""
 
 from navproof.steering.arrive import arrive_velocity
-from navproof.steering.clamp import check_steering_step, clamped_steering
+from navproof.steering.clamp import check_steering_step, clamped_steering, speed_capped
 from navproof.steering.params import SteeringParams
+from navproof.steering.route import route_velocity
 from navproof.steering.seek import seek_velocity
 
 __all__ = [
@@ -12,5 +13,7 @@ __all__ = [
     "arrive_velocity",
     "check_steering_step",
     "clamped_steering",
+    "route_velocity",
     "seek_velocity",
+    "speed_capped",
 ]

@@ -8,56 +8,126 @@ from :mod:`navproof.proofs.steering`), so ``v'`` lies on the segment from ``v`` 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from navproof._generated import formulas
 from navproof.core.errors import ObligationViolation
+from navproof.core.jit import compiled_loop
 from navproof.core.tolerances import EPS, STEERING_CHECK_REL, STEERING_REACHED_REL
 
 
 def clamped_steering(velocity_mps: np.ndarray, desired_mps: np.ndarray,
                      max_accel_mps2: np.ndarray | float, dt_s: float) -> np.ndarray:
     """New velocity (m/s, (N, 2)) of one clamped steering step from ``velocity_mps`` towards
-    ``desired_mps``. Claim: T2."""
+    ``desired_mps``: the gap's length (``hypot``, :func:`_gap_lengths`), the generated change,
+    then the step (:func:`_steps`). Claim: T2."""
+    v, desired = np.broadcast_arrays(np.asarray(velocity_mps, dtype=np.float64),
+                                     np.asarray(desired_mps, dtype=np.float64))
+    gap_mps = np.empty(v.shape[0])
+    _gap_lengths(v, desired, gap_mps)
+    change_mps = np.broadcast_to(np.asarray(formulas.steering_change(
+        gap=gap_mps, max_accel=max_accel_mps2, dt=dt_s), dtype=np.float64), gap_mps.shape)
+    out = np.empty(v.shape)
+    _steps(v, desired, gap_mps, change_mps, 1.0 - STEERING_REACHED_REL, out)
+    return out
+
+
+@compiled_loop
+def _gap_lengths(v, desired, out):
+    """Length (m/s, ``hypot``) of every row's gap ``desired - v`` into ``out``."""
+    for i in range(out.shape[0]):
+        out[i] = math.hypot(desired[i, 0] - v[i, 0], desired[i, 1] - v[i, 1])
+
+
+@compiled_loop
+def _steps(v, desired, gap, change, reached_scale, out):
+    """Every row of :func:`clamped_steering`: ``v + (desired - v) s`` with ``s`` the change
+    over the gap (0 for no gap). Claim: T2."""
+    for i in range(out.shape[0]):
+        scale = change[i] / gap[i] if gap[i] > 0.0 else 0.0
+        # a reachable desired velocity (up to rounding) is taken as it is: no residue of
+        # v + (d - v) s with s a rounding short of 1 keeps a stopped body creeping
+        if scale >= reached_scale:
+            out[i, 0] = desired[i, 0]
+            out[i, 1] = desired[i, 1]
+        else:
+            out[i, 0] = v[i, 0] + (desired[i, 0] - v[i, 0]) * scale
+            out[i, 1] = v[i, 1] + (desired[i, 1] - v[i, 1]) * scale
+
+
+def speed_capped(velocity_mps: np.ndarray, cap_mps: np.ndarray) -> np.ndarray:
+    """Velocities (m/s, (N, 2)) scaled down to the speed cap ``cap_mps`` (N,) where they
+    exceed it (length by ``hypot``), in one compiled pass. Claim: T2, V1."""
     v = np.asarray(velocity_mps, dtype=np.float64)
-    gap = np.asarray(desired_mps, dtype=np.float64) - v
-    gap_mps = np.hypot(gap[:, 0], gap[:, 1])
-    change_mps = formulas.steering_change(gap=gap_mps, max_accel=max_accel_mps2, dt=dt_s)
-    scale = np.divide(change_mps, gap_mps, out=np.zeros_like(gap_mps), where=gap_mps > 0.0)
-    # a reachable desired velocity (up to rounding) is taken as it is: no residue of
-    # v + (d - v) s with s a rounding short of 1 keeps a stopped body creeping
-    reached = scale >= 1.0 - STEERING_REACHED_REL
-    return np.where(reached[:, None], desired_mps, v + gap * scale[:, None])
+    out = np.empty(v.shape)
+    _capped_rows(v, np.broadcast_to(np.asarray(cap_mps, dtype=np.float64), (v.shape[0],)), out)
+    return out
+
+
+@compiled_loop
+def _capped_rows(v, cap, out):
+    """Every row of :func:`speed_capped`: ``v cap / |v|`` where ``|v| > cap``, else ``v``."""
+    for i in range(out.shape[0]):
+        speed = math.hypot(v[i, 0], v[i, 1])
+        if speed > cap[i]:
+            scale = cap[i] / speed
+            out[i, 0] = v[i, 0] * scale
+            out[i, 1] = v[i, 1] * scale
+        else:
+            out[i, 0] = v[i, 0]
+            out[i, 1] = v[i, 1]
 
 
 def check_steering_step(velocity_mps: np.ndarray, new_velocity_mps: np.ndarray,
                         desired_mps: np.ndarray, max_accel_mps2: np.ndarray | float,
                         max_speed_mps: np.ndarray | float, dt_s: float) -> None:
     """Assertion mode: raise ObligationViolation("T2") when a steering step changed the
-    velocity by more than ``maxAccel dt`` or left the speed cap that both ends respected."""
+    velocity by more than ``maxAccel dt`` or left the speed cap that both ends respected (the
+    margins of every agent in one compiled pass, :func:`_steering_margins`)."""
     v = np.asarray(velocity_mps, dtype=np.float64)
     new = np.asarray(new_velocity_mps, dtype=np.float64)
     n = v.shape[0]
     accel = np.broadcast_to(np.asarray(max_accel_mps2, dtype=np.float64), (n,))
     cap = np.broadcast_to(np.asarray(max_speed_mps, dtype=np.float64), (n,))
-    change = np.hypot(*(new - v).T)
-    limit = accel * dt_s
-    tol = STEERING_CHECK_REL * (1.0 + cap) + EPS
-    margin = limit - change
-    if np.any(margin < -tol):
+    change, limit, margin, speed_margin = (np.empty(n) for _ in range(4))
+    too_fast, over_cap = _steering_margins(
+        v, new, np.asarray(desired_mps, dtype=np.float64), accel, cap, dt_s,
+        STEERING_CHECK_REL, EPS, change, limit, margin, speed_margin)
+    if too_fast:
         i = int(np.argmin(margin))
         raise ObligationViolation(
             "T2", "steering changed the velocity by more than maxAccel dt", agent=i,
             observed=float(change[i]), limit=float(limit[i]), margin=float(margin[i]),
             data={"velocity_mps": v[i].tolist(), "new_velocity_mps": new[i].tolist()})
-    speed_before = np.hypot(*v.T)
-    desired_speed = np.hypot(*np.asarray(desired_mps, dtype=np.float64).T)
-    covered = (speed_before <= cap + tol) & (desired_speed <= cap + tol)
-    speed_margin = np.where(covered, cap - np.hypot(*new.T), np.inf)
-    if np.any(speed_margin < -tol):
+    if over_cap:
         i = int(np.argmin(speed_margin))
         raise ObligationViolation(
             "T2", "steering left the speed cap although |v| and |desired| were within it",
             agent=i, observed=float(np.hypot(*new[i])), limit=float(cap[i]),
             margin=float(speed_margin[i]), data={"velocity_mps": v[i].tolist(),
                                                  "new_velocity_mps": new[i].tolist()})
+
+
+@compiled_loop
+def _steering_margins(v, new, desired, accel, cap, dt, check_rel, eps, change, limit, margin,
+                      speed_margin):
+    """Per agent of :func:`check_steering_step`: the change ``|new - v|`` (m/s), its limit
+    ``maxAccel dt`` and the margin between them, and the speed cap's margin ``cap - |new|``
+    where ``|v|`` and ``|desired|`` were within the cap (+inf elsewhere), lengths by
+    ``hypot``; returns whether any margin falls below its tolerance
+    ``check_rel (1 + cap) + eps``. Claim: T2."""
+    too_fast = False
+    over_cap = False
+    for i in range(change.shape[0]):
+        tol = check_rel * (1.0 + cap[i]) + eps
+        change[i] = math.hypot(new[i, 0] - v[i, 0], new[i, 1] - v[i, 1])
+        limit[i] = accel[i] * dt
+        margin[i] = limit[i] - change[i]
+        too_fast |= margin[i] < -tol
+        covered = (math.hypot(v[i, 0], v[i, 1]) <= cap[i] + tol) \
+            & (math.hypot(desired[i, 0], desired[i, 1]) <= cap[i] + tol)
+        speed_margin[i] = cap[i] - math.hypot(new[i, 0], new[i, 1]) if covered else np.inf
+        over_cap |= speed_margin[i] < -tol
+    return too_fast, over_cap

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+from navproof.core.jit import compiled_loop
 
 
 def direction_to(position_m: np.ndarray, target_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -11,11 +15,26 @@ def direction_to(position_m: np.ndarray, target_m: np.ndarray) -> tuple[np.ndarr
     At the target the direction is undefined: it is returned as zero (never a division by
     zero, never NaN). Claim: T1.
     """
-    delta = np.asarray(target_m, dtype=np.float64) - np.asarray(position_m, dtype=np.float64)
-    dist_m = np.hypot(delta[:, 0], delta[:, 1])
-    away = dist_m > 0.0
-    inv_dist = np.divide(1.0, dist_m, out=np.zeros_like(dist_m), where=away)
-    return delta * inv_dist[:, None], dist_m
+    position, target = np.broadcast_arrays(np.asarray(position_m, dtype=np.float64),
+                                           np.asarray(target_m, dtype=np.float64))
+    unit = np.empty(position.shape)
+    dist_m = np.empty(position.shape[0])
+    _directions(position, target, unit, dist_m)
+    return unit, dist_m
+
+
+@compiled_loop
+def _directions(position, target, unit, dist):
+    """Every row of :func:`direction_to`: the offset times the reciprocal of its length
+    (``hypot``), zero where the length is not positive. Claim: T1."""
+    for i in range(dist.shape[0]):
+        dx = target[i, 0] - position[i, 0]
+        dy = target[i, 1] - position[i, 1]
+        length = math.hypot(dx, dy)
+        inv_length = 1.0 / length if length > 0.0 else 0.0
+        unit[i, 0] = dx * inv_length
+        unit[i, 1] = dy * inv_length
+        dist[i] = length
 
 
 def seek_velocity(position_m: np.ndarray, target_m: np.ndarray,

@@ -25,6 +25,7 @@ from navproof.step.sweep import (
     least_distance,
     sweep_min_distance_m,
 )
+from navproof.world.reach import executed_coefficients
 
 CLEARANCE_EXACT_BAND_M = 0.05
 """Pairs whose certified lower distance bound exceeds the combined radius plus this band (m)
@@ -103,21 +104,10 @@ def _square(t):
 
 
 @compiled_loop
-def _executed_coefficients(x0, mid, x1, i):
-    """B and A (m) of body i's executed curve x0 + B tau + A tau^2 through its start, middle
-    and end points (the whole-array evaluation's operations, per component)."""
-    bx = 4.0 * (mid[i, 0] - x0[i, 0]) - (x1[i, 0] - x0[i, 0])
-    by = 4.0 * (mid[i, 1] - x0[i, 1]) - (x1[i, 1] - x0[i, 1])
-    ax = 2.0 * (x1[i, 0] - x0[i, 0]) - 4.0 * (mid[i, 0] - x0[i, 0])
-    ay = 2.0 * (x1[i, 1] - x0[i, 1]) - 4.0 * (mid[i, 1] - x0[i, 1])
-    return bx, by, ax, ay
-
-
-@compiled_loop
 def _executed_extents(x0, mid, x1, out):
     """|B| + |A| (m) of every body's executed curve (how far it gets from its start)."""
     for i in range(out.shape[0]):
-        bx, by, ax, ay = _executed_coefficients(x0, mid, x1, i)
+        bx, by, ax, ay = executed_coefficients(x0, mid, x1, i)
         out[i] = math.sqrt(bx * bx + by * by) + math.sqrt(ax * ax + ay * ay)
 
 
@@ -142,7 +132,7 @@ def _clearance_rows(x0, mid, x1, radius, extent, idx, dt, half_s, full_s, band, 
     hi = np.empty(3)
     sign_lo = np.empty(3)
     for i in range(row_lo, row_hi):
-        bxi, byi, axi, ayi = _executed_coefficients(x0, mid, x1, i)
+        bxi, byi, axi, ayi = executed_coefficients(x0, mid, x1, i)
         least = np.inf
         listed = False
         prune = True
@@ -159,7 +149,7 @@ def _clearance_rows(x0, mid, x1, radius, extent, idx, dt, half_s, full_s, band, 
             limit = reach + least + SKIP_ALLOWANCE * (1.0 + reach + abs(least))
             if least < np.inf and limit > 0.0 and sx * sx + sy * sy > limit * limit:
                 continue
-            bxj, byj, axj, ayj = _executed_coefficients(x0, mid, x1, j)
+            bxj, byj, axj, ayj = executed_coefficients(x0, mid, x1, j)
             ux = (bxi - bxj) / dt
             uy = (byi - byj) / dt
             v1x = 2.0 * (axi - axj) / dt

@@ -30,7 +30,7 @@ from navproof.boundary.polygons import (
     polygon_signed_distance_m,
 )
 from navproof.core.errors import InvalidInput
-from navproof.core.jit import compiled_loop
+from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.tolerances import EPS, UNIT_LENGTH_TOL
 from navproof.core.validation import check_valid_finite
 
@@ -107,21 +107,80 @@ def _first_containing_rows(normal, offset, valid, x, eps, out):
 
 
 @compiled_loop
-def _least_wall_margin(normal, offset, valid, edge_id, obstacle_id, x, out):
-    """Least signed margin ``b0 - n . x`` (m) of each body's valid walls with an id below
-    ``obstacle_id`` into ``out`` (N,) (inf where none; NaN propagates as in numpy's minimum),
-    the margin evaluated as :meth:`navproof.boundary.edges.EdgeSet.initial_margin_m` does.
-    Claim: B1, B5."""
+def _least_wall_margin(normal, offset, valid, edge_id, obstacle_id, x, obstacle, out):
+    """Each body's least clearance (m) over the points ``x`` (P, N, 2) into ``out`` (N,), which
+    holds the clearance to start from: at each point the least signed margin ``b0 - n . x`` of
+    the body's valid walls with an id below ``obstacle_id`` (inf where none; NaN propagates as
+    in numpy's minimum; the margin evaluated as
+    :meth:`navproof.boundary.edges.EdgeSet.initial_margin_m` does), then numpy's minimum with
+    each of its obstacle clearances ``obstacle[p, i]`` (P, N, O) in turn, then numpy's minimum
+    of the running clearance and that. Claim: B1, B5."""
     for i in range(out.shape[0]):
-        least = np.inf
-        for k in range(valid.shape[1]):
-            if valid[i, k] and edge_id[i, k] < obstacle_id:
-                margin = offset[i, k] - (normal[i, k, 0] * x[i, 0] + normal[i, k, 1] * x[i, 1])
-                if margin < least or margin != margin:
-                    least = margin
-                    if least != least:
-                        break
-        out[i] = least
+        running = out[i]
+        for p in range(x.shape[0]):
+            least = np.inf
+            for k in range(valid.shape[1]):
+                if valid[i, k] and edge_id[i, k] < obstacle_id:
+                    margin = offset[i, k] - (normal[i, k, 0] * x[p, i, 0]
+                                             + normal[i, k, 1] * x[p, i, 1])
+                    if margin < least or margin != margin:
+                        least = margin
+                        if least != least:
+                            break
+            for o in range(obstacle.shape[2]):
+                least = _numpy_minimum(least, obstacle[p, i, o])
+            running = _numpy_minimum(running, least)
+        out[i] = running
+
+
+@inlined_loop
+def _numpy_minimum(a, b):
+    """``np.minimum(a, b)`` of two floats, to the bit: ``a`` where it is below ``b`` or NaN,
+    else ``b`` (of two equal zeros, ``b``'s sign)."""
+    return a if a < b or a != a else b
+
+
+@compiled_loop
+def _motion_rows(support_index, pivot_table, velocity_table, accel_table, omega_table,
+                 version_table, pivot, vel, acc, omega, version):
+    """Every row of :meth:`Layout.support_motion`: the support's pivot (m), velocity (m/s),
+    acceleration (m/s^2), rate (rad/s) and version (its own version plus 1000 per support
+    index, counted from 1), all zero on the static ground (index -1). Claim: B3, B6."""
+    for i in range(support_index.shape[0]):
+        s = support_index[i]
+        if s < 0:
+            pivot[i, 0] = pivot[i, 1] = vel[i, 0] = vel[i, 1] = acc[i, 0] = acc[i, 1] = 0.0
+            omega[i] = 0.0
+            version[i] = 0
+        else:
+            pivot[i, 0], pivot[i, 1] = pivot_table[s, 0], pivot_table[s, 1]
+            vel[i, 0], vel[i, 1] = velocity_table[s, 0], velocity_table[s, 1]
+            acc[i, 0], acc[i, 1] = accel_table[s, 0], accel_table[s, 1]
+            omega[i] = omega_table[s]
+            version[i] = version_table[s] + 1000 * (s + 1)
+
+
+@compiled_loop
+def _corridor_rows(carried, inside, support_index, valid, edge_id):
+    """The corridor's columns ``0:K`` of :meth:`Layout.edges`' (N, K') ``valid`` and
+    ``edge_id``: valid unless the body is ``carried`` by a platform that stays ``inside`` the
+    corridor (``inside`` indexed by ``support_index``, its last entry the static ground's), ids
+    0 to K - 1, K the corridor's number of sides. Claim: C1, C2, R1."""
+    k_count = edge_id.shape[1]
+    for i in range(valid.shape[0]):
+        kept = not (carried[i] and inside[support_index[i]])
+        for k in range(k_count):
+            valid[i, k] = kept
+            edge_id[i, k] = k
+
+
+@compiled_loop
+def _edge_kinds(edge_id, obstacle_id, kind):
+    """EDGE_OBSTACLE for every id from ``obstacle_id`` on, EDGE_WALL below, into ``kind``
+    (N, K). Claim: B5."""
+    for i in range(edge_id.shape[0]):
+        for k in range(edge_id.shape[1]):
+            kind[i, k] = EDGE_OBSTACLE if edge_id[i, k] >= obstacle_id else EDGE_WALL
 
 
 def _table(polygons: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -270,18 +329,17 @@ class Layout:
     def support_motion(self, support_index: np.ndarray) -> Support:
         """The supports of N agents (static ground where the index is -1): each support's
         current pivot and velocity, its acceleration and rotation rate. Claim: B3, B6."""
-        n = support_index.shape[0]
-        pivot, vel, acc = np.zeros((n, 2)), np.zeros((n, 2)), np.zeros((n, 2))
-        omega, version = np.zeros(n), np.zeros(n, np.int64)
-        on = support_index >= 0
-        if on.any():
-            table_pivot = np.array([self.support_pivot_m(s) for s in range(len(self.supports))])
-            table_acc = np.array([s.acceleration_mps2 for s in self.supports])
-            table_omega = np.array([s.omega_radps for s in self.supports])
-            idx = support_index[on]
-            pivot[on], vel[on] = table_pivot[idx], self.support_velocity_mps[idx]
-            acc[on], omega[on] = table_acc[idx], table_omega[idx]
-            version[on] = self.support_version[idx] + 1000 * (idx + 1)
+        n, count = support_index.shape[0], len(self.supports)
+        table_pivot = np.array([self.support_pivot_m(s) for s in range(count)],
+                               dtype=np.float64).reshape(count, 2)
+        table_acc = np.array([s.acceleration_mps2 for s in self.supports],
+                             dtype=np.float64).reshape(count, 2)
+        table_omega = np.array([s.omega_radps for s in self.supports], dtype=np.float64)
+        pivot, vel, acc = np.empty((n, 2)), np.empty((n, 2)), np.empty((n, 2))
+        omega, version = np.empty(n), np.empty(n, np.int64)
+        _motion_rows(np.asarray(support_index, dtype=np.int64), table_pivot,
+                     self.support_velocity_mps, table_acc, table_omega, self.support_version,
+                     pivot, vel, acc, omega, version)
         return Support(Motion(pivot, vel, omega, version, acc))
 
     def edges(self, patch_index: np.ndarray, support_index: np.ndarray, *,
@@ -303,15 +361,17 @@ class Layout:
         # common reference velocity, R1, so the far fixed walls would only void every stop
         # guarantee); where the platform may leave it, the body keeps the corridor's walls and
         # its labels say what that leaves of its guarantees
-        carried = np.isin(support_index, platforms)
+        carried = np.isin(support_index, platforms) if platforms else np.zeros(n, bool)
         kc = self.corridor_normal.shape[0]
         if kc:
             inside = np.append(self.platforms_inside(platform_lookahead_s), False)
-            sheltered = carried & inside[support_index]
+            corridor_v, corridor_id = np.empty((n, kc), bool), np.empty((n, kc), np.int64)
+            _corridor_rows(carried, inside, np.asarray(support_index, dtype=np.int64),
+                           corridor_v, corridor_id)
             parts_n.append(np.broadcast_to(self.corridor_normal, (n, kc, 2)))
             parts_b.append(np.broadcast_to(self.corridor_offset, (n, kc)))
-            parts_v.append(np.broadcast_to(~sheltered[:, None], (n, kc)))
-            parts_id.append(np.broadcast_to(np.arange(kc), (n, kc)))
+            parts_v.append(corridor_v)
+            parts_id.append(corridor_id)
         kp = self.patch_normal.shape[1]
         if kp:
             on = patch_index >= 0
@@ -323,7 +383,7 @@ class Layout:
         moving = None
         if platforms:
             normal, offset, valid = self._support_table()
-            on = np.isin(support_index, platforms)
+            on = carried
             idx = np.where(on, support_index, 0)
             ks = normal.shape[1]
             parts_n.append(normal[idx])
@@ -341,28 +401,35 @@ class Layout:
             parts_id.append(wall_id)
         if not parts_n:
             return EdgeSet.build(np.zeros((n, 0, 2)), np.zeros((n, 0)))
-        normal = np.concatenate(parts_n, axis=1)
-        offset = np.concatenate(parts_b, axis=1)
-        valid = np.concatenate(parts_v, axis=1)
+        # EdgeSet.build keeps cleaned copies of the normals and offsets, so a single part
+        # (often the corridor's rows broadcast to every body) needs no copy of its own
+        normal = parts_n[0] if len(parts_n) == 1 else np.concatenate(parts_n, axis=1)
+        offset = parts_b[0] if len(parts_b) == 1 else np.concatenate(parts_b, axis=1)
+        valid = parts_v[0] if len(parts_v) == 1 else np.concatenate(parts_v, axis=1)
         k = normal.shape[1]
-        pivot, vel, acc = np.zeros((n, k, 2)), np.zeros((n, k, 2)), np.zeros((n, k, 2))
+        pivot, vel = np.zeros((n, k, 2)), np.zeros((n, k, 2))
         omega, version = np.zeros((n, k)), np.zeros((n, k), np.int64)
+        # without platforms every wall is fixed: Motion fills the zero acceleration itself
+        # (no finiteness check of a fresh array of zeros)
+        motion = Motion(pivot, vel, omega, version)
         if moving is not None:
             # platform walls share the platform's rigid motion (the carried body's own support)
             first, ks = moving
             sup = self.support_motion(support_index).motion
             sl = slice(first, first + ks)
             on = valid[:, sl]
+            acc = np.zeros((n, k, 2))
             pivot[:, sl] = np.where(on[..., None], sup.pivot_m[:, None, :], 0.0)
             vel[:, sl] = np.where(on[..., None], sup.velocity_mps[:, None, :], 0.0)
             acc[:, sl] = np.where(on[..., None], sup.acceleration_mps2[:, None, :], 0.0)
             omega[:, sl] = np.where(on, sup.omega_radps[:, None], 0.0)
             version[:, sl] = np.where(on, sup.version[:, None], 0)
-        edge_id = np.concatenate(parts_id, axis=1)
-        kind = np.where(edge_id >= OBSTACLE_EDGE_ID, EDGE_OBSTACLE, EDGE_WALL)
-        return EdgeSet.build(normal, offset, valid=valid,
-                             motion=Motion(pivot, vel, omega, version, acc),
-                             edge_id=edge_id, kind=kind)
+            motion = Motion(pivot, vel, omega, version, acc)
+        edge_id = parts_id[0] if len(parts_id) == 1 else np.concatenate(parts_id, axis=1)
+        kind = np.empty((n, k), np.int64)
+        _edge_kinds(edge_id, OBSTACLE_EDGE_ID, kind)
+        return EdgeSet.build(normal, offset, valid=valid, motion=motion, edge_id=edge_id,
+                             kind=kind)
 
     def obstacle_walls(self, position_m: np.ndarray, radius_m: np.ndarray, horizon_m: np.ndarray
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -493,11 +560,28 @@ class Layout:
         simple polygon, :func:`navproof.boundary.polygons.polygon_signed_distance_m`, minus the
         radius); +inf without any. Claim: B5."""
         out = np.full(x_m.shape[0], np.inf)
-        if edges.valid.shape[1]:
-            # obstacle walls are conservative stand-ins; the exact distance is measured below
-            _least_wall_margin(edges.normal, edges.offset_m, edges.valid, edges.edge_id,
-                               OBSTACLE_EDGE_ID, np.asarray(x_m, dtype=np.float64), out)
-        for poly in self.obstacles:
-            out = np.minimum(out, polygon_signed_distance_m(poly, x_m) - radius_m)
+        self._least_clearance_m(np.asarray(x_m, dtype=np.float64)[None], radius_m, edges, out)
         return out
 
+    def step_wall_clearance_m(self, start_clearance_m: np.ndarray, mid_m: np.ndarray,
+                              end_m: np.ndarray, radius_m: np.ndarray, edges: EdgeSet
+                              ) -> np.ndarray:
+        """Least signed clearance (m, (N,)) of every body over the step: numpy's minimum of
+        ``start_clearance_m``, :meth:`wall_clearance_m` at the middle ``mid_m`` and at the end
+        ``end_m`` of the step, in that order, with one pass over the edges. Claim: B5."""
+        out = np.array(start_clearance_m, dtype=np.float64)
+        self._least_clearance_m(np.stack((mid_m, end_m)).astype(np.float64, copy=False),
+                                radius_m, edges, out)
+        return out
+
+    def _least_clearance_m(self, x_m: np.ndarray, radius_m: np.ndarray, edges: EdgeSet,
+                           out: np.ndarray) -> None:
+        """:func:`_least_wall_margin` of the points ``x_m`` (P, N, 2) into ``out`` (N,), the
+        obstacles' exact clearances of each point included."""
+        # obstacle walls are conservative stand-ins; the exact distance is measured here
+        obstacle = np.empty((x_m.shape[0], x_m.shape[1], len(self.obstacles)))
+        for o, poly in enumerate(self.obstacles):
+            for p in range(x_m.shape[0]):
+                obstacle[p, :, o] = polygon_signed_distance_m(poly, x_m[p]) - radius_m
+        _least_wall_margin(edges.normal, edges.offset_m, edges.valid, edges.edge_id,
+                           OBSTACLE_EDGE_ID, x_m, obstacle, out)

@@ -12,15 +12,23 @@ Claim: W1, F2, O6.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from navproof.boundary import Support
 from navproof.core.jit import compiled_loop
 from navproof.core.parallel import piece_bounds, run_pieces, thread_count
+from navproof.core.tolerances import EPS
+from navproof.world.numpy_scalars import larger, smaller
 
 REACH_PARALLEL_MIN_BODIES = 4096
 """Queries over at least this many bodies run in threads (smaller ones cost less than a
 hand-off)."""
+
+COUNTING_SORT_CELLS_PER_BODY = 4
+"""Grids of at most this many cells per body (plus 1024) are ordered by a counting sort over
+the cells; sparser ones by a stable comparison sort (the same order)."""
 
 REACH_SLACK_M = 1e-6
 """Added to every extent (m): rounding in the positions never drops a pair at contact."""
@@ -40,41 +48,117 @@ def step_reach_m(x0_m: np.ndarray, v0_rel_mps: np.ndarray, v_world_mps: np.ndarr
     ``|v_world| dt``. Claim: W1, V2, B3, B6.
     """
     m = support.motion
-    rel_speed = np.maximum(np.hypot(*v0_rel_mps.T), vh_mps) + accel_mps2 * dt_s
-    pivot = np.hypot(*m.velocity_mps.T) * dt_s \
-        + 0.5 * np.hypot(*m.acceleration_mps2.T) * dt_s**2
-    arm = np.hypot(*(x0_m - m.pivot_m).T)
-    turn = np.minimum(2.0, np.abs(m.omega_radps) * dt_s) * arm
-    moved = rel_speed * dt_s + pivot + turn
-    return np.maximum(moved, np.hypot(*v_world_mps.T) * dt_s)
+    out = np.empty(x0_m.shape[0])
+    _step_reaches(x0_m, v0_rel_mps, v_world_mps, vh_mps, accel_mps2, dt_s, dt_s**2,
+                  m.pivot_m, m.velocity_mps, m.acceleration_mps2, m.omega_radps, out)
+    return out
 
 
-def executed_reach_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray) -> np.ndarray:
+@compiled_loop
+def _step_reaches(x0, v0, vw, vh, accel, dt, dt_sq, pivot, vel, acc, omega, out):
+    """Every row of :func:`step_reach_m` into ``out`` (the whole-array evaluation's operations
+    in its order, lengths by ``hypot``). Claim: W1."""
+    for i in range(out.shape[0]):
+        rel_speed = larger(math.hypot(v0[i, 0], v0[i, 1]), vh[i]) + accel[i] * dt
+        moved_pivot = math.hypot(vel[i, 0], vel[i, 1]) * dt \
+            + 0.5 * math.hypot(acc[i, 0], acc[i, 1]) * dt_sq
+        arm = math.hypot(x0[i, 0] - pivot[i, 0], x0[i, 1] - pivot[i, 1])
+        turn = smaller(2.0, abs(omega[i]) * dt) * arm
+        moved = rel_speed * dt + moved_pivot + turn
+        out[i] = larger(moved, math.hypot(vw[i, 0], vw[i, 1]) * dt)
+
+
+def stopping_horizon(reach_m: np.ndarray, vh_mps: np.ndarray, carry_range_mps: np.ndarray,
+                     accel_mps2: np.ndarray, dt_s: float) -> tuple[np.ndarray, float]:
+    """How far (m, (N,)) each body may get before it has stopped: its step reach plus the
+    distance ``c (dt + c / (2 a))`` at ``c`` = its speed cap plus its support's speed range
+    (m/s), braking at ``a`` (m/s^2, at least EPS) after the step; and how long (s) the slowest
+    of them may still move: ``dt`` plus the largest ``c / a`` (0 without bodies). Obstacle
+    pieces within the first bound the whole step's curve (B5, EDGE_OBSTACLE); a platform must
+    stay inside the corridor for the second (C1, C2). Claim: B5, C2."""
+    horizon = np.empty(reach_m.shape[0])
+    longest_s = _stopping_horizons(reach_m, vh_mps, carry_range_mps, accel_mps2, dt_s, EPS,
+                                   horizon)
+    return horizon, dt_s + longest_s
+
+
+@compiled_loop
+def _stopping_horizons(reach, vh, carry_range, accel, dt, eps, out):
+    """Every row of :func:`stopping_horizon` into ``out``; returns the largest ``c / a`` (at
+    least 0, NaN propagates as in numpy's max)."""
+    longest = 0.0
+    for i in range(out.shape[0]):
+        speed = vh[i] + carry_range[i]
+        brake = larger(accel[i], eps)
+        out[i] = reach[i] + speed * (dt + speed / (2.0 * brake))
+        longest = larger(longest, speed / brake)
+    return longest
+
+
+def executed_reach_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray, *,
+                     radius_m: np.ndarray | None = None, band_m: float = 0.0) -> np.ndarray:
     """Upper bound (m, (N,)) on the distance from ``x0`` of the executed curve through the start,
-    middle and end points (the quadratic ``x0 + B tau + A tau^2``, tau in [0, 1]): ``|B| + |A|``.
-    Claim: W1."""
-    b = 4.0 * (mid_m - x0_m) - (x1_m - x0_m)
-    a = 2.0 * (x1_m - x0_m) - 4.0 * (mid_m - x0_m)
-    return np.hypot(*b.T) + np.hypot(*a.T)
+    middle and end points (the quadratic ``x0 + B tau + A tau^2``, tau in [0, 1]): ``|B| + |A|``;
+    with ``radius_m`` (N,) the body's extent ``|B| + |A| + radius + band_m`` (m), added in that
+    order. Claim: W1."""
+    out = np.empty(x0_m.shape[0])
+    radius = np.zeros(x0_m.shape[0]) if radius_m is None else np.asarray(radius_m,
+                                                                          dtype=np.float64)
+    _executed_reaches(x0_m, mid_m, x1_m, radius, band_m, out)
+    return out
 
 
-def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray) -> np.ndarray:
+@compiled_loop
+def executed_coefficients(x0, mid, x1, i):
+    """B and A (m) of body i's executed curve x0 + B tau + A tau^2 through its start, middle
+    and end points: ``B = 4 (mid - x0) - (x1 - x0)``, ``A = 2 (x1 - x0) - 4 (mid - x0)``,
+    per component. Claim: W1."""
+    bx = 4.0 * (mid[i, 0] - x0[i, 0]) - (x1[i, 0] - x0[i, 0])
+    by = 4.0 * (mid[i, 1] - x0[i, 1]) - (x1[i, 1] - x0[i, 1])
+    ax = 2.0 * (x1[i, 0] - x0[i, 0]) - 4.0 * (mid[i, 0] - x0[i, 0])
+    ay = 2.0 * (x1[i, 1] - x0[i, 1]) - 4.0 * (mid[i, 1] - x0[i, 1])
+    return bx, by, ax, ay
+
+
+@compiled_loop
+def _executed_reaches(x0, mid, x1, radius, band, out):
+    """Every row of :func:`executed_reach_m` into ``out``: ``hypot(B) + hypot(A)``, plus
+    ``radius`` and ``band`` (adding zeros keeps the sum's bits: it is never -0)."""
+    for i in range(out.shape[0]):
+        bx, by, ax, ay = executed_coefficients(x0, mid, x1, i)
+        out[i] = math.hypot(bx, by) + math.hypot(ax, ay) + radius[i] + band
+
+
+def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray, *,
+                        wider: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Every other body j with ``|x_i - x_j| <= extent_i + extent_j`` (plus REACH_SLACK_M) for
     each body i: indices (N, J) sorted by index, padded with -1; J is the largest count (0 when
     no pair meets). No range or count cap. ``extent_m`` (N,) is, for the step, the body's reach
-    plus its radius. Claim: W1, O6."""
+    plus its radius. ``wider`` is the answer and the extents of an earlier query over the same
+    positions: where no extent is negative or exceeds its earlier one, every pair that meets
+    now met then, so the answer is that one's pairs that still meet (:func:`_narrowed`), with
+    no new spatial query. Claim: W1, O6."""
     pos = np.ascontiguousarray(position_m, dtype=np.float64)
     n = pos.shape[0]
-    ext = np.ascontiguousarray(extent_m, dtype=np.float64) + REACH_SLACK_M
     if n < 2:
         return np.full((n, 0), -1, np.int64)
-    cell = 2.0 * float(ext.max())
-    ij = np.floor(pos / cell).astype(np.int64)
-    ij -= ij.min(axis=0)
-    ny = int(ij[:, 1].max()) + 3
-    key = (ij[:, 0] + 1) * ny + (ij[:, 1] + 1)
-    order = np.argsort(key, kind="stable").astype(np.int64)
-    sorted_key = np.ascontiguousarray(key[order])
+    if wider is not None:
+        found, wider_extent_m = wider
+        ext = np.asarray(extent_m, dtype=np.float64)
+        if found.shape[0] == n and np.all((ext >= 0.0) & (ext <= wider_extent_m)):
+            kept = np.full((n, found.shape[1]), -1, np.int64)
+            width = _narrowed(pos, ext + REACH_SLACK_M, np.ascontiguousarray(found), kept)
+            return kept if width == kept.shape[1] else kept[:, :width].copy()
+    ext = np.empty(n)
+    key = np.empty(n, np.int64)
+    ny, cells = _cell_keys(pos, np.asarray(extent_m, dtype=np.float64), REACH_SLACK_M, ext,
+                           key)
+    if 0 < cells <= COUNTING_SORT_CELLS_PER_BODY * n + 1024:
+        order, sorted_key = np.empty(n, np.int64), np.empty(n, np.int64)
+        _sort_by_cell(key, cells, order, sorted_key)
+    else:
+        order = np.argsort(key, kind="stable").astype(np.int64)
+        sorted_key = np.ascontiguousarray(key[order])
     count = np.zeros(n, np.int64)
     threads = thread_count(n, REACH_PARALLEL_MIN_BODIES)
     bounds = piece_bounds(n, threads)
@@ -86,6 +170,80 @@ def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray) -> np.ndar
         run_pieces(lambda k: _pairs(pos, ext, key, order, sorted_key, ny, count, out, True,
                                     bounds[k], bounds[k + 1]), len(bounds) - 1, threads=threads)
     return out
+
+
+@compiled_loop
+def _narrowed(pos, ext, found, kept):
+    """The bodies of each row of ``found`` (sorted, -1 padded) whose extent disk ``ext`` meets
+    the row's body's, in order, into ``kept``; returns the largest count. The test is
+    :func:`_pairs`'s. Claim: W1."""
+    width = 0
+    for i in range(found.shape[0]):
+        count = 0
+        for k in range(found.shape[1]):
+            j = found[i, k]
+            if j < 0:
+                break
+            ddx = pos[j, 0] - pos[i, 0]
+            ddy = pos[j, 1] - pos[i, 1]
+            reach = ext[i] + ext[j]
+            if ddx * ddx + ddy * ddy <= reach * reach:
+                kept[i, count] = j
+                count += 1
+        width = max(width, count)
+    return width
+
+
+@compiled_loop
+def _cell_keys(pos, extent, slack, ext, key):
+    """The grid of :func:`bodies_within_reach` in one pass: every extent plus ``slack`` into
+    ``ext``, cells twice the largest of them, each body's cell (column, row counted from the
+    lowest occupied ones, with a free border) as ``key`` = column * rows + row; returns the
+    rows per column and the number of cells (every key is below it). Claim: W1."""
+    n = pos.shape[0]
+    largest = -np.inf
+    for i in range(n):
+        ext[i] = extent[i] + slack
+        if ext[i] > largest or ext[i] != ext[i]:
+            largest = ext[i]
+    cell = 2.0 * largest
+    low_x = np.int64(np.iinfo(np.int64).max)
+    low_y = np.int64(np.iinfo(np.int64).max)
+    high_x = np.int64(np.iinfo(np.int64).min)
+    high_y = np.int64(np.iinfo(np.int64).min)
+    for i in range(n):
+        cx = np.int64(np.floor(pos[i, 0] / cell))
+        cy = np.int64(np.floor(pos[i, 1] / cell))
+        key[i] = cx
+        if cx < low_x:
+            low_x = cx
+        if cy < low_y:
+            low_y = cy
+        if cx > high_x:
+            high_x = cx
+        if cy > high_y:
+            high_y = cy
+    ny = high_y - low_y + 3
+    for i in range(n):
+        cy = np.int64(np.floor(pos[i, 1] / cell))
+        key[i] = (key[i] - low_x + 1) * ny + (cy - low_y + 1)
+    return ny, (high_x - low_x + 2) * ny
+
+
+@compiled_loop
+def _sort_by_cell(key, cells, order, sorted_key):
+    """The bodies in increasing ``key`` (below ``cells``), ties in index order, into ``order``
+    and their keys into ``sorted_key``: a counting sort, the order of a stable sort."""
+    start = np.zeros(cells + 1, np.int64)
+    for i in range(key.shape[0]):
+        start[key[i] + 1] += 1
+    for c in range(cells):
+        start[c + 1] += start[c]
+    for i in range(key.shape[0]):
+        at = start[key[i]]
+        order[at] = i
+        sorted_key[at] = key[i]
+        start[key[i]] = at + 1
 
 
 @compiled_loop

@@ -32,16 +32,17 @@ import numpy as np
 
 from navproof.boundary.slope import horizontal_caps
 from navproof.core.errors import InvalidInput, ObligationViolation, assertions_enabled
+from navproof.core.jit import compiled_loop
 from navproof.core.ranges import agents_outside_profile, check_in_profile_range
 from navproof.core.tolerances import EPS
 from navproof.orca.crowd import Crowd
-from navproof.orca.responsibility import keep_right_and_yield, stalled_now
+from navproof.orca.responsibility import keep_right_and_yield
 from navproof.steering import (
     SteeringParams,
-    arrive_velocity,
     check_steering_step,
     clamped_steering,
-    seek_velocity,
+    route_velocity,
+    speed_capped,
 )
 from navproof.step import (
     FLAG_OUT_OF_RANGE,
@@ -72,8 +73,14 @@ from navproof.world.independent_check import (
     check_motion,
 )
 from navproof.world.layout import SUPPORT_PLATFORM, Layout
-from navproof.world.motion import execute, relative_curve_m, support_to_world
-from navproof.world.reach import bodies_within_reach, executed_reach_m, step_reach_m
+from navproof.world.motion import execute
+from navproof.world.progress import route_targets, update_status
+from navproof.world.reach import (
+    bodies_within_reach,
+    executed_reach_m,
+    step_reach_m,
+    stopping_horizon,
+)
 
 STALL_STEPS = 20
 """Consecutive stalled steps (:func:`navproof.orca.responsibility.stalled_now`) that count as a
@@ -130,6 +137,41 @@ def check_layout_in_profile(layout: Layout, profile: Any) -> None:
                 raise InvalidInput(exc.field, spec.omega_radps,
                                    f"turns the far side ({far:g} m from the pivot) at "
                                    f"{exc.value:g} m/s: {exc.rule}") from None
+
+
+@compiled_loop
+def _solved_rows(free, solved_label, solved_flags, solved_commit_s, solved_velocity_mps,
+                 outside, start_wall_m, tol, label, flags, commit_s, velocity_mps):
+    """The safe step's results for the solved rows ``free`` into the step's arrays: its label,
+    flags, commit time (s) and velocity (m/s), except that a step with a value outside the
+    proven ranges (``outside``, per solved row) is flagged and never safe (B1, S3, S4, V1), and
+    a body that starts inside an obstacle or outside its walls (``start_wall_m`` below
+    ``-tol``) is in violation until a step starts clear (B5, C2, O5).
+    Claim: B1, S3, S4, V1, B5, C2, O5."""
+    for r in range(free.shape[0]):
+        i = free[r]
+        lab = solved_label[r]
+        flag = solved_flags[r]
+        if outside[r]:
+            flag |= FLAG_OUT_OF_RANGE
+            if lab == SAFE:
+                lab = OUT_OF_RANGE
+        if start_wall_m[i] < -tol:
+            lab = IN_VIOLATION
+        label[i] = lab
+        flags[i] = flag
+        commit_s[i] = solved_commit_s[r]
+        velocity_mps[i, 0] = solved_velocity_mps[r, 0]
+        velocity_mps[i, 1] = solved_velocity_mps[r, 1]
+
+
+@compiled_loop
+def _neighbour_fallbacks(agent_clearance_m, limit_m, label):
+    """NEIGHBOUR_FALLBACK for every body labelled SAFE whose clearance to the other bodies over
+    the executed step is below ``limit_m`` (m), in ``label``. Claim: W1."""
+    for i in range(label.shape[0]):
+        if label[i] == SAFE and agent_clearance_m[i] < limit_m:
+            label[i] = NEIGHBOUR_FALLBACK
 
 
 @dataclass(frozen=True)
@@ -329,13 +371,9 @@ class World:
     def targets(self) -> tuple[np.ndarray, np.ndarray]:
         """Each agent's current waypoint (m, (N, 2)) and whether it is its goal (N,), after
         dropping the waypoints it has passed (within its radius)."""
-        rows = np.arange(self.count)
-        target = self.route_m[rows, self.route_index]
-        last = self.route_index >= self.route_count - 1
-        passed = ~last & (np.hypot(*(target - self.position_m).T) <= self.radius_m)
-        self.route_index = np.where(passed, self.route_index + 1, self.route_index)
-        last = self.route_index >= self.route_count - 1
-        return self.route_m[rows, self.route_index], last
+        target, last, self.route_index = route_targets(
+            self.route_m, self.route_count, self.route_index, self.position_m, self.radius_m)
+        return target, last
 
     def _caps(self) -> tuple[np.ndarray, np.ndarray]:
         """Horizontal speed and acceleration caps of each agent on its patch (V1)."""
@@ -349,18 +387,12 @@ class World:
         the goal, Seek through waypoints (world frame), minus the support carry, capped at Vh,
         then one clamped steering step from the executed velocity. Claim: T1, T2, T3."""
         steer_accel = np.minimum(self.steering.max_accel_mps2, accel_mps2)
-        arrive, _ = arrive_velocity(self.position_m, target_m, max_speed_mps=vh_mps,
-                                    max_accel_mps2=steer_accel,
-                                    stop_range_m=self.stop_range_m, dt_s=self.dt_s)
-        seek = seek_velocity(self.position_m, target_m, vh_mps)
-        desired_world = np.where(last[:, None], arrive, seek)
+        desired_world = route_velocity(self.position_m, target_m, last, max_speed_mps=vh_mps,
+                                       max_accel_mps2=steer_accel,
+                                       stop_range_m=self.stop_range_m, dt_s=self.dt_s)
         desired_world = self._tie_break(desired_world, vh_mps)
         # a body at its goal holds still in the world, not on its support
-        desired = desired_world - carry_mps
-        speed = np.hypot(*desired.T)
-        over = speed > vh_mps
-        desired = np.where(over[:, None], desired * (vh_mps / np.where(over, speed, 1.0))[:, None],
-                           desired)
+        desired = speed_capped(desired_world - carry_mps, vh_mps)
         new = clamped_steering(v0_mps, desired, steer_accel, self.dt_s)
         if self.assertions:
             check_steering_step(v0_mps, new, desired, steer_accel, vh_mps, self.dt_s)
@@ -397,11 +429,10 @@ class World:
         # the sweep, the F2 truncation and the overlap rule see every body within reach of
         # the step, whatever ORCA's neighbour range and count (W1)
         reach = step_reach_m(x0, v0, self.velocity_mps, vh, accel, dt, support)
-        # obstacle pieces within reach bound the whole step's curve (B5, EDGE_OBSTACLE)
-        cmax = vh + support.carry_speed_range_mps(x0, dt)
-        horizon = reach + cmax * (dt + cmax / (2.0 * np.maximum(accel, EPS)))
-        # a platform must stay inside the corridor while its riders could still be stopping
-        lookahead = dt + float(np.max(cmax / np.maximum(accel, EPS), initial=0.0))
+        # obstacle pieces within reach bound the whole step's curve (B5, EDGE_OBSTACLE); a
+        # platform must stay inside the corridor while its riders could still be stopping
+        carry_range = support.carry_speed_range_mps(x0, dt)
+        horizon, lookahead = stopping_horizon(reach, vh, carry_range, accel, dt)
         edges = layout.edges(self.patch, support_index, position_m=x0, radius_m=self.radius_m,
                              horizon_m=horizon, platform_lookahead_s=lookahead)
         if nav is not None:
@@ -414,14 +445,16 @@ class World:
         crowd.velocity = self.velocity_mps
         crowd.max_speed = vh
         point, direction, valid, num_hard = crowd.compute_lines()
-        within = bodies_within_reach(x0, reach + self.radius_m)
+        step_extent = reach + self.radius_m
+        within = bodies_within_reach(x0, step_extent)
         neighbors = Neighbors.gather(within, x0, self.velocity_mps, self.radius_m)
         inp = StepInput(x0, v0, preferred, dt, support, edges, vh, accel, self.radius_m,
                         orca_point=point, orca_direction=direction, orca_valid=valid,
                         neighbors=neighbors, orca_num_hard=num_hard)
         handoff_rows = np.array(sorted(self._handoffs.active), np.int64) \
             if self._handoffs is not None else np.zeros(0, np.int64)
-        free = np.setdiff1d(np.arange(n), handoff_rows, assume_unique=True)
+        free = np.setdiff1d(np.arange(n), handoff_rows, assume_unique=True) \
+            if handoff_rows.size else np.arange(n)
         # every body's wall clearance at the start (its rows do not depend on the others)
         start_wall = layout.wall_clearance_m(x0, self.radius_m, edges)
         label = np.full(n, -1, np.int8)
@@ -436,19 +469,13 @@ class World:
                                  solve_inp.support, solve_inp.edges)
             result, _ = commit_step(rows_snapshot(snapshot, free, n), solve_inp, result,
                                     actual, assertions=self.assertions)
-            label[free], flags[free] = result.label, result.flags
-            commit[free], v1[free] = result.commit_time_s, result.velocity_mps
-            # a step with a value outside the proven ranges says so (B1, S3, S4, V1)
-            outside = self._outside_profile(solve_inp, support_index[free])
-            flags[free[outside]] |= np.uint8(FLAG_OUT_OF_RANGE)
-            label[free[outside & (label[free] == SAFE)]] = OUT_OF_RANGE
-            # a body that starts inside an obstacle or outside its walls is in violation
-            # (never safe) until a step starts clear (B5, C2, O5)
-            label[free[start_wall[free] < -EPS]] = IN_VIOLATION
+            _solved_rows(free, result.label, result.flags, result.commit_time_s,
+                         result.velocity_mps,
+                         self._outside_profile(solve_inp, support_index[free],
+                                               carry_range if free.size == n else None),
+                         start_wall, EPS, label, flags, commit, v1)
         executed = execute(x0, v0, v1, commit, dt, support)
-        position, velocity = executed.position_m.copy(), executed.velocity_world_mps.copy()
-        mid = support_to_world(support, relative_curve_m(x0, v0, v1, dt, commit, 0.5 * dt),
-                               0.5 * dt)
+        position, velocity, mid = executed.position_m, executed.velocity_world_mps, executed.mid_m
         # bodies that crossed their portal go on along the rebuilt curve (B7, C3)
         crossed = None if nav is None else nav.finish(label, flags, position, velocity, mid)
         tick = int(round(self.time_s / self._tick_s()))
@@ -457,19 +484,21 @@ class World:
                 self._step_handoff(agent, tick, position, velocity, mid)
         self._begin_handoffs(tick, position, velocity, target, free)
         executed_within = bodies_within_reach(
-            x0, executed_reach_m(x0, mid, position) + self.radius_m
-            + 0.5 * CLEARANCE_EXACT_BAND_M)
+            x0, executed_reach_m(x0, mid, position, radius_m=self.radius_m,
+                                 band_m=0.5 * CLEARANCE_EXACT_BAND_M),
+            wider=(within, step_extent))
         # every pair within reach of the executed step, and ORCA's neighbours further away (so
         # the report also measures pairs that kept their distance)
         orca_nb = self.crowd.agent_neighbor_idx
         if orca_nb.shape[0] == n and orca_nb.shape[1]:
-            executed_within = np.concatenate([executed_within, orca_nb], axis=1)
+            executed_within = np.concatenate([executed_within, orca_nb], axis=1) \
+                if executed_within.shape[1] else orca_nb
         agent_clear = agent_clearance_m(x0, mid, position, self.radius_m, executed_within, dt)
         # each safe step was verified against its neighbours' predictions; a neighbour whose
         # committed step left its prediction (a fallback) may still have reached it (W1)
-        label[(label == SAFE) & (agent_clear < -EPS)] = NEIGHBOUR_FALLBACK
-        wall_clear = np.minimum.reduce([start_wall] + [layout.wall_clearance_m(
-            p, self.radius_m, edges) for p in (mid, position)])
+        _neighbour_fallbacks(agent_clear, -EPS, label)
+        wall_clear = layout.step_wall_clearance_m(start_wall, mid, position, self.radius_m,
+                                                  edges)
         if nav is not None:
             wall_clear = nav.wall_clearance_m(wall_clear, crossed, mid)
             if self.assertions:
@@ -490,12 +519,14 @@ class World:
         return WorldStep(self.time_s, preferred, label, flags, velocity, agent_clear, wall_clear,
                          handoff_rows, motion, truth)
 
-    def _outside_profile(self, inp: StepInput, support_index: np.ndarray) -> np.ndarray:
+    def _outside_profile(self, inp: StepInput, support_index: np.ndarray,
+                         carry_range_mps: np.ndarray | None) -> np.ndarray:
         """(R,) True for the rows of ``inp`` whose step leaves the profile's ranges: the values
-        the step checks per agent (:func:`navproof.core.ranges.agents_outside_profile`) and the
-        largest surface speed of the agent's support over the step, a platform's far side
-        included (:meth:`Layout.support_speed_range_mps`). Claim: B1, S3, S4, V1."""
-        outside = agents_outside_profile(inp, self.profile)
+        the step checks per agent (:func:`navproof.core.ranges.agents_outside_profile`, with
+        the support speed ranges ``carry_range_mps`` of its rows when known) and the largest
+        surface speed of the agent's support over the step, a platform's far side included
+        (:meth:`Layout.support_speed_range_mps`). Claim: B1, S3, S4, V1."""
+        outside = agents_outside_profile(inp, self.profile, support_speed_mps=carry_range_mps)
         if self.layout.supports:
             speed = self.layout.support_speed_range_mps(self.dt_s)
             hi = min(float(self.profile["support_speed_mps"].max),
@@ -583,22 +614,13 @@ class World:
     def _update_status(self, preferred: np.ndarray, carry: np.ndarray) -> None:
         """Arrivals (goal within the stop range, world speed within the arrival threshold) and
         stalls (O8: no motion for STALL_STEPS while the preferred speed is not zero)."""
-        rows = np.arange(self.count)
-        goal = self.route_m[rows, self.route_count - 1]
-        on_goal_leg = self.route_index >= self.route_count - 1
-        dist = np.hypot(*(goal - self.position_m).T)
-        speed = np.hypot(*self.velocity_mps.T)
-        at_goal = on_goal_leg & (dist <= self.stop_range_m + EPS) \
-            & (speed <= self.arrival_speed_mps + EPS)
-        newly = at_goal & np.isnan(self.arrived_at_s)
-        self.arrived_at_s[newly] = self.time_s
-        self.arrived_at_s[~at_goal] = np.nan
-        wanted = np.hypot(*(preferred + carry).T)
-        stuck = ~at_goal & stalled_now(speed, wanted, self.max_speed_mps)
-        # held back by its neighbours: moving at less than half the speed it asks for
-        self.held_steps = np.where(~at_goal & (speed < 0.5 * wanted), self.held_steps + 1, 0)
-        self.stall_steps = np.where(stuck, self.stall_steps + 1, 0)
-        self.stalled |= self.stall_steps >= STALL_STEPS
+        self.held_steps, self.stall_steps = update_status(
+            self.route_m, self.route_count, self.route_index, self.position_m,
+            self.velocity_mps, preferred, carry, stop_range_m=self.stop_range_m,
+            arrival_speed_mps=self.arrival_speed_mps, max_speed_mps=self.max_speed_mps,
+            time_s=self.time_s, arrived_at_s=self.arrived_at_s, held_steps=self.held_steps,
+            stall_steps=self.stall_steps, stalled=self.stalled, stall_limit=STALL_STEPS,
+            tol=EPS)
 
     @property
     def arrived(self) -> np.ndarray:

@@ -47,3 +47,43 @@ def test_a_step_outside_a_range_names_the_parameter_and_changes_nothing(change, 
     np.testing.assert_array_equal(inp.position_m, before.position_m)
     # Without a profile the seed's own examples (a 1 m/s conveyor) still run.
     ss.solve_safe_step(inp)
+
+
+@pytest.mark.parametrize("moving_edges", [True, False])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_agents_outside_the_profile_are_those_of_the_whole_array_evaluation(seed, moving_edges):
+    from navproof.core.ranges import RANGE_BOUND_REL, _step_values, agents_outside_profile
+
+    rng = np.random.default_rng(seed)
+    n, k = 3000, 5
+
+    def speeds(shape, top):
+        direction = rng.normal(size=(*shape, 2))
+        direction /= np.hypot(direction[..., :1], direction[..., 1:])
+        return direction * rng.uniform(0.0, top, shape)[..., None]
+
+    normal = np.broadcast_to([1.0, 0.0], (n, k, 2))
+    edge_velocity, edge_accel = speeds((n, k), 0.7), speeds((n, k), 1.0)
+    if not moving_edges:
+        edge_velocity = np.where(rng.random((n, k, 1)) < 0.5, 0.0, -0.0) * edge_velocity
+        edge_accel = np.zeros((n, k, 2))
+    motion = b.Motion(np.zeros((n, k, 2)), edge_velocity, np.zeros((n, k)),
+                      np.zeros((n, k), np.int64), edge_accel)
+    edges = b.EdgeSet.build(normal, np.ones((n, k)), valid=rng.random((n, k)) < 0.6,
+                            motion=motion)
+    support = b.Support.translating(speeds((n,), 0.8), acceleration_mps2=speeds((n,), 1.0))
+    vh = rng.uniform(0.0, 12.0, n)
+    accel = rng.uniform(0.0, 12.0, n)
+    dt = rng.choice([0.1, 0.25, 0.01], n)
+    inp = ss.StepInput(rng.normal(size=(n, 2)), np.zeros((n, 2)), np.zeros((n, 2)), dt, support,
+                       edges, vh, accel, np.full(n, 0.3))
+    want = np.zeros(n, bool)
+    for _, _, values, lo, hi, _ in _step_values(inp, PROFILE):
+        slack = RANGE_BOUND_REL * max(abs(lo), abs(hi), 1.0)
+        bad = (values < lo - slack) | (values > hi + slack)
+        want |= bad.reshape(n, -1).any(axis=1)
+    got = agents_outside_profile(inp, PROFILE)
+    assert 0 < want.sum() < n
+    assert got.tolist() == want.tolist()
+    known = support.carry_speed_range_mps(inp.position_m, dt)
+    assert agents_outside_profile(inp, PROFILE, support_speed_mps=known).tolist() == want.tolist()

@@ -6,9 +6,11 @@ import numpy as np
 import pytest
 
 from navproof import InvalidInput
+from navproof.boundary import EDGE_OBSTACLE, EDGE_WALL
 from navproof.scenario import ScenarioError, load_scenario
 from navproof.step import FLAG_OUT_OF_RANGE, OUT_OF_RANGE, SAFE
 from navproof.world import Layout, SupportSpec, World
+from navproof.world.layout import OBSTACLE_EDGE_ID
 
 CORRIDOR = np.array([[-8.0, -3.0], [8.0, -3.0], [8.0, 3.0], [-8.0, 3.0]])
 SQUARE = [[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]
@@ -84,3 +86,67 @@ def test_a_step_inside_every_range_is_not_flagged():
         step = world.step()
         assert not step.flags[0] & FLAG_OUT_OF_RANGE
         assert step.label[0] == SAFE
+
+
+def test_support_motion_gathers_each_support_like_the_whole_array_evaluation():
+    belt = SupportSpec.build("belt", "conveyor", [[0.0, 0.0], [4.0, 0.0], [4.0, 2.0], [0.0, 2.0]],
+                             velocity_mps=(0.3, -0.1), acceleration_mps2=(0.2, 0.0))
+    disc = SupportSpec.build("disc", "platform", [[5.0, 0.0], [7.0, 0.0], [7.0, 2.0], [5.0, 2.0]],
+                             velocity_mps=(0.1, 0.2), pivot_m=(6.0, 1.0), omega_radps=-0.4)
+    layout = Layout(supports=[belt, disc])
+    layout.advance(0.1)
+    layout.support_version[1] = 3
+    rng = np.random.default_rng(5)
+    index = rng.integers(-1, 2, 500)
+    motion = layout.support_motion(index).motion
+    on = index >= 0
+    idx = index[on]
+    table_pivot = np.array([layout.support_pivot_m(s) for s in range(2)])
+    want_pivot, want_vel, want_acc = np.zeros((500, 2)), np.zeros((500, 2)), np.zeros((500, 2))
+    want_omega, want_version = np.zeros(500), np.zeros(500, np.int64)
+    want_pivot[on], want_vel[on] = table_pivot[idx], layout.support_velocity_mps[idx]
+    want_acc[on] = np.array([s.acceleration_mps2 for s in layout.supports])[idx]
+    want_omega[on] = np.array([s.omega_radps for s in layout.supports])[idx]
+    want_version[on] = layout.support_version[idx] + 1000 * (idx + 1)
+    for got, want in ((motion.pivot_m, want_pivot), (motion.velocity_mps, want_vel),
+                      (motion.acceleration_mps2, want_acc), (motion.omega_radps, want_omega),
+                      (motion.version, want_version)):
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    assert Layout().support_motion(np.full(3, -1)).motion.pivot_m.tolist() == [[0.0, 0.0]] * 3
+
+
+def test_edges_validity_ids_and_kinds_match_the_whole_array_evaluation():
+    corridor = np.array([[-20.0, -20.0], [40.0, -20.0], [40.0, 20.0], [-20.0, 20.0]])
+    belt = SupportSpec.build("belt", "conveyor", [[0.0, 0.0], [4.0, 0.0], [4.0, 2.0], [0.0, 2.0]],
+                             velocity_mps=(0.3, 0.0))
+    disc = SupportSpec.build("disc", "platform", [[5.0, 0.0], [7.0, 0.0], [7.0, 2.0], [5.0, 2.0]],
+                             pivot_m=(6.0, 1.0), omega_radps=-0.4)
+    square = np.array([[10.0, 10.0], [12.0, 10.0], [12.0, 12.0], [10.0, 12.0]])
+    rng = np.random.default_rng(9)
+    n = 400
+    position = rng.uniform(-5.0, 15.0, (n, 2))
+    radius = np.full(n, 0.3)
+    for layout, horizon in ((Layout(corridor_m=corridor, supports=[belt, disc]), None),
+                            (Layout(corridor_m=corridor, supports=[belt]), None),
+                            (Layout(corridor_m=corridor, obstacles=[square]), 4.0)):
+        support = rng.integers(-1, len(layout.supports), n) if layout.supports \
+            else np.full(n, -1)
+        walls = {} if horizon is None else dict(position_m=position, radius_m=radius,
+                                                horizon_m=np.full(n, horizon))
+        edges = layout.edges(np.full(n, -1), support, platform_lookahead_s=0.5, **walls)
+        platforms = [s for s, spec in enumerate(layout.supports) if spec.kind == "platform"]
+        carried = np.isin(support, platforms)
+        inside = np.append(layout.platforms_inside(0.5), False)
+        sheltered = carried & inside[support]
+        kc = layout.corridor_normal.shape[0]
+        want_v = np.broadcast_to(~sheltered[:, None], (n, kc))
+        want_id = np.broadcast_to(np.arange(kc), (n, kc))
+        assert edges.valid[:, :kc].tobytes() == np.ascontiguousarray(want_v).tobytes()
+        assert edges.edge_id[:, :kc].tobytes() == np.ascontiguousarray(want_id).tobytes()
+        want_kind = np.where(edges.edge_id >= OBSTACLE_EDGE_ID, EDGE_OBSTACLE, EDGE_WALL)
+        assert edges.kind is not None
+        assert edges.kind.dtype == want_kind.dtype
+        assert edges.kind.tobytes() == want_kind.tobytes()
+        assert edges.motion.acceleration_mps2.tobytes() == np.zeros((n, edges.valid.shape[1],
+                                                                     2)).tobytes()
+    assert (edges.kind == EDGE_OBSTACLE).any()

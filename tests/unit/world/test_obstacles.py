@@ -14,6 +14,7 @@ from navproof.boundary.polygons import (
 )
 from navproof.step import FLAG_OBSTACLE_STOP_UNCERTIFIED, IN_VIOLATION, LABEL_NAMES, SAFE
 from navproof.world import Layout, World
+from navproof.world.layout import OBSTACLE_EDGE_ID
 from navproof.world.summary import RunSummary
 
 L_SHAPE = np.array([[0.0, 0.0], [6.0, 0.0], [6.0, 3.0], [3.0, 3.0], [3.0, 6.0], [0.0, 6.0]])
@@ -135,3 +136,44 @@ def test_a_safe_step_heading_into_an_obstacle_it_cannot_stop_before_is_not_safe(
             flagged = True
             assert step.label[0] != SAFE
     assert flagged
+
+
+def _wall_clearance_by_arrays(layout, x_m, radius_m, edges):
+    """The whole-array wall clearance the compiled pass replaced."""
+    margin = edges.offset_m - (edges.normal[..., 0] * x_m[:, None, 0]
+                               + edges.normal[..., 1] * x_m[:, None, 1])
+    walls = edges.valid & (edges.edge_id < OBSTACLE_EDGE_ID)
+    out = np.full(x_m.shape[0], np.inf)
+    for k in range(margin.shape[1]):
+        out = np.where(walls[:, k], np.minimum(margin[:, k], out), out)
+    for poly in layout.obstacles:
+        out = np.minimum(out, polygon_signed_distance_m(poly, x_m) - radius_m)
+    return out
+
+
+@pytest.mark.parametrize("obstacles", [[], [np.array([[2.0, 2.0], [4.0, 2.0], [3.0, 4.0]]),
+                                            np.array([[-3.0, -1.0], [-1.0, -1.0]])]])
+def test_wall_clearances_over_the_step_match_the_whole_array_evaluation(obstacles):
+    corridor = np.array([[-6.0, -4.0], [6.0, -4.0], [6.0, 4.0], [-6.0, 4.0]])
+    layout = Layout(corridor_m=corridor, obstacles=obstacles)
+    rng = np.random.default_rng(3)
+    n = 3000
+    points = rng.uniform(-7.0, 7.0, (3, n, 2))
+    # bodies on a wall (zero margins) and NaN positions
+    points[:, :40, 0] = 6.0
+    points[1, 40:50] = np.nan
+    points[2, 50:55, 1] = np.nan
+    radius = rng.uniform(0.1, 0.5, n)
+    radius[60:70] = 0.0
+    edges = layout.edges(np.full(n, -1), np.full(n, -1), position_m=points[0], radius_m=radius,
+                         horizon_m=np.full(n, 3.0))
+    each = [_wall_clearance_by_arrays(layout, p, radius, edges) for p in points]
+    for p, want in zip(points, each, strict=True):
+        assert layout.wall_clearance_m(p, radius, edges).tobytes() == want.tobytes()
+    # signed zeros in the start clearance: numpy's minimum keeps the later one of equal values
+    start = each[0].copy()
+    start[:20] = -0.0
+    start[100:200] = -0.0
+    start[200:300] = np.nan
+    got = layout.step_wall_clearance_m(start, points[1], points[2], radius, edges)
+    assert got.tobytes() == np.minimum.reduce([start, each[1], each[2]]).tobytes()

@@ -91,3 +91,121 @@ def test_bodies_orca_does_not_see_never_pass_through_each_other_labelled_safe(
     assert result["min_agent_clearance_m"] is not None
     assert (result["min_agent_clearance_m"] < -1e-6) == overlapped
     world.close()
+
+
+def numpy_step_reach(x0, v0, vw, vh, accel, dt, m):
+    """The whole-array expression the compiled step reach replaced."""
+    rel_speed = np.maximum(np.hypot(*v0.T), vh) + accel * dt
+    pivot = np.hypot(*m.velocity_mps.T) * dt + 0.5 * np.hypot(*m.acceleration_mps2.T) * dt**2
+    arm = np.hypot(*(x0 - m.pivot_m).T)
+    turn = np.minimum(2.0, np.abs(m.omega_radps) * dt) * arm
+    moved = rel_speed * dt + pivot + turn
+    return np.maximum(moved, np.hypot(*vw.T) * dt)
+
+
+@pytest.mark.parametrize("dt", [0.1, 0.05, 0.033, 0.2])
+def test_the_step_reach_equals_the_whole_array_expression_bit_for_bit(dt):
+    from navproof.boundary import Motion
+
+    rng = np.random.default_rng(7)
+    n = 4000
+    x0, v0, vw, pivot, vel, acc = (rng.normal(size=(n, 2)) * 10.0 ** rng.integers(-3, 3, (n, 1))
+                                   for _ in range(6))
+    vh, accel = rng.uniform(0.0, 3.0, n), rng.uniform(0.0, 5.0, n)
+    omega = rng.normal(size=n) * 10.0 ** rng.integers(-2, 3, n)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-310, 1e300])
+    for arr in (x0, v0, vw, pivot, vel):  # a support's acceleration is finite (Motion)
+        arr[:special.size, 0] = special
+        arr[special.size:2 * special.size, 1] = special
+    vh[-special.size:], omega[-2 * special.size:-special.size] = special, special
+    omega[:3] = 0.0
+    motion = Motion(pivot, vel, omega, np.zeros(n, np.int64), acc)
+    with np.errstate(invalid="ignore", over="ignore"):
+        expected = numpy_step_reach(x0, v0, vw, vh, accel, dt, motion)
+        got = step_reach_m(x0, v0, vw, vh, accel, dt, Support(motion))
+    assert got.tobytes() == expected.tobytes()
+
+
+def test_the_stopping_horizon_equals_the_whole_array_expression_bit_for_bit():
+    from navproof.core.tolerances import EPS
+    from navproof.world.reach import stopping_horizon
+
+    rng = np.random.default_rng(13)
+    n = 4000
+    reach, vh, carry = (rng.uniform(0.0, 3.0, n) for _ in range(3))
+    accel = rng.uniform(0.0, 5.0, n) * 10.0 ** rng.integers(-12, 1, n)
+    accel[:4] = [0.0, -0.0, EPS, np.nan]
+    with np.errstate(invalid="ignore"):
+        cmax = vh + carry
+        want = reach + cmax * (0.1 + cmax / (2.0 * np.maximum(accel, EPS)))
+        got, lookahead = stopping_horizon(reach, vh, carry, accel, 0.1)
+    assert got.tobytes() == want.tobytes()
+    assert np.isnan(lookahead)
+    accel[3] = 1.0
+    want_s = 0.1 + float(np.max(cmax / np.maximum(accel, EPS), initial=0.0))
+    assert stopping_horizon(reach, vh, carry, accel, 0.1)[1] == want_s
+    assert stopping_horizon(np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0), 0.1)[1] == 0.1
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 40, 1500])
+def test_a_narrower_query_from_a_wider_answer_equals_a_new_query(n):
+    rng = np.random.default_rng(n + 17)
+    position = rng.uniform(0.0, 12.0, (n, 2))
+    wider_extent = rng.uniform(0.05, 1.5, n)
+    wider = bodies_within_reach(position, wider_extent)
+    for shrink in (1.0, 0.9, 0.5, 0.0):
+        extent = wider_extent * shrink
+        narrowed = bodies_within_reach(position, extent, wider=(wider, wider_extent))
+        direct = bodies_within_reach(position, extent)
+        assert narrowed.dtype == direct.dtype and narrowed.shape == direct.shape
+        assert narrowed.tobytes() == direct.tobytes()
+    if n:
+        grown = wider_extent.copy()
+        grown[0] += 0.5  # beyond the earlier extent: a new query
+        np.testing.assert_array_equal(
+            bodies_within_reach(position, grown, wider=(wider, wider_extent)),
+            bodies_within_reach(position, grown))
+
+
+def test_the_counting_sort_gives_the_order_of_a_stable_sort():
+    from navproof.world.reach import _sort_by_cell
+
+    rng = np.random.default_rng(21)
+    for cells, n in ((1, 10), (50, 1000), (5000, 300)):
+        key = rng.integers(0, cells, n)
+        order, sorted_key = np.empty(n, np.int64), np.empty(n, np.int64)
+        _sort_by_cell(key, cells, order, sorted_key)
+        want = np.argsort(key, kind="stable")
+        assert order.tolist() == want.tolist()
+        assert sorted_key.tolist() == key[want].tolist()
+
+
+def test_a_sparse_crowd_finds_exactly_the_pairs_whose_extents_meet():
+    rng = np.random.default_rng(8)
+    position = rng.uniform(0.0, 12.0, (300, 2))
+    position[0] = [5000.0, -3000.0]  # one body far away: too many cells to count
+    extent = rng.uniform(0.05, 1.5, 300)
+    found = bodies_within_reach(position, extent)
+    got = np.zeros((300, 300), bool)
+    for i in range(300):
+        got[i, found[i][found[i] >= 0]] = True
+    np.testing.assert_array_equal(got, brute_force_pairs(position, extent))
+
+
+def test_the_executed_extent_adds_radius_and_band_like_the_whole_array_evaluation():
+    rng = np.random.default_rng(11)
+    x0, mid, x1 = (rng.normal(size=(400, 2)) for _ in range(3))
+    mid[:20] = x0[:20]
+    x1[:20] = x0[:20]
+    x1[20:25, 0] = np.nan
+    mid[25:30, 1] = np.inf
+    radius = rng.uniform(0.0, 0.5, 400)
+    radius[30:40] = 0.0
+    radius[40:45] = -0.0
+    extent = executed_reach_m(x0, mid, x1, radius_m=radius, band_m=0.025)
+    want = executed_reach_m(x0, mid, x1) + radius + 0.025
+    assert extent.tobytes() == want.tobytes()
+    b = 4.0 * (mid - x0) - (x1 - x0)
+    a = 2.0 * (x1 - x0) - 4.0 * (mid - x0)
+    reach = np.hypot(*b.T) + np.hypot(*a.T)
+    assert executed_reach_m(x0, mid, x1).tobytes() == reach.tobytes()

@@ -144,3 +144,18 @@ def test_bad_agents_are_refused_by_name_and_nothing_is_added():
         world.add_agents([[0.0, 0.0]], [[[1.0, 1.0]]], time_horizon_s=30.0)
     assert world.count == 0
     world.close()
+
+
+def test_neighbour_fallbacks_relabel_like_the_whole_array_evaluation():
+    rng = np.random.default_rng(2)
+    n = 500
+    label = rng.integers(-1, 9, n).astype(np.int8)
+    clearance = rng.normal(0.0, 1e-9, n)
+    clearance[:10] = np.nan
+    clearance[10:20] = -world_module.EPS
+    clearance[20:30] = -np.inf
+    want = label.copy()
+    want[(want == safe_step.SAFE) & (clearance < -world_module.EPS)] = \
+        safe_step.NEIGHBOUR_FALLBACK
+    world_module._neighbour_fallbacks(clearance, -world_module.EPS, label)
+    assert label.tobytes() == want.tobytes()
