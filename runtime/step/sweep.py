@@ -377,7 +377,7 @@ def _contiguous(value: np.ndarray | float, shape: tuple[int, ...],
     """``value`` as a C-contiguous array of ``shape`` and ``dtype`` for the compiled loops,
     broadcast only where its shape differs (numpy's broadcast costs more than these small
     arrays at a thousand agents)."""
-    arr = np.asarray(value, dtype=dtype)
+    arr: np.ndarray = np.asarray(value, dtype=dtype)
     return np.ascontiguousarray(arr if arr.shape == shape else np.broadcast_to(arr, shape))
 
 
@@ -437,7 +437,7 @@ def sweep_margin_m(min_distance_m: np.ndarray, start_distance_m: np.ndarray,
     combined radius in one step; for them the margin is how much the step keeps from getting
     any closer: min distance minus start distance. Claim: W1.
     """
-    arrays = (np.asarray(min_distance_m, dtype=np.float64),
+    arrays: tuple[np.ndarray, ...] = (np.asarray(min_distance_m, dtype=np.float64),
               np.asarray(start_distance_m, dtype=np.float64),
               np.asarray(combined_radius_m, dtype=np.float64),
               np.ones((), bool) if valid is None else np.asarray(valid, dtype=bool))
