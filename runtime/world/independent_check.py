@@ -71,6 +71,8 @@ PARALLEL_MIN_ITEMS = 4096
 
 CLAIM_ORDER = ("C4", "C1", "B5", "W1", "V1", "O2", "T4")
 """The order in which a violated rule is reported as an agent's ``claim``."""
+_CLAIM_NAMES = np.array(("",) + CLAIM_ORDER, dtype="<U2")
+"""An agent's ``claim`` by the index :func:`_verdicts` gives it (0: none)."""
 
 
 @dataclass(frozen=True)
@@ -285,30 +287,6 @@ class _Curves:
                        n, min_rows=PARALLEL_MIN_ITEMS)
         return out
 
-    def end_velocity(self, x1_m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """At the end of the step (end positions ``x1_m`` of the curves): relative velocity
-        (m/s, (N, 2)) in the start frame, world velocity and the support's carry at the end
-        position (both m/s, (N, 2))."""
-        mo = self.mo
-        dt = mo.dt_s
-        full = mo.commit_s >= dt
-        v_rel = np.where(full[:, None], mo.committed_rel_mps, 0.0)
-        if self.split:
-            assert mo.split_s is not None and mo.second_rel_mps is not None
-            assert mo.second_commit_s is not None
-            was_split = np.isfinite(mo.split_s)
-            second_full = mo.second_commit_s >= dt - np.minimum(mo.split_s, dt)
-            v_rel = np.where(was_split[:, None],
-                             np.where(second_full[:, None], mo.second_rel_mps, 0.0), v_rel)
-        pivot = mo.pivot_m + mo.pivot_velocity_mps * dt + 0.5 * mo.pivot_acceleration_mps2 * dt**2
-        arm = x1_m - pivot
-        carry = (mo.pivot_velocity_mps + mo.pivot_acceleration_mps2 * dt
-                 + mo.omega_radps[:, None] * np.stack([-arm[:, 1], arm[:, 0]], axis=1))
-        c, s = np.cos(mo.omega_radps * dt), np.sin(mo.omega_radps * dt)
-        v_world = carry + np.stack([c * v_rel[:, 0] - s * v_rel[:, 1],
-                                    s * v_rel[:, 0] + c * v_rel[:, 1]], axis=-1)
-        return v_rel, v_world, carry
-
 
 @inlined_loop
 def _min_nan(a, b):
@@ -405,6 +383,77 @@ def _world_grid(c, options, grid, out, lo, hi):
     for i in range(lo, hi):
         for s in range(grid.shape[0]):
             out[i, s, 0], out[i, s, 1] = _world_at(c, options, i, grid[s])
+
+
+@compiled_loop
+def _verdicts(dt, dt_sq, coarse, committed, commit, split, second, second_commit, pivot, pivot_v,
+              pivot_a, omega, cos, sin, handoff, cap, slope_factor, end_position, end_velocity,
+              corridor, patch, platform, obstacle, agent, lo, hi, wall, speed, claim, margin):
+    """Rows ``lo:hi`` of the end of the check: the end velocity against the cap and the end
+    state against the re-built curve, then every rule's signed margin and the verdict.
+
+    At the end of the step (end position ``coarse[i, -1]`` of the curve): the relative velocity
+    in the start frame (``v1`` if committed for the whole step, else rest; for a body split at
+    a portal its second ramp's, alike), the support's carry at the end position
+    ``w + alpha dt + omega x (x1 - c(dt))`` with ``c(dt) = c + w dt + alpha dt^2 / 2``, and the
+    world velocity ``carry + R(omega dt) v_rel`` (``cos``, ``sin`` of ``omega dt`` per body,
+    empty without rotation: 1 and 0). The speed excess (m/s, into ``speed``) is the larger of
+    ``|v_rel| - cap`` and ``|v_end| - (cap + |carry|)`` (NaN wins), the latter alone for a
+    body moved by its handoff controller; the drift (T4) is the larger of the end position's
+    distance (m) and the end velocity's (m/s, 0 under handoff). ``wall`` gets the smallest of
+    the corridor, patch and platform clearances; ``claim`` the index in CLAIM_ORDER plus one of
+    the first rule whose margin falls below its slack (0: none) and ``margin`` that margin
+    (+inf: none); ``dt_sq`` is ``dt**2`` as Python squares it. Claim: C4, C1, B5, W1, V1, O2,
+    T4."""
+    last = coarse.shape[1] - 1
+    has_split = split.shape[0] > 0
+    rotating = cos.shape[0] > 0
+    for i in range(lo, hi):
+        full = commit[i] >= dt
+        vx = committed[i, 0] if full else 0.0
+        vy = committed[i, 1] if full else 0.0
+        if has_split and math.isfinite(split[i]):
+            second_full = second_commit[i] >= dt - _min_nan(split[i], dt)
+            vx = second[i, 0] if second_full else 0.0
+            vy = second[i, 1] if second_full else 0.0
+        ex, ey = coarse[i, last, 0], coarse[i, last, 1]
+        arm_x = ex - (pivot[i, 0] + pivot_v[i, 0] * dt + 0.5 * pivot_a[i, 0] * dt_sq)
+        arm_y = ey - (pivot[i, 1] + pivot_v[i, 1] * dt + 0.5 * pivot_a[i, 1] * dt_sq)
+        carry_x = pivot_v[i, 0] + pivot_a[i, 0] * dt + omega[i] * -arm_y
+        carry_y = pivot_v[i, 1] + pivot_a[i, 1] * dt + omega[i] * arm_x
+        c, s = (cos[i], sin[i]) if rotating else (1.0, 0.0)
+        world_x = carry_x + (c * vx - s * vy)
+        world_y = carry_y + (s * vx + c * vy)
+        ux, uy = end_velocity[i, 0], end_velocity[i, 1]
+        world_excess = math.hypot(ux, uy) - (cap[i] + math.hypot(carry_x, carry_y))
+        excess = world_excess
+        if not handoff[i]:
+            excess = _max_nan(math.hypot(vx, vy) - cap[i], world_excess)
+        speed[i] = excess
+        drift_m = math.hypot(ex - end_position[i, 0], ey - end_position[i, 1])
+        drift_mps = 0.0 if handoff[i] else math.hypot(world_x - ux, world_y - uy)
+        wall[i] = _min_nan(_min_nan(corridor[i], patch[i]), platform[i])
+        sloped = slope_factor[i] > 1.0
+        claim[i], margin[i] = 0, np.inf
+        # the rules in CLAIM_ORDER: each signed margin (negative: how far outside), its slack
+        for rule in range(7):
+            if rule == 0:
+                value, slack = corridor[i], TOLERANCE_M
+            elif rule == 1:
+                value, slack = patch[i], TOLERANCE_M
+            elif rule == 2:
+                value, slack = _min_nan(platform[i], obstacle[i]), TOLERANCE_M
+            elif rule == 3:
+                value, slack = agent[i], TOLERANCE_M
+            elif rule == 4:
+                value, slack = -excess if sloped else np.inf, SPEED_TOLERANCE_MPS
+            elif rule == 5:
+                value, slack = np.inf if sloped else -excess, SPEED_TOLERANCE_MPS
+            else:
+                value, slack = _min_nan(-drift_m, -drift_mps), TOLERANCE_M
+            if value < -slack:
+                claim[i], margin[i] = rule + 1, value
+                break
 
 
 # ----------------------------------------------------------------------------- geometry
@@ -807,6 +856,11 @@ def _fold_pairs(first, second, value, agent):
 
 
 # -------------------------------------------------------------------------------- check
+def _f64(values: Any) -> np.ndarray:
+    """``values`` as a contiguous float64 array (what the compiled loops read)."""
+    return np.ascontiguousarray(values, np.float64)
+
+
 def check_motion(mo: StepMotion, label: np.ndarray, *,
                  report_band_m: float = REPORT_BAND_M) -> StepTruth:
     """The independent check of one executed step (see the module docstring): per-agent
@@ -847,7 +901,6 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
         platform[rows_c] = _certified_min(_PLATFORM, cur, PolygonTable(mo.supports_m), rows_c,
                                           mo.support_index[rows_c], None,
                                           cur.rel_speed_bound_mps[rows_c], coarse, grid)
-    wall = np.minimum(np.minimum(corridor, patch), platform)
 
     # B5: obstacles (disc against any simple polygon; the nearest obstacle at each time)
     obstacle = inf.copy()
@@ -871,38 +924,28 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
                               cur.pair_speed_bound_mps(pi, pj), coarse, grid)
         _fold_pairs(pi, pj, vals, agent)
 
-    # O2 / V1: the end velocity against the cap (relative) and cap plus carry (world)
-    end = coarse[:, -1]
-    v_rel, v_world, carry = cur.end_velocity(end)
-    rel_excess = np.hypot(*v_rel.T) - mo.cap_mps
-    world_excess = np.hypot(*mo.end_velocity_mps.T) - (mo.cap_mps + np.hypot(*carry.T))
-    speed = np.maximum(rel_excess, world_excess)
-    speed = np.where(cur.handoff, world_excess, speed)
-    # T4: the World's executed end state is the end of the re-built curve
-    drift_m = np.hypot(*(end - mo.end_position_m).T)
-    drift_mps = np.where(cur.handoff, 0.0, np.hypot(*(v_world - mo.end_velocity_mps).T))
-
-    # the signed margin of every rule (negative: how far outside) and its numerical slack
-    sloped = mo.patch_slope_factor > 1.0
-    margins = {
-        "C4": (corridor, TOLERANCE_M),
-        "C1": (patch, TOLERANCE_M),
-        "B5": (np.minimum(platform, obstacle), TOLERANCE_M),
-        "W1": (agent, TOLERANCE_M),
-        "V1": (np.where(sloped, -speed, np.inf), SPEED_TOLERANCE_MPS),
-        "O2": (np.where(sloped, np.inf, -speed), SPEED_TOLERANCE_MPS),
-        "T4": (np.minimum(-drift_m, -drift_mps), TOLERANCE_M),
-    }
-    claim = np.full(n, "", dtype="<U2")
-    margin = np.full(n, np.inf)
-    violated = np.zeros(n, bool)
-    for cid in reversed(CLAIM_ORDER):
-        value, slack = margins[cid]
-        bad = value < -slack
-        if bad.any():
-            claim[bad] = cid
-            margin[bad] = value[bad]
-            violated |= bad
+    # O2 / V1: the end velocity against the cap (relative) and cap plus carry (world); T4: the
+    # World's executed end state is the end of the re-built curve; then every rule's margin
+    none, empty = np.zeros(0), np.zeros((0, 2))
+    if cur.any_rotation:
+        cos, sin = np.cos(mo.omega_radps * dt), np.sin(mo.omega_radps * dt)
+    else:
+        cos = sin = none
+    wall, speed, margin = np.empty(n), np.empty(n), np.empty(n)
+    claim_index = np.empty(n, np.int64)
+    args = (float(dt), float(dt**2), coarse, _f64(mo.committed_rel_mps), _f64(mo.commit_s),
+            _f64(mo.split_s) if cur.split else none,
+            _f64(mo.second_rel_mps) if cur.split else empty,
+            _f64(mo.second_commit_s) if cur.split else none,
+            *(_f64(a) for a in (mo.pivot_m, mo.pivot_velocity_mps, mo.pivot_acceleration_mps2,
+                               mo.omega_radps, cos, sin)), cur.handoff,
+            *(_f64(a) for a in (mo.cap_mps, mo.patch_slope_factor, mo.end_position_m,
+                               mo.end_velocity_mps)),
+            corridor, patch, platform, obstacle, agent)
+    run_row_pieces(lambda lo, hi: _verdicts(*args, lo, hi, wall, speed, claim_index, margin), n,
+                   min_rows=PARALLEL_MIN_ITEMS)
+    claim = _CLAIM_NAMES[claim_index]
+    violated = claim_index > 0
     label = np.asarray(label)
     return StepTruth(wall, obstacle, agent, speed, patch < -TOLERANCE_M, violated, claim,
                      margin, label, violated & (label == SAFE), mo.time_s)

@@ -1,0 +1,112 @@
+"""The independent check's compiled passes equal the numpy expressions they replaced, bit for
+bit, on random inputs with zeros of both signs, NaN, inf, tiny and huge values (a NaN is
+compared as NaN: the compiler may move a negation across a product, which changes no number
+but a NaN's sign bit). Claim: C4, C1, B5, W1, V1, O2, T4."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from navproof.world import independent_check as ic
+
+SPECIALS = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 1e-300, -1e-300, 1e300, 0.1, -2.5])
+
+
+def _random(rng: np.random.Generator, shape: tuple[int, ...], special: float = 0.05
+            ) -> np.ndarray:
+    """Normal values (m, m/s) with a share ``special`` of edge cases."""
+    values = rng.normal(0.0, 2.0, shape)
+    pick = rng.random(shape) < special
+    values[pick] = rng.choice(SPECIALS, int(pick.sum()))
+    return values
+
+
+def _same_bits(got: np.ndarray, want: np.ndarray) -> bool:
+    """Equal bit for bit where ``want`` is a number, NaN where it is NaN."""
+    nan = np.isnan(want)
+    return (np.array_equal(np.isnan(got), nan)
+            and got[~nan].tobytes() == want[~nan].tobytes())
+
+
+def _numpy_verdicts(dt, coarse, committed, commit, split, second, second_commit, pivot,
+                    pivot_v, pivot_a, omega, handoff, cap, slope_factor, end_position,
+                    end_velocity, corridor, patch, platform, obstacle, agent):
+    """The end of the check as numpy computed it before the compiled pass."""
+    end = coarse[:, -1]
+    full = commit >= dt
+    v_rel = np.where(full[:, None], committed, 0.0)
+    if split is not None:
+        was_split = np.isfinite(split)
+        second_full = second_commit >= dt - np.minimum(split, dt)
+        v_rel = np.where(was_split[:, None], np.where(second_full[:, None], second, 0.0), v_rel)
+    centre = pivot + pivot_v * dt + 0.5 * pivot_a * dt**2
+    arm = end - centre
+    carry = pivot_v + pivot_a * dt + omega[:, None] * np.stack([-arm[:, 1], arm[:, 0]], axis=1)
+    c, s = np.cos(omega * dt), np.sin(omega * dt)
+    v_world = carry + np.stack([c * v_rel[:, 0] - s * v_rel[:, 1],
+                                s * v_rel[:, 0] + c * v_rel[:, 1]], axis=-1)
+    rel_excess = np.hypot(*v_rel.T) - cap
+    world_excess = np.hypot(*end_velocity.T) - (cap + np.hypot(*carry.T))
+    speed = np.maximum(rel_excess, world_excess)
+    speed = np.where(handoff, world_excess, speed)
+    drift_m = np.hypot(*(end - end_position).T)
+    drift_mps = np.where(handoff, 0.0, np.hypot(*(v_world - end_velocity).T))
+    sloped = slope_factor > 1.0
+    margins = {
+        "C4": (corridor, ic.TOLERANCE_M), "C1": (patch, ic.TOLERANCE_M),
+        "B5": (np.minimum(platform, obstacle), ic.TOLERANCE_M), "W1": (agent, ic.TOLERANCE_M),
+        "V1": (np.where(sloped, -speed, np.inf), ic.SPEED_TOLERANCE_MPS),
+        "O2": (np.where(sloped, np.inf, -speed), ic.SPEED_TOLERANCE_MPS),
+        "T4": (np.minimum(-drift_m, -drift_mps), ic.TOLERANCE_M),
+    }
+    n = corridor.shape[0]
+    claim = np.full(n, "", dtype="<U2")
+    margin = np.full(n, np.inf)
+    for cid in reversed(ic.CLAIM_ORDER):
+        value, slack = margins[cid]
+        bad = value < -slack
+        claim[bad] = cid
+        margin[bad] = value[bad]
+    wall = np.minimum(np.minimum(corridor, patch), platform)
+    return wall, speed, claim, margin
+
+
+@pytest.mark.parametrize("rotating", [False, True], ids=["still", "rotating"])
+@pytest.mark.parametrize("split", [False, True], ids=["whole", "split"])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_verdicts_equal_the_numpy_expressions_bit_for_bit(rotating, split):
+    rng = np.random.default_rng(11 + 2 * rotating + split)
+    n, dt = 4000, 0.1
+    vec, col = (lambda: _random(rng, (n, 2))), (lambda: _random(rng, (n,)))
+    coarse = _random(rng, (n, ic.SAMPLES + 1, 2))
+    commit = np.where(rng.random(n) < 0.7, dt, rng.uniform(0.0, dt, n))
+    omega = col() * 0.1 if rotating else np.where(rng.random(n) < 0.5, 0.0, -0.0)
+    split_s = np.where(rng.random(n) < 0.5, rng.uniform(0.0, 0.12, n), np.inf)
+    split_s[rng.random(n) < 0.02] = np.nan
+    second_commit = np.where(rng.random(n) < 0.5, dt, rng.uniform(0.0, dt, n))
+    handoff = rng.random(n) < 0.1
+    slope = np.where(rng.random(n) < 0.3, 2.0, 1.0)
+    clearances = [np.abs(col()) * np.where(rng.random(n) < 0.1, -1.0, 1.0) for _ in range(5)]
+    inputs = dict(committed=vec(), commit=commit, pivot=vec(), pivot_v=vec(), pivot_a=vec(),
+                  omega=omega, handoff=handoff, cap=np.abs(col()), slope_factor=slope,
+                  end_position=vec(), end_velocity=vec())
+    second = vec()
+    want = _numpy_verdicts(dt, coarse, split=split_s if split else None, second=second,
+                           second_commit=second_commit, corridor=clearances[0],
+                           patch=clearances[1], platform=clearances[2], obstacle=clearances[3],
+                           agent=clearances[4], **inputs)
+    none = np.zeros(0)
+    cos, sin = ((np.cos(omega * dt), np.sin(omega * dt)) if rotating else (none, none))
+    wall, speed, margin = np.empty(n), np.empty(n), np.empty(n)
+    claim = np.empty(n, np.int64)
+    ic._verdicts(dt, dt**2, coarse, inputs["committed"], commit,
+                 split_s if split else none, second if split else np.zeros((0, 2)),
+                 second_commit if split else none, inputs["pivot"], inputs["pivot_v"],
+                 inputs["pivot_a"], omega, cos, sin, handoff, inputs["cap"], slope,
+                 inputs["end_position"], inputs["end_velocity"], *clearances, 0, n, wall, speed,
+                 claim, margin)
+    assert _same_bits(wall, want[0])
+    assert _same_bits(speed, want[1])
+    assert np.array_equal(ic._CLAIM_NAMES[claim], want[2])
+    assert _same_bits(margin, want[3])
