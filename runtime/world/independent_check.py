@@ -487,8 +487,21 @@ class PolygonTable:
         dy = self.b[:, 1] - self.a[:, 1]
         self.x_slope = np.where(dy != 0.0, (self.b[:, 0] - self.a[:, 0])
                                 / np.where(dy != 0.0, dy, 1.0), 0.0)
+        lo, hi = np.minimum(self.a, self.b), np.maximum(self.a, self.b)
+        self.edge_box = np.ascontiguousarray(np.stack([lo[:, 0], hi[:, 0], lo[:, 1], hi[:, 1]],
+                                                      axis=1))
+        """Each edge's bounding box (m): x from, x to, y from, y to."""
+        coordinate = np.max(np.abs(np.concatenate([self.a, self.b], axis=1)), axis=1,
+                            initial=0.0)
+        sure = (np.isfinite(self.ab).all(axis=1) & np.isfinite(self.inv_length_sq)
+                & (coordinate < MODEST_SCALE_M))
+        self.scale = np.array([1.0 + coordinate[lo:hi].max() if sure[lo:hi].all() else np.nan
+                               for lo, hi in zip(self.first[:-1], self.first[1:], strict=True)])
+        """Each polygon's ``1 +`` largest coordinate (m); NaN where an edge is not finite or a
+        coordinate is beyond MODEST_SCALE_M (:func:`_polygon_on_samples` skips nothing
+        there)."""
         self.arrays = (self.a, self.b, self.ab, self.inv_length_sq, self.x_slope, self.first,
-                       self.solid)
+                       self.solid, self.edge_box, self.scale)
         """What the compiled loops read (:func:`_polygon_distance`)."""
 
     def signed_distance_m(self, x_m: np.ndarray) -> np.ndarray:
@@ -501,24 +514,117 @@ class PolygonTable:
 
 
 @inlined_loop
+def _segment_distance_sq(apx, apy, abx, aby, inv_length_sq):
+    """Squared distance (m^2) from a point to a segment, from the point less the segment's
+    start (``apx``, ``apy``), the segment's direction and its inverse squared length: to the
+    segment's point nearest the point's projection, clamped to the segment."""
+    t = _min_nan(_max_nan((apx * abx + apy * aby) * inv_length_sq, 0.0), 1.0)
+    dx, dy = apx - t * abx, apy - t * aby
+    return dx * dx + dy * dy
+
+
+@inlined_loop
+def _crosses(px, py, ax, ay, by, x_slope):
+    """Whether a ray from (px, py) towards +x crosses the edge from (ax, ay) to (., by) whose
+    inverse slope is ``x_slope`` (the even-odd rule)."""
+    return ((ay > py) != (by > py)) and px < ax + (py - ay) * x_slope
+
+
+@inlined_loop
 def _polygon_distance(table, g, px, py):
     """Exact signed distance (m) from the point (px, py) to polygon ``g`` of a
     :class:`PolygonTable` (its ``arrays``): the nearest point of each edge segment, the inside
     by the even-odd rule (a ray towards +x crosses the boundary an odd number of times from
     inside). Claim: B5, C4."""
-    a, b, ab, inv_length_sq, x_slope, first, solid = table
+    a, b, ab, inv_length_sq, x_slope, first, solid = table[:7]
     nearest_sq = np.inf
     crossings = 0
     for e in range(first[g], first[g + 1]):
-        apx, apy = px - a[e, 0], py - a[e, 1]
-        t = _min_nan(_max_nan((apx * ab[e, 0] + apy * ab[e, 1]) * inv_length_sq[e], 0.0), 1.0)
-        dx, dy = apx - t * ab[e, 0], apy - t * ab[e, 1]
-        nearest_sq = _min_nan(nearest_sq, dx * dx + dy * dy)
-        ay, by = a[e, 1], b[e, 1]
-        if ((ay > py) != (by > py)) and px < a[e, 0] + (py - ay) * x_slope[e]:
+        nearest_sq = _min_nan(nearest_sq, _segment_distance_sq(
+            px - a[e, 0], py - a[e, 1], ab[e, 0], ab[e, 1], inv_length_sq[e]))
+        if _crosses(px, py, a[e, 0], a[e, 1], b[e, 1], x_slope[e]):
             crossings += 1
     dist = math.sqrt(nearest_sq)
     return -dist if crossings % 2 == 1 and solid[g] else dist
+
+
+SKIP_SLACK_REL = 1e-9
+"""Relative slack (of ``1 +`` the largest coordinate, m) by which an edge must be farther
+than the nearest before :func:`_polygon_on_samples` leaves out its distance: far above the
+few roundings (~1e-15 relative) by which the computed distances differ from the true ones."""
+MODEST_SCALE_M = 1e100
+"""Coordinates (m) below which no product of the distance computation overflows."""
+
+
+@inlined_loop
+def _polygon_on_samples(table, g, coarse, i, listed, dist):
+    """:func:`_polygon_distance` of body ``i``'s sample points ``coarse[i, s]`` to polygon
+    ``g`` into ``dist`` (samples,), the same values, skipping what cannot change them.
+
+    The first sample is measured against every edge. Every sample lies in the box of the
+    samples, so its nearest edge is at most ``reach = |d0| + diag`` away (``d0`` the first
+    sample's distance, ``diag`` the box's diagonal). An edge whose bounding box lies farther
+    than ``reach`` from the samples' box, by ``SKIP_SLACK_REL (1 + largest coordinate of the
+    polygon and the box)`` (far above the few roundings, ~1e-15 of that coordinate, by which a
+    computed distance differs from the true one), is farther than the nearest edge at every
+    sample in computed values too: leaving out its distance leaves every minimum as it is. An
+    edge whose y-range the samples' y-range does not meet is crossed by no sample's ray (the
+    same comparisons decide it). A sample or an edge that is not finite, or beyond
+    MODEST_SCALE_M, keeps everything. ``listed`` is scratch of at least twice the polygon's
+    edge count. Claim: B5, C4."""
+    a, b, ab, inv_length_sq, x_slope, first, solid, edge_box, scale = table
+    lo, hi = first[g], first[g + 1]
+    samples = coarse.shape[1]
+    # the first sample against every edge, written out as in :func:`_polygon_distance` (a
+    # call that passes the table costs more here than the edges it saves)
+    px, py = coarse[i, 0, 0], coarse[i, 0, 1]
+    nearest_sq = np.inf
+    crossings = 0
+    for e in range(lo, hi):
+        nearest_sq = _min_nan(nearest_sq, _segment_distance_sq(
+            px - a[e, 0], py - a[e, 1], ab[e, 0], ab[e, 1], inv_length_sq[e]))
+        if _crosses(px, py, a[e, 0], a[e, 1], b[e, 1], x_slope[e]):
+            crossings += 1
+    d = math.sqrt(nearest_sq)
+    dist[0] = -d if crossings % 2 == 1 and solid[g] else d
+    # the samples' box
+    x_lo = x_hi = coarse[i, 0, 0]
+    y_lo = y_hi = coarse[i, 0, 1]
+    modest = abs(x_lo) < MODEST_SCALE_M and abs(y_lo) < MODEST_SCALE_M
+    for s in range(1, samples):
+        x, y = coarse[i, s, 0], coarse[i, s, 1]
+        modest = modest and abs(x) < MODEST_SCALE_M and abs(y) < MODEST_SCALE_M
+        x_lo, x_hi = min(x_lo, x), max(x_hi, x)
+        y_lo, y_hi = min(y_lo, y), max(y_hi, y)
+    sure = modest and scale[g] == scale[g]
+    box_scale = max(max(abs(x_lo), abs(x_hi)), max(abs(y_lo), abs(y_hi)))
+    reach = abs(dist[0]) + math.hypot(x_hi - x_lo, y_hi - y_lo)
+    slack = SKIP_SLACK_REL * max(scale[g], 1.0 + box_scale)
+    near = 0
+    straddling = hi - lo
+    for e in range(lo, hi):
+        gap_x = max(0.0, max(edge_box[e, 0] - x_hi, x_lo - edge_box[e, 1]))
+        gap_y = max(0.0, max(edge_box[e, 2] - y_hi, y_lo - edge_box[e, 3]))
+        if not (sure and math.hypot(gap_x, gap_y) > reach + slack):
+            listed[near] = e
+            near += 1
+        if not (modest and (y_hi < edge_box[e, 2] or y_lo >= edge_box[e, 3])):
+            listed[straddling] = e
+            straddling += 1
+    for s in range(1, samples):
+        px, py = coarse[i, s, 0], coarse[i, s, 1]
+        nearest_sq = np.inf
+        for q in range(near):
+            e = listed[q]
+            nearest_sq = _min_nan(nearest_sq, _segment_distance_sq(
+                px - a[e, 0], py - a[e, 1], ab[e, 0], ab[e, 1], inv_length_sq[e]))
+        crossings = 0
+        for q in range(hi - lo, straddling):
+            e = listed[q]
+            if _crosses(px, py, a[e, 0], a[e, 1], b[e, 1], x_slope[e]):
+                crossings += 1
+        d = math.sqrt(nearest_sq)
+        dist[s] = -d if crossings % 2 == 1 and solid[g] else d
 
 
 @compiled_loop
@@ -613,29 +719,39 @@ def _sampled_clearances(kind, c, options, table, body, other, offset_m, coarse, 
                         item_hi, vals):
     """The clearance ``kind`` of items ``item_lo:item_hi`` at every ``grid`` time into ``vals``
     (items, samples): :func:`_clearance` at the sample times, written out per kind so that the
-    loop over samples calls nothing (the same expressions, the same values)."""
+    loop over samples calls nothing (the same expressions, the same values); a polygon in the
+    world is measured at all the samples of a body at once (:func:`_polygon_on_samples`)."""
     samples = grid.shape[0]
     dt, split = options[0], options[1] != 0.0
     polygons = table[5].shape[0] - 1
+    edges = 0
+    for g in range(polygons):
+        edges = max(edges, table[5][g + 1] - table[5][g])
+    listed = np.empty(2 * edges, np.int64)
+    dist = np.empty(samples)
     for k in range(item_lo, item_hi):
         i, j, off = body[k], other[k], offset_m[k]
-        for s in range(samples):
-            if kind == _PAIR:
+        if kind == _PAIR:
+            for s in range(samples):
                 vals[k, s] = math.hypot(coarse[i, s, 0] - coarse[j, s, 0],
                                         coarse[i, s, 1] - coarse[j, s, 1]) - off
-            elif kind == _PLATFORM:
+        elif kind == _PLATFORM:
+            for s in range(samples):
                 yx, yy = _relative_at(c, dt, split, i, grid[s])
                 vals[k, s] = -_polygon_distance(table, j, yx, yy)
-            elif kind == _CORRIDOR:
-                vals[k, s] = -_polygon_distance(table, 0, coarse[i, s, 0], coarse[i, s, 1])
-            elif kind == _PATCH:
-                vals[k, s] = -_polygon_distance(table, j, coarse[i, s, 0], coarse[i, s, 1])
-            else:
-                nearest = np.inf
-                for g in range(polygons):
-                    nearest = _min_nan(nearest, _polygon_distance(table, g, coarse[i, s, 0],
-                                                                  coarse[i, s, 1]))
-                vals[k, s] = nearest - off
+        elif kind == _CORRIDOR or kind == _PATCH:
+            _polygon_on_samples(table, 0 if kind == _CORRIDOR else j, coarse, i, listed, dist)
+            for s in range(samples):
+                vals[k, s] = -dist[s]
+        else:
+            for s in range(samples):
+                vals[k, s] = np.inf
+            for g in range(polygons):
+                _polygon_on_samples(table, g, coarse, i, listed, dist)
+                for s in range(samples):
+                    vals[k, s] = _min_nan(vals[k, s], dist[s])
+            for s in range(samples):
+                vals[k, s] = vals[k, s] - off
 
 
 @compiled_loop

@@ -110,3 +110,47 @@ def test_verdicts_equal_the_numpy_expressions_bit_for_bit(rotating, split):
     assert _same_bits(speed, want[1])
     assert np.array_equal(ic._CLAIM_NAMES[claim], want[2])
     assert _same_bits(margin, want[3])
+
+
+def _polygons() -> list[np.ndarray]:
+    """Convex, concave, degenerate and tiny-edged polygons, a segment and a point."""
+    rng = np.random.default_rng(7)
+    angles = np.sort(rng.uniform(0.0, 2.0 * np.pi, 12))
+    star = np.stack([np.cos(angles), np.sin(angles)], axis=1) * rng.uniform(1.0, 4.0, (12, 1))
+    return [
+        np.array([[-2.0, -2.0], [270.0, -2.0], [270.0, 124.0], [-2.0, 124.0]]),
+        np.array([[0.0, 0.0], [3.0, 0.0], [3.0, 1.0], [1.0, 1.0], [1.0, 3.0], [0.0, 3.0]]),
+        star + 5.0,
+        np.array([[0.0, 0.0], [1e-170, 0.0], [1.0, 1.0]]),
+        np.array([[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [2.0, 2.0], [0.0, 2.0]]),
+        np.array([[0.0, 0.0], [2.0, 1.0]]),
+        np.array([[1.0, 1.0]]),
+        np.array([[0.0, 0.0], [1e120, 0.0], [0.0, 1e120]]),
+        np.array([[0.0, 0.0], [1e60, 0.0], [0.0, 1.0]]),
+    ]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_polygon_on_samples_equals_the_distance_at_every_sample_bit_for_bit():
+    rng = np.random.default_rng(17)
+    polygons = _polygons()
+    table = ic.PolygonTable(polygons)
+    n, samples = 3000, ic.SAMPLES + 1
+    start = rng.uniform(-5.0, 12.0, (n, 1, 2))
+    start[: n // 10] = rng.uniform(-3.0, 272.0, (n // 10, 1, 2))
+    step = rng.normal(0.0, 0.05, (n, 1, 2)) * rng.choice([0.0, 1.0, 20.0], (n, 1, 1))
+    coarse = start + step * np.arange(samples)[None, :, None]
+    # on vertices and edges exactly, and samples that are not finite or huge
+    coarse[0, :] = [0.0, 0.0]
+    coarse[1, :, 1] = 0.0
+    coarse[2, 3] = [np.nan, 1.0]
+    coarse[3, 5] = [np.inf, 0.5]
+    coarse[4, :] = [1e150, -1e150]
+    coarse[5, 4] = [-0.0, -0.0]
+    listed = np.empty(2 * max(np.diff(table.first)), np.int64)
+    dist = np.empty(samples)
+    for g in range(len(polygons)):
+        want = table.signed_distance_m(coarse.reshape(-1, 2))[:, g].reshape(n, samples)
+        for i in range(n):
+            ic._polygon_on_samples(table.arrays, g, coarse, i, listed, dist)
+            assert _same_bits(dist, want[i]), (g, i)
