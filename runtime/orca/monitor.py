@@ -43,6 +43,10 @@ if TYPE_CHECKING:
 
 _TINY = float(np.finfo(np.float64).tiny)
 
+_SURELY_ON_RAY = MONITOR_ANGLE_TOL_RAD * (1.0 - 1e-6)
+"""``|cross| / dot`` below which a normal's angle to the residual is within
+MONITOR_ANGLE_TOL_RAD whatever atan2's rounding (a few ulps, far below the 1e-6 kept)."""
+
 MONITOR_PARALLEL_MIN_SLOTS = 32768
 """Monitor loops over at least this many constraint slots (or pairs) run in threads."""
 
@@ -140,6 +144,11 @@ def _kkt_row(preferred, selected, max_speed, line_dir, viol, active_tol, valid, 
         ux, uy = nx / n_len, ny / n_len
         cross = rx * uy - ry * ux
         dot = rx * ux + ry * uy
+        if dot > 0.0 and abs(cross) <= _SURELY_ON_RAY * dot:
+            # |atan2(cross, dot)| <= |cross| / dot, within the tolerance by far more than
+            # atan2's rounding: on the ray, and the residual is 0 whatever the other normals
+            on_ray = True
+            break
         angle = math.atan2(cross, dot)
         if abs(angle) <= MONITOR_ANGLE_TOL_RAD:
             on_ray = True
@@ -232,14 +241,15 @@ def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, fea
     viol = np.empty(k)
     for i in range(row_lo, row_hi):
         sx, sy = selected[i, 0], selected[i, 1]
-        ok = math.isfinite(sx) and math.isfinite(sy)
+        # x * 0 is NaN exactly where x is not finite, else a zero: the row is finite where the
+        # sum of those products is (no branch per value)
+        zeros = sx * 0.0 + sy * 0.0
         row_worst = -np.inf
         lines = 0
         for s in range(k):
             px, py = line_point[i, s, 0], line_point[i, s, 1]
             dx, dy = line_dir[i, s, 0], line_dir[i, s, 1]
-            ok = ok and math.isfinite(px) and math.isfinite(py) and math.isfinite(dx) \
-                and math.isfinite(dy)
+            zeros += (px * 0.0 + py * 0.0) + (dx * 0.0 + dy * 0.0)
             viol[s] = -np.inf
             if valid[i, s]:
                 viol[s] = (py - sy) * dx - (px - sx) * dy
@@ -252,7 +262,7 @@ def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, fea
         pref_speed[i] = math.hypot(preferred[i, 0], preferred[i, 1])
         worst[i] = row_worst
         kkt[i] = 0.0
-        bits = 0 if ok else _NON_FINITE
+        bits = 0 if zeros == 0.0 else _NON_FINITE
         if speed[i] - radius > tol:
             bits |= _OVER_SPEED
         if lines == 0 and pref_speed[i] <= radius and gap[i] > tol:
