@@ -430,12 +430,7 @@ def _first_failing_pairs(neighbor_idx, feasible, position, selected, radius, tim
             # padding (-1) is below every agent index
             if ib <= ia or not feasible[ib]:
                 continue
-            mutual = False
-            for t in range(k):
-                if neighbor_idx[ib, t] == ia:
-                    mutual = True
-                    break
-            if not mutual or not time_horizon[ia] == time_horizon[ib]:
+            if not time_horizon[ia] == time_horizon[ib]:
                 continue
             px = position[ib, 0] - position[ia, 0]
             py = position[ib, 1] - position[ia, 1]
@@ -452,6 +447,15 @@ def _first_failing_pairs(neighbor_idx, feasible, position, selected, radius, tim
             else:
                 distance = _min_distance(px, py, xx, xy, horizon)
             if distance < r - tol:
+                # judged only when b holds a as a neighbour too (asked of a failing pair
+                # alone: the first failing pair is the same)
+                mutual = False
+                for t in range(k):
+                    if neighbor_idx[ib, t] == ia:
+                        mutual = True
+                        break
+                if not mutual:
+                    continue
                 pair[0], pair[1] = ia, ib
                 found[0], found[1], found[2] = distance, r, 1.0 if over else 0.0
                 return
