@@ -174,17 +174,35 @@ _COLUMNS = 21
 
 
 @compiled_loop
-def _speed_bounds(v0, v1, second, start, pivot, pivot_v, pivot_a, omega, end, handoff, dt,
-                  speed_bound, rel_speed_bound, world_v0, world_v1):
-    """Per body: the largest speed relative to its support (of v0, v1 and, when ``second`` has
-    rows, the second ramp's velocity; NaN wins), its world speed bound
+def _curve_rows(start, v0, v1, commit, split, second, second_commit, pivot, pivot_v, pivot_a,
+                omega, end, handoff, options, grid, lo, hi, packed, speed_bound, rel_speed_bound,
+                world_v0, world_v1, linear, coarse):
+    """Rows ``lo:hi`` of every body's curve, in one pass per body: its record into ``packed``
+    (N, _COLUMNS; without a split, ``split`` empty, the split time is +inf and the second ramp
+    zero); the largest speed relative to its support (of v0, v1 and, when split, the second
+    ramp's velocity; NaN wins), its world speed bound
     ``|w| + |alpha| dt + |omega| (|x0 - c| + dt rel) + rel`` and, for a body moved by its
-    handoff controller, its straight speed ``|x1 - x0| / dt`` for both; and the world
-    velocities ``w + v0`` and ``w + alpha dt + v1`` at the ends of the step."""
-    split = second.shape[0] > 0
-    for i in range(v0.shape[0]):
+    handoff controller, its straight speed ``|x1 - x0| / dt`` for both; the world velocities
+    ``w + v0`` and ``w + alpha dt + v1`` at the ends of the step; whether its world velocity is
+    linear in time (no rotation, truncation, split or handoff: a pair's relative speed is then
+    largest at an end of the step); and its world position at every ``grid`` time
+    (:func:`_world_at`, into ``coarse`` (N, G, 2))."""
+    dt = options[0]
+    has_split = split.shape[0] > 0
+    for i in range(lo, hi):
+        row = packed[i]
+        for d in range(2):
+            row[_START + d], row[_V0 + d], row[_V1 + d] = start[i, d], v0[i, d], v1[i, d]
+            row[_PIVOT + d], row[_PIVOT_V + d] = pivot[i, d], pivot_v[i, d]
+            row[_PIVOT_A + d], row[_END + d] = pivot_a[i, d], end[i, d]
+            row[_V2 + d] = second[i, d] if has_split else 0.0
+        row[_COMMIT] = commit[i]
+        row[_SPLIT] = split[i] if has_split else np.inf
+        row[_COMMIT2] = second_commit[i] if has_split else 0.0
+        row[_OMEGA] = omega[i]
+        row[_HANDOFF] = 1.0 if handoff[i] else 0.0
         rel = _max_nan(math.hypot(v0[i, 0], v0[i, 1]), math.hypot(v1[i, 0], v1[i, 1]))
-        if split:
+        if has_split:
             rel = _max_nan(rel, math.hypot(second[i, 0], second[i, 1]))
         arm = math.hypot(start[i, 0] - pivot[i, 0], start[i, 1] - pivot[i, 1]) + dt * rel
         speed = (math.hypot(pivot_v[i, 0], pivot_v[i, 1])
@@ -197,75 +215,55 @@ def _speed_bounds(v0, v1, second, start, pivot, pivot_v, pivot_a, omega, end, ha
         for d in range(2):
             world_v0[i, d] = pivot_v[i, d] + v0[i, d]
             world_v1[i, d] = pivot_v[i, d] + pivot_a[i, d] * dt + v1[i, d]
-
-
-@compiled_loop
-def _pack_curves(start, v0, v1, commit, split, second, second_commit, pivot, pivot_v, pivot_a,
-                 omega, end, handoff, out):
-    """Every body's row of :attr:`_Curves.packed` into ``out`` (N, _COLUMNS), one row at a
-    time; without a split (``split`` empty) the split time is +inf and the second ramp zero."""
-    has_split = split.shape[0] > 0
-    for i in range(out.shape[0]):
-        row = out[i]
-        for d in range(2):
-            row[_START + d], row[_V0 + d], row[_V1 + d] = start[i, d], v0[i, d], v1[i, d]
-            row[_PIVOT + d], row[_PIVOT_V + d] = pivot[i, d], pivot_v[i, d]
-            row[_PIVOT_A + d], row[_END + d] = pivot_a[i, d], end[i, d]
-            row[_V2 + d] = second[i, d] if has_split else 0.0
-        row[_COMMIT] = commit[i]
-        row[_SPLIT] = split[i] if has_split else np.inf
-        row[_COMMIT2] = second_commit[i] if has_split else 0.0
-        row[_OMEGA] = omega[i]
-        row[_HANDOFF] = 1.0 if handoff[i] else 0.0
+        linear[i] = (not handoff[i] and omega[i] == 0.0 and commit[i] >= dt
+                     and not (has_split and math.isfinite(split[i])))
+        for s in range(grid.shape[0]):
+            coarse[i, s, 0], coarse[i, s, 1] = _world_at(packed, options, i, grid[s])
 
 
 class _Curves:
     """Every body's executed curve of one step: its packed record for the compiled loops
     (:func:`_world_at`) and its Lipschitz bounds."""
 
-    def __init__(self, mo: StepMotion) -> None:
+    def __init__(self, mo: StepMotion, grid_s: np.ndarray) -> None:
         self.mo = mo
         n = mo.position_m.shape[0]
         self.handoff = np.zeros(n, bool)
         self.handoff[mo.handoff_rows] = True
         dt = mo.dt_s
-        v0, v1 = mo.velocity_rel_mps, mo.committed_rel_mps
         self.split = mo.split_s is not None
-        # Lipschitz constants (m/s) of the world curve and of the support-frame curve, and the
+        if self.split:
+            assert mo.second_rel_mps is not None and mo.second_commit_s is not None
+        self.any_handoff = bool(self.handoff.any())
+        self.any_rotation = bool(np.any(mo.omega_radps != 0.0))
+        self.options = np.array([dt, float(self.split), float(self.any_rotation),
+                                 float(self.any_handoff)])
+        """The step (s) and whether any body was split, rotates, is moved by its handoff."""
+        self.packed = np.empty((n, _COLUMNS))
+        """Per body (N, _COLUMNS): start, v0, v1, commit time, split time (+inf: none), second
+        velocity and commit time, pivot, its velocity and acceleration, omega, handoff (0/1),
+        end position."""
+        # Lipschitz constants (m/s) of the world curve and of the support-frame curve, the
         # world velocities at the ends of a linear curve
         self.speed_bound_mps, self.rel_speed_bound_mps = np.empty(n), np.empty(n)
         self.world_v0_mps, self.world_v1_mps = np.empty((n, 2)), np.empty((n, 2))
-        second = mo.second_rel_mps if mo.second_rel_mps is not None else np.zeros((0, 2))
-        _speed_bounds(*(np.ascontiguousarray(a, np.float64) for a in (
-            v0, v1, second, mo.position_m, mo.pivot_m, mo.pivot_velocity_mps,
-            mo.pivot_acceleration_mps2, mo.omega_radps, mo.end_position_m)), self.handoff,
-            float(dt), self.speed_bound_mps, self.rel_speed_bound_mps, self.world_v0_mps,
-            self.world_v1_mps)
-        self.any_handoff = bool(self.handoff.any())
-        self.any_rotation = bool(np.any(mo.omega_radps != 0.0))
-        # without rotation, truncation or handoff a body's world velocity is linear in time
-        # (w + alpha t + the ramp), so a pair's relative speed is largest at an end of the step
-        self.linear = ~self.handoff & (mo.omega_radps == 0.0) & (mo.commit_s >= dt)
-        if mo.split_s is not None:
-            self.linear &= ~np.isfinite(mo.split_s)
-        packed = np.empty((n, _COLUMNS))
+        self.linear = np.empty(n, bool)
+        """Whether a body's world velocity is linear in time (see :func:`_curve_rows`)."""
+        self.coarse = np.empty((n, grid_s.size, 2))
+        """Every body's world position (m) at every time of the grid (N, G, 2)."""
         empty = np.zeros((0, 2))
-        if self.split:
-            assert mo.second_rel_mps is not None and mo.second_commit_s is not None
-        _pack_curves(*(np.ascontiguousarray(a, np.float64) for a in (
-            mo.position_m, v0, v1, mo.commit_s,
+        args = (*(np.ascontiguousarray(a, np.float64) for a in (
+            mo.position_m, mo.velocity_rel_mps, mo.committed_rel_mps, mo.commit_s,
             mo.split_s if self.split else empty[:, 0],
             mo.second_rel_mps if self.split else empty,
             mo.second_commit_s if self.split else empty[:, 0],
             mo.pivot_m, mo.pivot_velocity_mps, mo.pivot_acceleration_mps2, mo.omega_radps,
-            mo.end_position_m)), self.handoff, packed)
-        self.packed = packed
-        """Per body (N, _COLUMNS): start, v0, v1, commit time, split time (+inf: none), second
-        velocity and commit time, pivot, its velocity and acceleration, omega, handoff (0/1),
-        end position."""
-        self.options = np.array([dt, float(self.split), float(self.any_rotation),
-                                 float(self.any_handoff)])
-        """The step (s) and whether any body was split, rotates, is moved by its handoff."""
+            mo.end_position_m)), self.handoff, self.options,
+            np.ascontiguousarray(grid_s, np.float64))
+        outs = (self.packed, self.speed_bound_mps, self.rel_speed_bound_mps,
+                self.world_v0_mps, self.world_v1_mps, self.linear, self.coarse)
+        run_row_pieces(lambda lo, hi: _curve_rows(*args, lo, hi, *outs), n,
+                       min_rows=PARALLEL_MIN_ITEMS)
 
     def pair_speed_bound_mps(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         """Lipschitz constant (m/s, (P,)) of the distance of bodies i and j over the step: the
@@ -276,15 +274,6 @@ class _Curves:
                            self.linear, np.ascontiguousarray(self.world_v0_mps),
                            np.ascontiguousarray(self.world_v1_mps),
                            np.ascontiguousarray(self.speed_bound_mps, np.float64), out)
-        return out
-
-    def on_grid(self, grid_s: np.ndarray) -> np.ndarray:
-        """World position (m, (N, len(grid_s), 2)) of every body at the times ``grid_s``."""
-        n = self.packed.shape[0]
-        out = np.empty((n, grid_s.size, 2))
-        grid = np.ascontiguousarray(grid_s, np.float64)
-        run_row_pieces(lambda lo, hi: _world_grid(self.packed, self.options, grid, out, lo, hi),
-                       n, min_rows=PARALLEL_MIN_ITEMS)
         return out
 
 
@@ -375,14 +364,6 @@ def _pair_speed_bounds(first, second, linear, world_v0, world_v1, speed_bound, o
             out[p] = _max_nan(d0, d1)
         else:
             out[p] = speed_bound[i] + speed_bound[j]
-
-
-@compiled_loop
-def _world_grid(c, options, grid, out, lo, hi):
-    """:func:`_world_at` of bodies ``lo:hi`` at every time of ``grid`` into ``out`` (N, G, 2)."""
-    for i in range(lo, hi):
-        for s in range(grid.shape[0]):
-            out[i, s, 0], out[i, s, 1] = _world_at(c, options, i, grid[s])
 
 
 @compiled_loop
@@ -985,14 +966,14 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
     Claim: C4, C1, B5, W1, O2, V1, T4."""
     n = mo.position_m.shape[0]
     dt = mo.dt_s
-    cur = _Curves(mo)
     every = np.arange(n)
-    lip = cur.speed_bound_mps
     inf = np.full(n, np.inf)
 
     grid = np.linspace(0.0, dt, SAMPLES + 1)
-    # every body's world position at every sample time (N, SAMPLES + 1, 2), computed once
-    coarse = cur.on_grid(grid)
+    # every body's curve, and its world position at every sample time, computed once
+    cur = _Curves(mo, grid)
+    coarse = cur.coarse
+    lip = cur.speed_bound_mps
 
     # C4: the corridor region (centre space)
     corridor = inf.copy()

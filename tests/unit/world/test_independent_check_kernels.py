@@ -154,3 +154,22 @@ def test_polygon_on_samples_equals_the_distance_at_every_sample_bit_for_bit():
         for i in range(n):
             ic._polygon_on_samples(table.arrays, g, coarse, i, listed, dist)
             assert _same_bits(dist, want[i]), (g, i)
+
+
+def test_curves_linear_flag_equals_the_numpy_expression():
+    # linear in time: no handoff, no rotation, committed for the whole step, not split
+    rng = np.random.default_rng(41)
+    n, dt = 500, 0.1
+    vec = rng.normal(0.0, 1.0, (n, 2))
+    omega = rng.choice([0.0, -0.0, 0.3, np.nan], n)
+    commit = rng.choice([dt, 0.05, np.nan, np.inf], n)
+    split = rng.choice([np.inf, 0.05, np.nan, -np.inf], n)
+    handoff = np.flatnonzero(rng.random(n) < 0.2)
+    mo = ic.StepMotion(0.0, dt, vec, vec, vec, commit, vec, vec, vec, omega, np.full(n, -1),
+                       np.full(n, -1), np.ones(n), np.ones(n), handoff, np.full(n, 0.3), vec,
+                       vec, None, (), (), np.zeros(0, bool), (), split, vec, np.full(n, dt))
+    cur = ic._Curves(mo, np.linspace(0.0, dt, ic.SAMPLES + 1))
+    free = np.ones(n, bool)
+    free[handoff] = False
+    want = free & (omega == 0.0) & (commit >= dt) & ~np.isfinite(split)
+    assert np.array_equal(cur.linear, want)
