@@ -183,60 +183,68 @@ def infeasibility_margin(diag: StepDiagnostics, rows: np.ndarray) -> np.ndarray:
 
 @compiled_loop
 def _infeasibility_rows(rows, fail_line, line_point, line_dir, max_speed, valid, out):
-    """:func:`infeasibility_margin` of every row ``rows[q]`` into ``out[q]``: the chord
+    """:func:`_infeasibility_row` of every row ``rows[q]`` into ``out[q]``. Claim: O4."""
+    for q in range(rows.shape[0]):
+        out[q] = _infeasibility_row(fail_line, line_point, line_dir, max_speed, valid, rows[q])
+
+
+@inlined_loop
+def _infeasibility_row(fail_line, line_point, line_dir, max_speed, valid, r):
+    """:func:`infeasibility_margin` of row ``r``: the chord
     ``-p.d -+ sqrt((p.d)^2 + R^2 - |p|^2)`` of the failing line (point ``p``, direction ``d``;
     ``-inf`` without a chord), cut by every valid earlier line ``j`` at
     ``t = det(d_j, p - p_j) / det(d, d_j)`` (from the right where ``det(d, d_j) >= 0``, else
     from the left; a NaN cut wins, a NaN determinant cuts nothing), ``-inf`` when an earlier
     line parallel within RVO_EPSILON has the failing line outside it. Claim: O4."""
     k = valid.shape[1]
-    for q in range(rows.shape[0]):
-        r = rows[q]
-        i = fail_line[r]
-        # a slot index as numpy reads it (-1: the last slot; no line comes before it)
-        slot = i + k if i < 0 else i
-        px, py = line_point[r, slot, 0], line_point[r, slot, 1]
-        dx, dy = line_dir[r, slot, 0], line_dir[r, slot, 1]
-        radius = max_speed[r]
-        dot = px * dx + py * dy
-        disc = dot * dot + radius * radius - (px * px + py * py)
-        sq = math.sqrt(_keep_max(disc, 0.0))
-        t_left, t_right = -dot - sq, -dot + sq
-        right, left = np.inf, -np.inf
-        outside_parallel = False
-        for j in range(min(max(i, 0), k)):
-            if not valid[r, j]:
-                continue
-            djx, djy = line_dir[r, j, 0], line_dir[r, j, 1]
-            denominator = dx * djy - dy * djx
-            numerator = djx * (py - line_point[r, j, 1]) - djy * (px - line_point[r, j, 0])
-            if abs(denominator) <= RVO_EPSILON:
-                # parallel: the failing line lies outside line j
-                outside_parallel = outside_parallel or numerator < 0.0
-            elif denominator >= 0.0:
-                right = _keep_min(right, numerator / denominator)
-            elif denominator < 0.0:
-                left = _keep_max(left, numerator / denominator)
-        t_right = _keep_min(t_right, right)
-        t_left = _keep_max(t_left, left)
-        margin = -np.inf if disc < 0.0 else t_right - t_left
-        out[q] = -np.inf if outside_parallel else margin
+    i = fail_line[r]
+    # a slot index as numpy reads it (-1: the last slot; no line comes before it)
+    slot = i + k if i < 0 else i
+    px, py = line_point[r, slot, 0], line_point[r, slot, 1]
+    dx, dy = line_dir[r, slot, 0], line_dir[r, slot, 1]
+    radius = max_speed[r]
+    dot = px * dx + py * dy
+    disc = dot * dot + radius * radius - (px * px + py * py)
+    sq = math.sqrt(_keep_max(disc, 0.0))
+    t_left, t_right = -dot - sq, -dot + sq
+    right, left = np.inf, -np.inf
+    outside_parallel = False
+    for j in range(min(max(i, 0), k)):
+        if not valid[r, j]:
+            continue
+        djx, djy = line_dir[r, j, 0], line_dir[r, j, 1]
+        denominator = dx * djy - dy * djx
+        numerator = djx * (py - line_point[r, j, 1]) - djy * (px - line_point[r, j, 0])
+        if abs(denominator) <= RVO_EPSILON:
+            # parallel: the failing line lies outside line j
+            outside_parallel = outside_parallel or numerator < 0.0
+        elif denominator >= 0.0:
+            right = _keep_min(right, numerator / denominator)
+        elif denominator < 0.0:
+            left = _keep_max(left, numerator / denominator)
+    t_right = _keep_min(t_right, right)
+    t_left = _keep_max(t_left, left)
+    margin = -np.inf if disc < 0.0 else t_right - t_left
+    return -np.inf if outside_parallel else margin
 
 
 _NON_FINITE, _OVER_SPEED, _FREE_MOVED, _FEASIBLE_VIOLATES, _KKT_FAILS = 1, 2, 4, 8, 16
+_INFEASIBLE_OPEN = 32
 """The failures :func:`_solve_rows` marks per agent, in the order :func:`check_solve` reports
 them."""
 
 
 @compiled_loop
-def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, feasible, row_lo,
-                row_hi, fails, speed, gap, pref_speed, worst, kkt):
+def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, feasible,
+                fail_line, row_lo, row_hi, fails, speed, gap, pref_speed, worst, kkt, chord):
     """One pass over rows ``row_lo:row_hi`` of what :func:`check_solve` judges, recomputed from
     the selected velocity: whether the velocity and lines are finite, the selected and
     preferred speeds, the distance selected-preferred, the largest line violation
     ``det(dir, point - v)`` (``-inf`` without lines) and, for feasible rows that left the
-    preferred velocity, the KKT residual of :func:`kkt_residual` (0 elsewhere); ``fails``
-    gets the bits of the failed rules. Claim: O1, O2, O4."""
+    preferred velocity, the KKT residual of :func:`kkt_residual` (0 elsewhere), for rows
+    labelled infeasible what is left of the failing line's chord (:func:`_infeasibility_row`
+    into ``chord``, 0 elsewhere); ``fails`` gets the bits of the failed rules.
+    Claim: O1, O2, O4."""
     k = valid.shape[1]
     viol = np.empty(k)
     for i in range(row_lo, row_hi):
@@ -273,6 +281,11 @@ def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, fea
             kkt[i] = _kkt_row(preferred, selected, max_speed, line_dir, viol, tol, valid, i)
             if kkt[i] > MONITOR_KKT_REL * (1.0 + radius + pref_speed[i]):
                 bits |= _KKT_FAILS
+        chord[i] = 0.0
+        if not feasible[i]:
+            chord[i] = _infeasibility_row(fail_line, line_point, line_dir, max_speed, valid, i)
+            if chord[i] > tol:
+                bits |= _INFEASIBLE_OPEN
         fails[i] = bits
 
 
@@ -294,15 +307,17 @@ def check_solve(diag: StepDiagnostics) -> None:
     pref, sel, radius = diag.preferred, diag.selected, diag.max_speed
     n = sel.shape[0]
     fails = np.empty(n, dtype=np.uint8)
-    speed, gap, pref_speed, worst, res = (np.empty(n) for _ in range(5))
+    speed, gap, pref_speed, worst, res, chord = (np.empty(n) for _ in range(6))
     args = (*(np.ascontiguousarray(a, dtype=np.float64) for a in
               (pref, sel, radius, diag.line_point, diag.line_dir)),
             np.ascontiguousarray(diag.valid, dtype=np.bool_),
-            np.ascontiguousarray(diag.feasible, dtype=np.bool_))
+            np.ascontiguousarray(diag.feasible, dtype=np.bool_),
+            np.ascontiguousarray(diag.fail_line, dtype=np.int64))
     threads = thread_count(diag.valid.size, MONITOR_PARALLEL_MIN_SLOTS)
     bounds = piece_bounds(n, threads)
     run_pieces(lambda p: _solve_rows(*args, bounds[p], bounds[p + 1], fails, speed, gap,
-                                     pref_speed, worst, res), len(bounds) - 1, threads=threads)
+                                     pref_speed, worst, res, chord), len(bounds) - 1,
+               threads=threads)
     if fails.any():
         scale = 1.0 + radius
 
@@ -324,16 +339,9 @@ def check_solve(diag: StepDiagnostics) -> None:
         if (i := first(_KKT_FAILS)) >= 0:
             _fail("O2", "KKT certificate fails: not the closest feasible velocity", diag, i,
                   res[i], MONITOR_KKT_REL * (1.0 + radius[i] + pref_speed[i]))
-
-    rows = np.flatnonzero(~diag.feasible)
-    if rows.size:
-        margin = infeasibility_margin(diag, rows)
-        limit = MONITOR_FEASIBILITY_REL * (1.0 + radius[rows])
-        bad = margin > limit
-        if bad.any():
-            j = int(np.flatnonzero(bad)[0])
+        if (i := first(_INFEASIBLE_OPEN)) >= 0:
             _fail("O4", "labelled infeasible but the failing line still has feasible points",
-                  diag, int(rows[j]), margin[j], limit[j])
+                  diag, i, chord[i], MONITOR_FEASIBILITY_REL * scale[i])
 
 
 def pair_min_distance(rel_position: np.ndarray, rel_velocity: np.ndarray, horizon_s: np.ndarray
