@@ -815,28 +815,18 @@ def _certified_min(kind: int, cur: _Curves, table: PolygonTable, body: np.ndarra
 def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every pair (i < j) of bodies whose start distance is at most ``reach_m[i] + reach_m[j]``,
     found by a uniform spatial hash with cells as wide as the largest ``2 reach`` (the 3 x 3
-    cells around a body hold every body it can reach). Returns index arrays (P,), (P,), by
-    body ``i``, then cell, then position in the cell."""
+    cells around a body hold every body it can reach; :func:`_hash_table`). Returns index
+    arrays (P,), (P,), by body ``i``, then cell, then position in the cell."""
     n = x_m.shape[0]
     if n < 2:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    cell_m = max(2.0 * float(np.max(reach_m)), 1e-9)
-    cell = np.floor((x_m - x_m.min(axis=0)) / cell_m).astype(np.int64)
-    width = int(cell[:, 1].max()) + 3
-    key = (cell[:, 0] + 1) * width + (cell[:, 1] + 1)
-    order = np.argsort(key, kind="stable")
-    sorted_key = np.ascontiguousarray(key[order])
-    offsets = np.array([dx * width + dy for dx in (-1, 0, 1) for dy in (-1, 0, 1)], np.int64)
     x = np.ascontiguousarray(x_m, dtype=np.float64)
     reach = np.ascontiguousarray(reach_m, dtype=np.float64)
-    cells = int(sorted_key[-1]) + width + 2
-    if cells <= CELL_TABLE_PER_BODY * n:
-        # the start of every cell's run in the sorted keys, one entry per cell (cell c holds
-        # sorted bodies start[c]:start[c + 1])
-        start = np.searchsorted(sorted_key, np.arange(cells + 1)).astype(np.int64)
-    else:
-        start = np.zeros(0, np.int64)
-    sorted_x, sorted_reach = np.ascontiguousarray(x[order]), np.ascontiguousarray(reach[order])
+    order, sorted_key = np.empty(n, np.int64), np.empty(n, np.int64)
+    sorted_x, sorted_reach = np.empty((n, 2)), np.empty(n)
+    offsets = np.empty(9, np.int64)
+    start = _hash_table(x, reach, CELL_TABLE_PER_BODY, order, sorted_key, sorted_x,
+                        sorted_reach, offsets)
     begin, count = np.empty(n, np.int64), np.empty(n, np.int64)
     threads = thread_count(n, PARALLEL_MIN_ITEMS)
     bounds = piece_bounds(n, threads)
@@ -858,6 +848,80 @@ def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, n
 CELL_TABLE_PER_BODY = 64
 """Hash cells per body up to which :func:`candidate_pairs` indexes every cell's run directly
 (beyond it, a sparse crowd, each cell is found by binary search)."""
+
+
+HASH_KEYS_MAX = 2.0**62
+"""Cell keys below which :func:`_hash_table` hashes (every key, and every key of a cell
+around a body, then stays inside int64)."""
+
+
+@compiled_loop
+def _hash_table(x, reach, table_per_body, order, sorted_key, sorted_x, sorted_reach, offsets):
+    """The spatial hash of :func:`candidate_pairs`: cells ``2 max(reach)`` wide (at least
+    1e-9 m) from the smallest coordinates, cell ``(cx, cy)`` keyed ``(cx + 1) width + cy + 1``
+    (``width``: the largest ``cy`` plus 3, so the 3 x 3 cells around a body are its key plus
+    ``offsets``); the bodies in key order (stable: by index within a cell) into ``order``, their
+    keys, positions and reaches in that order into ``sorted_key``, ``sorted_x``,
+    ``sorted_reach``. Returns every cell's first sorted index (cell c holds sorted bodies
+    ``start[c]:start[c + 1]``) when there are at most ``table_per_body`` cells per body, else
+    an empty array (each cell is then found by binary search). Positions or reaches that are
+    not finite, or keys beyond HASH_KEYS_MAX, put every body in one cell: every pair is then
+    measured."""
+    n = x.shape[0]
+    big = 0.0
+    x_lo, y_lo = x[0, 0], x[0, 1]
+    finite = True
+    for i in range(n):
+        big = max(big, reach[i])
+        x_lo, y_lo = min(x_lo, x[i, 0]), min(y_lo, x[i, 1])
+        finite = finite & math.isfinite(x[i, 0]) & math.isfinite(x[i, 1])
+        finite = finite & math.isfinite(reach[i])
+    cell_m = 2.0 * big
+    if cell_m < 1e-9:
+        cell_m = 1e-9
+    # every body in cell (0, 0) unless each has a cell of its own
+    width = 3
+    key = np.full(n, width + 1, np.int64)
+    if finite:
+        cx, cy = np.empty(n), np.empty(n)
+        cx_hi = cy_hi = 0.0
+        for i in range(n):
+            cx[i] = math.floor((x[i, 0] - x_lo) / cell_m)
+            cy[i] = math.floor((x[i, 1] - y_lo) / cell_m)
+            cx_hi, cy_hi = max(cx_hi, cx[i]), max(cy_hi, cy[i])
+        if (cx_hi + 2.0) * (cy_hi + 4.0) < HASH_KEYS_MAX:
+            width = int(cy_hi) + 3
+            for i in range(n):
+                key[i] = (int(cx[i]) + 1) * width + (int(cy[i]) + 1)
+    at = 0
+    for dx in range(-1, 2):
+        for dy in range(-1, 2):
+            offsets[at] = dx * width + dy
+            at += 1
+    cells = 0
+    for i in range(n):
+        cells = max(cells, key[i])
+    cells += width + 2
+    if cells <= table_per_body * n:
+        # a counting sort: every cell's run, then the bodies in index order within it
+        start = np.zeros(cells + 1, np.int64)
+        for i in range(n):
+            start[key[i] + 1] += 1
+        for c in range(cells):
+            start[c + 1] += start[c]
+        fill = start[:-1].copy()
+        for i in range(n):
+            order[fill[key[i]]] = i
+            fill[key[i]] += 1
+    else:
+        order[:] = np.argsort(key, kind="mergesort")
+        start = np.zeros(0, np.int64)
+    for s in range(n):
+        i = order[s]
+        sorted_key[s] = key[i]
+        sorted_x[s, 0], sorted_x[s, 1] = x[i, 0], x[i, 1]
+        sorted_reach[s] = reach[i]
+    return start
 
 
 @inlined_loop

@@ -173,3 +173,70 @@ def test_curves_linear_flag_equals_the_numpy_expression():
     free[handoff] = False
     want = free & (omega == 0.0) & (commit >= dt) & ~np.isfinite(split)
     assert np.array_equal(cur.linear, want)
+
+
+def _numpy_hash_table(x, reach, table_per_body):
+    """The spatial hash as numpy computed it before the compiled pass (finite inputs)."""
+    n = x.shape[0]
+    cell_m = max(2.0 * float(np.max(reach)), 1e-9)
+    cell = np.floor((x - x.min(axis=0)) / cell_m).astype(np.int64)
+    width = int(cell[:, 1].max()) + 3
+    key = (cell[:, 0] + 1) * width + (cell[:, 1] + 1)
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    offsets = np.array([dx * width + dy for dx in (-1, 0, 1) for dy in (-1, 0, 1)], np.int64)
+    cells = int(sorted_key[-1]) + width + 2
+    if cells <= table_per_body * n:
+        start = np.searchsorted(sorted_key, np.arange(cells + 1)).astype(np.int64)
+    else:
+        start = np.zeros(0, np.int64)
+    return order, sorted_key, x[order], reach[order], offsets, start
+
+
+@pytest.mark.parametrize("table_per_body", [64, 0])
+def test_hash_table_equals_the_numpy_expressions(table_per_body):
+    # dense and sparse crowds, coincident bodies, signed zeros, zero and tiny reaches
+    rng = np.random.default_rng(43)
+    hashed = 0
+    for trial in range(200):
+        n = int(rng.integers(1, 200))
+        scale = 10.0 ** rng.uniform(-3, 4)
+        x = rng.uniform(-scale, scale, (n, 2))
+        if trial % 3 == 0:
+            x = np.concatenate([x, x[: n // 2 + 1] + 1e3 * scale])
+        if trial % 5 == 0:
+            x[rng.integers(0, x.shape[0], 3)] = [-0.0, 0.0]
+        reach = rng.uniform(0.0, 0.1, x.shape[0]) * scale * rng.choice([0.0, 1e-6, 1.0])
+        cells = np.floor((x.max(axis=0) - x.min(axis=0)) / max(2.0 * reach.max(), 1e-9))
+        if (cells[0] + 2.0) * (cells[1] + 4.0) >= ic.HASH_KEYS_MAX:
+            continue  # keys beyond int64: every body in one cell (the next test)
+        hashed += 1
+        m = x.shape[0]
+        order, sorted_key = np.empty(m, np.int64), np.empty(m, np.int64)
+        sorted_x, sorted_reach, offsets = np.empty((m, 2)), np.empty(m), np.empty(9, np.int64)
+        start = ic._hash_table(x, reach, table_per_body, order, sorted_key, sorted_x,
+                               sorted_reach, offsets)
+        want = _numpy_hash_table(x, reach, table_per_body)
+        for got, expected in zip((order, sorted_key, sorted_x, sorted_reach, offsets, start),
+                                 want, strict=True):
+            assert got.tobytes() == expected.tobytes(), trial
+    assert hashed > 100
+
+
+def test_hash_table_puts_every_body_in_one_cell_when_a_value_is_not_finite():
+    # every pair is then measured: the pairs within reach are those of the finite bodies
+    rng = np.random.default_rng(47)
+    for bad in ([np.nan, 0.0], [np.inf, 1.0], [0.0, -np.inf]):
+        x = rng.uniform(-5.0, 5.0, (40, 2))
+        reach = rng.uniform(0.0, 1.0, 40)
+        x[7] = bad
+        i, j = ic.candidate_pairs(x, reach)
+        with np.errstate(invalid="ignore"):
+            d = np.hypot(*(x[:, None] - x[None]).transpose(2, 0, 1))
+        want = {(a, b) for a, b in zip(*np.nonzero(d <= reach[:, None] + reach[None]),
+                                       strict=True) if a < b}
+        assert set(zip(i.tolist(), j.tolist(), strict=True)) == want
+    reach[3] = np.nan
+    x[7] = [0.5, 0.5]
+    i, j = ic.candidate_pairs(x, reach)
+    assert 3 not in set(i.tolist()) | set(j.tolist())
