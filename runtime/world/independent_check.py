@@ -550,7 +550,14 @@ def _polygon_on_samples(table, g, coarse, i, listed, dist):
     computed distance differs from the true one), is farther than the nearest edge at every
     sample in computed values too: leaving out its distance leaves every minimum as it is. An
     edge whose y-range the samples' y-range does not meet is crossed by no sample's ray (the
-    same comparisons decide it). A sample or an edge that is not finite, or beyond
+    same comparisons decide it). When the boundary lies farther than ``diag`` from the first
+    sample, by that slack (``|d0| - diag > slack``), no sample's crossings are counted: the
+    segment from the first sample to any other stays in the box, within ``diag`` of the first,
+    so it meets no edge and both points have the same even-odd parity; and each sample's
+    computed count has its true parity, because a crossing test is decided by exact
+    comparisons of y and by one of x against the edge's x at the sample's y (computed within a
+    few roundings of the largest coordinate, and the sample lies farther than the slack from
+    the edge along that line). A sample or an edge that is not finite, or beyond
     MODEST_SCALE_M, keeps everything. ``listed`` is scratch of at least twice the polygon's
     edge count. Claim: B5, C4."""
     a, b, ab, inv_length_sq, x_slope, first, solid, edge_box, scale = table
@@ -568,6 +575,7 @@ def _polygon_on_samples(table, g, coarse, i, listed, dist):
             crossings += 1
     d = math.sqrt(nearest_sq)
     dist[0] = -d if crossings % 2 == 1 and solid[g] else d
+    first_crossings = crossings
     # the samples' box
     x_lo = x_hi = coarse[i, 0, 0]
     y_lo = y_hi = coarse[i, 0, 1]
@@ -579,8 +587,14 @@ def _polygon_on_samples(table, g, coarse, i, listed, dist):
         y_lo, y_hi = min(y_lo, y), max(y_hi, y)
     sure = modest and scale[g] == scale[g]
     box_scale = max(max(abs(x_lo), abs(x_hi)), max(abs(y_lo), abs(y_hi)))
-    reach = abs(dist[0]) + math.hypot(x_hi - x_lo, y_hi - y_lo)
+    diag = math.hypot(x_hi - x_lo, y_hi - y_lo)
+    reach = abs(dist[0]) + diag
     slack = SKIP_SLACK_REL * max(scale[g], 1.0 + box_scale)
+    # the boundary farther than the box's diagonal from the first sample: no sample's
+    # segment from the first crosses it, and every crossing test is decided as for the true
+    # point (its distance to an edge is far above the test's roundings), so every sample
+    # counts the first sample's crossings mod 2
+    same_side = sure and abs(dist[0]) - diag > slack
     near = 0
     straddling = hi - lo
     for e in range(lo, hi):
@@ -589,7 +603,7 @@ def _polygon_on_samples(table, g, coarse, i, listed, dist):
         if not (sure and math.hypot(gap_x, gap_y) > reach + slack):
             listed[near] = e
             near += 1
-        if not (modest and (y_hi < edge_box[e, 2] or y_lo >= edge_box[e, 3])):
+        if not (same_side or (modest and (y_hi < edge_box[e, 2] or y_lo >= edge_box[e, 3]))):
             listed[straddling] = e
             straddling += 1
     for s in range(1, samples):
@@ -599,7 +613,7 @@ def _polygon_on_samples(table, g, coarse, i, listed, dist):
             e = listed[q]
             nearest_sq = _min_nan(nearest_sq, _segment_distance_sq(
                 px - a[e, 0], py - a[e, 1], ab[e, 0], ab[e, 1], inv_length_sq[e]))
-        crossings = 0
+        crossings = first_crossings if same_side else 0
         for q in range(hi - lo, straddling):
             e = listed[q]
             if _crosses(px, py, a[e, 0], a[e, 1], b[e, 1], x_slope[e]):

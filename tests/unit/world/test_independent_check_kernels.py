@@ -156,6 +156,29 @@ def test_polygon_on_samples_equals_the_distance_at_every_sample_bit_for_bit():
             assert _same_bits(dist, want[i]), (g, i)
 
 
+def test_polygon_on_samples_keeps_the_sign_of_samples_moving_about_as_far_as_the_boundary():
+    # the samples' box diagonal about the first sample's distance to the boundary: the
+    # crossings are counted once only when the boundary lies beyond the diagonal
+    rng = np.random.default_rng(19)
+    polygons = _polygons()
+    table = ic.PolygonTable(polygons)
+    n, samples = 2000, ic.SAMPLES + 1
+    first = rng.uniform(-5.0, 12.0, (n, 2))
+    heading = rng.normal(0.0, 1.0, (n, 2))
+    heading /= np.hypot(*heading.T)[:, None]
+    factor = rng.choice([0.5, 1.0 - 1e-9, 1.0, 1.0 + 1e-9, 1.5, 2.0], n)
+    listed = np.empty(2 * max(np.diff(table.first)), np.int64)
+    dist = np.empty(samples)
+    for g in range(len(polygons)):
+        d0 = np.abs(table.signed_distance_m(first)[:, g])
+        step = heading * (factor * d0 / (samples - 1))[:, None]
+        coarse = first[:, None] + step[:, None] * np.arange(samples)[None, :, None]
+        want = table.signed_distance_m(coarse.reshape(-1, 2))[:, g].reshape(n, samples)
+        for i in range(n):
+            ic._polygon_on_samples(table.arrays, g, coarse, i, listed, dist)
+            assert _same_bits(dist, want[i]), (g, i)
+
+
 def test_curves_linear_flag_equals_the_numpy_expression():
     # linear in time: no handoff, no rotation, committed for the whole step, not split
     rng = np.random.default_rng(41)
