@@ -839,23 +839,19 @@ def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, n
     order, sorted_key = np.empty(n, np.int64), np.empty(n, np.int64)
     sorted_x, sorted_reach = np.empty((n, 2)), np.empty(n)
     offsets = np.empty(9, np.int64)
+    rank = np.empty(n, np.int64)
     start = _hash_table(x, reach, CELL_TABLE_PER_BODY, order, sorted_key, sorted_x,
-                        sorted_reach, offsets)
-    begin, count = np.empty(n, np.int64), np.empty(n, np.int64)
+                        sorted_reach, offsets, rank)
     threads = thread_count(n, PARALLEL_MIN_ITEMS)
     bounds = piece_bounds(n, threads)
     pieces: list[np.ndarray] = [np.zeros((2, 0), np.int64)] * (len(bounds) - 1)
 
     def piece(k: int) -> None:
-        pieces[k] = _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach,
-                                bounds[k], bounds[k + 1], begin, count)
+        pieces[k] = _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach, rank,
+                                bounds[k], bounds[k + 1])
 
     run_pieces(piece, len(bounds) - 1, threads=threads)
-    # every body's pairs, body after body (within a body: cell, then position in the cell)
-    piece_start = np.cumsum([0] + [part.shape[1] for part in pieces[:-1]])
-    begin[order] += np.repeat(piece_start, np.diff(bounds))
-    out = np.empty((2, int(count.sum())), np.int64)
-    _pairs_by_body(np.concatenate(pieces, axis=1), begin, count, out)
+    out = pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=1)
     return out[0], out[1]
 
 
@@ -870,17 +866,18 @@ around a body, then stays inside int64)."""
 
 
 @compiled_loop
-def _hash_table(x, reach, table_per_body, order, sorted_key, sorted_x, sorted_reach, offsets):
+def _hash_table(x, reach, table_per_body, order, sorted_key, sorted_x, sorted_reach, offsets,
+                rank):
     """The spatial hash of :func:`candidate_pairs`: cells ``2 max(reach)`` wide (at least
     1e-9 m) from the smallest coordinates, cell ``(cx, cy)`` keyed ``(cx + 1) width + cy + 1``
     (``width``: the largest ``cy`` plus 3, so the 3 x 3 cells around a body are its key plus
     ``offsets``); the bodies in key order (stable: by index within a cell) into ``order``, their
     keys, positions and reaches in that order into ``sorted_key``, ``sorted_x``,
-    ``sorted_reach``. Returns every cell's first sorted index (cell c holds sorted bodies
-    ``start[c]:start[c + 1]``) when there are at most ``table_per_body`` cells per body, else
-    an empty array (each cell is then found by binary search). Positions or reaches that are
-    not finite, or keys beyond HASH_KEYS_MAX, put every body in one cell: every pair is then
-    measured."""
+    ``sorted_reach``, and every body's place in that order into ``rank``. Returns every cell's
+    first sorted index (cell c holds sorted bodies ``start[c]:start[c + 1]``) when there are at
+    most ``table_per_body`` cells per body, else an empty array (each cell is then found by
+    binary search). Positions or reaches that are not finite, or keys beyond HASH_KEYS_MAX, put
+    every body in one cell: every pair is then measured."""
     n = x.shape[0]
     big = 0.0
     x_lo, y_lo = x[0, 0], x[0, 1]
@@ -932,6 +929,7 @@ def _hash_table(x, reach, table_per_body, order, sorted_key, sorted_x, sorted_re
         start = np.zeros(0, np.int64)
     for s in range(n):
         i = order[s]
+        rank[i] = s
         sorted_key[s] = key[i]
         sorted_x[s, 0], sorted_x[s, 1] = x[i, 0], x[i, 1]
         sorted_reach[s] = reach[i]
@@ -975,50 +973,34 @@ def _cell_run(sorted_key, start, probe):
 
 
 @compiled_loop
-def _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach, s_lo, s_hi, begin,
-                count):
-    """The pairs of :func:`candidate_pairs` of the bodies ``order[s_lo:s_hi]``, walked in cell
-    order (consecutive bodies read neighbouring cells): each body i, the 3 x 3 cells around it
-    in ``offsets`` order, the bodies of each cell in sorted order, kept when i < j and within
-    reach. Returns them (2, P) body after body; ``begin[i]`` and ``count[i]`` say where body
-    i's pairs start there and how many there are. ``sorted_x`` and ``sorted_reach`` are the
-    positions and reaches in sorted order. A first pass finds every cell's run and sizes the
-    output (the bodies of the 3 x 3 cells bound a body's pairs), so the second writes without
-    growing."""
+def _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach, rank, lo, hi):
+    """The pairs of :func:`candidate_pairs` of the bodies ``lo:hi``, (2, P), body after body:
+    each body i, the 3 x 3 cells around it in ``offsets`` order, the bodies of each cell in
+    sorted order, kept when i < j and within reach. ``sorted_x`` and ``sorted_reach`` are the
+    positions and reaches in sorted order, ``rank`` every body's place in it. A first pass
+    finds every cell's run and sizes the output (the bodies of the 3 x 3 cells bound a body's
+    pairs), so the second writes without growing."""
     cells = offsets.shape[0]
-    run = np.empty((s_hi - s_lo, cells, 2), np.int64)
+    run = np.empty((hi - lo, cells, 2), np.int64)
     room = 0
-    for s in range(s_lo, s_hi):
+    for i in range(lo, hi):
         for o in range(cells):
-            first, end = _cell_run(sorted_key, start, sorted_key[s] + offsets[o])
-            run[s - s_lo, o, 0], run[s - s_lo, o, 1] = first, end
+            first, end = _cell_run(sorted_key, start, sorted_key[rank[i]] + offsets[o])
+            run[i - lo, o, 0], run[i - lo, o, 1] = first, end
             room += end - first
     out = np.empty((2, room), np.int64)
     found = 0
-    for s in range(s_lo, s_hi):
-        i = order[s]
-        begin[i] = found
+    for i in range(lo, hi):
+        s = rank[i]
         for o in range(cells):
-            for q in range(run[s - s_lo, o, 0], run[s - s_lo, o, 1]):
+            for q in range(run[i - lo, o, 0], run[i - lo, o, 1]):
                 j = order[q]
                 if i < j and _within(sorted_x[s, 0] - sorted_x[q, 0],
                                      sorted_x[s, 1] - sorted_x[q, 1],
                                      sorted_reach[s] + sorted_reach[q]):
                     out[0, found], out[1, found] = i, j
                     found += 1
-        count[i] = found - begin[i]
     return out[:, :found].copy()
-
-
-@compiled_loop
-def _pairs_by_body(pieces, first, count, out):
-    """The pairs of every body in body order: body i's ``count[i]`` pairs start at column
-    ``first[i]`` of ``pieces`` (2, P); into ``out`` (2, P)."""
-    at = 0
-    for i in range(count.shape[0]):
-        for p in range(first[i], first[i] + count[i]):
-            out[0, at], out[1, at] = pieces[0, p], pieces[1, p]
-            at += 1
 
 
 @compiled_loop

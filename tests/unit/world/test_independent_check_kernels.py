@@ -237,12 +237,14 @@ def test_hash_table_equals_the_numpy_expressions(table_per_body):
         m = x.shape[0]
         order, sorted_key = np.empty(m, np.int64), np.empty(m, np.int64)
         sorted_x, sorted_reach, offsets = np.empty((m, 2)), np.empty(m), np.empty(9, np.int64)
+        rank = np.empty(m, np.int64)
         start = ic._hash_table(x, reach, table_per_body, order, sorted_key, sorted_x,
-                               sorted_reach, offsets)
+                               sorted_reach, offsets, rank)
         want = _numpy_hash_table(x, reach, table_per_body)
         for got, expected in zip((order, sorted_key, sorted_x, sorted_reach, offsets, start),
                                  want, strict=True):
             assert got.tobytes() == expected.tobytes(), trial
+        assert np.array_equal(order[rank], np.arange(m))
     assert hashed > 100
 
 
