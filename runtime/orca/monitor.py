@@ -36,13 +36,16 @@ from navproof.core.tolerances import (
     MONITOR_KKT_REL,
     RVO_EPSILON,
 )
-from navproof.core.vec2 import det2
 from navproof.orca.halfplanes import line_violation
 
 if TYPE_CHECKING:
     from navproof.orca.crowd import StepDiagnostics
 
 _TINY = float(np.finfo(np.float64).tiny)
+
+_SURELY_ON_RAY = MONITOR_ANGLE_TOL_RAD * (1.0 - 1e-6)
+"""``|cross| / dot`` below which a normal's angle to the residual is within
+MONITOR_ANGLE_TOL_RAD whatever atan2's rounding (a few ulps, far below the 1e-6 kept)."""
 
 MONITOR_PARALLEL_MIN_SLOTS = 32768
 """Monitor loops over at least this many constraint slots (or pairs) run in threads."""
@@ -141,6 +144,11 @@ def _kkt_row(preferred, selected, max_speed, line_dir, viol, active_tol, valid, 
         ux, uy = nx / n_len, ny / n_len
         cross = rx * uy - ry * ux
         dot = rx * ux + ry * uy
+        if dot > 0.0 and abs(cross) <= _SURELY_ON_RAY * dot:
+            # |atan2(cross, dot)| <= |cross| / dot, within the tolerance by far more than
+            # atan2's rounding: on the ray, and the residual is 0 whatever the other normals
+            on_ray = True
+            break
         angle = math.atan2(cross, dot)
         if abs(angle) <= MONITOR_ANGLE_TOL_RAD:
             on_ray = True
@@ -161,57 +169,95 @@ def infeasibility_margin(diag: StepDiagnostics, rows: np.ndarray) -> np.ndarray:
 
     Negative (or ``-inf``) confirms that no velocity satisfies the disk, that line and the lines
     before it, i.e. the empty-intersection label is honest. Near-parallel lines are handled
-    with RVO2's tolerance. Claim: O4.
+    with RVO2's tolerance. One compiled pass over ``rows`` (:func:`_infeasibility_rows`).
+    Claim: O4.
     """
-    i = diag.fail_line[rows]
-    p = diag.line_point[rows, i]
-    d = diag.line_dir[rows, i]
-    radius = diag.max_speed[rows]
-    dot = np.einsum("ij,ij->i", p, d)
-    disc = dot * dot + radius * radius - np.einsum("ij,ij->i", p, p)
-    sq = np.sqrt(np.maximum(disc, 0.0))
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    out = np.empty(rows.shape[0])
+    _infeasibility_rows(rows, np.ascontiguousarray(diag.fail_line, dtype=np.int64),
+                        *(np.ascontiguousarray(a, dtype=np.float64) for a in
+                          (diag.line_point, diag.line_dir, diag.max_speed)),
+                        np.ascontiguousarray(diag.valid, dtype=np.bool_), out)
+    return out
+
+
+@compiled_loop
+def _infeasibility_rows(rows, fail_line, line_point, line_dir, max_speed, valid, out):
+    """:func:`_infeasibility_row` of every row ``rows[q]`` into ``out[q]``. Claim: O4."""
+    for q in range(rows.shape[0]):
+        out[q] = _infeasibility_row(fail_line, line_point, line_dir, max_speed, valid, rows[q])
+
+
+@inlined_loop
+def _infeasibility_row(fail_line, line_point, line_dir, max_speed, valid, r):
+    """:func:`infeasibility_margin` of row ``r``: the chord
+    ``-p.d -+ sqrt((p.d)^2 + R^2 - |p|^2)`` of the failing line (point ``p``, direction ``d``;
+    ``-inf`` without a chord), cut by every valid earlier line ``j`` at
+    ``t = det(d_j, p - p_j) / det(d, d_j)`` (from the right where ``det(d, d_j) >= 0``, else
+    from the left; a NaN cut wins, a NaN determinant cuts nothing), ``-inf`` when an earlier
+    line parallel within RVO_EPSILON has the failing line outside it. Claim: O4."""
+    k = valid.shape[1]
+    i = fail_line[r]
+    # a slot index as numpy reads it (-1: the last slot; no line comes before it)
+    slot = i + k if i < 0 else i
+    px, py = line_point[r, slot, 0], line_point[r, slot, 1]
+    dx, dy = line_dir[r, slot, 0], line_dir[r, slot, 1]
+    radius = max_speed[r]
+    dot = px * dx + py * dy
+    disc = dot * dot + radius * radius - (px * px + py * py)
+    sq = math.sqrt(_keep_max(disc, 0.0))
     t_left, t_right = -dot - sq, -dot + sq
-    k = diag.valid.shape[1]
-    before = diag.valid[rows] & (np.arange(k)[None, :] < i[:, None])
-    pj, dj = diag.line_point[rows], diag.line_dir[rows]
-    denominator = det2(d[:, None, 0], d[:, None, 1], dj[..., 0], dj[..., 1])
-    numerator = det2(dj[..., 0], dj[..., 1], p[:, None, 0] - pj[..., 0], p[:, None, 1] - pj[..., 1])
-    parallel = np.abs(denominator) <= RVO_EPSILON
-    outside_parallel = np.any(before & parallel & (numerator < 0.0), axis=1)
-    cross = before & ~parallel
-    t = numerator / np.where(cross, denominator, 1.0)
-    t_right = np.minimum(t_right, np.min(np.where(cross & (denominator >= 0), t, np.inf), axis=1))
-    t_left = np.maximum(t_left, np.max(np.where(cross & (denominator < 0), t, -np.inf), axis=1))
-    margin = np.where(disc < 0.0, -np.inf, t_right - t_left)
-    return np.where(outside_parallel, -np.inf, margin)
+    right, left = np.inf, -np.inf
+    outside_parallel = False
+    for j in range(min(max(i, 0), k)):
+        if not valid[r, j]:
+            continue
+        djx, djy = line_dir[r, j, 0], line_dir[r, j, 1]
+        denominator = dx * djy - dy * djx
+        numerator = djx * (py - line_point[r, j, 1]) - djy * (px - line_point[r, j, 0])
+        if abs(denominator) <= RVO_EPSILON:
+            # parallel: the failing line lies outside line j
+            outside_parallel = outside_parallel or numerator < 0.0
+        elif denominator >= 0.0:
+            right = _keep_min(right, numerator / denominator)
+        elif denominator < 0.0:
+            left = _keep_max(left, numerator / denominator)
+    t_right = _keep_min(t_right, right)
+    t_left = _keep_max(t_left, left)
+    margin = -np.inf if disc < 0.0 else t_right - t_left
+    return -np.inf if outside_parallel else margin
 
 
 _NON_FINITE, _OVER_SPEED, _FREE_MOVED, _FEASIBLE_VIOLATES, _KKT_FAILS = 1, 2, 4, 8, 16
+_INFEASIBLE_OPEN = 32
 """The failures :func:`_solve_rows` marks per agent, in the order :func:`check_solve` reports
 them."""
 
 
 @compiled_loop
-def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, feasible, row_lo,
-                row_hi, fails, speed, gap, pref_speed, worst, kkt):
+def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, feasible,
+                fail_line, row_lo, row_hi, fails, speed, gap, pref_speed, worst, kkt, chord):
     """One pass over rows ``row_lo:row_hi`` of what :func:`check_solve` judges, recomputed from
     the selected velocity: whether the velocity and lines are finite, the selected and
     preferred speeds, the distance selected-preferred, the largest line violation
     ``det(dir, point - v)`` (``-inf`` without lines) and, for feasible rows that left the
-    preferred velocity, the KKT residual of :func:`kkt_residual` (0 elsewhere); ``fails``
-    gets the bits of the failed rules. Claim: O1, O2, O4."""
+    preferred velocity, the KKT residual of :func:`kkt_residual` (0 elsewhere), for rows
+    labelled infeasible what is left of the failing line's chord (:func:`_infeasibility_row`
+    into ``chord``, 0 elsewhere); ``fails`` gets the bits of the failed rules.
+    Claim: O1, O2, O4."""
     k = valid.shape[1]
     viol = np.empty(k)
     for i in range(row_lo, row_hi):
         sx, sy = selected[i, 0], selected[i, 1]
-        ok = math.isfinite(sx) and math.isfinite(sy)
+        # x * 0 is NaN exactly where x is not finite, else a zero: the row is finite where the
+        # sum of those products is (no branch per value)
+        zeros = sx * 0.0 + sy * 0.0
         row_worst = -np.inf
         lines = 0
         for s in range(k):
             px, py = line_point[i, s, 0], line_point[i, s, 1]
             dx, dy = line_dir[i, s, 0], line_dir[i, s, 1]
-            ok = ok and math.isfinite(px) and math.isfinite(py) and math.isfinite(dx) \
-                and math.isfinite(dy)
+            zeros += (px * 0.0 + py * 0.0) + (dx * 0.0 + dy * 0.0)
             viol[s] = -np.inf
             if valid[i, s]:
                 viol[s] = (py - sy) * dx - (px - sx) * dy
@@ -224,7 +270,7 @@ def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, fea
         pref_speed[i] = math.hypot(preferred[i, 0], preferred[i, 1])
         worst[i] = row_worst
         kkt[i] = 0.0
-        bits = 0 if ok else _NON_FINITE
+        bits = 0 if zeros == 0.0 else _NON_FINITE
         if speed[i] - radius > tol:
             bits |= _OVER_SPEED
         if lines == 0 and pref_speed[i] <= radius and gap[i] > tol:
@@ -235,6 +281,11 @@ def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, fea
             kkt[i] = _kkt_row(preferred, selected, max_speed, line_dir, viol, tol, valid, i)
             if kkt[i] > MONITOR_KKT_REL * (1.0 + radius + pref_speed[i]):
                 bits |= _KKT_FAILS
+        chord[i] = 0.0
+        if not feasible[i]:
+            chord[i] = _infeasibility_row(fail_line, line_point, line_dir, max_speed, valid, i)
+            if chord[i] > tol:
+                bits |= _INFEASIBLE_OPEN
         fails[i] = bits
 
 
@@ -256,15 +307,17 @@ def check_solve(diag: StepDiagnostics) -> None:
     pref, sel, radius = diag.preferred, diag.selected, diag.max_speed
     n = sel.shape[0]
     fails = np.empty(n, dtype=np.uint8)
-    speed, gap, pref_speed, worst, res = (np.empty(n) for _ in range(5))
+    speed, gap, pref_speed, worst, res, chord = (np.empty(n) for _ in range(6))
     args = (*(np.ascontiguousarray(a, dtype=np.float64) for a in
               (pref, sel, radius, diag.line_point, diag.line_dir)),
             np.ascontiguousarray(diag.valid, dtype=np.bool_),
-            np.ascontiguousarray(diag.feasible, dtype=np.bool_))
+            np.ascontiguousarray(diag.feasible, dtype=np.bool_),
+            np.ascontiguousarray(diag.fail_line, dtype=np.int64))
     threads = thread_count(diag.valid.size, MONITOR_PARALLEL_MIN_SLOTS)
     bounds = piece_bounds(n, threads)
     run_pieces(lambda p: _solve_rows(*args, bounds[p], bounds[p + 1], fails, speed, gap,
-                                     pref_speed, worst, res), len(bounds) - 1, threads=threads)
+                                     pref_speed, worst, res, chord), len(bounds) - 1,
+               threads=threads)
     if fails.any():
         scale = 1.0 + radius
 
@@ -286,16 +339,9 @@ def check_solve(diag: StepDiagnostics) -> None:
         if (i := first(_KKT_FAILS)) >= 0:
             _fail("O2", "KKT certificate fails: not the closest feasible velocity", diag, i,
                   res[i], MONITOR_KKT_REL * (1.0 + radius[i] + pref_speed[i]))
-
-    rows = np.flatnonzero(~diag.feasible)
-    if rows.size:
-        margin = infeasibility_margin(diag, rows)
-        limit = MONITOR_FEASIBILITY_REL * (1.0 + radius[rows])
-        bad = margin > limit
-        if bad.any():
-            j = int(np.flatnonzero(bad)[0])
+        if (i := first(_INFEASIBLE_OPEN)) >= 0:
             _fail("O4", "labelled infeasible but the failing line still has feasible points",
-                  diag, int(rows[j]), margin[j], limit[j])
+                  diag, i, chord[i], MONITOR_FEASIBILITY_REL * scale[i])
 
 
 def pair_min_distance(rel_position: np.ndarray, rel_velocity: np.ndarray, horizon_s: np.ndarray
@@ -392,12 +438,7 @@ def _first_failing_pairs(neighbor_idx, feasible, position, selected, radius, tim
             # padding (-1) is below every agent index
             if ib <= ia or not feasible[ib]:
                 continue
-            mutual = False
-            for t in range(k):
-                if neighbor_idx[ib, t] == ia:
-                    mutual = True
-                    break
-            if not mutual or not time_horizon[ia] == time_horizon[ib]:
+            if not time_horizon[ia] == time_horizon[ib]:
                 continue
             px = position[ib, 0] - position[ia, 0]
             py = position[ib, 1] - position[ia, 1]
@@ -414,6 +455,15 @@ def _first_failing_pairs(neighbor_idx, feasible, position, selected, radius, tim
             else:
                 distance = _min_distance(px, py, xx, xy, horizon)
             if distance < r - tol:
+                # judged only when b holds a as a neighbour too (asked of a failing pair
+                # alone: the first failing pair is the same)
+                mutual = False
+                for t in range(k):
+                    if neighbor_idx[ib, t] == ia:
+                        mutual = True
+                        break
+                if not mutual:
+                    continue
                 pair[0], pair[1] = ia, ib
                 found[0], found[1], found[2] = distance, r, 1.0 if over else 0.0
                 return

@@ -20,6 +20,7 @@ import numpy as np
 from navproof.boundary.margins import curve_min_margin_m
 from navproof.boundary.slope import reach_margin_mps
 from navproof.core.errors import ObligationViolation
+from navproof.core.jit import compiled_loop
 from navproof.core.tolerances import EPS
 from navproof.step.constraints import edge_frame
 from navproof.step.inputs import StepInput
@@ -39,27 +40,38 @@ from navproof.step.verify import (
 )
 
 
-def _row_min(values: np.ndarray) -> np.ndarray:
-    """Smallest entry of each row of ``values (N, K)``, ``+inf`` for K = 0 (column by column:
-    numpy reduces short rows slowly)."""
-    out = np.full(values.shape[0], np.inf)
-    for j in range(values.shape[1]):
-        np.minimum(out, values[:, j], out=out)
-    return out
+@compiled_loop
+def _first_below(margin, owed, limit):
+    """The first row ``i`` with ``owed[i]`` whose smallest entry of ``margin`` (N, K) is below
+    ``limit``, with that entry (NaN wins the row, as numpy's minimum; +inf for K = 0), or
+    (-1, 0) when there is none: one pass, stopping at the first."""
+    for i in range(margin.shape[0]):
+        if not owed[i]:
+            continue
+        smallest = np.inf
+        for j in range(margin.shape[1]):
+            value = margin[i, j]
+            if value < smallest or value != value:
+                smallest = value
+            if smallest != smallest:
+                break
+        if smallest < limit:
+            return i, smallest
+    return -1, 0.0
 
 
 def _raise_first(claim: str, message: str, margin: np.ndarray, owed: np.ndarray,
                  data: dict[str, np.ndarray], label: np.ndarray) -> None:
-    """Raise for the first owed entry with margin < -EPS (margin (N,) or (N, K))."""
-    m = margin if margin.ndim == 1 else _row_min(margin)
-    bad = owed & (m < -EPS)
-    if not bad.any():
+    """Raise for the first owed entry whose margin (N,) or row minimum (N, K) is < -EPS."""
+    rows = margin[:, None] if margin.ndim == 1 else margin
+    agent, m = _first_below(np.ascontiguousarray(rows, dtype=np.float64),
+                            np.ascontiguousarray(owed, dtype=np.bool_), -EPS)
+    if agent < 0:
         return
-    agent = int(np.flatnonzero(bad)[0])
     payload = {key: np.asarray(val)[agent].tolist() for key, val in data.items()}
     payload["label"] = LABEL_NAMES[int(label[agent])]
-    raise ObligationViolation(claim, message, observed=float(m[agent]), limit=0.0,
-                              margin=float(m[agent]), agent=agent, data=payload)
+    raise ObligationViolation(claim, message, observed=float(m), limit=0.0, margin=float(m),
+                              agent=int(agent), data=payload)
 
 
 def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:

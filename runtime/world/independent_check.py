@@ -71,6 +71,8 @@ PARALLEL_MIN_ITEMS = 4096
 
 CLAIM_ORDER = ("C4", "C1", "B5", "W1", "V1", "O2", "T4")
 """The order in which a violated rule is reported as an agent's ``claim``."""
+_CLAIM_NAMES = np.array(("",) + CLAIM_ORDER, dtype="<U2")
+"""An agent's ``claim`` by the index :func:`_verdicts` gives it (0: none)."""
 
 
 @dataclass(frozen=True)
@@ -172,17 +174,35 @@ _COLUMNS = 21
 
 
 @compiled_loop
-def _speed_bounds(v0, v1, second, start, pivot, pivot_v, pivot_a, omega, end, handoff, dt,
-                  speed_bound, rel_speed_bound, world_v0, world_v1):
-    """Per body: the largest speed relative to its support (of v0, v1 and, when ``second`` has
-    rows, the second ramp's velocity; NaN wins), its world speed bound
+def _curve_rows(start, v0, v1, commit, split, second, second_commit, pivot, pivot_v, pivot_a,
+                omega, end, handoff, options, grid, lo, hi, packed, speed_bound, rel_speed_bound,
+                world_v0, world_v1, linear, coarse):
+    """Rows ``lo:hi`` of every body's curve, in one pass per body: its record into ``packed``
+    (N, _COLUMNS; without a split, ``split`` empty, the split time is +inf and the second ramp
+    zero); the largest speed relative to its support (of v0, v1 and, when split, the second
+    ramp's velocity; NaN wins), its world speed bound
     ``|w| + |alpha| dt + |omega| (|x0 - c| + dt rel) + rel`` and, for a body moved by its
-    handoff controller, its straight speed ``|x1 - x0| / dt`` for both; and the world
-    velocities ``w + v0`` and ``w + alpha dt + v1`` at the ends of the step."""
-    split = second.shape[0] > 0
-    for i in range(v0.shape[0]):
+    handoff controller, its straight speed ``|x1 - x0| / dt`` for both; the world velocities
+    ``w + v0`` and ``w + alpha dt + v1`` at the ends of the step; whether its world velocity is
+    linear in time (no rotation, truncation, split or handoff: a pair's relative speed is then
+    largest at an end of the step); and its world position at every ``grid`` time
+    (:func:`_world_at`, into ``coarse`` (N, G, 2))."""
+    dt = options[0]
+    has_split = split.shape[0] > 0
+    for i in range(lo, hi):
+        row = packed[i]
+        for d in range(2):
+            row[_START + d], row[_V0 + d], row[_V1 + d] = start[i, d], v0[i, d], v1[i, d]
+            row[_PIVOT + d], row[_PIVOT_V + d] = pivot[i, d], pivot_v[i, d]
+            row[_PIVOT_A + d], row[_END + d] = pivot_a[i, d], end[i, d]
+            row[_V2 + d] = second[i, d] if has_split else 0.0
+        row[_COMMIT] = commit[i]
+        row[_SPLIT] = split[i] if has_split else np.inf
+        row[_COMMIT2] = second_commit[i] if has_split else 0.0
+        row[_OMEGA] = omega[i]
+        row[_HANDOFF] = 1.0 if handoff[i] else 0.0
         rel = _max_nan(math.hypot(v0[i, 0], v0[i, 1]), math.hypot(v1[i, 0], v1[i, 1]))
-        if split:
+        if has_split:
             rel = _max_nan(rel, math.hypot(second[i, 0], second[i, 1]))
         arm = math.hypot(start[i, 0] - pivot[i, 0], start[i, 1] - pivot[i, 1]) + dt * rel
         speed = (math.hypot(pivot_v[i, 0], pivot_v[i, 1])
@@ -195,75 +215,55 @@ def _speed_bounds(v0, v1, second, start, pivot, pivot_v, pivot_a, omega, end, ha
         for d in range(2):
             world_v0[i, d] = pivot_v[i, d] + v0[i, d]
             world_v1[i, d] = pivot_v[i, d] + pivot_a[i, d] * dt + v1[i, d]
-
-
-@compiled_loop
-def _pack_curves(start, v0, v1, commit, split, second, second_commit, pivot, pivot_v, pivot_a,
-                 omega, end, handoff, out):
-    """Every body's row of :attr:`_Curves.packed` into ``out`` (N, _COLUMNS), one row at a
-    time; without a split (``split`` empty) the split time is +inf and the second ramp zero."""
-    has_split = split.shape[0] > 0
-    for i in range(out.shape[0]):
-        row = out[i]
-        for d in range(2):
-            row[_START + d], row[_V0 + d], row[_V1 + d] = start[i, d], v0[i, d], v1[i, d]
-            row[_PIVOT + d], row[_PIVOT_V + d] = pivot[i, d], pivot_v[i, d]
-            row[_PIVOT_A + d], row[_END + d] = pivot_a[i, d], end[i, d]
-            row[_V2 + d] = second[i, d] if has_split else 0.0
-        row[_COMMIT] = commit[i]
-        row[_SPLIT] = split[i] if has_split else np.inf
-        row[_COMMIT2] = second_commit[i] if has_split else 0.0
-        row[_OMEGA] = omega[i]
-        row[_HANDOFF] = 1.0 if handoff[i] else 0.0
+        linear[i] = (not handoff[i] and omega[i] == 0.0 and commit[i] >= dt
+                     and not (has_split and math.isfinite(split[i])))
+        for s in range(grid.shape[0]):
+            coarse[i, s, 0], coarse[i, s, 1] = _world_at(packed, options, i, grid[s])
 
 
 class _Curves:
     """Every body's executed curve of one step: its packed record for the compiled loops
     (:func:`_world_at`) and its Lipschitz bounds."""
 
-    def __init__(self, mo: StepMotion) -> None:
+    def __init__(self, mo: StepMotion, grid_s: np.ndarray) -> None:
         self.mo = mo
         n = mo.position_m.shape[0]
         self.handoff = np.zeros(n, bool)
         self.handoff[mo.handoff_rows] = True
         dt = mo.dt_s
-        v0, v1 = mo.velocity_rel_mps, mo.committed_rel_mps
         self.split = mo.split_s is not None
-        # Lipschitz constants (m/s) of the world curve and of the support-frame curve, and the
+        if self.split:
+            assert mo.second_rel_mps is not None and mo.second_commit_s is not None
+        self.any_handoff = bool(self.handoff.any())
+        self.any_rotation = bool(np.any(mo.omega_radps != 0.0))
+        self.options = np.array([dt, float(self.split), float(self.any_rotation),
+                                 float(self.any_handoff)])
+        """The step (s) and whether any body was split, rotates, is moved by its handoff."""
+        self.packed = np.empty((n, _COLUMNS))
+        """Per body (N, _COLUMNS): start, v0, v1, commit time, split time (+inf: none), second
+        velocity and commit time, pivot, its velocity and acceleration, omega, handoff (0/1),
+        end position."""
+        # Lipschitz constants (m/s) of the world curve and of the support-frame curve, the
         # world velocities at the ends of a linear curve
         self.speed_bound_mps, self.rel_speed_bound_mps = np.empty(n), np.empty(n)
         self.world_v0_mps, self.world_v1_mps = np.empty((n, 2)), np.empty((n, 2))
-        second = mo.second_rel_mps if mo.second_rel_mps is not None else np.zeros((0, 2))
-        _speed_bounds(*(np.ascontiguousarray(a, np.float64) for a in (
-            v0, v1, second, mo.position_m, mo.pivot_m, mo.pivot_velocity_mps,
-            mo.pivot_acceleration_mps2, mo.omega_radps, mo.end_position_m)), self.handoff,
-            float(dt), self.speed_bound_mps, self.rel_speed_bound_mps, self.world_v0_mps,
-            self.world_v1_mps)
-        self.any_handoff = bool(self.handoff.any())
-        self.any_rotation = bool(np.any(mo.omega_radps != 0.0))
-        # without rotation, truncation or handoff a body's world velocity is linear in time
-        # (w + alpha t + the ramp), so a pair's relative speed is largest at an end of the step
-        self.linear = ~self.handoff & (mo.omega_radps == 0.0) & (mo.commit_s >= dt)
-        if mo.split_s is not None:
-            self.linear &= ~np.isfinite(mo.split_s)
-        packed = np.empty((n, _COLUMNS))
+        self.linear = np.empty(n, bool)
+        """Whether a body's world velocity is linear in time (see :func:`_curve_rows`)."""
+        self.coarse = np.empty((n, grid_s.size, 2))
+        """Every body's world position (m) at every time of the grid (N, G, 2)."""
         empty = np.zeros((0, 2))
-        if self.split:
-            assert mo.second_rel_mps is not None and mo.second_commit_s is not None
-        _pack_curves(*(np.ascontiguousarray(a, np.float64) for a in (
-            mo.position_m, v0, v1, mo.commit_s,
+        args = (*(np.ascontiguousarray(a, np.float64) for a in (
+            mo.position_m, mo.velocity_rel_mps, mo.committed_rel_mps, mo.commit_s,
             mo.split_s if self.split else empty[:, 0],
             mo.second_rel_mps if self.split else empty,
             mo.second_commit_s if self.split else empty[:, 0],
             mo.pivot_m, mo.pivot_velocity_mps, mo.pivot_acceleration_mps2, mo.omega_radps,
-            mo.end_position_m)), self.handoff, packed)
-        self.packed = packed
-        """Per body (N, _COLUMNS): start, v0, v1, commit time, split time (+inf: none), second
-        velocity and commit time, pivot, its velocity and acceleration, omega, handoff (0/1),
-        end position."""
-        self.options = np.array([dt, float(self.split), float(self.any_rotation),
-                                 float(self.any_handoff)])
-        """The step (s) and whether any body was split, rotates, is moved by its handoff."""
+            mo.end_position_m)), self.handoff, self.options,
+            np.ascontiguousarray(grid_s, np.float64))
+        outs = (self.packed, self.speed_bound_mps, self.rel_speed_bound_mps,
+                self.world_v0_mps, self.world_v1_mps, self.linear, self.coarse)
+        run_row_pieces(lambda lo, hi: _curve_rows(*args, lo, hi, *outs), n,
+                       min_rows=PARALLEL_MIN_ITEMS)
 
     def pair_speed_bound_mps(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         """Lipschitz constant (m/s, (P,)) of the distance of bodies i and j over the step: the
@@ -275,39 +275,6 @@ class _Curves:
                            np.ascontiguousarray(self.world_v1_mps),
                            np.ascontiguousarray(self.speed_bound_mps, np.float64), out)
         return out
-
-    def on_grid(self, grid_s: np.ndarray) -> np.ndarray:
-        """World position (m, (N, len(grid_s), 2)) of every body at the times ``grid_s``."""
-        n = self.packed.shape[0]
-        out = np.empty((n, grid_s.size, 2))
-        grid = np.ascontiguousarray(grid_s, np.float64)
-        run_row_pieces(lambda lo, hi: _world_grid(self.packed, self.options, grid, out, lo, hi),
-                       n, min_rows=PARALLEL_MIN_ITEMS)
-        return out
-
-    def end_velocity(self, x1_m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """At the end of the step (end positions ``x1_m`` of the curves): relative velocity
-        (m/s, (N, 2)) in the start frame, world velocity and the support's carry at the end
-        position (both m/s, (N, 2))."""
-        mo = self.mo
-        dt = mo.dt_s
-        full = mo.commit_s >= dt
-        v_rel = np.where(full[:, None], mo.committed_rel_mps, 0.0)
-        if self.split:
-            assert mo.split_s is not None and mo.second_rel_mps is not None
-            assert mo.second_commit_s is not None
-            was_split = np.isfinite(mo.split_s)
-            second_full = mo.second_commit_s >= dt - np.minimum(mo.split_s, dt)
-            v_rel = np.where(was_split[:, None],
-                             np.where(second_full[:, None], mo.second_rel_mps, 0.0), v_rel)
-        pivot = mo.pivot_m + mo.pivot_velocity_mps * dt + 0.5 * mo.pivot_acceleration_mps2 * dt**2
-        arm = x1_m - pivot
-        carry = (mo.pivot_velocity_mps + mo.pivot_acceleration_mps2 * dt
-                 + mo.omega_radps[:, None] * np.stack([-arm[:, 1], arm[:, 0]], axis=1))
-        c, s = np.cos(mo.omega_radps * dt), np.sin(mo.omega_radps * dt)
-        v_world = carry + np.stack([c * v_rel[:, 0] - s * v_rel[:, 1],
-                                    s * v_rel[:, 0] + c * v_rel[:, 1]], axis=-1)
-        return v_rel, v_world, carry
 
 
 @inlined_loop
@@ -400,11 +367,74 @@ def _pair_speed_bounds(first, second, linear, world_v0, world_v1, speed_bound, o
 
 
 @compiled_loop
-def _world_grid(c, options, grid, out, lo, hi):
-    """:func:`_world_at` of bodies ``lo:hi`` at every time of ``grid`` into ``out`` (N, G, 2)."""
+def _verdicts(dt, dt_sq, coarse, committed, commit, split, second, second_commit, pivot, pivot_v,
+              pivot_a, omega, cos, sin, handoff, cap, slope_factor, end_position, end_velocity,
+              corridor, patch, platform, obstacle, agent, lo, hi, wall, speed, claim, margin):
+    """Rows ``lo:hi`` of the end of the check: the end velocity against the cap and the end
+    state against the re-built curve, then every rule's signed margin and the verdict.
+
+    At the end of the step (end position ``coarse[i, -1]`` of the curve): the relative velocity
+    in the start frame (``v1`` if committed for the whole step, else rest; for a body split at
+    a portal its second ramp's, alike), the support's carry at the end position
+    ``w + alpha dt + omega x (x1 - c(dt))`` with ``c(dt) = c + w dt + alpha dt^2 / 2``, and the
+    world velocity ``carry + R(omega dt) v_rel`` (``cos``, ``sin`` of ``omega dt`` per body,
+    empty without rotation: 1 and 0). The speed excess (m/s, into ``speed``) is the larger of
+    ``|v_rel| - cap`` and ``|v_end| - (cap + |carry|)`` (NaN wins), the latter alone for a
+    body moved by its handoff controller; the drift (T4) is the larger of the end position's
+    distance (m) and the end velocity's (m/s, 0 under handoff). ``wall`` gets the smallest of
+    the corridor, patch and platform clearances; ``claim`` the index in CLAIM_ORDER plus one of
+    the first rule whose margin falls below its slack (0: none) and ``margin`` that margin
+    (+inf: none); ``dt_sq`` is ``dt**2`` as Python squares it. Claim: C4, C1, B5, W1, V1, O2,
+    T4."""
+    last = coarse.shape[1] - 1
+    has_split = split.shape[0] > 0
+    rotating = cos.shape[0] > 0
     for i in range(lo, hi):
-        for s in range(grid.shape[0]):
-            out[i, s, 0], out[i, s, 1] = _world_at(c, options, i, grid[s])
+        full = commit[i] >= dt
+        vx = committed[i, 0] if full else 0.0
+        vy = committed[i, 1] if full else 0.0
+        if has_split and math.isfinite(split[i]):
+            second_full = second_commit[i] >= dt - _min_nan(split[i], dt)
+            vx = second[i, 0] if second_full else 0.0
+            vy = second[i, 1] if second_full else 0.0
+        ex, ey = coarse[i, last, 0], coarse[i, last, 1]
+        arm_x = ex - (pivot[i, 0] + pivot_v[i, 0] * dt + 0.5 * pivot_a[i, 0] * dt_sq)
+        arm_y = ey - (pivot[i, 1] + pivot_v[i, 1] * dt + 0.5 * pivot_a[i, 1] * dt_sq)
+        carry_x = pivot_v[i, 0] + pivot_a[i, 0] * dt + omega[i] * -arm_y
+        carry_y = pivot_v[i, 1] + pivot_a[i, 1] * dt + omega[i] * arm_x
+        c, s = (cos[i], sin[i]) if rotating else (1.0, 0.0)
+        world_x = carry_x + (c * vx - s * vy)
+        world_y = carry_y + (s * vx + c * vy)
+        ux, uy = end_velocity[i, 0], end_velocity[i, 1]
+        world_excess = math.hypot(ux, uy) - (cap[i] + math.hypot(carry_x, carry_y))
+        excess = world_excess
+        if not handoff[i]:
+            excess = _max_nan(math.hypot(vx, vy) - cap[i], world_excess)
+        speed[i] = excess
+        drift_m = math.hypot(ex - end_position[i, 0], ey - end_position[i, 1])
+        drift_mps = 0.0 if handoff[i] else math.hypot(world_x - ux, world_y - uy)
+        wall[i] = _min_nan(_min_nan(corridor[i], patch[i]), platform[i])
+        sloped = slope_factor[i] > 1.0
+        claim[i], margin[i] = 0, np.inf
+        # the rules in CLAIM_ORDER: each signed margin (negative: how far outside), its slack
+        for rule in range(7):
+            if rule == 0:
+                value, slack = corridor[i], TOLERANCE_M
+            elif rule == 1:
+                value, slack = patch[i], TOLERANCE_M
+            elif rule == 2:
+                value, slack = _min_nan(platform[i], obstacle[i]), TOLERANCE_M
+            elif rule == 3:
+                value, slack = agent[i], TOLERANCE_M
+            elif rule == 4:
+                value, slack = -excess if sloped else np.inf, SPEED_TOLERANCE_MPS
+            elif rule == 5:
+                value, slack = np.inf if sloped else -excess, SPEED_TOLERANCE_MPS
+            else:
+                value, slack = _min_nan(-drift_m, -drift_mps), TOLERANCE_M
+            if value < -slack:
+                claim[i], margin[i] = rule + 1, value
+                break
 
 
 # ----------------------------------------------------------------------------- geometry
@@ -438,8 +468,21 @@ class PolygonTable:
         dy = self.b[:, 1] - self.a[:, 1]
         self.x_slope = np.where(dy != 0.0, (self.b[:, 0] - self.a[:, 0])
                                 / np.where(dy != 0.0, dy, 1.0), 0.0)
+        lo, hi = np.minimum(self.a, self.b), np.maximum(self.a, self.b)
+        self.edge_box = np.ascontiguousarray(np.stack([lo[:, 0], hi[:, 0], lo[:, 1], hi[:, 1]],
+                                                      axis=1))
+        """Each edge's bounding box (m): x from, x to, y from, y to."""
+        coordinate = np.max(np.abs(np.concatenate([self.a, self.b], axis=1)), axis=1,
+                            initial=0.0)
+        sure = (np.isfinite(self.ab).all(axis=1) & np.isfinite(self.inv_length_sq)
+                & (coordinate < MODEST_SCALE_M))
+        self.scale = np.array([1.0 + coordinate[lo:hi].max() if sure[lo:hi].all() else np.nan
+                               for lo, hi in zip(self.first[:-1], self.first[1:], strict=True)])
+        """Each polygon's ``1 +`` largest coordinate (m); NaN where an edge is not finite or a
+        coordinate is beyond MODEST_SCALE_M (:func:`_polygon_on_samples` skips nothing
+        there)."""
         self.arrays = (self.a, self.b, self.ab, self.inv_length_sq, self.x_slope, self.first,
-                       self.solid)
+                       self.solid, self.edge_box, self.scale)
         """What the compiled loops read (:func:`_polygon_distance`)."""
 
     def signed_distance_m(self, x_m: np.ndarray) -> np.ndarray:
@@ -452,24 +495,131 @@ class PolygonTable:
 
 
 @inlined_loop
+def _segment_distance_sq(apx, apy, abx, aby, inv_length_sq):
+    """Squared distance (m^2) from a point to a segment, from the point less the segment's
+    start (``apx``, ``apy``), the segment's direction and its inverse squared length: to the
+    segment's point nearest the point's projection, clamped to the segment."""
+    t = _min_nan(_max_nan((apx * abx + apy * aby) * inv_length_sq, 0.0), 1.0)
+    dx, dy = apx - t * abx, apy - t * aby
+    return dx * dx + dy * dy
+
+
+@inlined_loop
+def _crosses(px, py, ax, ay, by, x_slope):
+    """Whether a ray from (px, py) towards +x crosses the edge from (ax, ay) to (., by) whose
+    inverse slope is ``x_slope`` (the even-odd rule)."""
+    return ((ay > py) != (by > py)) and px < ax + (py - ay) * x_slope
+
+
+@inlined_loop
 def _polygon_distance(table, g, px, py):
     """Exact signed distance (m) from the point (px, py) to polygon ``g`` of a
     :class:`PolygonTable` (its ``arrays``): the nearest point of each edge segment, the inside
     by the even-odd rule (a ray towards +x crosses the boundary an odd number of times from
     inside). Claim: B5, C4."""
-    a, b, ab, inv_length_sq, x_slope, first, solid = table
+    a, b, ab, inv_length_sq, x_slope, first, solid = table[:7]
     nearest_sq = np.inf
     crossings = 0
     for e in range(first[g], first[g + 1]):
-        apx, apy = px - a[e, 0], py - a[e, 1]
-        t = _min_nan(_max_nan((apx * ab[e, 0] + apy * ab[e, 1]) * inv_length_sq[e], 0.0), 1.0)
-        dx, dy = apx - t * ab[e, 0], apy - t * ab[e, 1]
-        nearest_sq = _min_nan(nearest_sq, dx * dx + dy * dy)
-        ay, by = a[e, 1], b[e, 1]
-        if ((ay > py) != (by > py)) and px < a[e, 0] + (py - ay) * x_slope[e]:
+        nearest_sq = _min_nan(nearest_sq, _segment_distance_sq(
+            px - a[e, 0], py - a[e, 1], ab[e, 0], ab[e, 1], inv_length_sq[e]))
+        if _crosses(px, py, a[e, 0], a[e, 1], b[e, 1], x_slope[e]):
             crossings += 1
     dist = math.sqrt(nearest_sq)
     return -dist if crossings % 2 == 1 and solid[g] else dist
+
+
+SKIP_SLACK_REL = 1e-9
+"""Relative slack (of ``1 +`` the largest coordinate, m) by which an edge must be farther
+than the nearest before :func:`_polygon_on_samples` leaves out its distance: far above the
+few roundings (~1e-15 relative) by which the computed distances differ from the true ones."""
+MODEST_SCALE_M = 1e100
+"""Coordinates (m) below which no product of the distance computation overflows."""
+
+
+@inlined_loop
+def _polygon_on_samples(table, g, coarse, i, listed, dist):
+    """:func:`_polygon_distance` of body ``i``'s sample points ``coarse[i, s]`` to polygon
+    ``g`` into ``dist`` (samples,), the same values, skipping what cannot change them.
+
+    The first sample is measured against every edge. Every sample lies in the box of the
+    samples, so its nearest edge is at most ``reach = |d0| + diag`` away (``d0`` the first
+    sample's distance, ``diag`` the box's diagonal). An edge whose bounding box lies farther
+    than ``reach`` from the samples' box, by ``SKIP_SLACK_REL (1 + largest coordinate of the
+    polygon and the box)`` (far above the few roundings, ~1e-15 of that coordinate, by which a
+    computed distance differs from the true one), is farther than the nearest edge at every
+    sample in computed values too: leaving out its distance leaves every minimum as it is. An
+    edge whose y-range the samples' y-range does not meet is crossed by no sample's ray (the
+    same comparisons decide it). When the boundary lies farther than ``diag`` from the first
+    sample, by that slack (``|d0| - diag > slack``), no sample's crossings are counted: the
+    segment from the first sample to any other stays in the box, within ``diag`` of the first,
+    so it meets no edge and both points have the same even-odd parity; and each sample's
+    computed count has its true parity, because a crossing test is decided by exact
+    comparisons of y and by one of x against the edge's x at the sample's y (computed within a
+    few roundings of the largest coordinate, and the sample lies farther than the slack from
+    the edge along that line). A sample or an edge that is not finite, or beyond
+    MODEST_SCALE_M, keeps everything. ``listed`` is scratch of at least twice the polygon's
+    edge count. Claim: B5, C4."""
+    a, b, ab, inv_length_sq, x_slope, first, solid, edge_box, scale = table
+    lo, hi = first[g], first[g + 1]
+    samples = coarse.shape[1]
+    # the first sample against every edge, written out as in :func:`_polygon_distance` (a
+    # call that passes the table costs more here than the edges it saves)
+    px, py = coarse[i, 0, 0], coarse[i, 0, 1]
+    nearest_sq = np.inf
+    crossings = 0
+    for e in range(lo, hi):
+        nearest_sq = _min_nan(nearest_sq, _segment_distance_sq(
+            px - a[e, 0], py - a[e, 1], ab[e, 0], ab[e, 1], inv_length_sq[e]))
+        if _crosses(px, py, a[e, 0], a[e, 1], b[e, 1], x_slope[e]):
+            crossings += 1
+    d = math.sqrt(nearest_sq)
+    dist[0] = -d if crossings % 2 == 1 and solid[g] else d
+    first_crossings = crossings
+    # the samples' box
+    x_lo = x_hi = coarse[i, 0, 0]
+    y_lo = y_hi = coarse[i, 0, 1]
+    modest = abs(x_lo) < MODEST_SCALE_M and abs(y_lo) < MODEST_SCALE_M
+    for s in range(1, samples):
+        x, y = coarse[i, s, 0], coarse[i, s, 1]
+        modest = modest and abs(x) < MODEST_SCALE_M and abs(y) < MODEST_SCALE_M
+        x_lo, x_hi = min(x_lo, x), max(x_hi, x)
+        y_lo, y_hi = min(y_lo, y), max(y_hi, y)
+    sure = modest and scale[g] == scale[g]
+    box_scale = max(max(abs(x_lo), abs(x_hi)), max(abs(y_lo), abs(y_hi)))
+    diag = math.hypot(x_hi - x_lo, y_hi - y_lo)
+    reach = abs(dist[0]) + diag
+    slack = SKIP_SLACK_REL * max(scale[g], 1.0 + box_scale)
+    # the boundary farther than the box's diagonal from the first sample: no sample's
+    # segment from the first crosses it, and every crossing test is decided as for the true
+    # point (its distance to an edge is far above the test's roundings), so every sample
+    # counts the first sample's crossings mod 2
+    same_side = sure and abs(dist[0]) - diag > slack
+    near = 0
+    straddling = hi - lo
+    for e in range(lo, hi):
+        gap_x = max(0.0, max(edge_box[e, 0] - x_hi, x_lo - edge_box[e, 1]))
+        gap_y = max(0.0, max(edge_box[e, 2] - y_hi, y_lo - edge_box[e, 3]))
+        if not (sure and math.hypot(gap_x, gap_y) > reach + slack):
+            listed[near] = e
+            near += 1
+        if not (same_side or (modest and (y_hi < edge_box[e, 2] or y_lo >= edge_box[e, 3]))):
+            listed[straddling] = e
+            straddling += 1
+    for s in range(1, samples):
+        px, py = coarse[i, s, 0], coarse[i, s, 1]
+        nearest_sq = np.inf
+        for q in range(near):
+            e = listed[q]
+            nearest_sq = _min_nan(nearest_sq, _segment_distance_sq(
+                px - a[e, 0], py - a[e, 1], ab[e, 0], ab[e, 1], inv_length_sq[e]))
+        crossings = first_crossings if same_side else 0
+        for q in range(hi - lo, straddling):
+            e = listed[q]
+            if _crosses(px, py, a[e, 0], a[e, 1], b[e, 1], x_slope[e]):
+                crossings += 1
+        d = math.sqrt(nearest_sq)
+        dist[s] = -d if crossings % 2 == 1 and solid[g] else d
 
 
 @compiled_loop
@@ -564,29 +714,39 @@ def _sampled_clearances(kind, c, options, table, body, other, offset_m, coarse, 
                         item_hi, vals):
     """The clearance ``kind`` of items ``item_lo:item_hi`` at every ``grid`` time into ``vals``
     (items, samples): :func:`_clearance` at the sample times, written out per kind so that the
-    loop over samples calls nothing (the same expressions, the same values)."""
+    loop over samples calls nothing (the same expressions, the same values); a polygon in the
+    world is measured at all the samples of a body at once (:func:`_polygon_on_samples`)."""
     samples = grid.shape[0]
     dt, split = options[0], options[1] != 0.0
     polygons = table[5].shape[0] - 1
+    edges = 0
+    for g in range(polygons):
+        edges = max(edges, table[5][g + 1] - table[5][g])
+    listed = np.empty(2 * edges, np.int64)
+    dist = np.empty(samples)
     for k in range(item_lo, item_hi):
         i, j, off = body[k], other[k], offset_m[k]
-        for s in range(samples):
-            if kind == _PAIR:
+        if kind == _PAIR:
+            for s in range(samples):
                 vals[k, s] = math.hypot(coarse[i, s, 0] - coarse[j, s, 0],
                                         coarse[i, s, 1] - coarse[j, s, 1]) - off
-            elif kind == _PLATFORM:
+        elif kind == _PLATFORM:
+            for s in range(samples):
                 yx, yy = _relative_at(c, dt, split, i, grid[s])
                 vals[k, s] = -_polygon_distance(table, j, yx, yy)
-            elif kind == _CORRIDOR:
-                vals[k, s] = -_polygon_distance(table, 0, coarse[i, s, 0], coarse[i, s, 1])
-            elif kind == _PATCH:
-                vals[k, s] = -_polygon_distance(table, j, coarse[i, s, 0], coarse[i, s, 1])
-            else:
-                nearest = np.inf
-                for g in range(polygons):
-                    nearest = _min_nan(nearest, _polygon_distance(table, g, coarse[i, s, 0],
-                                                                  coarse[i, s, 1]))
-                vals[k, s] = nearest - off
+        elif kind == _CORRIDOR or kind == _PATCH:
+            _polygon_on_samples(table, 0 if kind == _CORRIDOR else j, coarse, i, listed, dist)
+            for s in range(samples):
+                vals[k, s] = -dist[s]
+        else:
+            for s in range(samples):
+                vals[k, s] = np.inf
+            for g in range(polygons):
+                _polygon_on_samples(table, g, coarse, i, listed, dist)
+                for s in range(samples):
+                    vals[k, s] = _min_nan(vals[k, s], dist[s])
+            for s in range(samples):
+                vals[k, s] = vals[k, s] - off
 
 
 @compiled_loop
@@ -669,49 +829,111 @@ def _certified_min(kind: int, cur: _Curves, table: PolygonTable, body: np.ndarra
 def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every pair (i < j) of bodies whose start distance is at most ``reach_m[i] + reach_m[j]``,
     found by a uniform spatial hash with cells as wide as the largest ``2 reach`` (the 3 x 3
-    cells around a body hold every body it can reach). Returns index arrays (P,), (P,), by
-    body ``i``, then cell, then position in the cell."""
+    cells around a body hold every body it can reach; :func:`_hash_table`). Returns index
+    arrays (P,), (P,), by body ``i``, then cell, then position in the cell."""
     n = x_m.shape[0]
     if n < 2:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    cell_m = max(2.0 * float(np.max(reach_m)), 1e-9)
-    cell = np.floor((x_m - x_m.min(axis=0)) / cell_m).astype(np.int64)
-    width = int(cell[:, 1].max()) + 3
-    key = (cell[:, 0] + 1) * width + (cell[:, 1] + 1)
-    order = np.argsort(key, kind="stable")
-    sorted_key = np.ascontiguousarray(key[order])
-    offsets = np.array([dx * width + dy for dx in (-1, 0, 1) for dy in (-1, 0, 1)], np.int64)
     x = np.ascontiguousarray(x_m, dtype=np.float64)
     reach = np.ascontiguousarray(reach_m, dtype=np.float64)
-    cells = int(sorted_key[-1]) + width + 2
-    if cells <= CELL_TABLE_PER_BODY * n:
-        # the start of every cell's run in the sorted keys, one entry per cell (cell c holds
-        # sorted bodies start[c]:start[c + 1])
-        start = np.searchsorted(sorted_key, np.arange(cells + 1)).astype(np.int64)
-    else:
-        start = np.zeros(0, np.int64)
-    sorted_x, sorted_reach = np.ascontiguousarray(x[order]), np.ascontiguousarray(reach[order])
-    begin, count = np.empty(n, np.int64), np.empty(n, np.int64)
+    order, sorted_key = np.empty(n, np.int64), np.empty(n, np.int64)
+    sorted_x, sorted_reach = np.empty((n, 2)), np.empty(n)
+    offsets = np.empty(9, np.int64)
+    rank = np.empty(n, np.int64)
+    start = _hash_table(x, reach, CELL_TABLE_PER_BODY, order, sorted_key, sorted_x,
+                        sorted_reach, offsets, rank)
     threads = thread_count(n, PARALLEL_MIN_ITEMS)
     bounds = piece_bounds(n, threads)
     pieces: list[np.ndarray] = [np.zeros((2, 0), np.int64)] * (len(bounds) - 1)
 
     def piece(k: int) -> None:
-        pieces[k] = _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach,
-                                bounds[k], bounds[k + 1], begin, count)
+        pieces[k] = _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach, rank,
+                                bounds[k], bounds[k + 1])
 
     run_pieces(piece, len(bounds) - 1, threads=threads)
-    # every body's pairs, body after body (within a body: cell, then position in the cell)
-    piece_start = np.cumsum([0] + [part.shape[1] for part in pieces[:-1]])
-    begin[order] += np.repeat(piece_start, np.diff(bounds))
-    out = np.empty((2, int(count.sum())), np.int64)
-    _pairs_by_body(np.concatenate(pieces, axis=1), begin, count, out)
+    out = pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=1)
     return out[0], out[1]
 
 
 CELL_TABLE_PER_BODY = 64
 """Hash cells per body up to which :func:`candidate_pairs` indexes every cell's run directly
 (beyond it, a sparse crowd, each cell is found by binary search)."""
+
+
+HASH_KEYS_MAX = 2.0**62
+"""Cell keys below which :func:`_hash_table` hashes (every key, and every key of a cell
+around a body, then stays inside int64)."""
+
+
+@compiled_loop
+def _hash_table(x, reach, table_per_body, order, sorted_key, sorted_x, sorted_reach, offsets,
+                rank):
+    """The spatial hash of :func:`candidate_pairs`: cells ``2 max(reach)`` wide (at least
+    1e-9 m) from the smallest coordinates, cell ``(cx, cy)`` keyed ``(cx + 1) width + cy + 1``
+    (``width``: the largest ``cy`` plus 3, so the 3 x 3 cells around a body are its key plus
+    ``offsets``); the bodies in key order (stable: by index within a cell) into ``order``, their
+    keys, positions and reaches in that order into ``sorted_key``, ``sorted_x``,
+    ``sorted_reach``, and every body's place in that order into ``rank``. Returns every cell's
+    first sorted index (cell c holds sorted bodies ``start[c]:start[c + 1]``) when there are at
+    most ``table_per_body`` cells per body, else an empty array (each cell is then found by
+    binary search). Positions or reaches that are not finite, or keys beyond HASH_KEYS_MAX, put
+    every body in one cell: every pair is then measured."""
+    n = x.shape[0]
+    big = 0.0
+    x_lo, y_lo = x[0, 0], x[0, 1]
+    finite = True
+    for i in range(n):
+        big = max(big, reach[i])
+        x_lo, y_lo = min(x_lo, x[i, 0]), min(y_lo, x[i, 1])
+        finite = finite & math.isfinite(x[i, 0]) & math.isfinite(x[i, 1])
+        finite = finite & math.isfinite(reach[i])
+    cell_m = 2.0 * big
+    if cell_m < 1e-9:
+        cell_m = 1e-9
+    # every body in cell (0, 0) unless each has a cell of its own
+    width = 3
+    key = np.full(n, width + 1, np.int64)
+    if finite:
+        cx, cy = np.empty(n), np.empty(n)
+        cx_hi = cy_hi = 0.0
+        for i in range(n):
+            cx[i] = math.floor((x[i, 0] - x_lo) / cell_m)
+            cy[i] = math.floor((x[i, 1] - y_lo) / cell_m)
+            cx_hi, cy_hi = max(cx_hi, cx[i]), max(cy_hi, cy[i])
+        if (cx_hi + 2.0) * (cy_hi + 4.0) < HASH_KEYS_MAX:
+            width = int(cy_hi) + 3
+            for i in range(n):
+                key[i] = (int(cx[i]) + 1) * width + (int(cy[i]) + 1)
+    at = 0
+    for dx in range(-1, 2):
+        for dy in range(-1, 2):
+            offsets[at] = dx * width + dy
+            at += 1
+    cells = 0
+    for i in range(n):
+        cells = max(cells, key[i])
+    cells += width + 2
+    if cells <= table_per_body * n:
+        # a counting sort: every cell's run, then the bodies in index order within it
+        start = np.zeros(cells + 1, np.int64)
+        for i in range(n):
+            start[key[i] + 1] += 1
+        for c in range(cells):
+            start[c + 1] += start[c]
+        fill = start[:-1].copy()
+        for i in range(n):
+            order[fill[key[i]]] = i
+            fill[key[i]] += 1
+    else:
+        order[:] = np.argsort(key, kind="mergesort")
+        start = np.zeros(0, np.int64)
+    for s in range(n):
+        i = order[s]
+        rank[i] = s
+        sorted_key[s] = key[i]
+        sorted_x[s, 0], sorted_x[s, 1] = x[i, 0], x[i, 1]
+        sorted_reach[s] = reach[i]
+    return start
 
 
 @inlined_loop
@@ -751,50 +973,34 @@ def _cell_run(sorted_key, start, probe):
 
 
 @compiled_loop
-def _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach, s_lo, s_hi, begin,
-                count):
-    """The pairs of :func:`candidate_pairs` of the bodies ``order[s_lo:s_hi]``, walked in cell
-    order (consecutive bodies read neighbouring cells): each body i, the 3 x 3 cells around it
-    in ``offsets`` order, the bodies of each cell in sorted order, kept when i < j and within
-    reach. Returns them (2, P) body after body; ``begin[i]`` and ``count[i]`` say where body
-    i's pairs start there and how many there are. ``sorted_x`` and ``sorted_reach`` are the
-    positions and reaches in sorted order. A first pass finds every cell's run and sizes the
-    output (the bodies of the 3 x 3 cells bound a body's pairs), so the second writes without
-    growing."""
+def _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach, rank, lo, hi):
+    """The pairs of :func:`candidate_pairs` of the bodies ``lo:hi``, (2, P), body after body:
+    each body i, the 3 x 3 cells around it in ``offsets`` order, the bodies of each cell in
+    sorted order, kept when i < j and within reach. ``sorted_x`` and ``sorted_reach`` are the
+    positions and reaches in sorted order, ``rank`` every body's place in it. A first pass
+    finds every cell's run and sizes the output (the bodies of the 3 x 3 cells bound a body's
+    pairs), so the second writes without growing."""
     cells = offsets.shape[0]
-    run = np.empty((s_hi - s_lo, cells, 2), np.int64)
+    run = np.empty((hi - lo, cells, 2), np.int64)
     room = 0
-    for s in range(s_lo, s_hi):
+    for i in range(lo, hi):
         for o in range(cells):
-            first, end = _cell_run(sorted_key, start, sorted_key[s] + offsets[o])
-            run[s - s_lo, o, 0], run[s - s_lo, o, 1] = first, end
+            first, end = _cell_run(sorted_key, start, sorted_key[rank[i]] + offsets[o])
+            run[i - lo, o, 0], run[i - lo, o, 1] = first, end
             room += end - first
     out = np.empty((2, room), np.int64)
     found = 0
-    for s in range(s_lo, s_hi):
-        i = order[s]
-        begin[i] = found
+    for i in range(lo, hi):
+        s = rank[i]
         for o in range(cells):
-            for q in range(run[s - s_lo, o, 0], run[s - s_lo, o, 1]):
+            for q in range(run[i - lo, o, 0], run[i - lo, o, 1]):
                 j = order[q]
                 if i < j and _within(sorted_x[s, 0] - sorted_x[q, 0],
                                      sorted_x[s, 1] - sorted_x[q, 1],
                                      sorted_reach[s] + sorted_reach[q]):
                     out[0, found], out[1, found] = i, j
                     found += 1
-        count[i] = found - begin[i]
     return out[:, :found].copy()
-
-
-@compiled_loop
-def _pairs_by_body(pieces, first, count, out):
-    """The pairs of every body in body order: body i's ``count[i]`` pairs start at column
-    ``first[i]`` of ``pieces`` (2, P); into ``out`` (2, P)."""
-    at = 0
-    for i in range(count.shape[0]):
-        for p in range(first[i], first[i] + count[i]):
-            out[0, at], out[1, at] = pieces[0, p], pieces[1, p]
-            at += 1
 
 
 @compiled_loop
@@ -807,6 +1013,11 @@ def _fold_pairs(first, second, value, agent):
 
 
 # -------------------------------------------------------------------------------- check
+def _f64(values: Any) -> np.ndarray:
+    """``values`` as a contiguous float64 array (what the compiled loops read)."""
+    return np.ascontiguousarray(values, np.float64)
+
+
 def check_motion(mo: StepMotion, label: np.ndarray, *,
                  report_band_m: float = REPORT_BAND_M) -> StepTruth:
     """The independent check of one executed step (see the module docstring): per-agent
@@ -815,14 +1026,14 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
     Claim: C4, C1, B5, W1, O2, V1, T4."""
     n = mo.position_m.shape[0]
     dt = mo.dt_s
-    cur = _Curves(mo)
     every = np.arange(n)
-    lip = cur.speed_bound_mps
     inf = np.full(n, np.inf)
 
     grid = np.linspace(0.0, dt, SAMPLES + 1)
-    # every body's world position at every sample time (N, SAMPLES + 1, 2), computed once
-    coarse = cur.on_grid(grid)
+    # every body's curve, and its world position at every sample time, computed once
+    cur = _Curves(mo, grid)
+    coarse = cur.coarse
+    lip = cur.speed_bound_mps
 
     # C4: the corridor region (centre space)
     corridor = inf.copy()
@@ -847,7 +1058,6 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
         platform[rows_c] = _certified_min(_PLATFORM, cur, PolygonTable(mo.supports_m), rows_c,
                                           mo.support_index[rows_c], None,
                                           cur.rel_speed_bound_mps[rows_c], coarse, grid)
-    wall = np.minimum(np.minimum(corridor, patch), platform)
 
     # B5: obstacles (disc against any simple polygon; the nearest obstacle at each time)
     obstacle = inf.copy()
@@ -871,38 +1081,28 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
                               cur.pair_speed_bound_mps(pi, pj), coarse, grid)
         _fold_pairs(pi, pj, vals, agent)
 
-    # O2 / V1: the end velocity against the cap (relative) and cap plus carry (world)
-    end = coarse[:, -1]
-    v_rel, v_world, carry = cur.end_velocity(end)
-    rel_excess = np.hypot(*v_rel.T) - mo.cap_mps
-    world_excess = np.hypot(*mo.end_velocity_mps.T) - (mo.cap_mps + np.hypot(*carry.T))
-    speed = np.maximum(rel_excess, world_excess)
-    speed = np.where(cur.handoff, world_excess, speed)
-    # T4: the World's executed end state is the end of the re-built curve
-    drift_m = np.hypot(*(end - mo.end_position_m).T)
-    drift_mps = np.where(cur.handoff, 0.0, np.hypot(*(v_world - mo.end_velocity_mps).T))
-
-    # the signed margin of every rule (negative: how far outside) and its numerical slack
-    sloped = mo.patch_slope_factor > 1.0
-    margins = {
-        "C4": (corridor, TOLERANCE_M),
-        "C1": (patch, TOLERANCE_M),
-        "B5": (np.minimum(platform, obstacle), TOLERANCE_M),
-        "W1": (agent, TOLERANCE_M),
-        "V1": (np.where(sloped, -speed, np.inf), SPEED_TOLERANCE_MPS),
-        "O2": (np.where(sloped, np.inf, -speed), SPEED_TOLERANCE_MPS),
-        "T4": (np.minimum(-drift_m, -drift_mps), TOLERANCE_M),
-    }
-    claim = np.full(n, "", dtype="<U2")
-    margin = np.full(n, np.inf)
-    violated = np.zeros(n, bool)
-    for cid in reversed(CLAIM_ORDER):
-        value, slack = margins[cid]
-        bad = value < -slack
-        if bad.any():
-            claim[bad] = cid
-            margin[bad] = value[bad]
-            violated |= bad
+    # O2 / V1: the end velocity against the cap (relative) and cap plus carry (world); T4: the
+    # World's executed end state is the end of the re-built curve; then every rule's margin
+    none, empty = np.zeros(0), np.zeros((0, 2))
+    if cur.any_rotation:
+        cos, sin = np.cos(mo.omega_radps * dt), np.sin(mo.omega_radps * dt)
+    else:
+        cos = sin = none
+    wall, speed, margin = np.empty(n), np.empty(n), np.empty(n)
+    claim_index = np.empty(n, np.int64)
+    args = (float(dt), float(dt**2), coarse, _f64(mo.committed_rel_mps), _f64(mo.commit_s),
+            _f64(mo.split_s) if cur.split else none,
+            _f64(mo.second_rel_mps) if cur.split else empty,
+            _f64(mo.second_commit_s) if cur.split else none,
+            *(_f64(a) for a in (mo.pivot_m, mo.pivot_velocity_mps, mo.pivot_acceleration_mps2,
+                               mo.omega_radps, cos, sin)), cur.handoff,
+            *(_f64(a) for a in (mo.cap_mps, mo.patch_slope_factor, mo.end_position_m,
+                               mo.end_velocity_mps)),
+            corridor, patch, platform, obstacle, agent)
+    run_row_pieces(lambda lo, hi: _verdicts(*args, lo, hi, wall, speed, claim_index, margin), n,
+                   min_rows=PARALLEL_MIN_ITEMS)
+    claim = _CLAIM_NAMES[claim_index]
+    violated = claim_index > 0
     label = np.asarray(label)
     return StepTruth(wall, obstacle, agent, speed, patch < -TOLERANCE_M, violated, claim,
                      margin, label, violated & (label == SAFE), mo.time_s)

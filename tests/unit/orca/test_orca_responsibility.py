@@ -160,6 +160,22 @@ def test_o3_o6_the_first_failing_pair_of_a_large_crowd_is_reported():
     assert info.value.observed == pytest.approx(0.0)
 
 
+def test_o3_a_failing_pair_that_only_one_side_holds_is_not_judged():
+    # agents 0 and 1 close in on each other but 1 does not hold 0 as a neighbour: the pair the
+    # proofs are about is the mutual one, 2 and 3, reported though it comes later
+    position = np.array([[0.0, 0.0], [4.0, 0.0], [20.0, 0.0], [24.0, 0.0]])
+    nb = np.array([[1], [-1], [3], [2]])
+    selected = np.array([[1.0, 0.0], [-1.0, 0.0], [1.0, 0.0], [-1.0, 0.0]])
+    with pytest.raises(ObligationViolation) as info:
+        check_reciprocity(position, np.full(4, 0.5), np.full(4, 10.0), 0.25, selected,
+                          np.full(4, 2.0), nb, np.ones(4, bool))
+    assert info.value.claim_id == "O3" and info.value.agent == 2
+    assert info.value.data["other"] == 3
+    nb[2, 0] = -1
+    check_reciprocity(position, np.full(4, 0.5), np.full(4, 10.0), 0.25, selected,
+                      np.full(4, 2.0), nb, np.ones(4, bool))
+
+
 def test_bad_options_are_rejected_before_anything_changes():
     with pytest.raises(InvalidInput):
         Crowd(0.25, tie_break="left")

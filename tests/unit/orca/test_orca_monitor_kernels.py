@@ -1,0 +1,126 @@
+"""The ORCA monitor's compiled passes equal the numpy expressions they replaced, on random
+inputs with zeros of both signs, NaN, inf, parallel and near-parallel lines (a NaN is compared
+as NaN, a zero as zero: neither changes a verdict), and the KKT residual equals its angle rule
+with every angle measured. Claim: O2, O4."""
+
+from __future__ import annotations
+
+import math
+import types
+
+import numpy as np
+import pytest
+
+from navproof.core.tolerances import MONITOR_ANGLE_TOL_RAD, RVO_EPSILON
+from navproof.orca.monitor import infeasibility_margin, kkt_residual
+
+
+def _numpy_infeasibility_margin(diag, rows: np.ndarray) -> np.ndarray:
+    """The O4 chord as numpy computed it before the compiled pass."""
+    i = diag.fail_line[rows]
+    p = diag.line_point[rows, i]
+    d = diag.line_dir[rows, i]
+    radius = diag.max_speed[rows]
+    dot = np.einsum("ij,ij->i", p, d)
+    disc = dot * dot + radius * radius - np.einsum("ij,ij->i", p, p)
+    sq = np.sqrt(np.maximum(disc, 0.0))
+    t_left, t_right = -dot - sq, -dot + sq
+    k = diag.valid.shape[1]
+    before = diag.valid[rows] & (np.arange(k)[None, :] < i[:, None])
+    pj, dj = diag.line_point[rows], diag.line_dir[rows]
+    denominator = d[:, None, 0] * dj[..., 1] - d[:, None, 1] * dj[..., 0]
+    numerator = (dj[..., 0] * (p[:, None, 1] - pj[..., 1])
+                 - dj[..., 1] * (p[:, None, 0] - pj[..., 0]))
+    parallel = np.abs(denominator) <= RVO_EPSILON
+    outside_parallel = np.any(before & parallel & (numerator < 0.0), axis=1)
+    cross = before & ~parallel
+    t = numerator / np.where(cross, denominator, 1.0)
+    t_right = np.minimum(t_right, np.min(np.where(cross & (denominator >= 0), t, np.inf),
+                                         axis=1))
+    t_left = np.maximum(t_left, np.max(np.where(cross & (denominator < 0), t, -np.inf),
+                                       axis=1))
+    margin = np.where(disc < 0.0, -np.inf, t_right - t_left)
+    return np.where(outside_parallel, -np.inf, margin)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_infeasibility_margin_equals_the_numpy_expression():
+    rng = np.random.default_rng(23)
+    n, k = 3000, 8
+    point = rng.normal(0.0, 1.5, (n, k, 2))
+    angle = rng.uniform(0.0, 2.0 * np.pi, (n, k))
+    direction = np.stack([np.cos(angle), np.sin(angle)], axis=-1)
+    # parallel and near-parallel to the failing line, and edge values
+    direction[::7, 1] = direction[::7, 0] * (1.0 + rng.choice([0.0, 1e-7, 1e-3], n)[::7, None])
+    specials = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 1e-300])
+    pick = rng.random(point.shape) < 0.01
+    point[pick] = rng.choice(specials, int(pick.sum()))
+    pick = rng.random(direction.shape) < 0.01
+    direction[pick] = rng.choice(specials, int(pick.sum()))
+    diag = types.SimpleNamespace(
+        line_point=point, line_dir=direction, valid=rng.random((n, k)) < 0.8,
+        max_speed=rng.uniform(0.0, 2.0, n), fail_line=rng.integers(-1, k, n))
+    rows = np.flatnonzero(rng.random(n) < 0.7)
+    got = infeasibility_margin(diag, rows)
+    want = _numpy_infeasibility_margin(diag, rows)
+    assert np.array_equal(got, want, equal_nan=True)
+
+
+def _reference_kkt(preferred, selected, max_speed, line_dir, viol, tol, valid):
+    """The O2 residual of every row by the angle rule, every active normal's angle by atan2
+    (lengths by numpy's hypot, the C library's, as the compiled loops')."""
+    out = np.empty(selected.shape[0])
+    for i in range(selected.shape[0]):
+        rx, ry = preferred[i] - selected[i]
+        r_len = float(np.hypot(rx, ry))
+        disk = np.hypot(*selected[i]) >= max_speed[i] - tol[i]
+        normals = [(line_dir[i, s, 1], -line_dir[i, s, 0]) for s in range(valid.shape[1])
+                   if valid[i, s] and viol[i, s] >= -tol[i]]
+        if disk:
+            normals.append(tuple(selected[i]))
+        on_ray, pos, neg, nearest = False, np.inf, -np.inf, r_len
+        for nx, ny in normals:
+            n_len = float(np.hypot(nx, ny))
+            if not n_len >= np.finfo(np.float64).tiny:
+                continue
+            ux, uy = nx / n_len, ny / n_len
+            cross, dot = rx * uy - ry * ux, rx * ux + ry * uy
+            angle = math.atan2(cross, dot)
+            on_ray = on_ray or abs(angle) <= MONITOR_ANGLE_TOL_RAD
+            if angle > 0.0:
+                pos = min(pos, angle)
+            if angle < 0.0:
+                neg = max(neg, angle)
+            nearest = min(nearest, abs(cross) if dot > 0.0 else r_len)
+        wedge = np.isfinite(pos) and np.isfinite(neg) and pos - neg <= np.pi + \
+            MONITOR_ANGLE_TOL_RAD
+        point_disk = disk and max_speed[i] <= tol[i]
+        out[i] = 0.0 if r_len == 0.0 or on_ray or wedge or point_disk else nearest
+    return out
+
+
+def test_kkt_residual_equals_the_angle_rule_with_every_angle_measured():
+    rng = np.random.default_rng(29)
+    n, k = 4000, 4
+    angle = rng.uniform(0.0, 2.0 * np.pi, (n, k))
+    direction = np.stack([np.cos(angle), np.sin(angle)], axis=-1)
+    selected = rng.normal(0.0, 1.0, (n, 2))
+    # residuals along the first normal, off it by about the angle tolerance, or anywhere
+    normal = np.stack([direction[:, 0, 1], -direction[:, 0, 0]], axis=-1)
+    tilt = rng.choice([0.0, 0.5e-9, 0.999999e-9, 1.0e-9, 1.000001e-9, 2e-9, 0.3, 2.0], n)
+    turn = np.stack([np.cos(tilt), np.sin(tilt)], axis=-1)
+    along = np.stack([normal[:, 0] * turn[:, 0] - normal[:, 1] * turn[:, 1],
+                      normal[:, 0] * turn[:, 1] + normal[:, 1] * turn[:, 0]], axis=-1)
+    length = rng.choice([0.0, 1e-12, 1e-3, 1.0, 50.0], (n, 1))
+    preferred = selected + along * length
+    preferred[::9] = rng.normal(0.0, 2.0, (n // 9 + 1, 2))[: preferred[::9].shape[0]]
+    valid = rng.random((n, k)) < 0.8
+    valid[:, 0] = True
+    viol = np.where(rng.random((n, k)) < 0.6, 0.0, -1.0)
+    max_speed = np.where(rng.random(n) < 0.2, np.hypot(*selected.T), 5.0)
+    tol = np.full(n, 1e-6)
+    point = np.zeros((n, k, 2))
+    got = kkt_residual(preferred, selected, max_speed, point, direction, valid,
+                       active_tol=tol, violation=viol)
+    want = _reference_kkt(preferred, selected, max_speed, direction, viol, tol, valid)
+    assert got.tobytes() == want.tobytes()

@@ -1,0 +1,267 @@
+"""The independent check's compiled passes equal the numpy expressions they replaced, bit for
+bit, on random inputs with zeros of both signs, NaN, inf, tiny and huge values (a NaN is
+compared as NaN: the compiler may move a negation across a product, which changes no number
+but a NaN's sign bit). Claim: C4, C1, B5, W1, V1, O2, T4."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from navproof.world import independent_check as ic
+
+SPECIALS = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 1e-300, -1e-300, 1e300, 0.1, -2.5])
+
+
+def _random(rng: np.random.Generator, shape: tuple[int, ...], special: float = 0.05
+            ) -> np.ndarray:
+    """Normal values (m, m/s) with a share ``special`` of edge cases."""
+    values = rng.normal(0.0, 2.0, shape)
+    pick = rng.random(shape) < special
+    values[pick] = rng.choice(SPECIALS, int(pick.sum()))
+    return values
+
+
+def _same_bits(got: np.ndarray, want: np.ndarray) -> bool:
+    """Equal bit for bit where ``want`` is a number, NaN where it is NaN."""
+    nan = np.isnan(want)
+    return (np.array_equal(np.isnan(got), nan)
+            and got[~nan].tobytes() == want[~nan].tobytes())
+
+
+def _numpy_verdicts(dt, coarse, committed, commit, split, second, second_commit, pivot,
+                    pivot_v, pivot_a, omega, handoff, cap, slope_factor, end_position,
+                    end_velocity, corridor, patch, platform, obstacle, agent):
+    """The end of the check as numpy computed it before the compiled pass."""
+    end = coarse[:, -1]
+    full = commit >= dt
+    v_rel = np.where(full[:, None], committed, 0.0)
+    if split is not None:
+        was_split = np.isfinite(split)
+        second_full = second_commit >= dt - np.minimum(split, dt)
+        v_rel = np.where(was_split[:, None], np.where(second_full[:, None], second, 0.0), v_rel)
+    centre = pivot + pivot_v * dt + 0.5 * pivot_a * dt**2
+    arm = end - centre
+    carry = pivot_v + pivot_a * dt + omega[:, None] * np.stack([-arm[:, 1], arm[:, 0]], axis=1)
+    c, s = np.cos(omega * dt), np.sin(omega * dt)
+    v_world = carry + np.stack([c * v_rel[:, 0] - s * v_rel[:, 1],
+                                s * v_rel[:, 0] + c * v_rel[:, 1]], axis=-1)
+    rel_excess = np.hypot(*v_rel.T) - cap
+    world_excess = np.hypot(*end_velocity.T) - (cap + np.hypot(*carry.T))
+    speed = np.maximum(rel_excess, world_excess)
+    speed = np.where(handoff, world_excess, speed)
+    drift_m = np.hypot(*(end - end_position).T)
+    drift_mps = np.where(handoff, 0.0, np.hypot(*(v_world - end_velocity).T))
+    sloped = slope_factor > 1.0
+    margins = {
+        "C4": (corridor, ic.TOLERANCE_M), "C1": (patch, ic.TOLERANCE_M),
+        "B5": (np.minimum(platform, obstacle), ic.TOLERANCE_M), "W1": (agent, ic.TOLERANCE_M),
+        "V1": (np.where(sloped, -speed, np.inf), ic.SPEED_TOLERANCE_MPS),
+        "O2": (np.where(sloped, np.inf, -speed), ic.SPEED_TOLERANCE_MPS),
+        "T4": (np.minimum(-drift_m, -drift_mps), ic.TOLERANCE_M),
+    }
+    n = corridor.shape[0]
+    claim = np.full(n, "", dtype="<U2")
+    margin = np.full(n, np.inf)
+    for cid in reversed(ic.CLAIM_ORDER):
+        value, slack = margins[cid]
+        bad = value < -slack
+        claim[bad] = cid
+        margin[bad] = value[bad]
+    wall = np.minimum(np.minimum(corridor, patch), platform)
+    return wall, speed, claim, margin
+
+
+@pytest.mark.parametrize("rotating", [False, True], ids=["still", "rotating"])
+@pytest.mark.parametrize("split", [False, True], ids=["whole", "split"])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_verdicts_equal_the_numpy_expressions_bit_for_bit(rotating, split):
+    rng = np.random.default_rng(11 + 2 * rotating + split)
+    n, dt = 4000, 0.1
+    vec, col = (lambda: _random(rng, (n, 2))), (lambda: _random(rng, (n,)))
+    coarse = _random(rng, (n, ic.SAMPLES + 1, 2))
+    commit = np.where(rng.random(n) < 0.7, dt, rng.uniform(0.0, dt, n))
+    omega = col() * 0.1 if rotating else np.where(rng.random(n) < 0.5, 0.0, -0.0)
+    split_s = np.where(rng.random(n) < 0.5, rng.uniform(0.0, 0.12, n), np.inf)
+    split_s[rng.random(n) < 0.02] = np.nan
+    second_commit = np.where(rng.random(n) < 0.5, dt, rng.uniform(0.0, dt, n))
+    handoff = rng.random(n) < 0.1
+    slope = np.where(rng.random(n) < 0.3, 2.0, 1.0)
+    clearances = [np.abs(col()) * np.where(rng.random(n) < 0.1, -1.0, 1.0) for _ in range(5)]
+    inputs = dict(committed=vec(), commit=commit, pivot=vec(), pivot_v=vec(), pivot_a=vec(),
+                  omega=omega, handoff=handoff, cap=np.abs(col()), slope_factor=slope,
+                  end_position=vec(), end_velocity=vec())
+    second = vec()
+    want = _numpy_verdicts(dt, coarse, split=split_s if split else None, second=second,
+                           second_commit=second_commit, corridor=clearances[0],
+                           patch=clearances[1], platform=clearances[2], obstacle=clearances[3],
+                           agent=clearances[4], **inputs)
+    none = np.zeros(0)
+    cos, sin = ((np.cos(omega * dt), np.sin(omega * dt)) if rotating else (none, none))
+    wall, speed, margin = np.empty(n), np.empty(n), np.empty(n)
+    claim = np.empty(n, np.int64)
+    ic._verdicts(dt, dt**2, coarse, inputs["committed"], commit,
+                 split_s if split else none, second if split else np.zeros((0, 2)),
+                 second_commit if split else none, inputs["pivot"], inputs["pivot_v"],
+                 inputs["pivot_a"], omega, cos, sin, handoff, inputs["cap"], slope,
+                 inputs["end_position"], inputs["end_velocity"], *clearances, 0, n, wall, speed,
+                 claim, margin)
+    assert _same_bits(wall, want[0])
+    assert _same_bits(speed, want[1])
+    assert np.array_equal(ic._CLAIM_NAMES[claim], want[2])
+    assert _same_bits(margin, want[3])
+
+
+def _polygons() -> list[np.ndarray]:
+    """Convex, concave, degenerate and tiny-edged polygons, a segment and a point."""
+    rng = np.random.default_rng(7)
+    angles = np.sort(rng.uniform(0.0, 2.0 * np.pi, 12))
+    star = np.stack([np.cos(angles), np.sin(angles)], axis=1) * rng.uniform(1.0, 4.0, (12, 1))
+    return [
+        np.array([[-2.0, -2.0], [270.0, -2.0], [270.0, 124.0], [-2.0, 124.0]]),
+        np.array([[0.0, 0.0], [3.0, 0.0], [3.0, 1.0], [1.0, 1.0], [1.0, 3.0], [0.0, 3.0]]),
+        star + 5.0,
+        np.array([[0.0, 0.0], [1e-170, 0.0], [1.0, 1.0]]),
+        np.array([[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [2.0, 2.0], [0.0, 2.0]]),
+        np.array([[0.0, 0.0], [2.0, 1.0]]),
+        np.array([[1.0, 1.0]]),
+        np.array([[0.0, 0.0], [1e120, 0.0], [0.0, 1e120]]),
+        np.array([[0.0, 0.0], [1e60, 0.0], [0.0, 1.0]]),
+    ]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_polygon_on_samples_equals_the_distance_at_every_sample_bit_for_bit():
+    rng = np.random.default_rng(17)
+    polygons = _polygons()
+    table = ic.PolygonTable(polygons)
+    n, samples = 3000, ic.SAMPLES + 1
+    start = rng.uniform(-5.0, 12.0, (n, 1, 2))
+    start[: n // 10] = rng.uniform(-3.0, 272.0, (n // 10, 1, 2))
+    step = rng.normal(0.0, 0.05, (n, 1, 2)) * rng.choice([0.0, 1.0, 20.0], (n, 1, 1))
+    coarse = start + step * np.arange(samples)[None, :, None]
+    # on vertices and edges exactly, and samples that are not finite or huge
+    coarse[0, :] = [0.0, 0.0]
+    coarse[1, :, 1] = 0.0
+    coarse[2, 3] = [np.nan, 1.0]
+    coarse[3, 5] = [np.inf, 0.5]
+    coarse[4, :] = [1e150, -1e150]
+    coarse[5, 4] = [-0.0, -0.0]
+    listed = np.empty(2 * max(np.diff(table.first)), np.int64)
+    dist = np.empty(samples)
+    for g in range(len(polygons)):
+        want = table.signed_distance_m(coarse.reshape(-1, 2))[:, g].reshape(n, samples)
+        for i in range(n):
+            ic._polygon_on_samples(table.arrays, g, coarse, i, listed, dist)
+            assert _same_bits(dist, want[i]), (g, i)
+
+
+def test_polygon_on_samples_keeps_the_sign_of_samples_moving_about_as_far_as_the_boundary():
+    # the samples' box diagonal about the first sample's distance to the boundary: the
+    # crossings are counted once only when the boundary lies beyond the diagonal
+    rng = np.random.default_rng(19)
+    polygons = _polygons()
+    table = ic.PolygonTable(polygons)
+    n, samples = 2000, ic.SAMPLES + 1
+    first = rng.uniform(-5.0, 12.0, (n, 2))
+    heading = rng.normal(0.0, 1.0, (n, 2))
+    heading /= np.hypot(*heading.T)[:, None]
+    factor = rng.choice([0.5, 1.0 - 1e-9, 1.0, 1.0 + 1e-9, 1.5, 2.0], n)
+    listed = np.empty(2 * max(np.diff(table.first)), np.int64)
+    dist = np.empty(samples)
+    for g in range(len(polygons)):
+        d0 = np.abs(table.signed_distance_m(first)[:, g])
+        step = heading * (factor * d0 / (samples - 1))[:, None]
+        coarse = first[:, None] + step[:, None] * np.arange(samples)[None, :, None]
+        want = table.signed_distance_m(coarse.reshape(-1, 2))[:, g].reshape(n, samples)
+        for i in range(n):
+            ic._polygon_on_samples(table.arrays, g, coarse, i, listed, dist)
+            assert _same_bits(dist, want[i]), (g, i)
+
+
+def test_curves_linear_flag_equals_the_numpy_expression():
+    # linear in time: no handoff, no rotation, committed for the whole step, not split
+    rng = np.random.default_rng(41)
+    n, dt = 500, 0.1
+    vec = rng.normal(0.0, 1.0, (n, 2))
+    omega = rng.choice([0.0, -0.0, 0.3, np.nan], n)
+    commit = rng.choice([dt, 0.05, np.nan, np.inf], n)
+    split = rng.choice([np.inf, 0.05, np.nan, -np.inf], n)
+    handoff = np.flatnonzero(rng.random(n) < 0.2)
+    mo = ic.StepMotion(0.0, dt, vec, vec, vec, commit, vec, vec, vec, omega, np.full(n, -1),
+                       np.full(n, -1), np.ones(n), np.ones(n), handoff, np.full(n, 0.3), vec,
+                       vec, None, (), (), np.zeros(0, bool), (), split, vec, np.full(n, dt))
+    cur = ic._Curves(mo, np.linspace(0.0, dt, ic.SAMPLES + 1))
+    free = np.ones(n, bool)
+    free[handoff] = False
+    want = free & (omega == 0.0) & (commit >= dt) & ~np.isfinite(split)
+    assert np.array_equal(cur.linear, want)
+
+
+def _numpy_hash_table(x, reach, table_per_body):
+    """The spatial hash as numpy computed it before the compiled pass (finite inputs)."""
+    n = x.shape[0]
+    cell_m = max(2.0 * float(np.max(reach)), 1e-9)
+    cell = np.floor((x - x.min(axis=0)) / cell_m).astype(np.int64)
+    width = int(cell[:, 1].max()) + 3
+    key = (cell[:, 0] + 1) * width + (cell[:, 1] + 1)
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    offsets = np.array([dx * width + dy for dx in (-1, 0, 1) for dy in (-1, 0, 1)], np.int64)
+    cells = int(sorted_key[-1]) + width + 2
+    if cells <= table_per_body * n:
+        start = np.searchsorted(sorted_key, np.arange(cells + 1)).astype(np.int64)
+    else:
+        start = np.zeros(0, np.int64)
+    return order, sorted_key, x[order], reach[order], offsets, start
+
+
+@pytest.mark.parametrize("table_per_body", [64, 0])
+def test_hash_table_equals_the_numpy_expressions(table_per_body):
+    # dense and sparse crowds, coincident bodies, signed zeros, zero and tiny reaches
+    rng = np.random.default_rng(43)
+    hashed = 0
+    for trial in range(200):
+        n = int(rng.integers(1, 200))
+        scale = 10.0 ** rng.uniform(-3, 4)
+        x = rng.uniform(-scale, scale, (n, 2))
+        if trial % 3 == 0:
+            x = np.concatenate([x, x[: n // 2 + 1] + 1e3 * scale])
+        if trial % 5 == 0:
+            x[rng.integers(0, x.shape[0], 3)] = [-0.0, 0.0]
+        reach = rng.uniform(0.0, 0.1, x.shape[0]) * scale * rng.choice([0.0, 1e-6, 1.0])
+        cells = np.floor((x.max(axis=0) - x.min(axis=0)) / max(2.0 * reach.max(), 1e-9))
+        if (cells[0] + 2.0) * (cells[1] + 4.0) >= ic.HASH_KEYS_MAX:
+            continue  # keys beyond int64: every body in one cell (the next test)
+        hashed += 1
+        m = x.shape[0]
+        order, sorted_key = np.empty(m, np.int64), np.empty(m, np.int64)
+        sorted_x, sorted_reach, offsets = np.empty((m, 2)), np.empty(m), np.empty(9, np.int64)
+        rank = np.empty(m, np.int64)
+        start = ic._hash_table(x, reach, table_per_body, order, sorted_key, sorted_x,
+                               sorted_reach, offsets, rank)
+        want = _numpy_hash_table(x, reach, table_per_body)
+        for got, expected in zip((order, sorted_key, sorted_x, sorted_reach, offsets, start),
+                                 want, strict=True):
+            assert got.tobytes() == expected.tobytes(), trial
+        assert np.array_equal(order[rank], np.arange(m))
+    assert hashed > 100
+
+
+def test_hash_table_puts_every_body_in_one_cell_when_a_value_is_not_finite():
+    # every pair is then measured: the pairs within reach are those of the finite bodies
+    rng = np.random.default_rng(47)
+    for bad in ([np.nan, 0.0], [np.inf, 1.0], [0.0, -np.inf]):
+        x = rng.uniform(-5.0, 5.0, (40, 2))
+        reach = rng.uniform(0.0, 1.0, 40)
+        x[7] = bad
+        i, j = ic.candidate_pairs(x, reach)
+        with np.errstate(invalid="ignore"):
+            d = np.hypot(*(x[:, None] - x[None]).transpose(2, 0, 1))
+        want = {(a, b) for a, b in zip(*np.nonzero(d <= reach[:, None] + reach[None]),
+                                       strict=True) if a < b}
+        assert set(zip(i.tolist(), j.tolist(), strict=True)) == want
+    reach[3] = np.nan
+    x[7] = [0.5, 0.5]
+    i, j = ic.candidate_pairs(x, reach)
+    assert 3 not in set(i.tolist()) | set(j.tolist())
