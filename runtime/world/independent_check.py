@@ -50,6 +50,7 @@ import numpy as np
 
 from navproof.core.errors import ObligationViolation
 from navproof.core.jit import compiled_loop, inlined_loop
+from navproof.core.numpy_scalars import larger, smaller
 from navproof.core.parallel import piece_bounds, run_pieces, run_row_pieces, thread_count
 from navproof.step.result import SAFE
 
@@ -201,9 +202,9 @@ def _curve_rows(start, v0, v1, commit, split, second, second_commit, pivot, pivo
         row[_COMMIT2] = second_commit[i] if has_split else 0.0
         row[_OMEGA] = omega[i]
         row[_HANDOFF] = 1.0 if handoff[i] else 0.0
-        rel = _max_nan(math.hypot(v0[i, 0], v0[i, 1]), math.hypot(v1[i, 0], v1[i, 1]))
+        rel = larger(math.hypot(v0[i, 0], v0[i, 1]), math.hypot(v1[i, 0], v1[i, 1]))
         if has_split:
-            rel = _max_nan(rel, math.hypot(second[i, 0], second[i, 1]))
+            rel = larger(rel, math.hypot(second[i, 0], second[i, 1]))
         arm = math.hypot(start[i, 0] - pivot[i, 0], start[i, 1] - pivot[i, 1]) + dt * rel
         speed = (math.hypot(pivot_v[i, 0], pivot_v[i, 1])
                  + math.hypot(pivot_a[i, 0], pivot_a[i, 1]) * dt + abs(omega[i]) * arm + rel)
@@ -278,26 +279,6 @@ class _Curves:
 
 
 @inlined_loop
-def _min_nan(a, b):
-    """``np.minimum`` of two floats (NaN wins)."""
-    if a != a:
-        return a
-    if b != b:
-        return b
-    return a if a <= b else b
-
-
-@inlined_loop
-def _max_nan(a, b):
-    """``np.maximum`` of two floats (NaN wins)."""
-    if a != a:
-        return a
-    if b != b:
-        return b
-    return a if a >= b else b
-
-
-@inlined_loop
 def _relative_at(c, dt, split, i, t):
     """Support-frame point (m) of body ``i`` at time ``t`` in the start-of-step frame: the ramp
     from v0 towards v1 over dt up to the commit time, then rest; for a body split at a portal,
@@ -307,21 +288,21 @@ def _relative_at(c, dt, split, i, t):
     v0x, v0y = c[i, _V0], c[i, _V0 + 1]
     dvx, dvy = c[i, _V1] - v0x, c[i, _V1 + 1] - v0y
     if not split:
-        s = _min_nan(t, c[i, _COMMIT])
+        s = smaller(t, c[i, _COMMIT])
         k = s * s / (2.0 * dt)
         return x0x + v0x * s + dvx * k, x0y + v0y * s + dvy * k
-    tp = _min_nan(c[i, _SPLIT], dt)
+    tp = smaller(c[i, _SPLIT], dt)
     if t > tp:
         k = tp * tp / (2.0 * dt)
         atx, aty = x0x + v0x * tp + dvx * k, x0y + v0y * tp + dvy * k
         q = tp / dt
         vax, vay = v0x + dvx * q, v0y + dvy * q
-        rest = _max_nan(dt - tp, 1e-300)
-        s2 = _min_nan(_max_nan(t - tp, 0.0), c[i, _COMMIT2])
+        rest = larger(dt - tp, 1e-300)
+        s2 = smaller(larger(t - tp, 0.0), c[i, _COMMIT2])
         k2 = s2 * s2 / (2.0 * rest)
         return (atx + vax * s2 + (c[i, _V2] - vax) * k2,
                 aty + vay * s2 + (c[i, _V2 + 1] - vay) * k2)
-    s1 = _min_nan(_min_nan(t, tp), c[i, _COMMIT])
+    s1 = smaller(smaller(t, tp), c[i, _COMMIT])
     k = s1 * s1 / (2.0 * dt)
     return x0x + v0x * s1 + dvx * k, x0y + v0y * s1 + dvy * k
 
@@ -361,7 +342,7 @@ def _pair_speed_bounds(first, second, linear, world_v0, world_v1, speed_bound, o
         if linear[i] and linear[j]:
             d0 = math.hypot(world_v0[i, 0] - world_v0[j, 0], world_v0[i, 1] - world_v0[j, 1])
             d1 = math.hypot(world_v1[i, 0] - world_v1[j, 0], world_v1[i, 1] - world_v1[j, 1])
-            out[p] = _max_nan(d0, d1)
+            out[p] = larger(d0, d1)
         else:
             out[p] = speed_bound[i] + speed_bound[j]
 
@@ -394,7 +375,7 @@ def _verdicts(dt, dt_sq, coarse, committed, commit, split, second, second_commit
         vx = committed[i, 0] if full else 0.0
         vy = committed[i, 1] if full else 0.0
         if has_split and math.isfinite(split[i]):
-            second_full = second_commit[i] >= dt - _min_nan(split[i], dt)
+            second_full = second_commit[i] >= dt - smaller(split[i], dt)
             vx = second[i, 0] if second_full else 0.0
             vy = second[i, 1] if second_full else 0.0
         ex, ey = coarse[i, last, 0], coarse[i, last, 1]
@@ -409,11 +390,11 @@ def _verdicts(dt, dt_sq, coarse, committed, commit, split, second, second_commit
         world_excess = math.hypot(ux, uy) - (cap[i] + math.hypot(carry_x, carry_y))
         excess = world_excess
         if not handoff[i]:
-            excess = _max_nan(math.hypot(vx, vy) - cap[i], world_excess)
+            excess = larger(math.hypot(vx, vy) - cap[i], world_excess)
         speed[i] = excess
         drift_m = math.hypot(ex - end_position[i, 0], ey - end_position[i, 1])
         drift_mps = 0.0 if handoff[i] else math.hypot(world_x - ux, world_y - uy)
-        wall[i] = _min_nan(_min_nan(corridor[i], patch[i]), platform[i])
+        wall[i] = smaller(smaller(corridor[i], patch[i]), platform[i])
         sloped = slope_factor[i] > 1.0
         claim[i], margin[i] = 0, np.inf
         # the rules in CLAIM_ORDER: each signed margin (negative: how far outside), its slack
@@ -423,7 +404,7 @@ def _verdicts(dt, dt_sq, coarse, committed, commit, split, second, second_commit
             elif rule == 1:
                 value, slack = patch[i], TOLERANCE_M
             elif rule == 2:
-                value, slack = _min_nan(platform[i], obstacle[i]), TOLERANCE_M
+                value, slack = smaller(platform[i], obstacle[i]), TOLERANCE_M
             elif rule == 3:
                 value, slack = agent[i], TOLERANCE_M
             elif rule == 4:
@@ -431,7 +412,7 @@ def _verdicts(dt, dt_sq, coarse, committed, commit, split, second, second_commit
             elif rule == 5:
                 value, slack = np.inf if sloped else -excess, SPEED_TOLERANCE_MPS
             else:
-                value, slack = _min_nan(-drift_m, -drift_mps), TOLERANCE_M
+                value, slack = smaller(-drift_m, -drift_mps), TOLERANCE_M
             if value < -slack:
                 claim[i], margin[i] = rule + 1, value
                 break
@@ -499,7 +480,7 @@ def _segment_distance_sq(apx, apy, abx, aby, inv_length_sq):
     """Squared distance (m^2) from a point to a segment, from the point less the segment's
     start (``apx``, ``apy``), the segment's direction and its inverse squared length: to the
     segment's point nearest the point's projection, clamped to the segment."""
-    t = _min_nan(_max_nan((apx * abx + apy * aby) * inv_length_sq, 0.0), 1.0)
+    t = smaller(larger((apx * abx + apy * aby) * inv_length_sq, 0.0), 1.0)
     dx, dy = apx - t * abx, apy - t * aby
     return dx * dx + dy * dy
 
@@ -521,7 +502,7 @@ def _polygon_distance(table, g, px, py):
     nearest_sq = np.inf
     crossings = 0
     for e in range(first[g], first[g + 1]):
-        nearest_sq = _min_nan(nearest_sq, _segment_distance_sq(
+        nearest_sq = smaller(nearest_sq, _segment_distance_sq(
             px - a[e, 0], py - a[e, 1], ab[e, 0], ab[e, 1], inv_length_sq[e]))
         if _crosses(px, py, a[e, 0], a[e, 1], b[e, 1], x_slope[e]):
             crossings += 1
@@ -569,7 +550,7 @@ def _polygon_on_samples(table, g, coarse, i, listed, dist):
     nearest_sq = np.inf
     crossings = 0
     for e in range(lo, hi):
-        nearest_sq = _min_nan(nearest_sq, _segment_distance_sq(
+        nearest_sq = smaller(nearest_sq, _segment_distance_sq(
             px - a[e, 0], py - a[e, 1], ab[e, 0], ab[e, 1], inv_length_sq[e]))
         if _crosses(px, py, a[e, 0], a[e, 1], b[e, 1], x_slope[e]):
             crossings += 1
@@ -611,7 +592,7 @@ def _polygon_on_samples(table, g, coarse, i, listed, dist):
         nearest_sq = np.inf
         for q in range(near):
             e = listed[q]
-            nearest_sq = _min_nan(nearest_sq, _segment_distance_sq(
+            nearest_sq = smaller(nearest_sq, _segment_distance_sq(
                 px - a[e, 0], py - a[e, 1], ab[e, 0], ab[e, 1], inv_length_sq[e]))
         crossings = first_crossings if same_side else 0
         for q in range(hi - lo, straddling):
@@ -684,7 +665,7 @@ def _clearance(kind, c, options, table, body, other, offset_m, t, coarse, sample
     if kind == _OBSTACLE:
         nearest = np.inf
         for g in range(table[5].shape[0] - 1):
-            nearest = _min_nan(nearest, _polygon_distance(table, g, wx, wy))
+            nearest = smaller(nearest, _polygon_distance(table, g, wx, wy))
         return nearest - offset_m
     if sample >= 0:
         ox, oy = coarse[other, sample, 0], coarse[other, sample, 1]
@@ -744,7 +725,7 @@ def _sampled_clearances(kind, c, options, table, body, other, offset_m, coarse, 
             for g in range(polygons):
                 _polygon_on_samples(table, g, coarse, i, listed, dist)
                 for s in range(samples):
-                    vals[k, s] = _min_nan(vals[k, s], dist[s])
+                    vals[k, s] = smaller(vals[k, s], dist[s])
             for s in range(samples):
                 vals[k, s] = vals[k, s] - off
 
@@ -770,7 +751,7 @@ def _certified_mins(kind, c, options, table, body, other, offset_m, lipschitz, c
         best = np.inf
         for s in range(samples):
             vals[s] = sampled[k, s]
-            best = _min_nan(best, vals[s])
+            best = smaller(best, vals[s])
         level = _refine_below(best)
         count = 0
         for s in range(samples - 1):
@@ -788,7 +769,7 @@ def _certified_mins(kind, c, options, table, body, other, offset_m, lipschitz, c
             for q in range(count):
                 tm = 0.5 * (ta[q] + tb[q])
                 fm = _clearance(kind, c, options, table, i, j, off, tm, coarse, -1)
-                best = _min_nan(best, fm)
+                best = smaller(best, fm)
                 ta[count + q], tb[count + q] = tm, tb[q]
                 fa[count + q], fb[count + q] = fm, fb[q]
                 tb[q], fb[q] = tm, fm
@@ -1007,9 +988,9 @@ def _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach, rank,
 def _fold_pairs(first, second, value, agent):
     """``agent[first] = min(agent[first], value)``, then the same for ``second`` (in place)."""
     for p in range(first.shape[0]):
-        agent[first[p]] = _min_nan(agent[first[p]], value[p])
+        agent[first[p]] = smaller(agent[first[p]], value[p])
     for p in range(second.shape[0]):
-        agent[second[p]] = _min_nan(agent[second[p]], value[p])
+        agent[second[p]] = smaller(agent[second[p]], value[p])
 
 
 # -------------------------------------------------------------------------------- check

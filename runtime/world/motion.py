@@ -20,7 +20,7 @@ import numpy as np
 from navproof._generated.formulas import accel_step_displacement
 from navproof.boundary import Support
 from navproof.core.jit import compiled_loop, inlined_loop
-from navproof.world.numpy_scalars import smaller
+from navproof.core.numpy_scalars import smaller
 
 
 @dataclass(frozen=True)

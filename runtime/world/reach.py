@@ -18,9 +18,9 @@ import numpy as np
 
 from navproof.boundary import Support
 from navproof.core.jit import compiled_loop
+from navproof.core.numpy_scalars import larger, smaller
 from navproof.core.parallel import piece_bounds, run_pieces, thread_count
 from navproof.core.tolerances import EPS
-from navproof.world.numpy_scalars import larger, smaller
 
 REACH_PARALLEL_MIN_BODIES = 4096
 """Queries over at least this many bodies run in threads (smaller ones cost less than a
