@@ -29,6 +29,7 @@ from navproof.boundary.stop_envelope import (
     brake_envelope_margin_m,
 )
 from navproof.core.jit import compiled_loop
+from navproof.core.numpy_scalars import numpy_minimum
 from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS
 from navproof.step.constraints import EdgeFrame, Prepared
@@ -175,14 +176,6 @@ def rotating_stop_margins_m(edges: EdgeSet, support: Support, x0_m: np.ndarray,
 
 
 @compiled_loop
-def _least(a, b):
-    """numpy's ``minimum(a, b)`` of two floats: NaN if either is, ``b`` where they are equal."""
-    if a < b or a != a:
-        return a
-    return b
-
-
-@compiled_loop
 def _edge_step_margins(rows, v1, s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, wall, dt, u, r,
                        kfac, has_ref, eps, curve, t_min, end, stop, curve_ok, stop_ok, lo, hi):
     """One pass over the edges of each candidate ``v1[i]`` of agent ``rows[i]``: the exact
@@ -221,7 +214,7 @@ def _edge_step_margins(rows, v1, s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, w
                 t_min[i, j] = dti
             else:
                 t_min[i, j] = t_in
-            least = _least(_least(sij, m_end), m_star)
+            least = numpy_minimum(numpy_minimum(sij, m_end), m_star)
             curve[i, j] = least if valid[a, j] else np.inf
             inside = inside and (not valid[a, j] or least >= -eps)
             end[i, j] = m_end

@@ -30,7 +30,8 @@ from navproof.boundary.polygons import (
     polygon_signed_distance_m,
 )
 from navproof.core.errors import InvalidInput
-from navproof.core.jit import compiled_loop, inlined_loop
+from navproof.core.jit import compiled_loop
+from navproof.core.numpy_scalars import numpy_minimum
 from navproof.core.tolerances import EPS, UNIT_LENGTH_TOL
 from navproof.core.validation import check_valid_finite
 
@@ -128,16 +129,9 @@ def _least_wall_margin(normal, offset, valid, edge_id, obstacle_id, x, obstacle,
                         if least != least:
                             break
             for o in range(obstacle.shape[2]):
-                least = _numpy_minimum(least, obstacle[p, i, o])
-            running = _numpy_minimum(running, least)
+                least = numpy_minimum(least, obstacle[p, i, o])
+            running = numpy_minimum(running, least)
         out[i] = running
-
-
-@inlined_loop
-def _numpy_minimum(a, b):
-    """``np.minimum(a, b)`` of two floats, to the bit: ``a`` where it is below ``b`` or NaN,
-    else ``b`` (of two equal zeros, ``b``'s sign)."""
-    return a if a < b or a != a else b
 
 
 @compiled_loop
