@@ -164,6 +164,10 @@ class Motion:
         one end of the step."""
         vel, accel = self.velocity_mps, self.acceleration_mps2
         shape = np.broadcast_shapes(np.shape(vel)[:-1], np.shape(accel)[:-1], np.shape(dt_s))
+        if not (np.any(vel) or np.any(accel)) and np.all(np.isfinite(dt_s)):
+            # a pivot that never moves (fixed walls, the static ground): every range is exactly
+            # the 0 the pass would give, without the pass
+            return np.zeros(shape)
         out = np.empty(shape)
         _pivot_speed_ranges(*_vectors(shape, vel, accel), *_scalars(shape, dt_s),
                             out.reshape(-1))

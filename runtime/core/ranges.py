@@ -101,13 +101,7 @@ def agents_outside_profile(inp: Any, profile: Any, *,
         limits[row] = lo - slack, hi + slack
     if support_speed_mps is None:
         support_speed_mps = inp.support.carry_speed_range_mps(inp.position_m, dt)
-    motion = inp.edges.motion
-    if np.all(np.isfinite(inp.dt_s)) and not (motion.velocity_mps.any()
-                                             or motion.acceleration_mps2.any()):
-        # no edge moves: every pivot speed range max(|w|, |w + alpha dt|) is exactly 0
-        edge_speed = np.zeros(inp.edges.valid.shape)
-    else:
-        edge_speed = motion.pivot_speed_range_mps(dt[:, None])
+    edge_speed = inp.edges.motion.pivot_speed_range_mps(dt[:, None])
     outside = np.empty(n, np.bool_)
     _outside_rows(dt, np.broadcast_to(np.asarray(inp.accel_mps2, np.float64), (n,)),
                   np.broadcast_to(np.asarray(inp.vh_mps, np.float64), (n,)),
