@@ -437,10 +437,11 @@ def sweep_margin_m(min_distance_m: np.ndarray, start_distance_m: np.ndarray,
     combined radius in one step; for them the margin is how much the step keeps from getting
     any closer: min distance minus start distance. Claim: W1.
     """
-    arrays: tuple[np.ndarray, ...] = (np.asarray(min_distance_m, dtype=np.float64),
-              np.asarray(start_distance_m, dtype=np.float64),
-              np.asarray(combined_radius_m, dtype=np.float64),
-              np.ones((), bool) if valid is None else np.asarray(valid, dtype=bool))
+    arrays: tuple[np.ndarray, ...] = (
+        np.asarray(min_distance_m, dtype=np.float64),
+        np.asarray(start_distance_m, dtype=np.float64),
+        np.asarray(combined_radius_m, dtype=np.float64),
+        np.ones((), bool) if valid is None else np.asarray(valid, dtype=bool))
     if any(a.shape != arrays[0].shape for a in arrays):
         arrays = tuple(np.broadcast_arrays(*arrays))
     if out is None:
