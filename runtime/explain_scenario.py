@@ -101,6 +101,9 @@ def load_velocity_scenario(path: str | Path) -> VelocityScenario:
     except OSError as exc:
         raise ScenarioError(file, "<file>", None,
                             f"cannot be read: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        # a path the system cannot name at all (a NUL byte in it)
+        raise ScenarioError(file, "<file>", None, f"cannot be read: {exc}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

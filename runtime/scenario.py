@@ -611,7 +611,9 @@ def other_kind(path: Path) -> str | None:
         return "velocity"
     try:
         meta = tomllib.loads(path.read_text(encoding="utf-8")).get("scenario")
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except (OSError, ValueError):
+        # unreadable (a NUL byte in the path is a ValueError), not UTF-8 (UnicodeDecodeError)
+        # or not TOML (TOMLDecodeError), all ValueErrors: the World loader names the defect
         return None
     kind = meta.get("kind") if isinstance(meta, dict) else None
     return kind if kind in OTHER_KINDS else None
@@ -648,6 +650,9 @@ def _read_text(r: _Reader, path: Path) -> str:
         raw = path.read_bytes()
     except OSError as exc:
         raise r.fail("<file>", str(path), f"cannot be read: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        # a path the system cannot name at all (a NUL byte in it)
+        raise r.fail("<file>", str(path), f"cannot be read: {exc}") from None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -143,6 +143,12 @@ def main(argv: list[str] | None = None) -> int:
     # --debug is accepted anywhere on the line, before or after the command's own options
     debug = "--debug" in argv
     argv = [word for word in argv if word != "--debug"]
+    # a NUL byte names no file and no value (the system refuses such a path): bad input, named
+    nul = next((word for word in argv if "\x00" in word), None)
+    if nul is not None:
+        print(f"navproof: bad input: argument {nul!r} contains a NUL byte, which no file name "
+              "or value may hold", file=sys.stderr)
+        return EXIT_BAD_INPUT
     parser = build_parser(_command_of(argv))
     try:
         args = parser.parse_args(argv)

@@ -48,6 +48,8 @@ def test_profile_loader_raises_spec_error_or_loads(tmp_path_factory, data) -> No
        words=st.lists(WORD, max_size=5))
 @example(command="explain", words=["--builtin", "crossing", "--json", "/"])
 @example(command="simulate", words=["pq-handoff", "--crash-at", "nan"])
+@example(command="explain", words=["\x00"])
+@example(command="simulate", words=["pq-handoff", "--db", "a\x00"])
 def test_every_command_exits_with_a_documented_code(tmp_path_factory, capsys, command,
                                                    words) -> None:
     # random words can name an output file (``--json pq-handoff``): it goes to a scratch

@@ -86,3 +86,9 @@ def test_simulate_names_a_pq_file_given_as_a_world_file(capsys):
 
     assert main(["simulate", str(DEFAULT_FILE)]) == EXIT_BAD_INPUT
     assert "simulate pq-handoff --scenario-file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["world\x00.toml", "explain\x00.json"])
+def test_a_path_with_a_nul_byte_is_a_scenario_error_not_a_crash(name):
+    with pytest.raises(ScenarioError, match="cannot be read"):
+        load_scenario(name)
