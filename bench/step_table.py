@@ -12,14 +12,16 @@ call, from the same state for its two variants):
   ``safe_step_bench.py`` against that crowd's ``compute_new_velocities``;
 * ``crowd``: :meth:`navproof.orca.crowd.Crowd.step` of the dense disc of ``orca_bench.py``;
 * ``circle``: :meth:`navproof.orca.crowd.Crowd.step` of the circle of ``orca_bench.py``
-  against the C++ RVO2 library's step of the same agents (pyrvo's ``do_step``; the row is
-  left out without pyrvo).
+  against the C++ RVO2 library's ``doStep`` of the same agents, built natively with -O3 and
+  link-time optimisation (``rvo2_native.py``; the -O3 build is printed below the row; the
+  row is left out without RVO2's sources or a C++ compiler). Only the steps are timed:
+  preferred velocities are set outside the clock on both sides.
 
 Columns: ms per step, ms with assertions, agent-steps per second (without assertions), the
-reference step (``ref ms``: the row's ORCA-only crowd step, RVO2's for the circle row), the
-ratio to it and the assertion overhead. Memory: peak resident bytes per agent of a World of N
-agents built and stepped twice in a fresh process, one process per size, and the spread
-(largest / smallest bytes per agent) when several sizes are measured.
+reference step (``ref ms``: the row's ORCA-only crowd step, RVO2's -O3 + LTO build for the
+circle row), the ratio to it and the assertion overhead. Memory: peak resident bytes per
+agent of a World of N agents built and stepped twice in a fresh process, one process per
+size, and the spread (largest / smallest bytes per agent) when several sizes are measured.
 
 Usage: ``python bench/step_table.py [--sizes 1000 20000] [--rounds 5] [--memory 100000]
 [--json OUT]`` (``--memory 20000 100000 1000000`` for the flatness check; the 1M World takes
@@ -29,7 +31,6 @@ minutes).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import subprocess
 import sys
@@ -43,6 +44,7 @@ sys.path.insert(0, str(HERE))
 import numpy as np  # noqa: E402
 
 import orca_bench  # noqa: E402  isort: skip
+import rvo2_native  # noqa: E402  isort: skip
 import safe_step_bench  # noqa: E402  isort: skip
 import world_bench  # noqa: E402  isort: skip
 
@@ -110,17 +112,28 @@ def crowd_row(n: int, rounds: int) -> dict:
 
 def circle_row(n: int, rounds: int) -> dict:
     sides = [orca_bench.NavproofSide("circle", n, assertions=a) for a in (False, True)]
-    reference = orca_bench.PyrvoSide("circle", n)
-
-    def stepper(side: orca_bench.NavproofSide | orca_bench.PyrvoSide) -> Callable[[], None]:
-        def run() -> None:
-            side.prepare()
-            side.step()
-        return run
-
-    plain_s, checked_s, rvo2_s = fastest([stepper(s) for s in (*sides, reference)], rounds)
-    return {"row": "circle", "agents": n, "crowd_ms": rvo2_s * 1e3, "ms": plain_s * 1e3,
-            "assert_ms": checked_s * 1e3}
+    source = rvo2_native.bundled_source()
+    assert source is not None
+    natives = rvo2_native.native_sides("circle", n, source, rvo2_native.repository_build_folder())
+    try:
+        best = {name: np.inf for name in ("plain", "checked", *natives)}
+        for k in range(rounds + 1):
+            for name, side in zip(("plain", "checked"), sides, strict=True):
+                side.prepare()
+                t0 = time.perf_counter()
+                side.step()
+                if k:
+                    best[name] = min(best[name], time.perf_counter() - t0)
+            for name, native in natives.items():
+                took = native.steps(1)
+                if k:
+                    best[name] = min(best[name], *took)
+    finally:
+        for native in natives.values():
+            native.close()
+    return {"row": "circle", "agents": n, "crowd_ms": best["-O3 + LTO"] * 1e3,
+            "rvo2_o3_ms": best["-O3"] * 1e3, "ms": best["plain"] * 1e3,
+            "assert_ms": best["checked"] * 1e3}
 
 
 def memory_child(n: int) -> dict:
@@ -163,8 +176,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     builders = {"world": world_row, "safe step": safe_step_row, "crowd": crowd_row,
                 "circle": circle_row}
-    if "circle" in args.rows and importlib.util.find_spec("pyrvo") is None:
-        print("circle row left out: pyrvo (the C++ RVO2 library) is not installed")
+    if "circle" in args.rows and (rvo2_native.bundled_source() is None
+                                  or rvo2_native.compiler() is None):
+        print("circle row left out: it needs RVO2's sources (pyrvo) and a C++ compiler")
         args.rows = [name for name in args.rows if name != "circle"]
     rows = []
     print(f"{'row':<10} {'agents':>7} {'ms':>9} {'+assert ms':>11} {'agent-steps/s':>14} "
@@ -181,6 +195,9 @@ def main(argv: list[str] | None = None) -> int:
                   f"{row['agent_steps_per_s']:>14.0f} {row['crowd_ms']:>9.2f} "
                   f"{row['ratio_to_crowd']:>8.2f} {row['assert_overhead_pct']:>10.0f}",
                   flush=True)
+            if "rvo2_o3_ms" in row:
+                print(f"{'':<10} {'':>7} RVO2 -O3 (no LTO): {row['rvo2_o3_ms']:.2f} ms, "
+                      f"/ ref {row['ms'] / row['rvo2_o3_ms']:.2f}", flush=True)
     memory = []
     for n in args.memory:
         out = subprocess.run([sys.executable, __file__, "--memory-child", str(n)],
