@@ -91,16 +91,20 @@ def _store_rows(agents, picked, curve_src, end_src, sweep_src, with_sweep, curve
                 has_curve, has_sweep):
     """For each picked row ``i`` of the sources, its curve and step-end margins (and its sweep
     margins ``with_sweep``) into the row ``agents[i]`` of ``curve``, ``end`` (and ``sweep``),
-    marking that row filled in ``has_curve`` (and ``has_sweep``)."""
+    marking that row filled in ``has_curve`` (and ``has_sweep``). Element by element: a
+    slice assignment per row costs more than the row's few values."""
+    k, slots = curve.shape[1], sweep.shape[1]
     for i in range(picked.size):
         if not picked[i]:
             continue
         a = agents[i]
-        curve[a, :] = curve_src[i, :]
-        end[a, :] = end_src[i, :]
+        for j in range(k):
+            curve[a, j] = curve_src[i, j]
+            end[a, j] = end_src[i, j]
         has_curve[a] = True
         if with_sweep:
-            sweep[a, :] = sweep_src[i, :]
+            for j in range(slots):
+                sweep[a, j] = sweep_src[i, j]
             has_sweep[a] = True
 
 
