@@ -27,6 +27,7 @@ import numpy as np
 
 from navproof.core.jit import compiled_loop
 from navproof.core.parallel import run_pieces, thread_count
+from navproof.core.vec2 import hypot_at_most
 from navproof.solver.halfplanes import Disks, HalfPlanes
 
 _TINY = float(np.finfo(np.float64).tiny)
@@ -122,7 +123,7 @@ def _second_disk(max_speed, second_x, second_y, second_r, opt_x, opt_y, tol, out
     max-speed disk in ``out``: that projection when inside the second disk, else the projection
     on the second when inside the first, else the nearer crossing of the two circles. False
     where the disks do not meet. Claim: V1, V2."""
-    if math.hypot(out[0] - second_x, out[1] - second_y) <= second_r + tol:
+    if hypot_at_most(out[0] - second_x, out[1] - second_y, second_r + tol):
         return True
     wx, wy = opt_x - second_x, opt_y - second_y
     w_len = math.hypot(wx, wy)
@@ -130,7 +131,7 @@ def _second_disk(max_speed, second_x, second_y, second_r, opt_x, opt_y, tol, out
     if w_len > second_r:
         scale = second_r / w_len
         px, py = second_x + wx * scale, second_y + wy * scale
-    if math.hypot(px, py) <= max_speed + tol:
+    if hypot_at_most(px, py, max_speed + tol):
         out[0], out[1] = px, py
         return True
     crossing = np.empty(4)
