@@ -22,7 +22,7 @@ from navproof.core.tolerances import EPS, PARALLEL_DET
 from navproof.solver.candidates import best_candidates
 from navproof.solver.closest import closest_in_disks, solve_threads
 from navproof.solver.halfplanes import Disks, HalfPlanes
-from navproof.step.constraints import Prepared, halfplane_slots, sanitise_halfplanes
+from navproof.step.constraints import Prepared, sanitise_halfplanes
 from navproof.step.inputs import StepInput
 from navproof.step.verify import KnownMargins, as_index, verify_candidates
 
@@ -90,15 +90,13 @@ def _cut_planes(normal: np.ndarray, cuts_mps: np.ndarray) -> HalfPlanes:
     return HalfPlanes(normal, offset, valid)
 
 
-def _with_cuts(planes: HalfPlanes, cuts_mps: np.ndarray) -> HalfPlanes:
-    """``planes`` whose last K slots (one per edge) carry the B5 cuts ``cuts_mps`` (R, K)."""
-    k = cuts_mps.shape[1]
+def _with_cuts(planes: HalfPlanes, normal: np.ndarray, cuts_mps: np.ndarray) -> HalfPlanes:
+    """``planes`` followed by one slot per edge (its ``normal`` (R, K, 2)) carrying the B5 cuts
+    ``cuts_mps`` (R, K); ``planes`` themselves while no cut is finite (a cut slot that is not
+    valid changes neither the solve nor the candidates)."""
     if not np.isfinite(cuts_mps).any():
         return planes
-    cut = _cut_planes(planes.normal[:, planes.valid.shape[1] - k:], cuts_mps)
-    keep = planes.valid.shape[1] - k
-    return HalfPlanes(planes.normal, np.concatenate([planes.offset[:, :keep], cut.offset], axis=1),
-                      np.concatenate([planes.valid[:, :keep], cut.valid], axis=1))
+    return HalfPlanes.join(planes, _cut_planes(normal, cuts_mps))
 
 
 def _verify_optimum(inp: StepInput, prep: Prepared, agents: np.ndarray, preferred: np.ndarray,
@@ -224,21 +222,19 @@ def closest_verified(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
     dt = inp.dt_per_agent_s[agents]
     # every agent in order: views instead of row copies
     at = as_index(agents, inp.count)
-    # slot order: edge half-planes, ORCA lines, the extra half-planes (O6), then one cut slot
-    # per edge; the offsets of the cut slots change from round to round. Without extra
-    # half-planes the prepared slots serve as they are (views for every agent in order).
-    if extra is None:
-        fixed = prep.solve_planes.take(at)
-    else:
-        cut = prep.solve_planes.offset.shape[1] - k
-        fixed = HalfPlanes.join(halfplane_slots(prep.solve_planes.take(at), slice(0, cut)), extra,
-                                halfplane_slots(prep.solve_planes.take(at), slice(cut, None)))
+    # slot order: edge half-planes, ORCA lines, the extra half-planes (O6), then, from the
+    # first cut on, one cut slot per edge whose offsets change from round to round. Without
+    # extra half-planes the prepared slots serve as they are (views for every agent in order).
+    fixed = prep.solve_planes.take(at)
+    if extra is not None:
+        fixed = HalfPlanes.join(fixed, extra)
     if not keep.neighbour_lines:
         num_hard = inp.orca_num_hard
         assert num_hard is not None  # filled in by check_valid_step_input
         fixed = _obstacle_lines_only(fixed, prep.edge_planes.offset.shape[1],
                                      prep.orca_planes.offset.shape[1], num_hard[agents])
     disks = _disks(inp, agents, speed_disk=keep.speed_disk)
+    edge_normal = np.asarray(inp.edges.normal, dtype=np.float64)
     cuts = np.full((r, k), np.inf)
     found = np.zeros(r, bool)
     result = np.zeros((r, 2))
@@ -248,7 +244,8 @@ def closest_verified(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
             break
         # the first round takes every row: views, no copies, and no cut yet
         sel = still_open if still_open.size < r else slice(None)
-        planes = fixed.take(sel) if round_no == 0 else _with_cuts(fixed.take(sel), cuts[sel])
+        planes = (fixed.take(sel) if round_no == 0 else
+                  _with_cuts(fixed.take(sel), edge_normal[agents[sel]], cuts[sel]))
         outcome = _verify_round(inp, prep, agents[sel], preferred_mps[sel], planes,
                                 disks.take(sel), check_sweep=keep.sweep, known=known)
         if isinstance(sel, slice):

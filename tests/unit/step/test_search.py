@@ -19,3 +19,37 @@ def test_interior_dips_equal_numpys_expression() -> None:
     expect = ((exact < 0.0) & (t_min > 0.0) & (t_min < dt[:, None]) & ~accepted[:, None])
     assert np.array_equal(dips, expect)
     assert np.array_equal(rows, expect.any(axis=1))
+
+
+def test_cuts_follow_the_planes_and_leave_them_alone_until_one_is_finite() -> None:
+    from navproof.core.tolerances import EPS, PARALLEL_DET
+    from navproof.solver.closest import closest_in_disks
+    from navproof.solver.halfplanes import Disks, HalfPlanes
+
+    rng = np.random.default_rng(4)
+    r, s, k = 200, 6, 3
+    ang = rng.uniform(0.0, 2.0 * np.pi, (r, s))
+    planes = HalfPlanes(np.stack([np.cos(ang), np.sin(ang)], axis=-1),
+                        rng.uniform(-0.5, 1.0, (r, s)), rng.random((r, s)) < 0.8)
+    edge_ang = rng.uniform(0.0, 2.0 * np.pi, (r, k))
+    normal = np.stack([np.cos(edge_ang), np.sin(edge_ang)], axis=-1)
+    none = np.full((r, k), np.inf)
+    assert search._with_cuts(planes, normal, none) is planes
+    cuts = np.where(rng.random((r, k)) < 0.4, rng.uniform(-0.5, 1.0, (r, k)), np.inf)
+    cut = search._with_cuts(planes, normal, cuts)
+    assert cut.normal.tobytes() == np.concatenate([planes.normal, normal], axis=1).tobytes()
+    assert cut.offset[:, :s].tobytes() == planes.offset.tobytes()
+    assert np.array_equal(cut.valid[:, s:], np.isfinite(cuts))
+    assert cut.offset[:, s:][np.isfinite(cuts)].tobytes() == (cuts - EPS)[np.isfinite(cuts)].tobytes()
+    # cut slots that are not valid change nothing of the solve
+    disks = Disks(np.zeros((r, 2, 2)), np.full((r, 2), 2.0), np.ones((r, 2), bool))
+    preferred = rng.normal(0.0, 1.5, (r, 2))
+    empty = HalfPlanes(np.concatenate([planes.normal, normal], axis=1),
+                       np.concatenate([planes.offset, none], axis=1),
+                       np.concatenate([planes.valid, np.zeros((r, k), bool)], axis=1))
+    narrow = closest_in_disks(preferred, planes, disks, tol_mps=search.SOLVE_TOL_MPS,
+                              parallel_det=PARALLEL_DET)
+    wide = closest_in_disks(preferred, empty, disks, tol_mps=search.SOLVE_TOL_MPS,
+                            parallel_det=PARALLEL_DET)
+    assert narrow.velocity.tobytes() == wide.velocity.tobytes()
+    assert np.array_equal(narrow.feasible, wide.feasible)
