@@ -164,12 +164,13 @@ def _verify_round(inp: StepInput, prep: Prepared, agents: np.ndarray, preferred:
     retry = np.flatnonzero(~outcome.accepted)
     if retry.size == 0:
         return outcome
-    more = _verify_enumerated(inp, prep, agents[retry], preferred[retry], planes.take(retry),
-                              disks.take(retry), optimum_tried=solved[retry],
-                              check_sweep=check_sweep, known=known)
+    # copied before the enumeration stores margins (the outcome's arrays may be the stored ones)
     accepted = outcome.accepted.copy()
     velocity = outcome.velocity.copy()
     exact, t_min = outcome.nearest_exact_m.copy(), outcome.nearest_t_s.copy()
+    more = _verify_enumerated(inp, prep, agents[retry], preferred[retry], planes.take(retry),
+                              disks.take(retry), optimum_tried=solved[retry],
+                              check_sweep=check_sweep, known=known)
     accepted[retry] = more.accepted
     velocity[retry] = np.where(more.accepted[:, None], more.velocity, velocity[retry])
     # the nearest candidate of a solved row is its optimum, verified above
