@@ -74,14 +74,23 @@ class _RoundOutcome:
 def _disks(inp: StepInput, agents: np.ndarray, *, speed_disk: bool) -> Disks:
     """The speed disk |v1| <= Vh (V1, optional) and the reachable disk |v1 - v0| <= a dt (V2)."""
     r = agents.size
-    at = as_index(agents, inp.count)
-    centre, radius = np.zeros((r, 2, 2)), np.empty((r, 2))
-    centre[:, 1] = inp.velocity_mps[at]
-    radius[:, 0] = inp.vh_mps[at]
-    radius[:, 1] = inp.accel_mps2[at] * inp.dt_per_agent_s[at]
-    valid = np.ones((r, 2), bool)
-    valid[:, 0] = speed_disk
+    centre, radius, valid = np.empty((r, 2, 2)), np.empty((r, 2)), np.empty((r, 2), bool)
+    _disk_rows(np.asarray(agents, np.int64), inp.velocity_mps, inp.vh_mps, inp.accel_mps2,
+               inp.dt_per_agent_s, speed_disk, centre, radius, valid)
     return Disks(centre, radius, valid)
+
+
+@compiled_loop
+def _disk_rows(agents, v0, vh, accel, dt, speed_disk, centre, radius, valid):
+    """Rows of :func:`_disks` in one pass: for agent ``agents[i]`` the speed disk about the
+    origin of radius Vh (valid with ``speed_disk``) and the reachable disk about v0 of radius
+    a dt."""
+    for i in range(agents.size):
+        a = agents[i]
+        centre[i, 0, 0], centre[i, 0, 1] = 0.0, 0.0
+        centre[i, 1, 0], centre[i, 1, 1] = v0[a, 0], v0[a, 1]
+        radius[i, 0], radius[i, 1] = vh[a], accel[a] * dt[a]
+        valid[i, 0], valid[i, 1] = speed_disk, True
 
 
 def _cut_planes(normal: np.ndarray, cuts_mps: np.ndarray) -> HalfPlanes:

@@ -53,3 +53,33 @@ def test_cuts_follow_the_planes_and_leave_them_alone_until_one_is_finite() -> No
                             parallel_det=PARALLEL_DET)
     assert narrow.velocity.tobytes() == wide.velocity.tobytes()
     assert np.array_equal(narrow.feasible, wide.feasible)
+
+
+def test_disks_are_the_numpy_expressions() -> None:
+    import dataclasses
+
+    from navproof.boundary.edges import EdgeSet
+    from navproof.boundary.motion import Support
+    from navproof.step.inputs import StepInput
+
+    rng = np.random.default_rng(21)
+    n = 300
+    inp = StepInput(rng.normal(size=(n, 2)), rng.choice([0.0, -0.0, 1.5, -0.3], (n, 2)),
+                    np.zeros((n, 2)), rng.uniform(0.05, 0.1, n),
+                    Support.translating(np.zeros((n, 2))),
+                    EdgeSet.build(np.tile([[[1.0, 0.0]]], (n, 1, 1)), np.ones((n, 1))),
+                    rng.uniform(0.5, 2.0, n), rng.choice([0.0, 1e-300, 1.0, 3.0], n),
+                    np.full(n, 0.3))
+    inp = dataclasses.replace(inp, dt_s=np.asarray(inp.dt_s))
+    for agents in (np.arange(n), rng.choice(n, 40, replace=False)):
+        for speed_disk in (True, False):
+            disks = search._disks(inp, agents, speed_disk=speed_disk)
+            centre = np.zeros((agents.size, 2, 2))
+            centre[:, 1] = inp.velocity_mps[agents]
+            radius = np.stack([inp.vh_mps[agents],
+                               inp.accel_mps2[agents] * inp.dt_per_agent_s[agents]], axis=1)
+            valid = np.ones((agents.size, 2), bool)
+            valid[:, 0] = speed_disk
+            assert disks.centre.tobytes() == centre.tobytes()
+            assert disks.radius.tobytes() == radius.tobytes()
+            assert np.array_equal(disks.valid, valid)
