@@ -71,6 +71,22 @@ from navproof.step.workspace import thread_slot_buffers
 
 
 @compiled_loop
+def _name_reference(exists, reachable, flags, label):
+    """Flags FLAG_NO_REFERENCE on every agent without a reference velocity and
+    FLAG_CARRY_EXCEEDS_CANCEL on every agent whose stop target is out of reach, and turns a SAFE
+    label of either into NO_STOP_GUARANTEE. Claim: R1, R2."""
+    for i in range(label.size):
+        if not exists[i]:
+            flags[i] |= FLAG_NO_REFERENCE
+        elif not reachable[i]:
+            flags[i] |= FLAG_CARRY_EXCEEDS_CANCEL
+        else:
+            continue
+        if label[i] == SAFE:
+            label[i] = NO_STOP_GUARANTEE
+
+
+@compiled_loop
 def _name_over_cap(velocity, vh, eps, flags, label):
     """Flags FLAG_OVER_CAP on every agent whose committed speed |v1| (numpy's hypot) exceeds
     its cap Vh (1 + 1e-12) + EPS, and turns a SAFE label there into NO_STOP_GUARANTEE.
@@ -150,11 +166,7 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
         label[agents] = fallback_label
         commit[agents] = t_stop
         flags[agents[t_stop < dt[agents]]] |= FLAG_TRUNCATED
-    no_ref = ~prep.ref.exists
-    unreachable = prep.ref.exists & ~prep.ref.reachable
-    flags[no_ref] |= FLAG_NO_REFERENCE
-    flags[unreachable] |= FLAG_CARRY_EXCEEDS_CANCEL
-    label[(label == SAFE) & (no_ref | unreachable)] = NO_STOP_GUARANTEE
+    _name_reference(prep.ref.exists, prep.ref.reachable, flags, label)
     if hold.any():
         # S6: no reachable velocity but the agent's own; its margins are those of v0
         agents = np.flatnonzero(hold)

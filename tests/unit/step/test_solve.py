@@ -4,7 +4,13 @@ import numpy as np
 
 from navproof.core.tolerances import EPS
 from navproof.step import solve
-from navproof.step.result import FLAG_OVER_CAP, NO_STOP_GUARANTEE, SAFE
+from navproof.step.result import (
+    FLAG_CARRY_EXCEEDS_CANCEL,
+    FLAG_NO_REFERENCE,
+    FLAG_OVER_CAP,
+    NO_STOP_GUARANTEE,
+    SAFE,
+)
 
 
 def test_over_cap_naming_is_the_numpy_expression():
@@ -31,3 +37,21 @@ def test_over_cap_naming_is_the_numpy_expression():
     assert flags.tobytes() == want_flags.tobytes()
     assert label.tobytes() == want_label.tobytes()
     assert over.any() and not over.all()
+
+
+def test_reference_naming_is_the_numpy_expression():
+    rng = np.random.default_rng(6)
+    n = 2000
+    exists = rng.random(n) < 0.7
+    reachable = exists & (rng.random(n) < 0.6)
+    label = rng.integers(0, 4, n).astype(np.int8)
+    flags = rng.integers(0, 256, n).astype(np.uint8)
+    no_ref = ~exists
+    unreachable = exists & ~reachable
+    want_flags, want_label = flags.copy(), label.copy()
+    want_flags[no_ref] |= FLAG_NO_REFERENCE
+    want_flags[unreachable] |= FLAG_CARRY_EXCEEDS_CANCEL
+    want_label[(want_label == SAFE) & (no_ref | unreachable)] = NO_STOP_GUARANTEE
+    solve._name_reference(exists, reachable, flags, label)
+    assert flags.tobytes() == want_flags.tobytes()
+    assert label.tobytes() == want_label.tobytes()
