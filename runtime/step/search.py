@@ -108,6 +108,31 @@ def _with_cuts(planes: HalfPlanes, normal: np.ndarray, cuts_mps: np.ndarray) -> 
     return HalfPlanes.join(planes, _cut_planes(normal, cuts_mps))
 
 
+@compiled_loop
+def _stand_in_rows(solved, nearest, velocity, agents, cand):
+    """Per row: the optimum ``nearest`` (m/s) where ``solved``, else the start velocity
+    ``velocity[agents]`` (m/s) of its agent, which stands in for the verification. Claim: V1."""
+    for i in range(solved.size):
+        if solved[i]:
+            cand[i, 0], cand[i, 1] = nearest[i, 0], nearest[i, 1]
+        else:
+            at = agents[i]
+            cand[i, 0], cand[i, 1] = velocity[at, 0], velocity[at, 1]
+
+
+@compiled_loop
+def _void_unsolved_rows(solved, ok, exact, t_min, accepted, exact_out, t_out):
+    """Per row: the verdict ``ok`` and the exact minima ``exact`` (m) at ``t_min`` (s) per edge
+    where ``solved``; else not accepted, +inf and 0 s (the stand-in's verdict is void).
+    Claim: V1, B5."""
+    for i in range(solved.size):
+        keep = solved[i]
+        accepted[i] = ok[i] and keep
+        for j in range(exact.shape[1]):
+            exact_out[i, j] = exact[i, j] if keep else np.inf
+            t_out[i, j] = t_min[i, j] if keep else 0.0
+
+
 def _verify_optimum(inp: StepInput, prep: Prepared, agents: np.ndarray, preferred: np.ndarray,
                     planes: HalfPlanes, disks: Disks, *, check_sweep: bool,
                     known: KnownMargins) -> tuple[np.ndarray, _RoundOutcome]:
@@ -123,15 +148,20 @@ def _verify_optimum(inp: StepInput, prep: Prepared, agents: np.ndarray, preferre
     # every row is verified (whole arrays are views, not row copies); a row without an
     # optimum stands in with its start velocity and its verdict is void
     every = bool(solved.all())
-    cand = nearest if every else np.where(solved[:, None], nearest, inp.velocity_mps[agents])
+    if every:
+        cand = nearest
+    else:
+        cand = np.empty((a, 2))
+        _stand_in_rows(solved, nearest, np.asarray(inp.velocity_mps, dtype=np.float64), agents,
+                       cand)
     ok, checked = verify_candidates(inp, prep, agents, cand, check_sweep=check_sweep)
     if every:
         # nothing to void: the verification's own arrays are the outcome
         accepted, exact, t_min = ok, checked.exact_m, checked.t_min_s
     else:
-        accepted = ok & solved
-        exact = np.where(solved[:, None], checked.exact_m, np.inf)
-        t_min = np.where(solved[:, None], checked.t_min_s, 0.0)
+        accepted = np.empty(a, bool)
+        exact, t_min = np.empty(checked.exact_m.shape), np.empty(checked.t_min_s.shape)
+        _void_unsolved_rows(solved, ok, checked.exact_m, checked.t_min_s, accepted, exact, t_min)
     known.store(agents, checked, accepted)
     return solved, _RoundOutcome(accepted, nearest, exact, t_min)
 

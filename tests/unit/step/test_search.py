@@ -83,3 +83,22 @@ def test_disks_are_the_numpy_expressions() -> None:
             assert disks.centre.tobytes() == centre.tobytes()
             assert disks.radius.tobytes() == radius.tobytes()
             assert np.array_equal(disks.valid, valid)
+
+
+def test_stand_ins_and_void_rows_are_the_numpy_expressions() -> None:
+    rng = np.random.default_rng(31)
+    a, k, n = 300, 4, 500
+    edge = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 5e-324, -1e308, 1.5])
+    solved = rng.random(a) < 0.7
+    agents = rng.permutation(n)[:a]
+    nearest, velocity = rng.choice(edge, (a, 2)), rng.choice(edge, (n, 2))
+    exact, t_min = rng.choice(edge, (a, k)), rng.choice(edge, (a, k))
+    ok = rng.random(a) < 0.5
+    cand = np.empty((a, 2))
+    search._stand_in_rows(solved, nearest, velocity, agents, cand)
+    assert cand.tobytes() == np.where(solved[:, None], nearest, velocity[agents]).tobytes()
+    accepted, exact_out, t_out = np.empty(a, bool), np.empty((a, k)), np.empty((a, k))
+    search._void_unsolved_rows(solved, ok, exact, t_min, accepted, exact_out, t_out)
+    assert accepted.tobytes() == (ok & solved).tobytes()
+    assert exact_out.tobytes() == np.where(solved[:, None], exact, np.inf).tobytes()
+    assert t_out.tobytes() == np.where(solved[:, None], t_min, 0.0).tobytes()
