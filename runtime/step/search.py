@@ -203,10 +203,16 @@ def _verify_round(inp: StepInput, prep: Prepared, agents: np.ndarray, preferred:
     retry = np.flatnonzero(~outcome.accepted)
     if retry.size == 0:
         return outcome
-    # copied before the enumeration stores margins (the outcome's arrays may be the stored ones)
-    accepted = outcome.accepted.copy()
-    velocity = outcome.velocity.copy()
-    exact, t_min = outcome.nearest_exact_m.copy(), outcome.nearest_t_s.copy()
+    if solved.all():
+        # the outcome's arrays are the verification's, which the known margins may hold:
+        # copied before the enumeration stores margins
+        accepted = outcome.accepted.copy()
+        velocity = outcome.velocity.copy()
+        exact, t_min = outcome.nearest_exact_m.copy(), outcome.nearest_t_s.copy()
+    else:
+        # the optimum verified stand-ins: the outcome's arrays are new, the round's own
+        accepted, velocity = outcome.accepted, outcome.velocity
+        exact, t_min = outcome.nearest_exact_m, outcome.nearest_t_s
     more = _verify_enumerated(inp, prep, agents[retry], preferred[retry], planes.take(retry),
                               disks.take(retry), optimum_tried=solved[retry],
                               check_sweep=check_sweep, known=known)
