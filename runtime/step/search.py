@@ -194,6 +194,24 @@ def _verify_enumerated(inp: StepInput, prep: Prepared, agents: np.ndarray,
     return _RoundOutcome(accepted, velocity, exact, t_min)
 
 
+@compiled_loop
+def _merge_retried_rows(retry, solved, more_accepted, more_velocity, more_exact, more_t_min,
+                        accepted, velocity, exact, t_min):
+    """Per retried row ``retry[m]``: the enumeration's verdict, its velocity (m/s) where it
+    accepted one, and its nearest candidate's exact minima (m) and times (s) where the row had
+    no optimum (the nearest candidate of a solved row is its optimum, verified before).
+    Claim: V1, V2."""
+    for m in range(retry.size):
+        i = retry[m]
+        accepted[i] = more_accepted[m]
+        if more_accepted[m]:
+            velocity[i, 0], velocity[i, 1] = more_velocity[m, 0], more_velocity[m, 1]
+        if not solved[i]:
+            for j in range(exact.shape[1]):
+                exact[i, j] = more_exact[m, j]
+                t_min[i, j] = more_t_min[m, j]
+
+
 def _verify_round(inp: StepInput, prep: Prepared, agents: np.ndarray, preferred: np.ndarray,
                   planes: HalfPlanes, disks: Disks, *, check_sweep: bool,
                   known: KnownMargins) -> _RoundOutcome:
@@ -216,12 +234,8 @@ def _verify_round(inp: StepInput, prep: Prepared, agents: np.ndarray, preferred:
     more = _verify_enumerated(inp, prep, agents[retry], preferred[retry], planes.take(retry),
                               disks.take(retry), optimum_tried=solved[retry],
                               check_sweep=check_sweep, known=known)
-    accepted[retry] = more.accepted
-    velocity[retry] = np.where(more.accepted[:, None], more.velocity, velocity[retry])
-    # the nearest candidate of a solved row is its optimum, verified above
-    tried = solved[retry]
-    exact[retry] = np.where(tried[:, None], exact[retry], more.nearest_exact_m)
-    t_min[retry] = np.where(tried[:, None], t_min[retry], more.nearest_t_s)
+    _merge_retried_rows(retry, solved, more.accepted, more.velocity, more.nearest_exact_m,
+                        more.nearest_t_s, accepted, velocity, exact, t_min)
     return _RoundOutcome(accepted, velocity, exact, t_min)
 
 

@@ -102,3 +102,26 @@ def test_stand_ins_and_void_rows_are_the_numpy_expressions() -> None:
     assert accepted.tobytes() == (ok & solved).tobytes()
     assert exact_out.tobytes() == np.where(solved[:, None], exact, np.inf).tobytes()
     assert t_out.tobytes() == np.where(solved[:, None], t_min, 0.0).tobytes()
+
+
+def test_retried_rows_merge_as_the_numpy_expressions() -> None:
+    rng = np.random.default_rng(37)
+    a, k = 300, 4
+    edge = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 5e-324, -1e308, 1.5])
+    retry = np.flatnonzero(rng.random(a) < 0.4)
+    r = retry.size
+    solved, more_accepted = rng.random(a) < 0.6, rng.random(r) < 0.5
+    more_velocity = rng.choice(edge, (r, 2))
+    more_exact, more_t = rng.choice(edge, (r, k)), rng.choice(edge, (r, k))
+    accepted, velocity = rng.random(a) < 0.5, rng.choice(edge, (a, 2))
+    exact, t_min = rng.choice(edge, (a, k)), rng.choice(edge, (a, k))
+    want = [x.copy() for x in (accepted, velocity, exact, t_min)]
+    want[0][retry] = more_accepted
+    want[1][retry] = np.where(more_accepted[:, None], more_velocity, want[1][retry])
+    tried = solved[retry]
+    want[2][retry] = np.where(tried[:, None], want[2][retry], more_exact)
+    want[3][retry] = np.where(tried[:, None], want[3][retry], more_t)
+    search._merge_retried_rows(retry, solved, more_accepted, more_velocity, more_exact, more_t,
+                               accepted, velocity, exact, t_min)
+    for got, expect in zip((accepted, velocity, exact, t_min), want, strict=True):
+        assert got.tobytes() == expect.tobytes()
