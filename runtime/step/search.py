@@ -180,18 +180,50 @@ def _verify_enumerated(inp: StepInput, prep: Prepared, agents: np.ndarray,
     exact = np.full((a, k), np.inf)
     t_min = np.zeros((a, k))
     for j in range(VERIFY_CANDIDATES):
-        trying = ~accepted & np.isfinite(dist[:, j]) & ((j > 0) | ~optimum_tried)
-        if not trying.any():
+        at, at_agents, at_cand = np.empty(a, np.int64), np.empty(a, agents.dtype), np.empty((a, 2))
+        tries = _trying_rows(accepted, dist, cand, agents, optimum_tried, j, at, at_agents,
+                             at_cand)
+        if tries == 0:
             continue
-        at = np.flatnonzero(trying)
-        ok, checked = verify_candidates(inp, prep, agents[at], cand[at, j],
+        at, at_agents = at[:tries], at_agents[:tries]
+        ok, checked = verify_candidates(inp, prep, at_agents, at_cand[:tries],
                                         check_sweep=check_sweep)
-        if j == 0:
-            exact[at], t_min[at] = checked.exact_m, checked.t_min_s
-        velocity[at[ok]] = cand[at[ok], j]
-        accepted[at[ok]] = True
-        known.store(agents[at], checked, ok)
+        _take_verified_rows(at, ok, cand, j, checked.exact_m, checked.t_min_s, j == 0,
+                            accepted, velocity, exact, t_min)
+        known.store(at_agents, checked, ok)
     return _RoundOutcome(accepted, velocity, exact, t_min)
+
+
+@compiled_loop
+def _trying_rows(accepted, dist, cand, agents, optimum_tried, j, at, at_agents, at_cand):
+    """The rows that try their ``j``-th candidate: not accepted yet, a finite candidate
+    (distance ``dist`` (m/s)), and not the optimum verified before. Writes their rows, agents
+    and candidates (m/s) to the front of ``at``, ``at_agents`` and ``at_cand``; returns their
+    count. Claim: V2."""
+    tries = 0
+    for i in range(accepted.size):
+        if not accepted[i] and np.isfinite(dist[i, j]) and (j > 0 or not optimum_tried[i]):
+            at[tries], at_agents[tries] = i, agents[i]
+            at_cand[tries, 0], at_cand[tries, 1] = cand[i, j, 0], cand[i, j, 1]
+            tries += 1
+    return tries
+
+
+@compiled_loop
+def _take_verified_rows(at, ok, cand, j, checked_exact, checked_t_min, nearest, accepted,
+                        velocity, exact, t_min):
+    """For the rows ``at`` that tried their ``j``-th candidate: the candidate (m/s) and the
+    verdict where it passed (``ok``), and where it is the ``nearest`` the exact minima (m) and
+    times (s) of its verification. Claim: V2."""
+    for m in range(at.size):
+        i = at[m]
+        if nearest:
+            for e in range(checked_exact.shape[1]):
+                exact[i, e] = checked_exact[m, e]
+                t_min[i, e] = checked_t_min[m, e]
+        if ok[m]:
+            velocity[i, 0], velocity[i, 1] = cand[i, j, 0], cand[i, j, 1]
+            accepted[i] = True
 
 
 @compiled_loop

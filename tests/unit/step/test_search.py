@@ -125,3 +125,35 @@ def test_retried_rows_merge_as_the_numpy_expressions() -> None:
                                accepted, velocity, exact, t_min)
     for got, expect in zip((accepted, velocity, exact, t_min), want, strict=True):
         assert got.tobytes() == expect.tobytes()
+
+
+def test_trying_and_verified_rows_are_the_numpy_expressions() -> None:
+    rng = np.random.default_rng(41)
+    a, k, c = 300, 4, 3
+    edge = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 5e-324, -1e308, 1.5])
+    agents = rng.permutation(1000)[:a]
+    cand, dist = rng.choice(edge, (a, c, 2)), rng.choice(edge, (a, c))
+    optimum_tried = rng.random(a) < 0.5
+    for j in range(c):
+        accepted = rng.random(a) < 0.3
+        velocity, exact, t_min = (rng.choice(edge, shape) for shape in ((a, 2), (a, k), (a, k)))
+        at, at_agents, at_cand = np.empty(a, np.int64), np.empty(a, agents.dtype), np.empty((a, 2))
+        tries = search._trying_rows(accepted, dist, cand, agents, optimum_tried, j, at,
+                                    at_agents, at_cand)
+        want_at = np.flatnonzero(~accepted & np.isfinite(dist[:, j])
+                                 & ((j > 0) | ~optimum_tried))
+        assert tries == want_at.size > 0
+        assert at[:tries].tobytes() == want_at.tobytes()
+        assert at_agents[:tries].tobytes() == agents[want_at].tobytes()
+        assert at_cand[:tries].tobytes() == cand[want_at, j].tobytes()
+        ok = rng.random(tries) < 0.5
+        checked_exact, checked_t = rng.choice(edge, (tries, k)), rng.choice(edge, (tries, k))
+        want = [x.copy() for x in (accepted, velocity, exact, t_min)]
+        if j == 0:
+            want[2][want_at], want[3][want_at] = checked_exact, checked_t
+        want[1][want_at[ok]] = cand[want_at[ok], j]
+        want[0][want_at[ok]] = True
+        search._take_verified_rows(at[:tries], ok, cand, j, checked_exact, checked_t, j == 0,
+                                   accepted, velocity, exact, t_min)
+        for got, expect in zip((accepted, velocity, exact, t_min), want, strict=True):
+            assert got.tobytes() == expect.tobytes()
