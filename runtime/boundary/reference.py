@@ -16,7 +16,7 @@ import numpy as np
 from navproof._generated.formulas import stop_target_margin
 from navproof.boundary.edges import EdgeSet
 from navproof.boundary.motion import Support
-from navproof.core.jit import compiled_loop
+from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS, RVO_EPSILON
 from navproof.core.validation import check_valid_finite
@@ -66,13 +66,24 @@ def reference_velocity(edges: EdgeSet, support: Support, x0_m: np.ndarray,
                                   certified=certified)
 
 
+@inlined_loop
+def _origin_inside(normal, offset, walls, tol):
+    """True when the origin violates none of one row's walls by more than ``tol``, in the test
+    :func:`navproof.solver.closest.closest_row` applies to its start point (the origin)."""
+    for j in range(offset.size):
+        if walls[j] and (normal[j, 0] * 0.0 + normal[j, 1] * 0.0) - offset[j] > tol:
+            return False
+    return True
+
+
 @compiled_loop
 def _reference_rows(normal, offset, walls, edge_id, u, vh, eps, tol, parallel_det, lo, hi, r,
                     v_stop, exists, margin):
     """Rows ``lo:hi`` of :func:`reference_from_offsets`: each row's walls in edge-ID order (a
     stable insertion sort, the order of a stable argsort), the closest point ``w`` to 0 of
     ``dot(n, w) <= dot(n, e - u)`` (:func:`navproof.solver.closest.closest_row`, RVO2's
-    tolerances), its check against every wall, r = u + w where it exists (else u),
+    tolerances; the origin itself, without sorting, where it violates no wall), its check
+    against every wall, r = u + w where it exists (else u),
     vStop = r - u and the margin of R2. Claim: R1, R2."""
     k = offset.shape[1]
     row_normal, row_offset = np.empty((k, 2)), np.empty(k)
@@ -81,22 +92,29 @@ def _reference_rows(normal, offset, walls, edge_id, u, vh, eps, tol, parallel_de
     w = np.empty(2)
     unkeyed = np.iinfo(np.int64).max
     for i in range(lo, hi):
+        if _origin_inside(normal[i], offset[i], walls[i], tol):
+            # closest_row starts at the origin and moves only at a wall it violates: with
+            # none, in any order, it returns the origin itself
+            w[0], w[1] = 0.0, 0.0
+            found = True
+        else:
+            for j in range(k):
+                key[j] = edge_id[i, j] if walls[i, j] else unkeyed
+                at = j
+                while at > 0 and key[order[at - 1]] > key[j]:
+                    order[at] = order[at - 1]
+                    at -= 1
+                order[at] = j
+            for j in range(k):
+                src = order[j]
+                row_normal[j, 0], row_normal[j, 1] = normal[i, src, 0], normal[i, src, 1]
+                row_offset[j], row_valid[j] = offset[i, src], walls[i, src]
+            found = closest_row(row_normal, row_offset, row_valid, REFERENCE_SEARCH_RADIUS_MPS,
+                                0.0, 0.0, math.inf, 0.0, 0.0, False, tol, parallel_det, w) == k
+        # every wall checked (in any order: the verdict is the same)
         for j in range(k):
-            key[j] = edge_id[i, j] if walls[i, j] else unkeyed
-            at = j
-            while at > 0 and key[order[at - 1]] > key[j]:
-                order[at] = order[at - 1]
-                at -= 1
-            order[at] = j
-        for j in range(k):
-            src = order[j]
-            row_normal[j, 0], row_normal[j, 1] = normal[i, src, 0], normal[i, src, 1]
-            row_offset[j], row_valid[j] = offset[i, src], walls[i, src]
-        found = closest_row(row_normal, row_offset, row_valid, REFERENCE_SEARCH_RADIUS_MPS, 0.0,
-                            0.0, math.inf, 0.0, 0.0, False, tol, parallel_det, w) == k
-        for j in range(k):
-            if found and row_valid[j] and not (
-                    (row_normal[j, 0] * w[0] + row_normal[j, 1] * w[1]) - row_offset[j] <= eps):
+            if found and walls[i, j] and not (
+                    (normal[i, j, 0] * w[0] + normal[i, j, 1] * w[1]) - offset[i, j] <= eps):
                 found = False
         ux, uy = u[i, 0], u[i, 1]
         rx, ry = (ux + w[0], uy + w[1]) if found else (ux, uy)

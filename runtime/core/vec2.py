@@ -6,7 +6,14 @@ import math
 
 import numpy as np
 
-from navproof.core.jit import compiled_loop
+from navproof.core.jit import compiled_loop, inlined_loop
+
+HYPOT_DECIDED_MIN = 1.0e-100
+"""Least limit whose comparison with a hypot :func:`hypot_side` decides from the squared sum."""
+HYPOT_DECIDED_MAX = 1.0e100
+"""Largest such limit (its square and the squared sums near it stay normal floats)."""
+HYPOT_SIDE_SLACK = 1.0e-9
+"""Relative gap between x^2 + y^2 and limit^2 beyond which :func:`hypot_side` decides."""
 
 
 def dot2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -35,3 +42,43 @@ def norm2(v: np.ndarray) -> np.ndarray:
     out = np.empty(arr.shape[:-1])
     _lengths(arr.reshape(-1, 2), out.reshape(-1))
     return out
+
+
+@inlined_loop
+def hypot_side(x, y, limit):
+    """Which side of ``limit`` ``math.hypot(x, y)`` lies on, without computing it: -1 surely
+    below, 1 surely above, 0 undecided (then compare hypot itself). Decided only for a limit
+    in [HYPOT_DECIDED_MIN, HYPOT_DECIDED_MAX] and a squared sum ``x x + y y`` further than
+    HYPOT_SIDE_SLACK (relative) from ``limit limit``: the sum is within 3 units in the last
+    place of x^2 + y^2 (products that underflow err by less than 1e-300, far below the gap
+    there), limit squared within 1 and hypot within 1 of the exact length, all far inside the
+    slack; a sum that overflows is surely above. NaN is never decided."""
+    if not (limit >= HYPOT_DECIDED_MIN and limit <= HYPOT_DECIDED_MAX):
+        return 0
+    squared = x * x + y * y
+    bound = limit * limit
+    if squared < bound * (1.0 - HYPOT_SIDE_SLACK):
+        return -1
+    if squared > bound * (1.0 + HYPOT_SIDE_SLACK):
+        return 1
+    return 0
+
+
+@inlined_loop
+def hypot_at_most(x, y, limit):
+    """``math.hypot(x, y) <= limit``, hypot computed only where :func:`hypot_side` does not
+    decide."""
+    side = hypot_side(x, y, limit)
+    if side != 0:
+        return side < 0
+    return math.hypot(x, y) <= limit
+
+
+@inlined_loop
+def hypot_above(x, y, limit):
+    """``math.hypot(x, y) > limit``, hypot computed only where :func:`hypot_side` does not
+    decide."""
+    side = hypot_side(x, y, limit)
+    if side != 0:
+        return side > 0
+    return math.hypot(x, y) > limit

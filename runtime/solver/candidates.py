@@ -18,6 +18,7 @@ import numpy as np
 
 from navproof.core.jit import compiled_loop
 from navproof.core.tolerances import EPS, PARALLEL_DET
+from navproof.core.vec2 import hypot_at_most
 from navproof.solver.closest import circle_crossing
 
 
@@ -152,9 +153,9 @@ def _candidate_rows(preferred, normal, offset, hp_valid, disk_centre, disk_radiu
                                     - offset[r, i] <= tol):
                     feasible = False
             for a in range(d):
-                if keep_disk[a] and not (math.hypot(cx - disk_centre[r, a, 0],
-                                                    cy - disk_centre[r, a, 1])
-                                         <= disk_radius[r, a] + tol):
+                if keep_disk[a] and not hypot_at_most(cx - disk_centre[r, a, 0],
+                                                      cy - disk_centre[r, a, 1],
+                                                      disk_radius[r, a] + tol):
                     feasible = False
             if feasible:
                 out[r, have, 0], out[r, have, 1], out_dist[r, have] = cx, cy, dist[t]

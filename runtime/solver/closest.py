@@ -27,6 +27,7 @@ import numpy as np
 
 from navproof.core.jit import compiled_loop
 from navproof.core.parallel import run_pieces, thread_count
+from navproof.core.vec2 import hypot_at_most
 from navproof.solver.halfplanes import Disks, HalfPlanes
 
 _TINY = float(np.finfo(np.float64).tiny)
@@ -122,7 +123,7 @@ def _second_disk(max_speed, second_x, second_y, second_r, opt_x, opt_y, tol, out
     max-speed disk in ``out``: that projection when inside the second disk, else the projection
     on the second when inside the first, else the nearer crossing of the two circles. False
     where the disks do not meet. Claim: V1, V2."""
-    if math.hypot(out[0] - second_x, out[1] - second_y) <= second_r + tol:
+    if hypot_at_most(out[0] - second_x, out[1] - second_y, second_r + tol):
         return True
     wx, wy = opt_x - second_x, opt_y - second_y
     w_len = math.hypot(wx, wy)
@@ -130,7 +131,7 @@ def _second_disk(max_speed, second_x, second_y, second_r, opt_x, opt_y, tol, out
     if w_len > second_r:
         scale = second_r / w_len
         px, py = second_x + wx * scale, second_y + wy * scale
-    if math.hypot(px, py) <= max_speed + tol:
+    if hypot_at_most(px, py, max_speed + tol):
         out[0], out[1] = px, py
         return True
     crossing = np.empty(4)
@@ -338,15 +339,38 @@ def closest_in_disks(preferred_mps: np.ndarray, planes: HalfPlanes, disks: Disks
     """:func:`closest_point` with the disks as one :class:`Disks` value (M, D <= 2): slot 0 the
     max-speed disk about the origin, slot 1 the second disk; a disk not valid in a row is no
     constraint there. Claim: O2, V1, V2."""
-    if disks.valid.shape[1] > 2:
+    d = disks.valid.shape[1]
+    if d > 2:
         raise ValueError("closest_in_disks takes at most two disks")
-    # the two components side by side: numpy reduces a last axis of two slowly
-    off_origin = (disks.centre[:, 0, 0] != 0.0) | (disks.centre[:, 0, 1] != 0.0)
-    if np.any(disks.valid[:, 0] & off_origin):
+    if d == 0:
+        raise ValueError("closest_in_disks takes the max-speed disk")
+    m = disks.valid.shape[0]
+    max_speed, second_centre, second_radius = np.empty(m), np.empty((m, 2)), np.empty(m)
+    if not _disk_columns(np.asarray(disks.centre, dtype=np.float64),
+                         np.asarray(disks.radius, dtype=np.float64),
+                         np.asarray(disks.valid, dtype=bool), max_speed, second_centre,
+                         second_radius):
         raise ValueError("the first disk is the max-speed disk: its centre is the origin")
-    radius = np.where(disks.valid, disks.radius, np.inf)
-    second = disks.valid.shape[1] == 2
-    return closest_point(preferred_mps, planes, radius[:, 0],
-                         second_centre_mps=disks.centre[:, 1] if second else None,
-                         second_radius_mps=radius[:, 1] if second else None, tol_mps=tol_mps,
+    second = d == 2
+    return closest_point(preferred_mps, planes, max_speed,
+                         second_centre_mps=second_centre if second else None,
+                         second_radius_mps=second_radius if second else None, tol_mps=tol_mps,
                          parallel_det=parallel_det, threads=threads)
+
+
+@compiled_loop
+def _disk_columns(centre, radius, valid, max_speed, second_centre, second_radius):
+    """The disks (M, D) of :func:`closest_in_disks` as :func:`closest_point` takes them, in
+    one pass: the max-speed radius and, with a second slot, the second disk's centre and radius
+    (+inf where a slot is not valid). False where a valid max-speed disk is not centred on the
+    origin."""
+    second = valid.shape[1] == 2
+    centred = True
+    for r in range(valid.shape[0]):
+        if valid[r, 0] and (centre[r, 0, 0] != 0.0 or centre[r, 0, 1] != 0.0):
+            centred = False
+        max_speed[r] = radius[r, 0] if valid[r, 0] else np.inf
+        if second:
+            second_centre[r, 0], second_centre[r, 1] = centre[r, 1, 0], centre[r, 1, 1]
+            second_radius[r] = radius[r, 1] if valid[r, 1] else np.inf
+    return centred

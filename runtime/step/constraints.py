@@ -44,9 +44,9 @@ class Prepared:
     normal components of edge velocity, carry and v0 and the initial margins ``s`` (N, K), the
     reference, the envelope cap ``cmax`` (N,) and the braking envelope factor ``kfac_s`` (N,),
     the edge half-planes (B4, S3, S7; (N, 3K)), the ORCA half-planes in v1 (N, L), both views
-    into ``solve_planes`` (N, 3K + L + K): those slots followed by one empty B5 cut per edge, the
-    slot order of the search (:mod:`navproof.step.search`), ``wall`` (N, K) the valid walls
-    (:attr:`navproof.boundary.edges.EdgeSet.wall`, taken once per step), and
+    into ``solve_planes`` (N, 3K + L), the slot order of the search
+    (:mod:`navproof.step.search`, which adds a row's B5 cuts after them), ``wall`` (N, K) the
+    valid walls (:attr:`navproof.boundary.edges.EdgeSet.wall`, taken once per step), and
     ``rot_stop`` (N, K): walls whose stop is certified in the local frame (B6), None if nothing
     rotates; ``moving`` (N, K): the pairs of :func:`navproof.boundary.rigid.moving_frame_pairs`
     (their curve needs the certified bound of B6), None if there is none; ``sweep_start_m`` and
@@ -116,20 +116,24 @@ def _sanitised(offset, valid, impossible):
 
 
 @compiled_loop
-def _edge_halfplanes(s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, has_ref, dt, a, cmax, kfac,
-                     u, r, eps, impossible, cut_slot, out_normal, out_offset, out_valid, lo, hi):
+def _edge_halfplanes(s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, exists, wall, dt, a, cmax,
+                     kfac, u, r, eps, impossible, orca_valid, out_normal, out_offset, out_valid,
+                     lo, hi):
     """Per agent and edge the three half-planes ``dot(n, v1) <= q - EPS`` of the edge, in slots
     ``j`` (B4: ``accel_step_v1_bound``), ``K + j`` (S3: ``linear_envelope_bound`` plus
     dot(n, r - u)) and ``2K + j`` (S7: ``brake_envelope_offset``), sanitised
-    (:func:`sanitise_halfplanes`); the stop half-planes only where a reference exists
-    (``has_ref``). Slot ``cut_slot + j`` gets the edge's empty B5 cutting plane (its normal,
-    offset +inf, not valid). Claim: B4, S3, S7."""
+    (:func:`sanitise_halfplanes`); the stop half-planes only for walls of agents with a
+    reference (``wall`` and ``exists``). The valid flags of the ORCA slots after them are
+    ``orca_valid``. Claim: B4, S3, S7."""
     k = s.shape[1]
     for i in range(lo, hi):
         dti, ai, ci, ki = dt[i], a[i], cmax[i], kfac[i]
         rx, ry = r[i, 0], r[i, 1]
         rux, ruy = rx - u[i, 0], ry - u[i, 1]
+        for j in range(orca_valid.shape[1]):
+            out_valid[i, 3 * k + j] = orca_valid[i, j]
         for j in range(k):
+            has_ref = exists[i] and wall[i, j]
             nx, ny = normal[i, j, 0], normal[i, j, 1]
             sij, nde, ndu, ndv0 = s[i, j], n_dot_e[i, j], n_dot_u[i, j], n_dot_v0[i, j]
             b4 = accel_step_v1_bound(s=sij, dt=dti, n_dot_e=nde, n_dot_u=ndu, n_dot_v0=ndv0)
@@ -138,13 +142,12 @@ def _edge_halfplanes(s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, has_ref, dt, 
             s7 = brake_envelope_offset(s=sij, dt=dti, n_dot_e=nde, n_dot_u=ndu, n_dot_v0=ndv0,
                                        n_dot_r=nx * rx + ny * ry, kfac=ki)
             out_offset[i, j], out_valid[i, j] = _sanitised(b4 - eps, valid[i, j], impossible)
-            out_offset[i, k + j], out_valid[i, k + j] = _sanitised(s3 - eps, has_ref[i, j],
+            out_offset[i, k + j], out_valid[i, k + j] = _sanitised(s3 - eps, has_ref,
                                                                    impossible)
             out_offset[i, 2 * k + j], out_valid[i, 2 * k + j] = _sanitised(
-                s7 - eps, has_ref[i, j], impossible)
-            for slot in (j, k + j, 2 * k + j, cut_slot + j):
+                s7 - eps, has_ref, impossible)
+            for slot in (j, k + j, 2 * k + j):
                 out_normal[i, slot, 0], out_normal[i, slot, 1] = nx, ny
-            out_offset[i, cut_slot + j], out_valid[i, cut_slot + j] = np.inf, False
 
 
 def _floats(value: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -214,20 +217,19 @@ def prepare_constraints(inp: StepInput, *, slots: SlotBuffers | None = None) -> 
     dt = inp.dt_per_agent_s
     # the stop half-planes need a reference; without one only the B4 half-plane remains
     wall = edges.wall
-    has_ref = ref.exists[:, None] & wall
-    # the solve's slots side by side: edge half-planes, ORCA lines, one B5 cut per edge
+    # the solve's slots side by side: edge half-planes, then ORCA lines
     lines = inp.orca_valid.shape[1]
-    width = 4 * k + lines
+    width = 3 * k + lines
     normal, offset, valid = (SlotBuffers() if slots is None else slots).slots(rows, width)
     orca_slots = slice(3 * k, 3 * k + lines)
     # ORCA lines act on the world velocity w = u + v1
     to_halfplanes(inp.orca_point, inp.orca_direction, inp.orca_valid, shift_mps=u,
                   into=(normal[:, orca_slots], offset[:, orca_slots]))
-    valid[:, orca_slots] = inp.orca_valid
     planes = (frame.s, frame.n_dot_e, frame.n_dot_u, frame.n_dot_v0, _floats(n, (rows, k, 2)),
-              np.asarray(edges.valid, dtype=bool), has_ref, _floats(dt, (rows,)),
-              _floats(inp.accel_mps2, (rows,)), cmax, kfac, u, ref.r_mps, EPS,
-              IMPOSSIBLE_OFFSET_MPS, 3 * k + lines, normal, offset, valid)
+              np.asarray(edges.valid, dtype=bool), ref.exists, np.asarray(wall, dtype=bool),
+              _floats(dt, (rows,)), _floats(inp.accel_mps2, (rows,)), cmax, kfac, u, ref.r_mps,
+              EPS, IMPOSSIBLE_OFFSET_MPS, np.asarray(inp.orca_valid, dtype=bool), normal, offset,
+              valid)
     run_row_pieces(lambda lo, hi: _edge_halfplanes(*planes, lo, hi), rows,
                    min_rows=PARALLEL_MIN_ROWS)
     solve_planes = HalfPlanes(normal, offset, valid)

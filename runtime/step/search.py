@@ -22,7 +22,7 @@ from navproof.core.tolerances import EPS, PARALLEL_DET
 from navproof.solver.candidates import best_candidates
 from navproof.solver.closest import closest_in_disks, solve_threads
 from navproof.solver.halfplanes import Disks, HalfPlanes
-from navproof.step.constraints import Prepared, halfplane_slots, sanitise_halfplanes
+from navproof.step.constraints import Prepared, sanitise_halfplanes
 from navproof.step.inputs import StepInput
 from navproof.step.verify import KnownMargins, as_index, verify_candidates
 
@@ -74,14 +74,23 @@ class _RoundOutcome:
 def _disks(inp: StepInput, agents: np.ndarray, *, speed_disk: bool) -> Disks:
     """The speed disk |v1| <= Vh (V1, optional) and the reachable disk |v1 - v0| <= a dt (V2)."""
     r = agents.size
-    at = as_index(agents, inp.count)
-    centre, radius = np.zeros((r, 2, 2)), np.empty((r, 2))
-    centre[:, 1] = inp.velocity_mps[at]
-    radius[:, 0] = inp.vh_mps[at]
-    radius[:, 1] = inp.accel_mps2[at] * inp.dt_per_agent_s[at]
-    valid = np.ones((r, 2), bool)
-    valid[:, 0] = speed_disk
+    centre, radius, valid = np.empty((r, 2, 2)), np.empty((r, 2)), np.empty((r, 2), bool)
+    _disk_rows(np.asarray(agents, np.int64), inp.velocity_mps, inp.vh_mps, inp.accel_mps2,
+               inp.dt_per_agent_s, speed_disk, centre, radius, valid)
     return Disks(centre, radius, valid)
+
+
+@compiled_loop
+def _disk_rows(agents, v0, vh, accel, dt, speed_disk, centre, radius, valid):
+    """Rows of :func:`_disks` in one pass: for agent ``agents[i]`` the speed disk about the
+    origin of radius Vh (valid with ``speed_disk``) and the reachable disk about v0 of radius
+    a dt."""
+    for i in range(agents.size):
+        a = agents[i]
+        centre[i, 0, 0], centre[i, 0, 1] = 0.0, 0.0
+        centre[i, 1, 0], centre[i, 1, 1] = v0[a, 0], v0[a, 1]
+        radius[i, 0], radius[i, 1] = vh[a], accel[a] * dt[a]
+        valid[i, 0], valid[i, 1] = speed_disk, True
 
 
 def _cut_planes(normal: np.ndarray, cuts_mps: np.ndarray) -> HalfPlanes:
@@ -90,15 +99,38 @@ def _cut_planes(normal: np.ndarray, cuts_mps: np.ndarray) -> HalfPlanes:
     return HalfPlanes(normal, offset, valid)
 
 
-def _with_cuts(planes: HalfPlanes, cuts_mps: np.ndarray) -> HalfPlanes:
-    """``planes`` whose last K slots (one per edge) carry the B5 cuts ``cuts_mps`` (R, K)."""
-    k = cuts_mps.shape[1]
+def _with_cuts(planes: HalfPlanes, normal: np.ndarray, cuts_mps: np.ndarray) -> HalfPlanes:
+    """``planes`` followed by one slot per edge (its ``normal`` (R, K, 2)) carrying the B5 cuts
+    ``cuts_mps`` (R, K); ``planes`` themselves while no cut is finite (a cut slot that is not
+    valid changes neither the solve nor the candidates)."""
     if not np.isfinite(cuts_mps).any():
         return planes
-    cut = _cut_planes(planes.normal[:, planes.valid.shape[1] - k:], cuts_mps)
-    keep = planes.valid.shape[1] - k
-    return HalfPlanes(planes.normal, np.concatenate([planes.offset[:, :keep], cut.offset], axis=1),
-                      np.concatenate([planes.valid[:, :keep], cut.valid], axis=1))
+    return HalfPlanes.join(planes, _cut_planes(normal, cuts_mps))
+
+
+@compiled_loop
+def _stand_in_rows(solved, nearest, velocity, agents, cand):
+    """Per row: the optimum ``nearest`` (m/s) where ``solved``, else the start velocity
+    ``velocity[agents]`` (m/s) of its agent, which stands in for the verification. Claim: V1."""
+    for i in range(solved.size):
+        if solved[i]:
+            cand[i, 0], cand[i, 1] = nearest[i, 0], nearest[i, 1]
+        else:
+            at = agents[i]
+            cand[i, 0], cand[i, 1] = velocity[at, 0], velocity[at, 1]
+
+
+@compiled_loop
+def _void_unsolved_rows(solved, ok, exact, t_min, accepted, exact_out, t_out):
+    """Per row: the verdict ``ok`` and the exact minima ``exact`` (m) at ``t_min`` (s) per edge
+    where ``solved``; else not accepted, +inf and 0 s (the stand-in's verdict is void).
+    Claim: V1, B5."""
+    for i in range(solved.size):
+        keep = solved[i]
+        accepted[i] = ok[i] and keep
+        for j in range(exact.shape[1]):
+            exact_out[i, j] = exact[i, j] if keep else np.inf
+            t_out[i, j] = t_min[i, j] if keep else 0.0
 
 
 def _verify_optimum(inp: StepInput, prep: Prepared, agents: np.ndarray, preferred: np.ndarray,
@@ -116,15 +148,20 @@ def _verify_optimum(inp: StepInput, prep: Prepared, agents: np.ndarray, preferre
     # every row is verified (whole arrays are views, not row copies); a row without an
     # optimum stands in with its start velocity and its verdict is void
     every = bool(solved.all())
-    cand = nearest if every else np.where(solved[:, None], nearest, inp.velocity_mps[agents])
+    if every:
+        cand = nearest
+    else:
+        cand = np.empty((a, 2))
+        _stand_in_rows(solved, nearest, np.asarray(inp.velocity_mps, dtype=np.float64), agents,
+                       cand)
     ok, checked = verify_candidates(inp, prep, agents, cand, check_sweep=check_sweep)
     if every:
         # nothing to void: the verification's own arrays are the outcome
         accepted, exact, t_min = ok, checked.exact_m, checked.t_min_s
     else:
-        accepted = ok & solved
-        exact = np.where(solved[:, None], checked.exact_m, np.inf)
-        t_min = np.where(solved[:, None], checked.t_min_s, 0.0)
+        accepted = np.empty(a, bool)
+        exact, t_min = np.empty(checked.exact_m.shape), np.empty(checked.t_min_s.shape)
+        _void_unsolved_rows(solved, ok, checked.exact_m, checked.t_min_s, accepted, exact, t_min)
     known.store(agents, checked, accepted)
     return solved, _RoundOutcome(accepted, nearest, exact, t_min)
 
@@ -143,18 +180,68 @@ def _verify_enumerated(inp: StepInput, prep: Prepared, agents: np.ndarray,
     exact = np.full((a, k), np.inf)
     t_min = np.zeros((a, k))
     for j in range(VERIFY_CANDIDATES):
-        trying = ~accepted & np.isfinite(dist[:, j]) & ((j > 0) | ~optimum_tried)
-        if not trying.any():
+        at, at_agents, at_cand = np.empty(a, np.int64), np.empty(a, agents.dtype), np.empty((a, 2))
+        tries = _trying_rows(accepted, dist, cand, agents, optimum_tried, j, at, at_agents,
+                             at_cand)
+        if tries == 0:
             continue
-        at = np.flatnonzero(trying)
-        ok, checked = verify_candidates(inp, prep, agents[at], cand[at, j],
+        at, at_agents = at[:tries], at_agents[:tries]
+        ok, checked = verify_candidates(inp, prep, at_agents, at_cand[:tries],
                                         check_sweep=check_sweep)
-        if j == 0:
-            exact[at], t_min[at] = checked.exact_m, checked.t_min_s
-        velocity[at[ok]] = cand[at[ok], j]
-        accepted[at[ok]] = True
-        known.store(agents[at], checked, ok)
+        _take_verified_rows(at, ok, cand, j, checked.exact_m, checked.t_min_s, j == 0,
+                            accepted, velocity, exact, t_min)
+        known.store(at_agents, checked, ok)
     return _RoundOutcome(accepted, velocity, exact, t_min)
+
+
+@compiled_loop
+def _trying_rows(accepted, dist, cand, agents, optimum_tried, j, at, at_agents, at_cand):
+    """The rows that try their ``j``-th candidate: not accepted yet, a finite candidate
+    (distance ``dist`` (m/s)), and not the optimum verified before. Writes their rows, agents
+    and candidates (m/s) to the front of ``at``, ``at_agents`` and ``at_cand``; returns their
+    count. Claim: V2."""
+    tries = 0
+    for i in range(accepted.size):
+        if not accepted[i] and np.isfinite(dist[i, j]) and (j > 0 or not optimum_tried[i]):
+            at[tries], at_agents[tries] = i, agents[i]
+            at_cand[tries, 0], at_cand[tries, 1] = cand[i, j, 0], cand[i, j, 1]
+            tries += 1
+    return tries
+
+
+@compiled_loop
+def _take_verified_rows(at, ok, cand, j, checked_exact, checked_t_min, nearest, accepted,
+                        velocity, exact, t_min):
+    """For the rows ``at`` that tried their ``j``-th candidate: the candidate (m/s) and the
+    verdict where it passed (``ok``), and where it is the ``nearest`` the exact minima (m) and
+    times (s) of its verification. Claim: V2."""
+    for m in range(at.size):
+        i = at[m]
+        if nearest:
+            for e in range(checked_exact.shape[1]):
+                exact[i, e] = checked_exact[m, e]
+                t_min[i, e] = checked_t_min[m, e]
+        if ok[m]:
+            velocity[i, 0], velocity[i, 1] = cand[i, j, 0], cand[i, j, 1]
+            accepted[i] = True
+
+
+@compiled_loop
+def _merge_retried_rows(retry, solved, more_accepted, more_velocity, more_exact, more_t_min,
+                        accepted, velocity, exact, t_min):
+    """Per retried row ``retry[m]``: the enumeration's verdict, its velocity (m/s) where it
+    accepted one, and its nearest candidate's exact minima (m) and times (s) where the row had
+    no optimum (the nearest candidate of a solved row is its optimum, verified before).
+    Claim: V1, V2."""
+    for m in range(retry.size):
+        i = retry[m]
+        accepted[i] = more_accepted[m]
+        if more_accepted[m]:
+            velocity[i, 0], velocity[i, 1] = more_velocity[m, 0], more_velocity[m, 1]
+        if not solved[i]:
+            for j in range(exact.shape[1]):
+                exact[i, j] = more_exact[m, j]
+                t_min[i, j] = more_t_min[m, j]
 
 
 def _verify_round(inp: StepInput, prep: Prepared, agents: np.ndarray, preferred: np.ndarray,
@@ -166,18 +253,21 @@ def _verify_round(inp: StepInput, prep: Prepared, agents: np.ndarray, preferred:
     retry = np.flatnonzero(~outcome.accepted)
     if retry.size == 0:
         return outcome
+    if solved.all():
+        # the outcome's arrays are the verification's, which the known margins may hold:
+        # copied before the enumeration stores margins
+        accepted = outcome.accepted.copy()
+        velocity = outcome.velocity.copy()
+        exact, t_min = outcome.nearest_exact_m.copy(), outcome.nearest_t_s.copy()
+    else:
+        # the optimum verified stand-ins: the outcome's arrays are new, the round's own
+        accepted, velocity = outcome.accepted, outcome.velocity
+        exact, t_min = outcome.nearest_exact_m, outcome.nearest_t_s
     more = _verify_enumerated(inp, prep, agents[retry], preferred[retry], planes.take(retry),
                               disks.take(retry), optimum_tried=solved[retry],
                               check_sweep=check_sweep, known=known)
-    accepted = outcome.accepted.copy()
-    velocity = outcome.velocity.copy()
-    exact, t_min = outcome.nearest_exact_m.copy(), outcome.nearest_t_s.copy()
-    accepted[retry] = more.accepted
-    velocity[retry] = np.where(more.accepted[:, None], more.velocity, velocity[retry])
-    # the nearest candidate of a solved row is its optimum, verified above
-    tried = solved[retry]
-    exact[retry] = np.where(tried[:, None], exact[retry], more.nearest_exact_m)
-    t_min[retry] = np.where(tried[:, None], t_min[retry], more.nearest_t_s)
+    _merge_retried_rows(retry, solved, more.accepted, more.velocity, more.nearest_exact_m,
+                        more.nearest_t_s, accepted, velocity, exact, t_min)
     return _RoundOutcome(accepted, velocity, exact, t_min)
 
 
@@ -224,21 +314,19 @@ def closest_verified(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
     dt = inp.dt_per_agent_s[agents]
     # every agent in order: views instead of row copies
     at = as_index(agents, inp.count)
-    # slot order: edge half-planes, ORCA lines, the extra half-planes (O6), then one cut slot
-    # per edge; the offsets of the cut slots change from round to round. Without extra
-    # half-planes the prepared slots serve as they are (views for every agent in order).
-    if extra is None:
-        fixed = prep.solve_planes.take(at)
-    else:
-        cut = prep.solve_planes.offset.shape[1] - k
-        fixed = HalfPlanes.join(halfplane_slots(prep.solve_planes.take(at), slice(0, cut)), extra,
-                                halfplane_slots(prep.solve_planes.take(at), slice(cut, None)))
+    # slot order: edge half-planes, ORCA lines, the extra half-planes (O6), then, from the
+    # first cut on, one cut slot per edge whose offsets change from round to round. Without
+    # extra half-planes the prepared slots serve as they are (views for every agent in order).
+    fixed = prep.solve_planes.take(at)
+    if extra is not None:
+        fixed = HalfPlanes.join(fixed, extra)
     if not keep.neighbour_lines:
         num_hard = inp.orca_num_hard
         assert num_hard is not None  # filled in by check_valid_step_input
         fixed = _obstacle_lines_only(fixed, prep.edge_planes.offset.shape[1],
                                      prep.orca_planes.offset.shape[1], num_hard[agents])
     disks = _disks(inp, agents, speed_disk=keep.speed_disk)
+    edge_normal = np.asarray(inp.edges.normal, dtype=np.float64)
     cuts = np.full((r, k), np.inf)
     found = np.zeros(r, bool)
     result = np.zeros((r, 2))
@@ -248,7 +336,8 @@ def closest_verified(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
             break
         # the first round takes every row: views, no copies, and no cut yet
         sel = still_open if still_open.size < r else slice(None)
-        planes = fixed.take(sel) if round_no == 0 else _with_cuts(fixed.take(sel), cuts[sel])
+        planes = (fixed.take(sel) if round_no == 0 else
+                  _with_cuts(fixed.take(sel), edge_normal[agents[sel]], cuts[sel]))
         outcome = _verify_round(inp, prep, agents[sel], preferred_mps[sel], planes,
                                 disks.take(sel), check_sweep=keep.sweep, known=known)
         if isinstance(sel, slice):

@@ -30,8 +30,10 @@ from typing import Any
 import numpy as np
 
 from navproof.core.errors import assertions_enabled
+from navproof.core.jit import compiled_loop
 from navproof.core.ranges import check_step_in_profile
 from navproof.core.tolerances import EPS
+from navproof.core.vec2 import hypot_above
 from navproof.step.constraints import prepare_constraints
 from navproof.step.fallbacks import (
     f1_relaxed_neighbours,
@@ -66,6 +68,34 @@ from navproof.step.result import (
 from navproof.step.search import EVERY_CONSTRAINT, SEPARATING, closest_verified
 from navproof.step.verify import KnownMargins, committed_margins, obstacle_stop_uncertified
 from navproof.step.workspace import thread_slot_buffers
+
+
+@compiled_loop
+def _name_reference(exists, reachable, flags, label):
+    """Flags FLAG_NO_REFERENCE on every agent without a reference velocity and
+    FLAG_CARRY_EXCEEDS_CANCEL on every agent whose stop target is out of reach, and turns a SAFE
+    label of either into NO_STOP_GUARANTEE. Claim: R1, R2."""
+    for i in range(label.size):
+        if not exists[i]:
+            flags[i] |= FLAG_NO_REFERENCE
+        elif not reachable[i]:
+            flags[i] |= FLAG_CARRY_EXCEEDS_CANCEL
+        else:
+            continue
+        if label[i] == SAFE:
+            label[i] = NO_STOP_GUARANTEE
+
+
+@compiled_loop
+def _name_over_cap(velocity, vh, eps, flags, label):
+    """Flags FLAG_OVER_CAP on every agent whose committed speed |v1| (numpy's hypot) exceeds
+    its cap Vh (1 + 1e-12) + EPS, and turns a SAFE label there into NO_STOP_GUARANTEE.
+    Claim: V1."""
+    for i in range(label.size):
+        if hypot_above(velocity[i, 0], velocity[i, 1], vh[i] * (1.0 + 1e-12) + eps):
+            flags[i] |= FLAG_OVER_CAP
+            if label[i] == SAFE:
+                label[i] = NO_STOP_GUARANTEE
 
 
 def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
@@ -136,11 +166,7 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
         label[agents] = fallback_label
         commit[agents] = t_stop
         flags[agents[t_stop < dt[agents]]] |= FLAG_TRUNCATED
-    no_ref = ~prep.ref.exists
-    unreachable = prep.ref.exists & ~prep.ref.reachable
-    flags[no_ref] |= FLAG_NO_REFERENCE
-    flags[unreachable] |= FLAG_CARRY_EXCEEDS_CANCEL
-    label[(label == SAFE) & (no_ref | unreachable)] = NO_STOP_GUARANTEE
+    _name_reference(prep.ref.exists, prep.ref.reachable, flags, label)
     if hold.any():
         # S6: no reachable velocity but the agent's own; its margins are those of v0
         agents = np.flatnonzero(hold)
@@ -160,9 +186,7 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
         uncertified = np.any(prep.rot_stop & (margins.end_stop_m < -EPS), axis=1)
         flags[uncertified] |= FLAG_ROTATING_STOP_UNCERTIFIED
     # V1: a committed velocity above the cap is named (only a start above Vh + a dt gives one)
-    over = np.hypot(velocity[:, 0], velocity[:, 1]) > inp.vh_mps * (1.0 + 1e-12) + EPS
-    flags[over] |= FLAG_OVER_CAP
-    label[(label == SAFE) & over] = NO_STOP_GUARANTEE
+    _name_over_cap(velocity, inp.vh_mps, EPS, flags, label)
     blocked = obstacle_stop_uncertified(inp, prep, velocity, known)
     flags[blocked] |= FLAG_OBSTACLE_STOP_UNCERTIFIED
     label[(label == SAFE) & blocked] = NO_STOP_GUARANTEE

@@ -75,11 +75,40 @@ class KnownMargins:
 
     def store(self, agents: np.ndarray, checked: Checked, picked: np.ndarray) -> None:
         """Keep the margins of rows ``picked`` (R,) of ``checked`` for the agents of those rows
-        (``agents`` (R,), one per row of ``checked``): one compiled pass."""
+        (``agents`` (R,), one per row of ``checked``): one compiled pass. The first store, of
+        every agent in order, takes the arrays of ``checked`` themselves instead of copying
+        their rows (the rows not picked are never read: :func:`committed_margins` computes
+        them); later stores write into them, so a caller reads the arrays of ``checked`` only
+        until its next store."""
         sweep = checked.sweep_m
+        if self._takes_whole(agents, checked):
+            self.curve_m, self.end_m = checked.curve_m, checked.end_m
+            np.copyto(self.has_curve, picked)
+            if sweep is not None:
+                self.sweep_m = sweep
+                np.copyto(self.has_sweep, picked)
+            return
         _store_rows(np.asarray(agents, np.int64), np.asarray(picked, bool), checked.curve_m,
                     checked.end_m, _NO_ROWS if sweep is None else sweep, sweep is not None,
                     self.curve_m, self.end_m, self.sweep_m, self.has_curve, self.has_sweep)
+
+
+    def _takes_whole(self, agents: np.ndarray, checked: Checked) -> bool:
+        """Whether ``checked`` holds every agent in order, of the accumulator's shapes and
+        types, and nothing has been stored yet: its arrays can become the accumulator's."""
+        n = self.has_curve.size
+        sweep = checked.sweep_m
+        return (not self.has_curve.any() and not self.has_sweep.any()
+                and isinstance(as_index(np.asarray(agents), n), slice)
+                and all(_same_layout(a, b) for a, b in ((checked.curve_m, self.curve_m),
+                                                         (checked.end_m, self.end_m)))
+                and (sweep is None or _same_layout(sweep, self.sweep_m)))
+
+
+def _same_layout(a: np.ndarray, b: np.ndarray) -> bool:
+    """Same shape, float64 and C-contiguous."""
+    return (a.shape == b.shape and a.dtype == np.float64 and b.dtype == np.float64
+            and a.flags.c_contiguous)
 
 
 _NO_ROWS = np.zeros((0, 0))
@@ -91,16 +120,20 @@ def _store_rows(agents, picked, curve_src, end_src, sweep_src, with_sweep, curve
                 has_curve, has_sweep):
     """For each picked row ``i`` of the sources, its curve and step-end margins (and its sweep
     margins ``with_sweep``) into the row ``agents[i]`` of ``curve``, ``end`` (and ``sweep``),
-    marking that row filled in ``has_curve`` (and ``has_sweep``)."""
+    marking that row filled in ``has_curve`` (and ``has_sweep``). Element by element: a
+    slice assignment per row costs more than the row's few values."""
+    k, slots = curve.shape[1], sweep.shape[1]
     for i in range(picked.size):
         if not picked[i]:
             continue
         a = agents[i]
-        curve[a, :] = curve_src[i, :]
-        end[a, :] = end_src[i, :]
+        for j in range(k):
+            curve[a, j] = curve_src[i, j]
+            end[a, j] = end_src[i, j]
         has_curve[a] = True
         if with_sweep:
-            sweep[a, :] = sweep_src[i, :]
+            for j in range(slots):
+                sweep[a, j] = sweep_src[i, j]
             has_sweep[a] = True
 
 

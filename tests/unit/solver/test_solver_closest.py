@@ -67,3 +67,28 @@ def test_disks_value_puts_the_speed_disk_about_the_origin() -> None:
     res = closest_in_disks(np.array([[3.0, 0.0]]), planes, relaxed, tol_mps=0.0,
                            parallel_det=PARALLEL_DET)
     np.testing.assert_allclose(res.velocity[0], [0.8, 0.0], atol=1e-15)
+
+
+@pytest.mark.parametrize("slots", [1, 2])
+def test_disk_columns_are_the_numpy_expressions(slots: int) -> None:
+    from navproof.solver.closest import _disk_columns
+
+    rng = np.random.default_rng(12 + slots)
+    m = 500
+    centre = np.zeros((m, slots, 2))
+    centre[:, slots - 1] = rng.choice([0.0, -0.0, 1.5, -2.0, np.nan, np.inf], (m, 2))
+    centre[:, 0] = np.where(rng.random((m, 1)) < 0.5, 0.0, -0.0)
+    radius = rng.choice([0.0, -0.0, 0.5, 3.0, np.inf, np.nan], (m, slots))
+    valid = rng.random((m, slots)) < 0.7
+    max_speed, second_centre, second_radius = np.empty(m), np.empty((m, 2)), np.empty(m)
+    assert _disk_columns(centre, radius, valid, max_speed, second_centre, second_radius)
+    expect = np.where(valid, radius, np.inf)
+    assert max_speed.tobytes() == expect[:, 0].tobytes()
+    if slots == 2:
+        assert second_centre.tobytes() == np.ascontiguousarray(centre[:, 1]).tobytes()
+        assert second_radius.tobytes() == expect[:, 1].tobytes()
+    # a valid max-speed disk off the origin is refused; a relaxed one is not
+    moved = centre.copy()
+    moved[7, 0, 1] = 1e-300
+    assert _disk_columns(moved, radius, valid, max_speed, second_centre,
+                         second_radius) == (not valid[7, 0])

@@ -36,6 +36,35 @@ def test_store_without_sweep_margins_leaves_the_sweep_rows_open() -> None:
     assert np.array_equal(known.curve_m[[7, 3, 8]], checked.curve_m[[0, 2, 3]])
 
 
+def test_a_first_store_of_every_agent_takes_the_checked_arrays_and_later_stores_write_in() -> None:
+    rng = np.random.default_rng(8)
+    n, k, j = 50, 4, 3
+
+    def checked(r: int) -> Checked:
+        return Checked(rng.normal(size=(r, k)), rng.normal(size=(r, k)),
+                       rng.normal(size=(r, k)), rng.normal(size=(r, k)), rng.normal(size=(r, j)))
+
+    first, picked = checked(n), rng.random(n) < 0.6
+    known = KnownMargins.empty(n, k, j)
+    known.store(np.arange(n), first, picked)
+    assert known.curve_m is first.curve_m and known.sweep_m is first.sweep_m
+    later, agents = checked(8), np.flatnonzero(~picked)[:8]
+    later_picked = rng.random(8) < 0.5
+    known.store(agents, later, later_picked)
+    expect = KnownMargins.empty(n, k, j)
+    # the later agents are among those not picked first: no row is written twice
+    for at, src, rows in ((np.arange(n), first, picked), (agents, later, later_picked)):
+        expect.curve_m[at[rows]] = src.curve_m[rows]
+        expect.end_m[at[rows]] = src.end_m[rows]
+        assert src.sweep_m is not None
+        expect.sweep_m[at[rows]] = src.sweep_m[rows]
+        expect.has_curve[at[rows]], expect.has_sweep[at[rows]] = True, True
+    filled = expect.has_curve
+    assert np.array_equal(known.has_curve, filled) and np.array_equal(known.has_sweep, filled)
+    for name in ("curve_m", "end_m", "sweep_m"):
+        assert np.array_equal(getattr(known, name)[filled], getattr(expect, name)[filled]), name
+
+
 def test_as_index_is_a_slice_exactly_for_every_agent_in_order() -> None:
     from navproof.step.verify import as_index
 
