@@ -519,28 +519,31 @@ MODEST_SCALE_M = 1e100
 
 
 @inlined_loop
-def _polygon_on_samples(table, g, coarse, i, listed, dist):
+def _polygon_on_samples(table, g, coarse, i, listed, sq, inside):
     """:func:`_polygon_distance` of body ``i``'s sample points ``coarse[i, s]`` to polygon
-    ``g`` into ``dist`` (samples,), the same values, skipping what cannot change them.
+    ``g`` as its two parts, the squared distance (m^2) to the nearest edge into ``sq`` and
+    whether the point is inside into ``inside`` (samples,) (:func:`_signed_from_squares` makes
+    the same values), skipping what cannot change them.
 
     The first sample is measured against every edge. Every sample lies in the box of the
     samples, so its nearest edge is at most ``reach = |d0| + diag`` away (``d0`` the first
-    sample's distance, ``diag`` the box's diagonal). An edge whose bounding box lies farther
-    than ``reach`` from the samples' box, by ``SKIP_SLACK_REL (1 + largest coordinate of the
-    polygon and the box)`` (far above the few roundings, ~1e-15 of that coordinate, by which a
-    computed distance differs from the true one), is farther than the nearest edge at every
-    sample in computed values too: leaving out its distance leaves every minimum as it is. An
-    edge whose y-range the samples' y-range does not meet is crossed by no sample's ray (the
-    same comparisons decide it). When the boundary lies farther than ``diag`` from the first
-    sample, by that slack (``|d0| - diag > slack``), no sample's crossings are counted: the
-    segment from the first sample to any other stays in the box, within ``diag`` of the first,
-    so it meets no edge and both points have the same even-odd parity; and each sample's
-    computed count has its true parity, because a crossing test is decided by exact
+    sample's distance, ``diag`` the sum of the box's sides, at least its diagonal). An edge
+    whose bounding box lies farther than ``reach`` from the samples' box (squared distances
+    compared, with a relative slack far above their roundings), by ``SKIP_SLACK_REL (1 + largest
+    coordinate of the polygon and the box)`` (far above the few roundings, ~1e-15 of that
+    coordinate, by which a computed distance differs from the true one), is farther than the
+    nearest edge at every sample in computed values too: leaving out its distance leaves every
+    minimum as it is. An edge whose y-range the samples' y-range does not meet is crossed by no
+    sample's ray (the same comparisons decide it). When the boundary lies farther than ``diag``
+    from the first sample, by that slack (``|d0| - diag > slack``), no sample's crossings are
+    counted: the segment from the first sample to any other stays in the box, within ``diag`` of
+    the first, so it meets no edge and both points have the same even-odd parity; and each
+    sample's computed count has its true parity, because a crossing test is decided by exact
     comparisons of y and by one of x against the edge's x at the sample's y (computed within a
-    few roundings of the largest coordinate, and the sample lies farther than the slack from
-    the edge along that line). A sample or an edge that is not finite, or beyond
-    MODEST_SCALE_M, keeps everything. ``listed`` is scratch of at least twice the polygon's
-    edge count. Claim: B5, C4."""
+    few roundings of the largest coordinate, and the sample lies farther than the slack from the
+    edge along that line). A sample or an edge that is not finite, or beyond MODEST_SCALE_M,
+    keeps everything. ``listed`` is scratch of at least twice the polygon's edge count. Claim:
+    B5, C4."""
     a, b, ab, inv_length_sq, x_slope, first, solid, edge_box, scale = table
     lo, hi = first[g], first[g + 1]
     samples = coarse.shape[1]
@@ -554,8 +557,8 @@ def _polygon_on_samples(table, g, coarse, i, listed, dist):
             px - a[e, 0], py - a[e, 1], ab[e, 0], ab[e, 1], inv_length_sq[e]))
         if _crosses(px, py, a[e, 0], a[e, 1], b[e, 1], x_slope[e]):
             crossings += 1
-    d = math.sqrt(nearest_sq)
-    dist[0] = -d if crossings % 2 == 1 and solid[g] else d
+    sq[0], inside[0] = nearest_sq, crossings % 2 == 1 and solid[g]
+    d0 = math.sqrt(nearest_sq)
     first_crossings = crossings
     # the samples' box
     x_lo = x_hi = coarse[i, 0, 0]
@@ -568,20 +571,24 @@ def _polygon_on_samples(table, g, coarse, i, listed, dist):
         y_lo, y_hi = min(y_lo, y), max(y_hi, y)
     sure = modest and scale[g] == scale[g]
     box_scale = max(max(abs(x_lo), abs(x_hi)), max(abs(y_lo), abs(y_hi)))
-    diag = math.hypot(x_hi - x_lo, y_hi - y_lo)
-    reach = abs(dist[0]) + diag
+    # the sum of the box's sides, at least its diagonal
+    diag = (x_hi - x_lo) + (y_hi - y_lo)
+    reach = d0 + diag
     slack = SKIP_SLACK_REL * max(scale[g], 1.0 + box_scale)
+    # an edge is left out when its squared gap exceeds the squared reach by far more than the
+    # roundings of either square (so its gap exceeds the reach, as the argument needs)
+    far_sq = (reach + slack) * (reach + slack) * (1.0 + SKIP_SLACK_REL)
     # the boundary farther than the box's diagonal from the first sample: no sample's
     # segment from the first crosses it, and every crossing test is decided as for the true
     # point (its distance to an edge is far above the test's roundings), so every sample
     # counts the first sample's crossings mod 2
-    same_side = sure and abs(dist[0]) - diag > slack
+    same_side = sure and d0 - diag > slack
     near = 0
     straddling = hi - lo
     for e in range(lo, hi):
         gap_x = max(0.0, max(edge_box[e, 0] - x_hi, x_lo - edge_box[e, 1]))
         gap_y = max(0.0, max(edge_box[e, 2] - y_hi, y_lo - edge_box[e, 3]))
-        if not (sure and math.hypot(gap_x, gap_y) > reach + slack):
+        if not (sure and gap_x * gap_x + gap_y * gap_y > far_sq):
             listed[near] = e
             near += 1
         if not (same_side or (modest and (y_hi < edge_box[e, 2] or y_lo >= edge_box[e, 3]))):
@@ -599,8 +606,44 @@ def _polygon_on_samples(table, g, coarse, i, listed, dist):
             e = listed[q]
             if _crosses(px, py, a[e, 0], a[e, 1], b[e, 1], x_slope[e]):
                 crossings += 1
-        d = math.sqrt(nearest_sq)
-        dist[s] = -d if crossings % 2 == 1 and solid[g] else d
+        sq[s], inside[s] = nearest_sq, crossings % 2 == 1 and solid[g]
+
+
+@inlined_loop
+def _signed_from_squares(sq, inside, dist):
+    """The signed distances (m) of :func:`_polygon_on_samples`'s parts into ``dist``: the
+    square root of each squared distance, negative inside (as :func:`_polygon_distance`)."""
+    for s in range(sq.shape[0]):
+        d = math.sqrt(sq[s])
+        dist[s] = -d if inside[s] else d
+
+
+@inlined_loop
+def _polygon_least_when_settled(sq, inside, half_lip_h):
+    """(the least sampled clearance ``-dist``, True) of a body's samples against a polygon
+    (:func:`_polygon_on_samples`'s parts) when no interval of the grid can be refined, else
+    (0, False): what :func:`_certified_mins` finds from every sample's ``-dist``, to the bit,
+    with one square root.
+
+    When every sample is on the same side, each clearance is ``sqrt(sq)`` (inside) or
+    ``-sqrt(sq)`` (outside), and the square root is correctly rounded, hence monotone: the
+    least clearance is the root of the least (inside) or minus the root of the largest
+    (outside) squared distance; equal clearances have equal bits (a root is never -0.0 and
+    the sign is the same at every sample). Every interval's bound ``(fa + fb) / 2 - L h / 2``
+    is then, in rounded arithmetic too, at least ``best - L h / 2`` (``half_lip_h``, computed
+    as the refinement computes it); when that clears the refinement level no interval is
+    bisected and the certified minimum is ``best``. Samples on both sides, or a squared
+    distance that is not a number, decide nothing here (False)."""
+    least_sq = most_sq = sq[0]
+    for s in range(sq.shape[0]):
+        if sq[s] != sq[s] or inside[s] != inside[0]:
+            return 0.0, False
+        if sq[s] < least_sq:
+            least_sq = sq[s]
+        if sq[s] > most_sq:
+            most_sq = sq[s]
+    best = math.sqrt(least_sq) if inside[0] else -math.sqrt(most_sq)
+    return best, best - half_lip_h >= _refine_below(best)
 
 
 @compiled_loop
@@ -691,22 +734,28 @@ def _grown(values, size):
 
 
 @compiled_loop
-def _sampled_clearances(kind, c, options, table, body, other, offset_m, coarse, grid, item_lo,
-                        item_hi, vals):
+def _sampled_clearances(kind, c, options, table, body, other, offset_m, lipschitz, coarse,
+                        grid, item_lo, item_hi, vals, settled, out):
     """The clearance ``kind`` of items ``item_lo:item_hi`` at every ``grid`` time into ``vals``
     (items, samples): :func:`_clearance` at the sample times, written out per kind so that the
     loop over samples calls nothing (the same expressions, the same values); a polygon in the
-    world is measured at all the samples of a body at once (:func:`_polygon_on_samples`)."""
+    world is measured at all the samples of a body at once (:func:`_polygon_on_samples`). A
+    body's clearance in the corridor or its patch that no interval refines is settled here
+    (:func:`_polygon_least_when_settled`): its certified minimum into ``out`` and True into
+    ``settled`` instead of its samples (``settled`` is False for every other item)."""
     samples = grid.shape[0]
     dt, split = options[0], options[1] != 0.0
+    h = dt / SAMPLES
     polygons = table[5].shape[0] - 1
     edges = 0
     for g in range(polygons):
         edges = max(edges, table[5][g + 1] - table[5][g])
     listed = np.empty(2 * edges, np.int64)
-    dist = np.empty(samples)
+    sq, dist = np.empty(samples), np.empty(samples)
+    inside = np.empty(samples, np.bool_)
     for k in range(item_lo, item_hi):
         i, j, off = body[k], other[k], offset_m[k]
+        settled[k] = False
         if kind == _PAIR:
             for s in range(samples):
                 vals[k, s] = math.hypot(coarse[i, s, 0] - coarse[j, s, 0],
@@ -716,14 +765,22 @@ def _sampled_clearances(kind, c, options, table, body, other, offset_m, coarse, 
                 yx, yy = _relative_at(c, dt, split, i, grid[s])
                 vals[k, s] = -_polygon_distance(table, j, yx, yy)
         elif kind == _CORRIDOR or kind == _PATCH:
-            _polygon_on_samples(table, 0 if kind == _CORRIDOR else j, coarse, i, listed, dist)
+            _polygon_on_samples(table, 0 if kind == _CORRIDOR else j, coarse, i, listed, sq,
+                                inside)
+            least, settled[k] = _polygon_least_when_settled(sq, inside,
+                                                            0.5 * lipschitz[k] * h)
+            if settled[k]:
+                out[k] = least
+                continue
+            _signed_from_squares(sq, inside, dist)
             for s in range(samples):
                 vals[k, s] = -dist[s]
         else:
             for s in range(samples):
                 vals[k, s] = np.inf
             for g in range(polygons):
-                _polygon_on_samples(table, g, coarse, i, listed, dist)
+                _polygon_on_samples(table, g, coarse, i, listed, sq, inside)
+                _signed_from_squares(sq, inside, dist)
                 for s in range(samples):
                     vals[k, s] = smaller(vals[k, s], dist[s])
             for s in range(samples):
@@ -732,13 +789,14 @@ def _sampled_clearances(kind, c, options, table, body, other, offset_m, coarse, 
 
 @compiled_loop
 def _certified_mins(kind, c, options, table, body, other, offset_m, lipschitz, coarse, grid,
-                    sampled, item_lo, item_hi, out):
+                    sampled, settled, item_lo, item_hi, out):
     """Minimum over ``[0, dt]`` (m) of the clearance ``kind`` of items ``item_lo:item_hi`` into
     ``out``: its values at the ``grid`` times (``sampled``, :func:`_sampled_clearances`), then
     every interval whose Lipschitz lower bound ``(fa + fb) / 2 - L h / 2`` falls below
     :func:`_refine_below` of the smallest value so far is bisected, round by round (each round
     evaluates the midpoints of all open intervals, then keeps the halves whose bound still
-    falls below), at most MAX_BISECTIONS rounds (see the module docstring)."""
+    falls below), at most MAX_BISECTIONS rounds (see the module docstring). Items ``settled``
+    by :func:`_sampled_clearances` have theirs already."""
     samples = grid.shape[0]
     dt = options[0]
     h = dt / SAMPLES
@@ -746,6 +804,8 @@ def _certified_mins(kind, c, options, table, body, other, offset_m, lipschitz, c
     ta, tb = np.empty(4 * samples), np.empty(4 * samples)
     fa, fb = np.empty(4 * samples), np.empty(4 * samples)
     for k in range(item_lo, item_hi):
+        if settled[k]:
+            continue
         i, j, off = body[k], other[k], offset_m[k]
         half_lip = 0.5 * lipschitz[k]
         best = np.inf
@@ -796,12 +856,13 @@ def _certified_min(kind: int, cur: _Curves, table: PolygonTable, body: np.ndarra
             np.ascontiguousarray(lipschitz, np.float64), coarse, grid)
     out = np.empty(items)
     sampled = np.empty((items, grid.size))
+    settled = np.empty(items, bool)
     threads = thread_count(items, PARALLEL_MIN_ITEMS)
     bounds = piece_bounds(items, threads)
 
     def piece(p: int) -> None:
-        _sampled_clearances(*args[:7], coarse, grid, bounds[p], bounds[p + 1], sampled)
-        _certified_mins(*args, sampled, bounds[p], bounds[p + 1], out)
+        _sampled_clearances(*args, bounds[p], bounds[p + 1], sampled, settled, out)
+        _certified_mins(*args, sampled, settled, bounds[p], bounds[p + 1], out)
 
     run_pieces(piece, len(bounds) - 1, threads=threads)
     return out

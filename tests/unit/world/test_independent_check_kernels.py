@@ -147,13 +147,10 @@ def test_polygon_on_samples_equals_the_distance_at_every_sample_bit_for_bit():
     coarse[3, 5] = [np.inf, 0.5]
     coarse[4, :] = [1e150, -1e150]
     coarse[5, 4] = [-0.0, -0.0]
-    listed = np.empty(2 * max(np.diff(table.first)), np.int64)
-    dist = np.empty(samples)
     for g in range(len(polygons)):
         want = table.signed_distance_m(coarse.reshape(-1, 2))[:, g].reshape(n, samples)
         for i in range(n):
-            ic._polygon_on_samples(table.arrays, g, coarse, i, listed, dist)
-            assert _same_bits(dist, want[i]), (g, i)
+            assert _same_bits(_on_samples(table, g, coarse, i), want[i]), (g, i)
 
 
 def test_polygon_on_samples_keeps_the_sign_of_samples_moving_about_as_far_as_the_boundary():
@@ -167,16 +164,71 @@ def test_polygon_on_samples_keeps_the_sign_of_samples_moving_about_as_far_as_the
     heading = rng.normal(0.0, 1.0, (n, 2))
     heading /= np.hypot(*heading.T)[:, None]
     factor = rng.choice([0.5, 1.0 - 1e-9, 1.0, 1.0 + 1e-9, 1.5, 2.0], n)
-    listed = np.empty(2 * max(np.diff(table.first)), np.int64)
-    dist = np.empty(samples)
     for g in range(len(polygons)):
         d0 = np.abs(table.signed_distance_m(first)[:, g])
         step = heading * (factor * d0 / (samples - 1))[:, None]
         coarse = first[:, None] + step[:, None] * np.arange(samples)[None, :, None]
         want = table.signed_distance_m(coarse.reshape(-1, 2))[:, g].reshape(n, samples)
         for i in range(n):
-            ic._polygon_on_samples(table.arrays, g, coarse, i, listed, dist)
-            assert _same_bits(dist, want[i]), (g, i)
+            assert _same_bits(_on_samples(table, g, coarse, i), want[i]), (g, i)
+
+
+def _refined(vals: np.ndarray, half_lip_h: float) -> bool:
+    """Whether the certified minimum bisects an interval of the grid: the bound of any
+    interval below the refinement level of the least sample (NaN wins the least, as numpy's
+    minimum)."""
+    best = np.minimum.reduce(vals)
+    level = -ic.TOLERANCE_M if best >= -ic.TOLERANCE_M else best - ic.TOLERANCE_M
+    return bool(np.any(0.5 * (vals[:-1] + vals[1:]) - half_lip_h < level))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_polygon_least_when_settled_equals_the_least_sample_bit_for_bit():
+    # settled only where no interval is bisected, with the least sampled clearance to the bit;
+    # bodies deep inside, outside, across the boundary, on it, far and not finite
+    rng = np.random.default_rng(23)
+    polygons = _polygons()
+    table = ic.PolygonTable(polygons)
+    n, samples = 3000, ic.SAMPLES + 1
+    start = rng.uniform(-5.0, 12.0, (n, 1, 2))
+    start[: n // 10] = rng.uniform(-3.0, 272.0, (n // 10, 1, 2))
+    step = rng.normal(0.0, 0.05, (n, 1, 2)) * rng.choice([0.0, 1.0, 20.0], (n, 1, 1))
+    coarse = start + step * np.arange(samples)[None, :, None]
+    coarse[0, :] = [0.0, 0.0]
+    coarse[1, :, 1] = 0.0
+    coarse[2, 3] = [np.nan, 1.0]
+    coarse[3, 5] = [np.inf, 0.5]
+    coarse[4, :] = [1e150, -1e150]
+    coarse[5, 4] = [-0.0, -0.0]
+    half_lip_h = rng.choice([0.0, 1e-9, 1e-3, 0.05, 1.0, 100.0, np.inf, np.nan], n)
+    settled_count = 0
+    for g in range(len(polygons)):
+        want = -table.signed_distance_m(coarse.reshape(-1, 2))[:, g].reshape(n, samples)
+        for i in range(n):
+            sq, inside = _parts_on_samples(table, g, coarse, i)
+            least, settled = ic._polygon_least_when_settled(sq, inside, half_lip_h[i])
+            if settled:
+                settled_count += 1
+                assert not _refined(want[i], half_lip_h[i]), (g, i)
+                assert np.float64(least).tobytes() == np.minimum.reduce(want[i]).tobytes(), (g, i)
+    assert settled_count > n
+
+
+def _parts_on_samples(table: ic.PolygonTable, g: int, coarse: np.ndarray, i: int
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Body ``i``'s squared distances and inside flags against polygon ``g`` at its samples."""
+    listed = np.empty(2 * max(np.diff(table.first)), np.int64)
+    sq, inside = np.empty(coarse.shape[1]), np.empty(coarse.shape[1], bool)
+    ic._polygon_on_samples(table.arrays, g, coarse, i, listed, sq, inside)
+    return sq, inside
+
+
+def _on_samples(table: ic.PolygonTable, g: int, coarse: np.ndarray, i: int) -> np.ndarray:
+    """Body ``i``'s signed distances to polygon ``g`` at its samples, from their parts."""
+    sq, inside = _parts_on_samples(table, g, coarse, i)
+    dist = np.empty(coarse.shape[1])
+    ic._signed_from_squares(sq, inside, dist)
+    return dist
 
 
 def test_curves_linear_flag_equals_the_numpy_expression():
