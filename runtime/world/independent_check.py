@@ -623,17 +623,14 @@ def _polygon_least_when_settled(sq, inside, half_lip_h):
     """(the least sampled clearance ``-dist``, True) of a body's samples against a polygon
     (:func:`_polygon_on_samples`'s parts) when no interval of the grid can be refined, else
     (0, False): what :func:`_certified_mins` finds from every sample's ``-dist``, to the bit,
-    with one square root.
+    with one square root (:func:`_settles`).
 
     When every sample is on the same side, each clearance is ``sqrt(sq)`` (inside) or
     ``-sqrt(sq)`` (outside), and the square root is correctly rounded, hence monotone: the
     least clearance is the root of the least (inside) or minus the root of the largest
     (outside) squared distance; equal clearances have equal bits (a root is never -0.0 and
-    the sign is the same at every sample). Every interval's bound ``(fa + fb) / 2 - L h / 2``
-    is then, in rounded arithmetic too, at least ``best - L h / 2`` (``half_lip_h``, computed
-    as the refinement computes it); when that clears the refinement level no interval is
-    bisected and the certified minimum is ``best``. Samples on both sides, or a squared
-    distance that is not a number, decide nothing here (False)."""
+    the sign is the same at every sample). Samples on both sides, or a squared distance that
+    is not a number, decide nothing here (False)."""
     least_sq = most_sq = sq[0]
     for s in range(sq.shape[0]):
         if sq[s] != sq[s] or inside[s] != inside[0]:
@@ -643,7 +640,39 @@ def _polygon_least_when_settled(sq, inside, half_lip_h):
         if sq[s] > most_sq:
             most_sq = sq[s]
     best = math.sqrt(least_sq) if inside[0] else -math.sqrt(most_sq)
-    return best, best - half_lip_h >= _refine_below(best)
+    return best, _settles(best, half_lip_h)
+
+
+@inlined_loop
+def _pair_on_samples(coarse, i, j, off, gap, half_lip_h):
+    """The clearance ``hypot - off`` (m) of the bodies ``i`` and ``j`` (combined radius
+    ``off``) at every sample into ``gap`` (samples,), and (the least, whether it settles the
+    pair: :func:`_settles`). A sample whose difference of positions equals the previous
+    measured one has its value (hypot of equal magnitudes is the same number; bodies that move
+    alike keep their difference over most of the step)."""
+    last_x = last_y = np.nan
+    value = np.inf
+    best = np.inf
+    for s in range(coarse.shape[1]):
+        dx = coarse[i, s, 0] - coarse[j, s, 0]
+        dy = coarse[i, s, 1] - coarse[j, s, 1]
+        if not (dx == last_x and dy == last_y):
+            value = math.hypot(dx, dy) - off
+            last_x, last_y = dx, dy
+        gap[s] = value
+        best = smaller(best, value)
+    return best, _settles(best, half_lip_h)
+
+
+@inlined_loop
+def _settles(best, half_lip_h):
+    """Whether no interval of a clearance whose samples are all at least ``best`` (m) is
+    refined by :func:`_certified_mins`, so that ``best`` is its certified minimum: every
+    interval's bound ``(fa + fb) / 2 - L h / 2`` (``half_lip_h``, computed as the refinement
+    computes it) is, in rounded arithmetic too, at least ``best - L h / 2`` (rounding keeps the
+    order, and halving the double of ``best`` is exact), so none falls below the refinement
+    level when that does not. A value that is not a number settles nothing."""
+    return best - half_lip_h >= _refine_below(best)
 
 
 @compiled_loop
@@ -740,9 +769,10 @@ def _sampled_clearances(kind, c, options, table, body, other, offset_m, lipschit
     (items, samples): :func:`_clearance` at the sample times, written out per kind so that the
     loop over samples calls nothing (the same expressions, the same values); a polygon in the
     world is measured at all the samples of a body at once (:func:`_polygon_on_samples`). A
-    body's clearance in the corridor or its patch that no interval refines is settled here
-    (:func:`_polygon_least_when_settled`): its certified minimum into ``out`` and True into
-    ``settled`` instead of its samples (``settled`` is False for every other item)."""
+    pair, or a body's clearance in the corridor or its patch, that no interval refines is
+    settled here (:func:`_pair_on_samples`, :func:`_polygon_least_when_settled`): its certified
+    minimum into ``out`` and True into ``settled`` instead of its samples (``settled`` is False
+    for every other item)."""
     samples = grid.shape[0]
     dt, split = options[0], options[1] != 0.0
     h = dt / SAMPLES
@@ -757,9 +787,13 @@ def _sampled_clearances(kind, c, options, table, body, other, offset_m, lipschit
         i, j, off = body[k], other[k], offset_m[k]
         settled[k] = False
         if kind == _PAIR:
+            least, settled[k] = _pair_on_samples(coarse, i, j, off, dist,
+                                                 0.5 * lipschitz[k] * h)
+            if settled[k]:
+                out[k] = least
+                continue
             for s in range(samples):
-                vals[k, s] = math.hypot(coarse[i, s, 0] - coarse[j, s, 0],
-                                        coarse[i, s, 1] - coarse[j, s, 1]) - off
+                vals[k, s] = dist[s]
         elif kind == _PLATFORM:
             for s in range(samples):
                 yx, yy = _relative_at(c, dt, split, i, grid[s])

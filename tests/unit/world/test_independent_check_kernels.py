@@ -214,6 +214,35 @@ def test_polygon_least_when_settled_equals_the_least_sample_bit_for_bit():
     assert settled_count > n
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_pair_on_samples_equals_every_samples_hypot_bit_for_bit():
+    # bodies that move alike (equal differences over runs of samples, zeros of both signs),
+    # apart, and not finite; settled only where no interval is bisected
+    rng = np.random.default_rng(29)
+    n, samples = 4000, ic.SAMPLES + 1
+    coarse = _random(rng, (n, samples, 2))
+    alike = rng.random(n) < 0.5
+    coarse[alike] = coarse[alike][:, :1] + rng.choice([0.0, 1e-3], (int(alike.sum()), 1, 1)) \
+        * np.arange(samples)[None, :, None]
+    coarse[::7, :, 1] = rng.choice([0.0, -0.0], (len(range(0, n, 7)), samples))
+    first, second = rng.integers(0, n, n), rng.integers(0, n, n)
+    off = rng.choice([0.0, 0.8, 1.5, np.inf, np.nan], n)
+    half_lip_h = rng.choice([0.0, 1e-9, 1e-3, 0.05, 1.0, np.inf, np.nan], n)
+    gap = np.empty(samples)
+    settled_count = 0
+    for p in range(n):
+        i, j = first[p], second[p]
+        want = np.hypot(coarse[i, :, 0] - coarse[j, :, 0], coarse[i, :, 1] - coarse[j, :, 1]) \
+            - off[p]
+        least, settled = ic._pair_on_samples(coarse, i, j, off[p], gap, half_lip_h[p])
+        assert _same_bits(gap, want), p
+        if settled:
+            settled_count += 1
+            assert not _refined(want, half_lip_h[p]), p
+            assert np.float64(least).tobytes() == np.minimum.reduce(want).tobytes(), p
+    assert settled_count > n // 4
+
+
 def _parts_on_samples(table: ic.PolygonTable, g: int, coarse: np.ndarray, i: int
                       ) -> tuple[np.ndarray, np.ndarray]:
     """Body ``i``'s squared distances and inside flags against polygon ``g`` at its samples."""
