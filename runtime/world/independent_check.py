@@ -347,6 +347,22 @@ def _pair_speed_bounds(first, second, linear, world_v0, world_v1, speed_bound, o
             out[p] = speed_bound[i] + speed_bound[j]
 
 
+DRIFT_CLEAR_SQ = (TOLERANCE_M * (1.0 - 1e-9)) ** 2
+"""Squared drift below which :func:`_drift` leaves out the length (m^2, or (m/s)^2)."""
+
+
+@inlined_loop
+def _drift(dx, dy):
+    """``math.hypot(dx, dy)``, or 0 where the squared length is below DRIFT_CLEAR_SQ: the length
+    is then below TOLERANCE_M (the square is within a few roundings of the true one, far inside
+    the 1e-9 margin, and hypot within one of the true length), so neither keeps T4's margin
+    below its slack nor, when the other drift does, becomes the smaller of the two: the rule's
+    verdict and margin are those of the lengths."""
+    if dx * dx + dy * dy <= DRIFT_CLEAR_SQ:
+        return 0.0
+    return math.hypot(dx, dy)
+
+
 @compiled_loop
 def _verdicts(dt, dt_sq, coarse, committed, commit, split, second, second_commit, pivot, pivot_v,
               pivot_a, omega, cos, sin, handoff, cap, slope_factor, end_position, end_velocity,
@@ -392,8 +408,8 @@ def _verdicts(dt, dt_sq, coarse, committed, commit, split, second, second_commit
         if not handoff[i]:
             excess = larger(math.hypot(vx, vy) - cap[i], world_excess)
         speed[i] = excess
-        drift_m = math.hypot(ex - end_position[i, 0], ey - end_position[i, 1])
-        drift_mps = 0.0 if handoff[i] else math.hypot(world_x - ux, world_y - uy)
+        drift_m = _drift(ex - end_position[i, 0], ey - end_position[i, 1])
+        drift_mps = 0.0 if handoff[i] else _drift(world_x - ux, world_y - uy)
         wall[i] = smaller(smaller(corridor[i], patch[i]), platform[i])
         sloped = slope_factor[i] > 1.0
         claim[i], margin[i] = 0, np.inf

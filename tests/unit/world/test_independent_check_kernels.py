@@ -92,6 +92,12 @@ def test_verdicts_equal_the_numpy_expressions_bit_for_bit(rotating, split):
                   omega=omega, handoff=handoff, cap=np.abs(col()), slope_factor=slope,
                   end_position=vec(), end_velocity=vec())
     second = vec()
+    # end positions within about the tolerance of the curve's end (drifts either side of it)
+    near = rng.random(n) < 0.3
+    offset = rng.normal(0.0, 1.0, (n, 2))
+    offset *= (ic.TOLERANCE_M * rng.choice([0.0, 0.5, 1.0 - 1e-12, 1.0, 1.0 + 1e-12, 2.0], n)
+               / np.maximum(np.hypot(*offset.T), 1e-300))[:, None]
+    inputs["end_position"][near] = coarse[near, -1] + offset[near]
     want = _numpy_verdicts(dt, coarse, split=split_s if split else None, second=second,
                            second_commit=second_commit, corridor=clearances[0],
                            patch=clearances[1], platform=clearances[2], obstacle=clearances[3],
