@@ -190,6 +190,10 @@ def _curve_rows(start, v0, v1, commit, split, second, second_commit, pivot, pivo
     (:func:`_world_at`, into ``coarse`` (N, G, 2))."""
     dt = options[0]
     has_split = split.shape[0] > 0
+    # the support's speed and acceleration lengths, kept while the next body's are the same
+    # values (bodies on one support, or on the ground; hypot of equal magnitudes is the same)
+    last_v = last_a = (np.nan, np.nan)
+    support_v = support_a = np.nan
     for i in range(lo, hi):
         row = packed[i]
         for d in range(2):
@@ -205,9 +209,22 @@ def _curve_rows(start, v0, v1, commit, split, second, second_commit, pivot, pivo
         rel = larger(math.hypot(v0[i, 0], v0[i, 1]), math.hypot(v1[i, 0], v1[i, 1]))
         if has_split:
             rel = larger(rel, math.hypot(second[i, 0], second[i, 1]))
-        arm = math.hypot(start[i, 0] - pivot[i, 0], start[i, 1] - pivot[i, 1]) + dt * rel
-        speed = (math.hypot(pivot_v[i, 0], pivot_v[i, 1])
-                 + math.hypot(pivot_a[i, 0], pivot_a[i, 1]) * dt + abs(omega[i]) * arm + rel)
+        if not (pivot_v[i, 0] == last_v[0] and pivot_v[i, 1] == last_v[1]):
+            last_v = (pivot_v[i, 0], pivot_v[i, 1])
+            support_v = math.hypot(pivot_v[i, 0], pivot_v[i, 1])
+        if not (pivot_a[i, 0] == last_a[0] and pivot_a[i, 1] == last_a[1]):
+            last_a = (pivot_a[i, 0], pivot_a[i, 1])
+            support_a = math.hypot(pivot_a[i, 0], pivot_a[i, 1])
+        carried = support_v + support_a * dt
+        arm_x, arm_y = start[i, 0] - pivot[i, 0], start[i, 1] - pivot[i, 1]
+        if (omega[i] == 0.0 and abs(arm_x) < MODEST_SCALE_M and abs(arm_y) < MODEST_SCALE_M
+                and rel < MODEST_SCALE_M and abs(dt) < MODEST_SCALE_M):
+            # no rotation and a finite arm: its term is +0.0, which leaves the sum (never
+            # -0.0) as it is
+            speed = carried + rel
+        else:
+            arm = math.hypot(arm_x, arm_y) + dt * rel
+            speed = carried + abs(omega[i]) * arm + rel
         if handoff[i]:
             straight = math.hypot(end[i, 0] - start[i, 0], end[i, 1] - start[i, 1]) / dt
             speed_bound[i], rel_speed_bound[i] = straight, straight

@@ -285,6 +285,33 @@ def test_curves_linear_flag_equals_the_numpy_expression():
     assert np.array_equal(cur.linear, want)
 
 
+@pytest.mark.parametrize("dt", [0.1, np.inf])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_curves_speed_bounds_equal_the_numpy_expressions_bit_for_bit(dt):
+    # bodies on shared supports (runs of equal pivot velocities and accelerations, zeros of
+    # both signs), rotating or not, with specials and huge arms
+    rng = np.random.default_rng(47)
+    n = 3000
+    runs = np.repeat(np.arange(n // 10), 10)
+    pivot_v, pivot_a = _random(rng, (n // 10, 2))[runs], _random(rng, (n // 10, 2))[runs]
+    pivot_v[rng.random(n) < 0.05] *= -0.0
+    start, pivot = _random(rng, (n, 2)), _random(rng, (n, 2))
+    v0, v1, end = _random(rng, (n, 2)), _random(rng, (n, 2)), _random(rng, (n, 2))
+    omega = rng.choice([0.0, -0.0, 0.3, np.nan, np.inf], n, p=[0.4, 0.2, 0.2, 0.1, 0.1])
+    handoff = np.flatnonzero(rng.random(n) < 0.1)
+    mo = ic.StepMotion(0.0, dt, start, v0, v1, np.full(n, dt), pivot, pivot_v, pivot_a, omega,
+                       np.full(n, -1), np.full(n, -1), np.ones(n), np.ones(n), handoff,
+                       np.full(n, 0.3), end, v1, None, (), (), np.zeros(0, bool), ())
+    cur = ic._Curves(mo, np.linspace(0.0, 0.1, ic.SAMPLES + 1))
+    rel = np.maximum(np.hypot(*v0.T), np.hypot(*v1.T))
+    arm = np.hypot(*(start - pivot).T) + dt * rel
+    speed = np.hypot(*pivot_v.T) + np.hypot(*pivot_a.T) * dt + np.abs(omega) * arm + rel
+    straight = np.hypot(*(end - start).T) / dt
+    speed[handoff], rel[handoff] = straight[handoff], straight[handoff]
+    assert _same_bits(cur.speed_bound_mps, speed)
+    assert _same_bits(cur.rel_speed_bound_mps, rel)
+
+
 def _numpy_hash_table(x, reach, table_per_body):
     """The spatial hash as numpy computed it before the compiled pass (finite inputs)."""
     n = x.shape[0]
