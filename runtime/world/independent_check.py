@@ -42,6 +42,7 @@ start clearance minus the reach), which is above the band.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -239,6 +240,25 @@ def _curve_rows(start, v0, v1, commit, split, second, second_commit, pivot, pivo
             coarse[i, s, 0], coarse[i, s, 1] = _world_at(packed, options, i, grid[s])
 
 
+_PER_THREAD = threading.local()
+
+
+def _scratch(name: str, shape: tuple[int, ...], dtype: type = np.float64) -> np.ndarray:
+    """A C-contiguous array of ``shape`` and ``dtype``, its values left from earlier use: a view
+    into storage kept per thread under ``name``, grown to the largest check seen and written
+    over by the next check on the same thread (a fresh array of megabytes costs more to fault
+    in than to fill at 20k bodies). Only what no verdict refers to goes there: every entry is
+    written before the check reads it, so a check's values never depend on the one before."""
+    store: dict[str, np.ndarray] | None = getattr(_PER_THREAD, "arrays", None)
+    if store is None:
+        store = _PER_THREAD.arrays = {}
+    size = math.prod(shape)
+    flat = store.get(name)
+    if flat is None or flat.size < size or flat.dtype != dtype:
+        flat = store[name] = np.empty(size, dtype)
+    return flat[:size].reshape(shape)
+
+
 class _Curves:
     """Every body's executed curve of one step: its packed record for the compiled loops
     (:func:`_world_at`) and its Lipschitz bounds."""
@@ -246,7 +266,8 @@ class _Curves:
     def __init__(self, mo: StepMotion, grid_s: np.ndarray) -> None:
         self.mo = mo
         n = mo.position_m.shape[0]
-        self.handoff = np.zeros(n, bool)
+        self.handoff = _scratch("handoff", (n,), np.bool_)
+        self.handoff.fill(False)
         self.handoff[mo.handoff_rows] = True
         dt = mo.dt_s
         self.split = mo.split_s is not None
@@ -257,17 +278,19 @@ class _Curves:
         self.options = np.array([dt, float(self.split), float(self.any_rotation),
                                  float(self.any_handoff)])
         """The step (s) and whether any body was split, rotates, is moved by its handoff."""
-        self.packed = np.empty((n, _COLUMNS))
+        self.packed = _scratch("packed", (n, _COLUMNS))
         """Per body (N, _COLUMNS): start, v0, v1, commit time, split time (+inf: none), second
         velocity and commit time, pivot, its velocity and acceleration, omega, handoff (0/1),
         end position."""
         # Lipschitz constants (m/s) of the world curve and of the support-frame curve, the
         # world velocities at the ends of a linear curve
-        self.speed_bound_mps, self.rel_speed_bound_mps = np.empty(n), np.empty(n)
-        self.world_v0_mps, self.world_v1_mps = np.empty((n, 2)), np.empty((n, 2))
-        self.linear = np.empty(n, bool)
+        self.speed_bound_mps = _scratch("speed_bound", (n,))
+        self.rel_speed_bound_mps = _scratch("rel_speed_bound", (n,))
+        self.world_v0_mps = _scratch("world_v0", (n, 2))
+        self.world_v1_mps = _scratch("world_v1", (n, 2))
+        self.linear = _scratch("linear", (n,), np.bool_)
         """Whether a body's world velocity is linear in time (see :func:`_curve_rows`)."""
-        self.coarse = np.empty((n, grid_s.size, 2))
+        self.coarse = _scratch("coarse", (n, grid_s.size, 2))
         """Every body's world position (m) at every time of the grid (N, G, 2)."""
         empty = np.zeros((0, 2))
         args = (*(np.ascontiguousarray(a, np.float64) for a in (
@@ -922,8 +945,8 @@ def _certified_min(kind: int, cur: _Curves, table: PolygonTable, body: np.ndarra
             np.zeros(items) if offset_m is None else np.ascontiguousarray(offset_m, np.float64),
             np.ascontiguousarray(lipschitz, np.float64), coarse, grid)
     out = np.empty(items)
-    sampled = np.empty((items, grid.size))
-    settled = np.empty(items, bool)
+    sampled = _scratch("sampled", (items, grid.size))
+    settled = _scratch("settled", (items,), np.bool_)
     threads = thread_count(items, PARALLEL_MIN_ITEMS)
     bounds = piece_bounds(items, threads)
 
