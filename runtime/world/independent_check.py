@@ -42,6 +42,7 @@ start clearance minus the reach), which is above the band.
 from __future__ import annotations
 
 import math
+import struct
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -1150,6 +1151,23 @@ def _f64(values: Any) -> np.ndarray:
     return np.ascontiguousarray(values, np.float64)
 
 
+_GRIDS: dict[tuple[type, bytes], np.ndarray] = {}
+"""The sample grids by the step's type and bits (s): a run's steps are few, and numpy's
+linspace costs more than a small check's compiled passes."""
+
+
+def _sample_grid(dt: float) -> np.ndarray:
+    """``np.linspace(0, dt, SAMPLES + 1)`` (s), computed once per step (its type and bits, so
+    that zeros of both signs and every NaN keep their own grid; nothing writes to it)."""
+    key = (type(dt), struct.pack("<d", dt))
+    grid = _GRIDS.get(key)
+    if grid is None:
+        if len(_GRIDS) > 64:
+            _GRIDS.clear()
+        grid = _GRIDS[key] = np.linspace(0.0, dt, SAMPLES + 1)
+    return grid
+
+
 def check_motion(mo: StepMotion, label: np.ndarray, *,
                  report_band_m: float = REPORT_BAND_M) -> StepTruth:
     """The independent check of one executed step (see the module docstring): per-agent
@@ -1161,7 +1179,7 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
     every = np.arange(n)
     inf = np.full(n, np.inf)
 
-    grid = np.linspace(0.0, dt, SAMPLES + 1)
+    grid = _sample_grid(dt)
     # every body's curve, and its world position at every sample time, computed once
     cur = _Curves(mo, grid)
     coarse = cur.coarse

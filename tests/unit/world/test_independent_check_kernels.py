@@ -379,3 +379,13 @@ def test_hash_table_puts_every_body_in_one_cell_when_a_value_is_not_finite():
     x[7] = [0.5, 0.5]
     i, j = ic.candidate_pairs(x, reach)
     assert 3 not in set(i.tolist()) | set(j.tolist())
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_sample_grid_is_numpys_linspace_of_each_step():
+    for dt in [0.1, 0.05, 1.0 / 3.0, 0.0, -0.0, np.nan, np.float64(0.1), np.float32(0.1),
+               1e-300, np.inf, 0.1]:
+        grid = ic._sample_grid(dt)
+        want = np.linspace(0.0, dt, ic.SAMPLES + 1)
+        assert grid.dtype == want.dtype and grid.tobytes() == want.tobytes(), dt
+        assert ic._sample_grid(dt) is grid
