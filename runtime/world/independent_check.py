@@ -42,6 +42,8 @@ start clearance minus the reach), which is above the band.
 from __future__ import annotations
 
 import math
+import struct
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -190,6 +192,10 @@ def _curve_rows(start, v0, v1, commit, split, second, second_commit, pivot, pivo
     (:func:`_world_at`, into ``coarse`` (N, G, 2))."""
     dt = options[0]
     has_split = split.shape[0] > 0
+    # the support's speed and acceleration lengths, kept while the next body's are the same
+    # values (bodies on one support, or on the ground; hypot of equal magnitudes is the same)
+    last_v = last_a = (np.nan, np.nan)
+    support_v = support_a = np.nan
     for i in range(lo, hi):
         row = packed[i]
         for d in range(2):
@@ -205,9 +211,22 @@ def _curve_rows(start, v0, v1, commit, split, second, second_commit, pivot, pivo
         rel = larger(math.hypot(v0[i, 0], v0[i, 1]), math.hypot(v1[i, 0], v1[i, 1]))
         if has_split:
             rel = larger(rel, math.hypot(second[i, 0], second[i, 1]))
-        arm = math.hypot(start[i, 0] - pivot[i, 0], start[i, 1] - pivot[i, 1]) + dt * rel
-        speed = (math.hypot(pivot_v[i, 0], pivot_v[i, 1])
-                 + math.hypot(pivot_a[i, 0], pivot_a[i, 1]) * dt + abs(omega[i]) * arm + rel)
+        if not (pivot_v[i, 0] == last_v[0] and pivot_v[i, 1] == last_v[1]):
+            last_v = (pivot_v[i, 0], pivot_v[i, 1])
+            support_v = math.hypot(pivot_v[i, 0], pivot_v[i, 1])
+        if not (pivot_a[i, 0] == last_a[0] and pivot_a[i, 1] == last_a[1]):
+            last_a = (pivot_a[i, 0], pivot_a[i, 1])
+            support_a = math.hypot(pivot_a[i, 0], pivot_a[i, 1])
+        carried = support_v + support_a * dt
+        arm_x, arm_y = start[i, 0] - pivot[i, 0], start[i, 1] - pivot[i, 1]
+        if (omega[i] == 0.0 and abs(arm_x) < MODEST_SCALE_M and abs(arm_y) < MODEST_SCALE_M
+                and rel < MODEST_SCALE_M and abs(dt) < MODEST_SCALE_M):
+            # no rotation and a finite arm: its term is +0.0, which leaves the sum (never
+            # -0.0) as it is
+            speed = carried + rel
+        else:
+            arm = math.hypot(arm_x, arm_y) + dt * rel
+            speed = carried + abs(omega[i]) * arm + rel
         if handoff[i]:
             straight = math.hypot(end[i, 0] - start[i, 0], end[i, 1] - start[i, 1]) / dt
             speed_bound[i], rel_speed_bound[i] = straight, straight
@@ -222,6 +241,25 @@ def _curve_rows(start, v0, v1, commit, split, second, second_commit, pivot, pivo
             coarse[i, s, 0], coarse[i, s, 1] = _world_at(packed, options, i, grid[s])
 
 
+_PER_THREAD = threading.local()
+
+
+def _scratch(name: str, shape: tuple[int, ...], dtype: type = np.float64) -> np.ndarray:
+    """A C-contiguous array of ``shape`` and ``dtype``, its values left from earlier use: a view
+    into storage kept per thread under ``name``, grown to the largest check seen and written
+    over by the next check on the same thread (a fresh array of megabytes costs more to fault
+    in than to fill at 20k bodies). Only what no verdict refers to goes there: every entry is
+    written before the check reads it, so a check's values never depend on the one before."""
+    store: dict[str, np.ndarray] | None = getattr(_PER_THREAD, "arrays", None)
+    if store is None:
+        store = _PER_THREAD.arrays = {}
+    size = math.prod(shape)
+    flat = store.get(name)
+    if flat is None or flat.size < size or flat.dtype != dtype:
+        flat = store[name] = np.empty(size, dtype)
+    return flat[:size].reshape(shape)
+
+
 class _Curves:
     """Every body's executed curve of one step: its packed record for the compiled loops
     (:func:`_world_at`) and its Lipschitz bounds."""
@@ -229,7 +267,8 @@ class _Curves:
     def __init__(self, mo: StepMotion, grid_s: np.ndarray) -> None:
         self.mo = mo
         n = mo.position_m.shape[0]
-        self.handoff = np.zeros(n, bool)
+        self.handoff = _scratch("handoff", (n,), np.bool_)
+        self.handoff.fill(False)
         self.handoff[mo.handoff_rows] = True
         dt = mo.dt_s
         self.split = mo.split_s is not None
@@ -240,17 +279,19 @@ class _Curves:
         self.options = np.array([dt, float(self.split), float(self.any_rotation),
                                  float(self.any_handoff)])
         """The step (s) and whether any body was split, rotates, is moved by its handoff."""
-        self.packed = np.empty((n, _COLUMNS))
+        self.packed = _scratch("packed", (n, _COLUMNS))
         """Per body (N, _COLUMNS): start, v0, v1, commit time, split time (+inf: none), second
         velocity and commit time, pivot, its velocity and acceleration, omega, handoff (0/1),
         end position."""
         # Lipschitz constants (m/s) of the world curve and of the support-frame curve, the
         # world velocities at the ends of a linear curve
-        self.speed_bound_mps, self.rel_speed_bound_mps = np.empty(n), np.empty(n)
-        self.world_v0_mps, self.world_v1_mps = np.empty((n, 2)), np.empty((n, 2))
-        self.linear = np.empty(n, bool)
+        self.speed_bound_mps = _scratch("speed_bound", (n,))
+        self.rel_speed_bound_mps = _scratch("rel_speed_bound", (n,))
+        self.world_v0_mps = _scratch("world_v0", (n, 2))
+        self.world_v1_mps = _scratch("world_v1", (n, 2))
+        self.linear = _scratch("linear", (n,), np.bool_)
         """Whether a body's world velocity is linear in time (see :func:`_curve_rows`)."""
-        self.coarse = np.empty((n, grid_s.size, 2))
+        self.coarse = _scratch("coarse", (n, grid_s.size, 2))
         """Every body's world position (m) at every time of the grid (N, G, 2)."""
         empty = np.zeros((0, 2))
         args = (*(np.ascontiguousarray(a, np.float64) for a in (
@@ -347,6 +388,22 @@ def _pair_speed_bounds(first, second, linear, world_v0, world_v1, speed_bound, o
             out[p] = speed_bound[i] + speed_bound[j]
 
 
+DRIFT_CLEAR_SQ = (TOLERANCE_M * (1.0 - 1e-9)) ** 2
+"""Squared drift below which :func:`_drift` leaves out the length (m^2, or (m/s)^2)."""
+
+
+@inlined_loop
+def _drift(dx, dy):
+    """``math.hypot(dx, dy)``, or 0 where the squared length is below DRIFT_CLEAR_SQ: the length
+    is then below TOLERANCE_M (the square is within a few roundings of the true one, far inside
+    the 1e-9 margin, and hypot within one of the true length), so neither keeps T4's margin
+    below its slack nor, when the other drift does, becomes the smaller of the two: the rule's
+    verdict and margin are those of the lengths."""
+    if dx * dx + dy * dy <= DRIFT_CLEAR_SQ:
+        return 0.0
+    return math.hypot(dx, dy)
+
+
 @compiled_loop
 def _verdicts(dt, dt_sq, coarse, committed, commit, split, second, second_commit, pivot, pivot_v,
               pivot_a, omega, cos, sin, handoff, cap, slope_factor, end_position, end_velocity,
@@ -392,8 +449,8 @@ def _verdicts(dt, dt_sq, coarse, committed, commit, split, second, second_commit
         if not handoff[i]:
             excess = larger(math.hypot(vx, vy) - cap[i], world_excess)
         speed[i] = excess
-        drift_m = math.hypot(ex - end_position[i, 0], ey - end_position[i, 1])
-        drift_mps = 0.0 if handoff[i] else math.hypot(world_x - ux, world_y - uy)
+        drift_m = _drift(ex - end_position[i, 0], ey - end_position[i, 1])
+        drift_mps = 0.0 if handoff[i] else _drift(world_x - ux, world_y - uy)
         wall[i] = smaller(smaller(corridor[i], patch[i]), platform[i])
         sloped = slope_factor[i] > 1.0
         claim[i], margin[i] = 0, np.inf
@@ -519,28 +576,31 @@ MODEST_SCALE_M = 1e100
 
 
 @inlined_loop
-def _polygon_on_samples(table, g, coarse, i, listed, dist):
+def _polygon_on_samples(table, g, coarse, i, listed, sq, inside):
     """:func:`_polygon_distance` of body ``i``'s sample points ``coarse[i, s]`` to polygon
-    ``g`` into ``dist`` (samples,), the same values, skipping what cannot change them.
+    ``g`` as its two parts, the squared distance (m^2) to the nearest edge into ``sq`` and
+    whether the point is inside into ``inside`` (samples,) (:func:`_signed_from_squares` makes
+    the same values), skipping what cannot change them.
 
     The first sample is measured against every edge. Every sample lies in the box of the
     samples, so its nearest edge is at most ``reach = |d0| + diag`` away (``d0`` the first
-    sample's distance, ``diag`` the box's diagonal). An edge whose bounding box lies farther
-    than ``reach`` from the samples' box, by ``SKIP_SLACK_REL (1 + largest coordinate of the
-    polygon and the box)`` (far above the few roundings, ~1e-15 of that coordinate, by which a
-    computed distance differs from the true one), is farther than the nearest edge at every
-    sample in computed values too: leaving out its distance leaves every minimum as it is. An
-    edge whose y-range the samples' y-range does not meet is crossed by no sample's ray (the
-    same comparisons decide it). When the boundary lies farther than ``diag`` from the first
-    sample, by that slack (``|d0| - diag > slack``), no sample's crossings are counted: the
-    segment from the first sample to any other stays in the box, within ``diag`` of the first,
-    so it meets no edge and both points have the same even-odd parity; and each sample's
-    computed count has its true parity, because a crossing test is decided by exact
+    sample's distance, ``diag`` the sum of the box's sides, at least its diagonal). An edge
+    whose bounding box lies farther than ``reach`` from the samples' box (squared distances
+    compared, with a relative slack far above their roundings), by ``SKIP_SLACK_REL (1 + largest
+    coordinate of the polygon and the box)`` (far above the few roundings, ~1e-15 of that
+    coordinate, by which a computed distance differs from the true one), is farther than the
+    nearest edge at every sample in computed values too: leaving out its distance leaves every
+    minimum as it is. An edge whose y-range the samples' y-range does not meet is crossed by no
+    sample's ray (the same comparisons decide it). When the boundary lies farther than ``diag``
+    from the first sample, by that slack (``|d0| - diag > slack``), no sample's crossings are
+    counted: the segment from the first sample to any other stays in the box, within ``diag`` of
+    the first, so it meets no edge and both points have the same even-odd parity; and each
+    sample's computed count has its true parity, because a crossing test is decided by exact
     comparisons of y and by one of x against the edge's x at the sample's y (computed within a
-    few roundings of the largest coordinate, and the sample lies farther than the slack from
-    the edge along that line). A sample or an edge that is not finite, or beyond
-    MODEST_SCALE_M, keeps everything. ``listed`` is scratch of at least twice the polygon's
-    edge count. Claim: B5, C4."""
+    few roundings of the largest coordinate, and the sample lies farther than the slack from the
+    edge along that line). A sample or an edge that is not finite, or beyond MODEST_SCALE_M,
+    keeps everything. ``listed`` is scratch of at least twice the polygon's edge count. Claim:
+    B5, C4."""
     a, b, ab, inv_length_sq, x_slope, first, solid, edge_box, scale = table
     lo, hi = first[g], first[g + 1]
     samples = coarse.shape[1]
@@ -554,8 +614,8 @@ def _polygon_on_samples(table, g, coarse, i, listed, dist):
             px - a[e, 0], py - a[e, 1], ab[e, 0], ab[e, 1], inv_length_sq[e]))
         if _crosses(px, py, a[e, 0], a[e, 1], b[e, 1], x_slope[e]):
             crossings += 1
-    d = math.sqrt(nearest_sq)
-    dist[0] = -d if crossings % 2 == 1 and solid[g] else d
+    sq[0], inside[0] = nearest_sq, crossings % 2 == 1 and solid[g]
+    d0 = math.sqrt(nearest_sq)
     first_crossings = crossings
     # the samples' box
     x_lo = x_hi = coarse[i, 0, 0]
@@ -568,20 +628,24 @@ def _polygon_on_samples(table, g, coarse, i, listed, dist):
         y_lo, y_hi = min(y_lo, y), max(y_hi, y)
     sure = modest and scale[g] == scale[g]
     box_scale = max(max(abs(x_lo), abs(x_hi)), max(abs(y_lo), abs(y_hi)))
-    diag = math.hypot(x_hi - x_lo, y_hi - y_lo)
-    reach = abs(dist[0]) + diag
+    # the sum of the box's sides, at least its diagonal
+    diag = (x_hi - x_lo) + (y_hi - y_lo)
+    reach = d0 + diag
     slack = SKIP_SLACK_REL * max(scale[g], 1.0 + box_scale)
+    # an edge is left out when its squared gap exceeds the squared reach by far more than the
+    # roundings of either square (so its gap exceeds the reach, as the argument needs)
+    far_sq = (reach + slack) * (reach + slack) * (1.0 + SKIP_SLACK_REL)
     # the boundary farther than the box's diagonal from the first sample: no sample's
     # segment from the first crosses it, and every crossing test is decided as for the true
     # point (its distance to an edge is far above the test's roundings), so every sample
     # counts the first sample's crossings mod 2
-    same_side = sure and abs(dist[0]) - diag > slack
+    same_side = sure and d0 - diag > slack
     near = 0
     straddling = hi - lo
     for e in range(lo, hi):
         gap_x = max(0.0, max(edge_box[e, 0] - x_hi, x_lo - edge_box[e, 1]))
         gap_y = max(0.0, max(edge_box[e, 2] - y_hi, y_lo - edge_box[e, 3]))
-        if not (sure and math.hypot(gap_x, gap_y) > reach + slack):
+        if not (sure and gap_x * gap_x + gap_y * gap_y > far_sq):
             listed[near] = e
             near += 1
         if not (same_side or (modest and (y_hi < edge_box[e, 2] or y_lo >= edge_box[e, 3]))):
@@ -599,8 +663,73 @@ def _polygon_on_samples(table, g, coarse, i, listed, dist):
             e = listed[q]
             if _crosses(px, py, a[e, 0], a[e, 1], b[e, 1], x_slope[e]):
                 crossings += 1
-        d = math.sqrt(nearest_sq)
-        dist[s] = -d if crossings % 2 == 1 and solid[g] else d
+        sq[s], inside[s] = nearest_sq, crossings % 2 == 1 and solid[g]
+
+
+@inlined_loop
+def _signed_from_squares(sq, inside, dist):
+    """The signed distances (m) of :func:`_polygon_on_samples`'s parts into ``dist``: the
+    square root of each squared distance, negative inside (as :func:`_polygon_distance`)."""
+    for s in range(sq.shape[0]):
+        d = math.sqrt(sq[s])
+        dist[s] = -d if inside[s] else d
+
+
+@inlined_loop
+def _polygon_least_when_settled(sq, inside, half_lip_h):
+    """(the least sampled clearance ``-dist``, True) of a body's samples against a polygon
+    (:func:`_polygon_on_samples`'s parts) when no interval of the grid can be refined, else
+    (0, False): what :func:`_certified_mins` finds from every sample's ``-dist``, to the bit,
+    with one square root (:func:`_settles`).
+
+    When every sample is on the same side, each clearance is ``sqrt(sq)`` (inside) or
+    ``-sqrt(sq)`` (outside), and the square root is correctly rounded, hence monotone: the
+    least clearance is the root of the least (inside) or minus the root of the largest
+    (outside) squared distance; equal clearances have equal bits (a root is never -0.0 and
+    the sign is the same at every sample). Samples on both sides, or a squared distance that
+    is not a number, decide nothing here (False)."""
+    least_sq = most_sq = sq[0]
+    for s in range(sq.shape[0]):
+        if sq[s] != sq[s] or inside[s] != inside[0]:
+            return 0.0, False
+        if sq[s] < least_sq:
+            least_sq = sq[s]
+        if sq[s] > most_sq:
+            most_sq = sq[s]
+    best = math.sqrt(least_sq) if inside[0] else -math.sqrt(most_sq)
+    return best, _settles(best, half_lip_h)
+
+
+@inlined_loop
+def _pair_on_samples(coarse, i, j, off, gap, half_lip_h):
+    """The clearance ``hypot - off`` (m) of the bodies ``i`` and ``j`` (combined radius
+    ``off``) at every sample into ``gap`` (samples,), and (the least, whether it settles the
+    pair: :func:`_settles`). A sample whose difference of positions equals the previous
+    measured one has its value (hypot of equal magnitudes is the same number; bodies that move
+    alike keep their difference over most of the step)."""
+    last_x = last_y = np.nan
+    value = np.inf
+    best = np.inf
+    for s in range(coarse.shape[1]):
+        dx = coarse[i, s, 0] - coarse[j, s, 0]
+        dy = coarse[i, s, 1] - coarse[j, s, 1]
+        if not (dx == last_x and dy == last_y):
+            value = math.hypot(dx, dy) - off
+            last_x, last_y = dx, dy
+        gap[s] = value
+        best = smaller(best, value)
+    return best, _settles(best, half_lip_h)
+
+
+@inlined_loop
+def _settles(best, half_lip_h):
+    """Whether no interval of a clearance whose samples are all at least ``best`` (m) is
+    refined by :func:`_certified_mins`, so that ``best`` is its certified minimum: every
+    interval's bound ``(fa + fb) / 2 - L h / 2`` (``half_lip_h``, computed as the refinement
+    computes it) is, in rounded arithmetic too, at least ``best - L h / 2`` (rounding keeps the
+    order, and halving the double of ``best`` is exact), so none falls below the refinement
+    level when that does not. A value that is not a number settles nothing."""
+    return best - half_lip_h >= _refine_below(best)
 
 
 @compiled_loop
@@ -691,39 +820,58 @@ def _grown(values, size):
 
 
 @compiled_loop
-def _sampled_clearances(kind, c, options, table, body, other, offset_m, coarse, grid, item_lo,
-                        item_hi, vals):
+def _sampled_clearances(kind, c, options, table, body, other, offset_m, lipschitz, coarse,
+                        grid, item_lo, item_hi, vals, settled, out):
     """The clearance ``kind`` of items ``item_lo:item_hi`` at every ``grid`` time into ``vals``
     (items, samples): :func:`_clearance` at the sample times, written out per kind so that the
     loop over samples calls nothing (the same expressions, the same values); a polygon in the
-    world is measured at all the samples of a body at once (:func:`_polygon_on_samples`)."""
+    world is measured at all the samples of a body at once (:func:`_polygon_on_samples`). A
+    pair, or a body's clearance in the corridor or its patch, that no interval refines is
+    settled here (:func:`_pair_on_samples`, :func:`_polygon_least_when_settled`): its certified
+    minimum into ``out`` and True into ``settled`` instead of its samples (``settled`` is False
+    for every other item)."""
     samples = grid.shape[0]
     dt, split = options[0], options[1] != 0.0
+    h = dt / SAMPLES
     polygons = table[5].shape[0] - 1
     edges = 0
     for g in range(polygons):
         edges = max(edges, table[5][g + 1] - table[5][g])
     listed = np.empty(2 * edges, np.int64)
-    dist = np.empty(samples)
+    sq, dist = np.empty(samples), np.empty(samples)
+    inside = np.empty(samples, np.bool_)
     for k in range(item_lo, item_hi):
         i, j, off = body[k], other[k], offset_m[k]
+        settled[k] = False
         if kind == _PAIR:
+            least, settled[k] = _pair_on_samples(coarse, i, j, off, dist,
+                                                 0.5 * lipschitz[k] * h)
+            if settled[k]:
+                out[k] = least
+                continue
             for s in range(samples):
-                vals[k, s] = math.hypot(coarse[i, s, 0] - coarse[j, s, 0],
-                                        coarse[i, s, 1] - coarse[j, s, 1]) - off
+                vals[k, s] = dist[s]
         elif kind == _PLATFORM:
             for s in range(samples):
                 yx, yy = _relative_at(c, dt, split, i, grid[s])
                 vals[k, s] = -_polygon_distance(table, j, yx, yy)
         elif kind == _CORRIDOR or kind == _PATCH:
-            _polygon_on_samples(table, 0 if kind == _CORRIDOR else j, coarse, i, listed, dist)
+            _polygon_on_samples(table, 0 if kind == _CORRIDOR else j, coarse, i, listed, sq,
+                                inside)
+            least, settled[k] = _polygon_least_when_settled(sq, inside,
+                                                            0.5 * lipschitz[k] * h)
+            if settled[k]:
+                out[k] = least
+                continue
+            _signed_from_squares(sq, inside, dist)
             for s in range(samples):
                 vals[k, s] = -dist[s]
         else:
             for s in range(samples):
                 vals[k, s] = np.inf
             for g in range(polygons):
-                _polygon_on_samples(table, g, coarse, i, listed, dist)
+                _polygon_on_samples(table, g, coarse, i, listed, sq, inside)
+                _signed_from_squares(sq, inside, dist)
                 for s in range(samples):
                     vals[k, s] = smaller(vals[k, s], dist[s])
             for s in range(samples):
@@ -732,13 +880,14 @@ def _sampled_clearances(kind, c, options, table, body, other, offset_m, coarse, 
 
 @compiled_loop
 def _certified_mins(kind, c, options, table, body, other, offset_m, lipschitz, coarse, grid,
-                    sampled, item_lo, item_hi, out):
+                    sampled, settled, item_lo, item_hi, out):
     """Minimum over ``[0, dt]`` (m) of the clearance ``kind`` of items ``item_lo:item_hi`` into
     ``out``: its values at the ``grid`` times (``sampled``, :func:`_sampled_clearances`), then
     every interval whose Lipschitz lower bound ``(fa + fb) / 2 - L h / 2`` falls below
     :func:`_refine_below` of the smallest value so far is bisected, round by round (each round
     evaluates the midpoints of all open intervals, then keeps the halves whose bound still
-    falls below), at most MAX_BISECTIONS rounds (see the module docstring)."""
+    falls below), at most MAX_BISECTIONS rounds (see the module docstring). Items ``settled``
+    by :func:`_sampled_clearances` have theirs already."""
     samples = grid.shape[0]
     dt = options[0]
     h = dt / SAMPLES
@@ -746,6 +895,8 @@ def _certified_mins(kind, c, options, table, body, other, offset_m, lipschitz, c
     ta, tb = np.empty(4 * samples), np.empty(4 * samples)
     fa, fb = np.empty(4 * samples), np.empty(4 * samples)
     for k in range(item_lo, item_hi):
+        if settled[k]:
+            continue
         i, j, off = body[k], other[k], offset_m[k]
         half_lip = 0.5 * lipschitz[k]
         best = np.inf
@@ -795,13 +946,14 @@ def _certified_min(kind: int, cur: _Curves, table: PolygonTable, body: np.ndarra
             np.zeros(items) if offset_m is None else np.ascontiguousarray(offset_m, np.float64),
             np.ascontiguousarray(lipschitz, np.float64), coarse, grid)
     out = np.empty(items)
-    sampled = np.empty((items, grid.size))
+    sampled = _scratch("sampled", (items, grid.size))
+    settled = _scratch("settled", (items,), np.bool_)
     threads = thread_count(items, PARALLEL_MIN_ITEMS)
     bounds = piece_bounds(items, threads)
 
     def piece(p: int) -> None:
-        _sampled_clearances(*args[:7], coarse, grid, bounds[p], bounds[p + 1], sampled)
-        _certified_mins(*args, sampled, bounds[p], bounds[p + 1], out)
+        _sampled_clearances(*args, bounds[p], bounds[p + 1], sampled, settled, out)
+        _certified_mins(*args, sampled, settled, bounds[p], bounds[p + 1], out)
 
     run_pieces(piece, len(bounds) - 1, threads=threads)
     return out
@@ -999,6 +1151,23 @@ def _f64(values: Any) -> np.ndarray:
     return np.ascontiguousarray(values, np.float64)
 
 
+_GRIDS: dict[tuple[type, bytes], np.ndarray] = {}
+"""The sample grids by the step's type and bits (s): a run's steps are few, and numpy's
+linspace costs more than a small check's compiled passes."""
+
+
+def _sample_grid(dt: float) -> np.ndarray:
+    """``np.linspace(0, dt, SAMPLES + 1)`` (s), computed once per step (its type and bits, so
+    that zeros of both signs and every NaN keep their own grid; nothing writes to it)."""
+    key = (type(dt), struct.pack("<d", dt))
+    grid = _GRIDS.get(key)
+    if grid is None:
+        if len(_GRIDS) > 64:
+            _GRIDS.clear()
+        grid = _GRIDS[key] = np.linspace(0.0, dt, SAMPLES + 1)
+    return grid
+
+
 def check_motion(mo: StepMotion, label: np.ndarray, *,
                  report_band_m: float = REPORT_BAND_M) -> StepTruth:
     """The independent check of one executed step (see the module docstring): per-agent
@@ -1010,7 +1179,7 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
     every = np.arange(n)
     inf = np.full(n, np.inf)
 
-    grid = np.linspace(0.0, dt, SAMPLES + 1)
+    grid = _sample_grid(dt)
     # every body's curve, and its world position at every sample time, computed once
     cur = _Curves(mo, grid)
     coarse = cur.coarse

@@ -18,6 +18,7 @@ from navproof.world.independent_check import (
     SAMPLES,
     TOLERANCE_M,
     StepMotion,
+    StepTruth,
     candidate_pairs,
     check_motion,
     check_world_step,
@@ -269,3 +270,25 @@ def test_w1_a_handoff_body_moving_straight_through_another_is_flagged():
     truth = check_motion(mo, safe(2))
     assert list(truth.claim) == ["W1", "W1"]
     assert truth.agent_clearance_m[1] == pytest.approx(-0.6, abs=TOLERANCE_M)
+
+
+def _truth_bytes(truth: StepTruth) -> list[bytes]:
+    return [np.asarray(getattr(truth, f.name)).tobytes() for f in dataclasses.fields(truth)]
+
+
+def test_a_check_does_not_depend_on_the_checks_before_it_on_the_same_thread():
+    # the curves' storage is written over from check to check: a small step checked alone,
+    # after a larger one (stale values beyond its rows) and after a smaller one gives the same
+    rng = np.random.default_rng(5)
+    corridor = np.array([[-50.0, -50.0], [50.0, -50.0], [50.0, 50.0], [-50.0, 50.0]])
+
+    def step(n: int) -> StepMotion:
+        return ground_step(rng.uniform(-40.0, 40.0, (n, 2)), rng.normal(0.0, 1.0, (n, 2)),
+                           corridor_m=corridor)
+
+    small, large, tiny = step(300), step(900), step(40)
+    alone = _truth_bytes(check_motion(small, safe(300)))
+    check_motion(large, safe(900))
+    assert _truth_bytes(check_motion(small, safe(300))) == alone
+    check_motion(tiny, safe(40))
+    assert _truth_bytes(check_motion(small, safe(300))) == alone

@@ -92,6 +92,12 @@ def test_verdicts_equal_the_numpy_expressions_bit_for_bit(rotating, split):
                   omega=omega, handoff=handoff, cap=np.abs(col()), slope_factor=slope,
                   end_position=vec(), end_velocity=vec())
     second = vec()
+    # end positions within about the tolerance of the curve's end (drifts either side of it)
+    near = rng.random(n) < 0.3
+    offset = rng.normal(0.0, 1.0, (n, 2))
+    offset *= (ic.TOLERANCE_M * rng.choice([0.0, 0.5, 1.0 - 1e-12, 1.0, 1.0 + 1e-12, 2.0], n)
+               / np.maximum(np.hypot(*offset.T), 1e-300))[:, None]
+    inputs["end_position"][near] = coarse[near, -1] + offset[near]
     want = _numpy_verdicts(dt, coarse, split=split_s if split else None, second=second,
                            second_commit=second_commit, corridor=clearances[0],
                            patch=clearances[1], platform=clearances[2], obstacle=clearances[3],
@@ -147,13 +153,10 @@ def test_polygon_on_samples_equals_the_distance_at_every_sample_bit_for_bit():
     coarse[3, 5] = [np.inf, 0.5]
     coarse[4, :] = [1e150, -1e150]
     coarse[5, 4] = [-0.0, -0.0]
-    listed = np.empty(2 * max(np.diff(table.first)), np.int64)
-    dist = np.empty(samples)
     for g in range(len(polygons)):
         want = table.signed_distance_m(coarse.reshape(-1, 2))[:, g].reshape(n, samples)
         for i in range(n):
-            ic._polygon_on_samples(table.arrays, g, coarse, i, listed, dist)
-            assert _same_bits(dist, want[i]), (g, i)
+            assert _same_bits(_on_samples(table, g, coarse, i), want[i]), (g, i)
 
 
 def test_polygon_on_samples_keeps_the_sign_of_samples_moving_about_as_far_as_the_boundary():
@@ -167,16 +170,100 @@ def test_polygon_on_samples_keeps_the_sign_of_samples_moving_about_as_far_as_the
     heading = rng.normal(0.0, 1.0, (n, 2))
     heading /= np.hypot(*heading.T)[:, None]
     factor = rng.choice([0.5, 1.0 - 1e-9, 1.0, 1.0 + 1e-9, 1.5, 2.0], n)
-    listed = np.empty(2 * max(np.diff(table.first)), np.int64)
-    dist = np.empty(samples)
     for g in range(len(polygons)):
         d0 = np.abs(table.signed_distance_m(first)[:, g])
         step = heading * (factor * d0 / (samples - 1))[:, None]
         coarse = first[:, None] + step[:, None] * np.arange(samples)[None, :, None]
         want = table.signed_distance_m(coarse.reshape(-1, 2))[:, g].reshape(n, samples)
         for i in range(n):
-            ic._polygon_on_samples(table.arrays, g, coarse, i, listed, dist)
-            assert _same_bits(dist, want[i]), (g, i)
+            assert _same_bits(_on_samples(table, g, coarse, i), want[i]), (g, i)
+
+
+def _refined(vals: np.ndarray, half_lip_h: float) -> bool:
+    """Whether the certified minimum bisects an interval of the grid: the bound of any
+    interval below the refinement level of the least sample (NaN wins the least, as numpy's
+    minimum)."""
+    best = np.minimum.reduce(vals)
+    level = -ic.TOLERANCE_M if best >= -ic.TOLERANCE_M else best - ic.TOLERANCE_M
+    return bool(np.any(0.5 * (vals[:-1] + vals[1:]) - half_lip_h < level))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_polygon_least_when_settled_equals_the_least_sample_bit_for_bit():
+    # settled only where no interval is bisected, with the least sampled clearance to the bit;
+    # bodies deep inside, outside, across the boundary, on it, far and not finite
+    rng = np.random.default_rng(23)
+    polygons = _polygons()
+    table = ic.PolygonTable(polygons)
+    n, samples = 3000, ic.SAMPLES + 1
+    start = rng.uniform(-5.0, 12.0, (n, 1, 2))
+    start[: n // 10] = rng.uniform(-3.0, 272.0, (n // 10, 1, 2))
+    step = rng.normal(0.0, 0.05, (n, 1, 2)) * rng.choice([0.0, 1.0, 20.0], (n, 1, 1))
+    coarse = start + step * np.arange(samples)[None, :, None]
+    coarse[0, :] = [0.0, 0.0]
+    coarse[1, :, 1] = 0.0
+    coarse[2, 3] = [np.nan, 1.0]
+    coarse[3, 5] = [np.inf, 0.5]
+    coarse[4, :] = [1e150, -1e150]
+    coarse[5, 4] = [-0.0, -0.0]
+    half_lip_h = rng.choice([0.0, 1e-9, 1e-3, 0.05, 1.0, 100.0, np.inf, np.nan], n)
+    settled_count = 0
+    for g in range(len(polygons)):
+        want = -table.signed_distance_m(coarse.reshape(-1, 2))[:, g].reshape(n, samples)
+        for i in range(n):
+            sq, inside = _parts_on_samples(table, g, coarse, i)
+            least, settled = ic._polygon_least_when_settled(sq, inside, half_lip_h[i])
+            if settled:
+                settled_count += 1
+                assert not _refined(want[i], half_lip_h[i]), (g, i)
+                assert np.float64(least).tobytes() == np.minimum.reduce(want[i]).tobytes(), (g, i)
+    assert settled_count > n
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_pair_on_samples_equals_every_samples_hypot_bit_for_bit():
+    # bodies that move alike (equal differences over runs of samples, zeros of both signs),
+    # apart, and not finite; settled only where no interval is bisected
+    rng = np.random.default_rng(29)
+    n, samples = 4000, ic.SAMPLES + 1
+    coarse = _random(rng, (n, samples, 2))
+    alike = rng.random(n) < 0.5
+    coarse[alike] = coarse[alike][:, :1] + rng.choice([0.0, 1e-3], (int(alike.sum()), 1, 1)) \
+        * np.arange(samples)[None, :, None]
+    coarse[::7, :, 1] = rng.choice([0.0, -0.0], (len(range(0, n, 7)), samples))
+    first, second = rng.integers(0, n, n), rng.integers(0, n, n)
+    off = rng.choice([0.0, 0.8, 1.5, np.inf, np.nan], n)
+    half_lip_h = rng.choice([0.0, 1e-9, 1e-3, 0.05, 1.0, np.inf, np.nan], n)
+    gap = np.empty(samples)
+    settled_count = 0
+    for p in range(n):
+        i, j = first[p], second[p]
+        want = np.hypot(coarse[i, :, 0] - coarse[j, :, 0], coarse[i, :, 1] - coarse[j, :, 1]) \
+            - off[p]
+        least, settled = ic._pair_on_samples(coarse, i, j, off[p], gap, half_lip_h[p])
+        assert _same_bits(gap, want), p
+        if settled:
+            settled_count += 1
+            assert not _refined(want, half_lip_h[p]), p
+            assert np.float64(least).tobytes() == np.minimum.reduce(want).tobytes(), p
+    assert settled_count > n // 4
+
+
+def _parts_on_samples(table: ic.PolygonTable, g: int, coarse: np.ndarray, i: int
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Body ``i``'s squared distances and inside flags against polygon ``g`` at its samples."""
+    listed = np.empty(2 * max(np.diff(table.first)), np.int64)
+    sq, inside = np.empty(coarse.shape[1]), np.empty(coarse.shape[1], bool)
+    ic._polygon_on_samples(table.arrays, g, coarse, i, listed, sq, inside)
+    return sq, inside
+
+
+def _on_samples(table: ic.PolygonTable, g: int, coarse: np.ndarray, i: int) -> np.ndarray:
+    """Body ``i``'s signed distances to polygon ``g`` at its samples, from their parts."""
+    sq, inside = _parts_on_samples(table, g, coarse, i)
+    dist = np.empty(coarse.shape[1])
+    ic._signed_from_squares(sq, inside, dist)
+    return dist
 
 
 def test_curves_linear_flag_equals_the_numpy_expression():
@@ -196,6 +283,33 @@ def test_curves_linear_flag_equals_the_numpy_expression():
     free[handoff] = False
     want = free & (omega == 0.0) & (commit >= dt) & ~np.isfinite(split)
     assert np.array_equal(cur.linear, want)
+
+
+@pytest.mark.parametrize("dt", [0.1, np.inf])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_curves_speed_bounds_equal_the_numpy_expressions_bit_for_bit(dt):
+    # bodies on shared supports (runs of equal pivot velocities and accelerations, zeros of
+    # both signs), rotating or not, with specials and huge arms
+    rng = np.random.default_rng(47)
+    n = 3000
+    runs = np.repeat(np.arange(n // 10), 10)
+    pivot_v, pivot_a = _random(rng, (n // 10, 2))[runs], _random(rng, (n // 10, 2))[runs]
+    pivot_v[rng.random(n) < 0.05] *= -0.0
+    start, pivot = _random(rng, (n, 2)), _random(rng, (n, 2))
+    v0, v1, end = _random(rng, (n, 2)), _random(rng, (n, 2)), _random(rng, (n, 2))
+    omega = rng.choice([0.0, -0.0, 0.3, np.nan, np.inf], n, p=[0.4, 0.2, 0.2, 0.1, 0.1])
+    handoff = np.flatnonzero(rng.random(n) < 0.1)
+    mo = ic.StepMotion(0.0, dt, start, v0, v1, np.full(n, dt), pivot, pivot_v, pivot_a, omega,
+                       np.full(n, -1), np.full(n, -1), np.ones(n), np.ones(n), handoff,
+                       np.full(n, 0.3), end, v1, None, (), (), np.zeros(0, bool), ())
+    cur = ic._Curves(mo, np.linspace(0.0, 0.1, ic.SAMPLES + 1))
+    rel = np.maximum(np.hypot(*v0.T), np.hypot(*v1.T))
+    arm = np.hypot(*(start - pivot).T) + dt * rel
+    speed = np.hypot(*pivot_v.T) + np.hypot(*pivot_a.T) * dt + np.abs(omega) * arm + rel
+    straight = np.hypot(*(end - start).T) / dt
+    speed[handoff], rel[handoff] = straight[handoff], straight[handoff]
+    assert _same_bits(cur.speed_bound_mps, speed)
+    assert _same_bits(cur.rel_speed_bound_mps, rel)
 
 
 def _numpy_hash_table(x, reach, table_per_body):
@@ -265,3 +379,13 @@ def test_hash_table_puts_every_body_in_one_cell_when_a_value_is_not_finite():
     x[7] = [0.5, 0.5]
     i, j = ic.candidate_pairs(x, reach)
     assert 3 not in set(i.tolist()) | set(j.tolist())
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_sample_grid_is_numpys_linspace_of_each_step():
+    for dt in [0.1, 0.05, 1.0 / 3.0, 0.0, -0.0, np.nan, np.float64(0.1), np.float32(0.1),
+               1e-300, np.inf, 0.1]:
+        grid = ic._sample_grid(dt)
+        want = np.linspace(0.0, dt, ic.SAMPLES + 1)
+        assert grid.dtype == want.dtype and grid.tobytes() == want.tobytes(), dt
+        assert ic._sample_grid(dt) is grid
