@@ -112,6 +112,21 @@ def _executed_extents(x0, mid, x1, out):
 
 
 @compiled_loop
+def _earlier_value(idx, value_of, row_lo, j, i):
+    """The value (m) that row ``j`` of a piece starting at ``row_lo`` found for its pair with
+    body ``i`` (NaN when it lists no such pair or did not evaluate it). Seen from ``j``, the
+    pair's relative curve is the one seen from ``i`` negated component by component
+    (differences of the same numbers, scaled, and the B4 displacement, odd in the end
+    velocity; a zero may change its sign): every length, every coefficient of the stationary
+    cubic (sums of products of two components), hence every decision and distance of the
+    sweep are the same bits, and the combined radius is the same sum. Claim: W1."""
+    for q in range(idx.shape[1]):
+        if idx[j, q] == i and value_of[j - row_lo, q] == value_of[j - row_lo, q]:
+            return value_of[j - row_lo, q]
+    return np.nan
+
+
+@compiled_loop
 def _clearance_rows(x0, mid, x1, radius, extent, idx, dt, half_s, full_s, band, row_lo,
                     row_hi, out):
     """Rows ``row_lo:row_hi`` of :func:`agent_clearance_m` into ``out`` (left as it is for a
@@ -121,8 +136,13 @@ def _clearance_rows(x0, mid, x1, radius, extent, idx, dt, half_s, full_s, band, 
     its bound and its exact minimum are the same to the bit. A pair whose start distance
     exceeds both bodies' ``extent`` (:func:`_executed_extents`), the combined radius and the
     least clearance found so far (plus the rounding allowance) cannot be the least and is not
-    evaluated; nor is a second copy of a listed pair that needs the exact minimum. Claim: W1."""
+    evaluated; nor is a second copy of a listed pair that needs the exact minimum. A pair whose
+    other body is an earlier row of the same piece, which lists this one and found the pair's
+    value, takes that value (:func:`_earlier_value`) instead of evaluating it again.
+    Claim: W1."""
     k_count = idx.shape[1]
+    # each evaluated slot's value (NaN until known), for the later rows of the piece
+    value_of = np.full((row_hi - row_lo, k_count), np.nan)
     curve = np.empty((k_count, 6))
     key = np.empty(k_count)
     comb = np.empty(k_count)
@@ -149,6 +169,13 @@ def _clearance_rows(x0, mid, x1, radius, extent, idx, dt, half_s, full_s, band, 
             limit = reach + least + SKIP_ALLOWANCE * (1.0 + reach + abs(least))
             if least < np.inf and limit > 0.0 and sx * sx + sy * sy > limit * limit:
                 continue
+            if row_lo <= j < i:
+                value = _earlier_value(idx, value_of, row_lo, j, i)
+                if value == value:
+                    value_of[i - row_lo, k] = value
+                    if value < least:
+                        least = value
+                    continue
             bxj, byj, axj, ayj = executed_coefficients(x0, mid, x1, j)
             ux = (bxi - bxj) / dt
             uy = (byi - byj) / dt
@@ -163,6 +190,7 @@ def _clearance_rows(x0, mid, x1, radius, extent, idx, dt, half_s, full_s, band, 
             bound = _lower_bound(d0x, d0y, bx, by, ax, ay)
             if not bound < c + band:
                 value = (bound if bound > 0.0 else 0.0) - c
+                value_of[i - row_lo, k] = value
                 if value < least or value != value:
                     least = value
                 continue
@@ -196,6 +224,7 @@ def _clearance_rows(x0, mid, x1, radius, extent, idx, dt, half_s, full_s, band, 
                                      curve[best, 3], curve[best, 4], curve[best, 5], crit, lo,
                                      hi, sign_lo)
             value = dist - comb[best]
+            value_of[i - row_lo, best] = value
             if value < least or value != value:
                 least = value
         out[i] = least
