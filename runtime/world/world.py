@@ -446,7 +446,10 @@ class World:
         crowd.max_speed = vh
         point, direction, valid, num_hard = crowd.compute_lines()
         step_extent = reach + self.radius_m
-        within = bodies_within_reach(x0, step_extent)
+        # ORCA's nearest neighbours, just found at the same positions, answer it where they
+        # hold every body within reach (no second spatial query)
+        within = bodies_within_reach(x0, step_extent,
+                                     nearest=(crowd.agent_neighbor_idx, crowd.max_neighbors))
         neighbors = Neighbors.gather(within, x0, self.velocity_mps, self.radius_m)
         inp = StepInput(x0, v0, preferred, dt, support, edges, vh, accel, self.radius_m,
                         orca_point=point, orca_direction=direction, orca_valid=valid,
