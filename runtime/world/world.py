@@ -528,8 +528,12 @@ class World:
         the step checks per agent (:func:`navproof.core.ranges.agents_outside_profile`, with
         the support speed ranges ``carry_range_mps`` of its rows when known) and the largest
         surface speed of the agent's support over the step, a platform's far side included
-        (:meth:`Layout.support_speed_range_mps`). Claim: B1, S3, S4, V1."""
-        outside = agents_outside_profile(inp, self.profile, support_speed_mps=carry_range_mps)
+        (:meth:`Layout.support_speed_range_mps`). Without platforms and a navigation mesh no
+        edge of :meth:`Layout.edges` moves. Claim: B1, S3, S4, V1."""
+        fixed = self.navigation is None and not any(
+            spec.kind == SUPPORT_PLATFORM for spec in self.layout.supports)
+        outside = agents_outside_profile(inp, self.profile, support_speed_mps=carry_range_mps,
+                                         fixed_edges=fixed)
         if self.layout.supports:
             speed = self.layout.support_speed_range_mps(self.dt_s)
             hi = min(float(self.profile["support_speed_mps"].max),

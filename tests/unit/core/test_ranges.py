@@ -87,3 +87,11 @@ def test_agents_outside_the_profile_are_those_of_the_whole_array_evaluation(seed
     assert got.tolist() == want.tolist()
     known = support.carry_speed_range_mps(inp.position_m, dt)
     assert agents_outside_profile(inp, PROFILE, support_speed_mps=known).tolist() == want.tolist()
+    if not moving_edges:
+        assert agents_outside_profile(inp, PROFILE, fixed_edges=True).tolist() == want.tolist()
+        for dt_s in (np.nan, np.inf):
+            # a step that is not finite: the edges' speed ranges are evaluated as they are
+            bad_dt = ss.StepInput(inp.position_m, inp.velocity_mps, inp.preferred_mps, dt_s,
+                                  support, edges, vh, accel, inp.radius_m)
+            assert agents_outside_profile(bad_dt, PROFILE, fixed_edges=True).tolist() \
+                == agents_outside_profile(bad_dt, PROFILE).tolist()
