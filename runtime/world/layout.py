@@ -267,6 +267,8 @@ class Layout:
         self.support_shift_m = np.zeros((len(self.supports), 2))
         self._support_table_key: tuple[object, ...] | None = None
         self._support_table_cache: tuple[np.ndarray, np.ndarray, np.ndarray] = _table([])
+        self._carry_range_key: tuple[object, ...] | None = None
+        self._carry_range_table = np.zeros(1)
 
     # --------------------------------------------------------------------- look-ups
     def _common_edges(self) -> dict[tuple[int, int], CommonEdge]:
@@ -335,6 +337,34 @@ class Layout:
                      self.support_velocity_mps, table_acc, table_omega, self.support_version,
                      pivot, vel, acc, omega, version)
         return Support(Motion(pivot, vel, omega, version, acc))
+
+    def carry_speed_range_mps(self, support_index: np.ndarray, dt_s: float
+                              ) -> np.ndarray | None:
+        """Upper bound (m/s, (N,)) of the support speed over a step of ``dt_s`` under each body
+        on ``support_index`` (-1: the static ground), the one
+        :meth:`~navproof.boundary.Support.carry_speed_range_mps` gives for
+        :meth:`support_motion`, when no support turns: every point of a support then moves at
+        its pivot's speed, whose range over the step
+        (:meth:`~navproof.boundary.Motion.pivot_speed_range_mps`, the same operations) is
+        found once per support (again only when a support's velocity or the step changed)
+        and gathered per body. None when a support turns (the range then depends on where the
+        body stands). Claim: B3, S4."""
+        if any(spec.omega_radps != 0.0 for spec in self.supports):
+            return None
+        key = (tuple(map(id, self.supports)), self.support_velocity_mps.tobytes(), dt_s)
+        if self._carry_range_key != key:
+            count = len(self.supports)
+            # one row per support, then the static ground's (all zero)
+            velocity = np.zeros((count + 1, 2))
+            velocity[:count] = self.support_velocity_mps
+            acceleration = np.zeros((count + 1, 2))
+            for s, spec in enumerate(self.supports):
+                acceleration[s] = spec.acceleration_mps2
+            motion = Motion(np.zeros((count + 1, 2)), velocity, np.zeros(count + 1),
+                            np.zeros(count + 1, np.int64), acceleration)
+            self._carry_range_table = motion.pivot_speed_range_mps(np.full(count + 1, dt_s))
+            self._carry_range_key = key
+        return self._carry_range_table[np.asarray(support_index, dtype=np.int64)]
 
     def edges(self, patch_index: np.ndarray, support_index: np.ndarray, *,
               position_m: np.ndarray | None = None, radius_m: np.ndarray | None = None,

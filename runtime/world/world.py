@@ -431,7 +431,9 @@ class World:
         reach = step_reach_m(x0, v0, self.velocity_mps, vh, accel, dt, support)
         # obstacle pieces within reach bound the whole step's curve (B5, EDGE_OBSTACLE); a
         # platform must stay inside the corridor while its riders could still be stopping
-        carry_range = support.carry_speed_range_mps(x0, dt)
+        carry_range = layout.carry_speed_range_mps(support_index, dt)
+        if carry_range is None:
+            carry_range = support.carry_speed_range_mps(x0, dt)
         horizon, lookahead = stopping_horizon(reach, vh, carry_range, accel, dt)
         edges = layout.edges(self.patch, support_index, position_m=x0, radius_m=self.radius_m,
                              horizon_m=horizon, platform_lookahead_s=lookahead)

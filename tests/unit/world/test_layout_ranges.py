@@ -115,6 +115,31 @@ def test_support_motion_gathers_each_support_like_the_whole_array_evaluation():
     assert Layout().support_motion(np.full(3, -1)).motion.pivot_m.tolist() == [[0.0, 0.0]] * 3
 
 
+def test_the_carry_speed_range_per_support_is_the_supports_own_when_nothing_turns():
+    rng = np.random.default_rng(9)
+    belts = [SupportSpec.build(f"belt{k}", "conveyor",
+                               [[4.0 * k, 0.0], [4.0 * k + 3.0, 0.0], [4.0 * k + 3.0, 2.0],
+                                [4.0 * k, 2.0]], velocity_mps=velocity, acceleration_mps2=accel)
+             for k, (velocity, accel) in enumerate([((0.3, -0.1), (0.2, 0.0)),
+                                                    ((0.0, 0.0), (0.0, 0.0)),
+                                                    ((-0.0, 0.2), (0.0, -4.0)),
+                                                    ((0.25, 0.0), (-2.5, 0.0))])]
+    still = SupportSpec.build("still", "platform", SQUARE, velocity_mps=(0.1, 0.0))
+    for layout in (Layout(supports=belts), Layout(supports=belts + [still]),
+                   Layout(supports=[belts[1], still]), Layout()):
+        count = len(layout.supports)
+        index = rng.integers(-1, count, 400) if count else np.full(400, -1)
+        position = rng.uniform(-10.0, 20.0, (400, 2))
+        # the same step again, another step, and the supports' next velocities
+        for dt in (0.1, 0.1, 0.05, 1 / 30, 0.2, 0.2, 0.2):
+            layout.advance(dt)
+            got = layout.carry_speed_range_mps(index, dt)
+            want = layout.support_motion(index).carry_speed_range_mps(position, dt)
+            assert got is not None and got.tobytes() == want.tobytes()
+    turning = SupportSpec.build("disc", "platform", SQUARE, omega_radps=0.2)
+    assert Layout(supports=[turning]).carry_speed_range_mps(np.zeros(3, np.int64), 0.1) is None
+
+
 def test_edges_validity_ids_and_kinds_match_the_whole_array_evaluation():
     corridor = np.array([[-20.0, -20.0], [40.0, -20.0], [40.0, 20.0], [-20.0, 20.0]])
     belt = SupportSpec.build("belt", "conveyor", [[0.0, 0.0], [4.0, 0.0], [4.0, 2.0], [0.0, 2.0]],
