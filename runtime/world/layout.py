@@ -177,6 +177,16 @@ def _edge_kinds(edge_id, obstacle_id, kind):
             kind[i, k] = EDGE_OBSTACLE if edge_id[i, k] >= obstacle_id else EDGE_WALL
 
 
+def _freeze(edges: EdgeSet) -> None:
+    """Every array of ``edges`` and of its motion made read-only."""
+    m = edges.motion
+    for arr in (edges.normal, edges.offset_m, edges.valid, edges.edge_id, edges.owner,
+                edges.kind, m.pivot_m, m.velocity_mps, m.omega_radps, m.version,
+                m.acceleration_mps2):
+        if arr is not None:
+            arr.flags.writeable = False
+
+
 def _table(polygons: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Half-plane table of convex polygons: normals (T, K, 2), offsets (T, K), valid (T, K)."""
     width = max((p.shape[0] for p in polygons), default=0)
@@ -268,6 +278,8 @@ class Layout:
         self._support_table_key: tuple[object, ...] | None = None
         self._support_table_cache: tuple[np.ndarray, np.ndarray, np.ndarray] = _table([])
         self._carry_range_key: tuple[object, ...] | None = None
+        self._edges_patch: np.ndarray | None = None
+        self._edges_cache: EdgeSet | None = None
         self._carry_range_table = np.zeros(1)
 
     # --------------------------------------------------------------------- look-ups
@@ -376,10 +388,32 @@ class Layout:
         None: at its current pose); with ``position_m``, ``radius_m`` and ``horizon_m``
         (N,) also one fixed obstacle side (EDGE_OBSTACLE: kept over the whole step, no stop
         envelope) per convex obstacle piece within the horizon of the body's disc
-        (:meth:`obstacle_walls`). Claim: C1, C2, B3, B5, B6, R1."""
+        (:meth:`obstacle_walls`). Without platforms and obstacle walls the answer depends on
+        the patches alone and is read-only: the same patches get the same answer again.
+        Claim: C1, C2, B3, B5, B6, R1."""
+        platforms = [s for s, spec in enumerate(self.supports) if spec.kind == SUPPORT_PLATFORM]
+        # without platforms and obstacle walls the edges depend on the patches alone: the last
+        # answer (read-only, so that nothing that holds it can change it) serves again
+        reusable = not platforms and (position_m is None or not self.obstacle_normal.shape[0])
+        if reusable and self._edges_cache is not None and self._edges_patch is not None \
+                and np.array_equal(self._edges_patch, patch_index):
+            return self._edges_cache
+        edges = self._built_edges(patch_index, support_index, platforms, position_m=position_m,
+                                  radius_m=radius_m, horizon_m=horizon_m,
+                                  platform_lookahead_s=platform_lookahead_s)
+        if reusable:
+            _freeze(edges)
+            self._edges_patch = np.array(patch_index, dtype=np.int64)
+            self._edges_cache = edges
+        return edges
+
+    def _built_edges(self, patch_index: np.ndarray, support_index: np.ndarray,
+                     platforms: list[int], *, position_m: np.ndarray | None,
+                     radius_m: np.ndarray | None, horizon_m: np.ndarray | None,
+                     platform_lookahead_s: float | None) -> EdgeSet:
+        """:meth:`edges`, built."""
         n = patch_index.shape[0]
         parts_n, parts_b, parts_v, parts_id = [], [], [], []
-        platforms = [s for s, spec in enumerate(self.supports) if spec.kind == SUPPORT_PLATFORM]
         # a carried body is bounded by its platform's walls alone while the platform stays
         # inside the corridor (fixed walls together with walls turning with the body leave no
         # common reference velocity, R1, so the far fixed walls would only void every stop

@@ -175,3 +175,45 @@ def test_edges_validity_ids_and_kinds_match_the_whole_array_evaluation():
         assert edges.motion.acceleration_mps2.tobytes() == np.zeros((n, edges.valid.shape[1],
                                                                      2)).tobytes()
     assert (edges.kind == EDGE_OBSTACLE).any()
+
+
+def test_edges_that_depend_on_the_patches_alone_are_the_last_answer_read_only():
+    corridor = np.array([[-20.0, -20.0], [40.0, -20.0], [40.0, 20.0], [-20.0, 20.0]])
+    belt = SupportSpec.build("belt", "conveyor", [[0.0, 0.0], [4.0, 0.0], [4.0, 2.0], [0.0, 2.0]],
+                             velocity_mps=(0.3, 0.0))
+    patches = [("A", np.array([[-20.0, -20.0], [10.0, -20.0], [10.0, 20.0], [-20.0, 20.0]]),
+                np.zeros(2)),
+               ("B", np.array([[10.0, -20.0], [40.0, -20.0], [40.0, 20.0], [10.0, 20.0]]),
+                np.array([0.1, 0.0]))]
+
+    def arrays(edges):
+        m = edges.motion
+        return [edges.normal, edges.offset_m, edges.valid, edges.edge_id, edges.owner,
+                edges.kind, m.pivot_m, m.velocity_mps, m.omega_radps, m.version,
+                m.acceleration_mps2]
+
+    rng = np.random.default_rng(4)
+    patch = rng.integers(-1, 2, 300)
+    support = rng.integers(-1, 1, 300)
+    layout = Layout(corridor_m=corridor, patches=patches, supports=[belt])
+    first = layout.edges(patch, support)
+    again = layout.edges(patch.copy(), support)
+    assert again is first
+    fresh = Layout(corridor_m=corridor, patches=patches, supports=[belt])._built_edges(
+        patch, support, [], position_m=None, radius_m=None, horizon_m=None,
+        platform_lookahead_s=None)
+    for got, want in zip(arrays(first), arrays(fresh), strict=True):
+        assert not got.flags.writeable
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    # another patch of one body: built anew
+    patch[7] = -1 if patch[7] >= 0 else 0
+    moved = layout.edges(patch, support)
+    assert moved is not first and moved.valid[7].tolist() != first.valid[7].tolist()
+    # obstacle walls depend on the positions: never reused
+    square = np.array([[10.0, 10.0], [12.0, 10.0], [12.0, 12.0], [10.0, 12.0]])
+    walled = Layout(corridor_m=corridor, obstacles=[square])
+    walls = dict(position_m=rng.uniform(0.0, 15.0, (300, 2)), radius_m=np.full(300, 0.3),
+                 horizon_m=np.full(300, 4.0))
+    one = walled.edges(np.full(300, -1), np.full(300, -1), **walls)
+    assert walled.edges(np.full(300, -1), np.full(300, -1), **walls) is not one
+    assert one.normal.flags.writeable
