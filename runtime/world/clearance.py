@@ -40,12 +40,15 @@ when its bound minus this still exceeds the least clearance found in its row."""
 
 
 def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
-                      radius_m: np.ndarray, neighbor_idx: np.ndarray, dt_s: float) -> np.ndarray:
+                      radius_m: np.ndarray, neighbor_idx: np.ndarray, dt_s: float, *,
+                      ordered_from: int | None = None) -> np.ndarray:
     """Signed clearance (m, (N,)) of each body to its listed neighbours over the whole step
     (the World lists every body within reach of the executed step,
     :func:`navproof.world.reach.bodies_within_reach`): the minimum distance of the two executed
     curves (quadratic in time through their start, middle and end points; exact for bodies on
-    translating supports) minus the combined radius. Claim: W1."""
+    translating supports) minus the combined radius. The columns of ``neighbor_idx`` from
+    ``ordered_from`` on list each row's bodies in order of their squared start distance from it
+    (ORCA's neighbours, :mod:`navproof.orca.neighbors`; None: no such columns). Claim: W1."""
     n = x0_m.shape[0]
     out = np.full(n, np.inf)
     if neighbor_idx.shape[0] != n or neighbor_idx.shape[1] == 0:
@@ -61,10 +64,14 @@ def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
     idx = np.ascontiguousarray(neighbor_idx, dtype=np.int64)
     extent = np.empty(n)
     _executed_extents(*arrays, extent)
+    if ordered_from is None:
+        ordered_from = idx.shape[1]
     threads = thread_count(idx.size, SWEEP_PARALLEL_MIN_PAIRS)
     bounds = piece_bounds(n, threads)
-    run_pieces(lambda k: _clearance_rows(*arrays, radius, extent, idx, dt, half_s, full_s,
-                                         CLEARANCE_EXACT_BAND_M, bounds[k], bounds[k + 1], out),
+    widest = float(np.max(extent)) + float(np.max(radius))
+    run_pieces(lambda k: _clearance_rows(*arrays, radius, extent, idx, ordered_from, widest, dt,
+                                         half_s, full_s, CLEARANCE_EXACT_BAND_M, bounds[k],
+                                         bounds[k + 1], out),
                len(bounds) - 1, threads=threads)
     return out
 
@@ -127,8 +134,8 @@ def _earlier_value(idx, value_of, row_lo, j, i):
 
 
 @compiled_loop
-def _clearance_rows(x0, mid, x1, radius, extent, idx, dt, half_s, full_s, band, row_lo,
-                    row_hi, out):
+def _clearance_rows(x0, mid, x1, radius, extent, idx, ordered_from, widest, dt, half_s,
+                    full_s, band, row_lo, row_hi, out):
     """Rows ``row_lo:row_hi`` of :func:`agent_clearance_m` into ``out`` (left as it is for a
     row without a neighbour). Each pair's relative curve is the one the whole-array evaluation
     hands the sweep (the difference of the two executed curves as a carry ``dB / dt`` and a
@@ -138,8 +145,11 @@ def _clearance_rows(x0, mid, x1, radius, extent, idx, dt, half_s, full_s, band, 
     least clearance found so far (plus the rounding allowance) cannot be the least and is not
     evaluated; nor is a second copy of a listed pair that needs the exact minimum. A pair whose
     other body is an earlier row of the same piece, which lists this one and found the pair's
-    value, takes that value (:func:`_earlier_value`) instead of evaluating it again.
-    Claim: W1."""
+    value, takes that value (:func:`_earlier_value`) instead of evaluating it again. From
+    column ``ordered_from`` on the bodies come in order of their start distance: once one is
+    farther than the row's extent and radius, the ``widest`` extent plus radius of any body and
+    the least clearance found (plus the rounding allowance), so is every later one, and none of
+    them can be the least. Claim: W1."""
     k_count = idx.shape[1]
     # each evaluated slot's value (NaN until known), for the later rows of the piece
     value_of = np.full((row_hi - row_lo, k_count), np.nan)
@@ -168,6 +178,13 @@ def _clearance_rows(x0, mid, x1, radius, extent, idx, dt, half_s, full_s, band, 
             reach = extent[i] + extent[j] + c
             limit = reach + least + SKIP_ALLOWANCE * (1.0 + reach + abs(least))
             if least < np.inf and limit > 0.0 and sx * sx + sy * sy > limit * limit:
+                if k >= ordered_from:
+                    far = extent[i] + radius[i] + widest
+                    far_limit = far + least + SKIP_ALLOWANCE * (1.0 + far + abs(least))
+                    if far_limit > 0.0 and sx * sx + sy * sy > far_limit * far_limit:
+                        for q in range(k + 1, k_count):
+                            pending[q] = False
+                        break
                 continue
             if row_lo <= j < i:
                 value = _earlier_value(idx, value_of, row_lo, j, i)

@@ -495,10 +495,12 @@ class World:
         # every pair within reach of the executed step, and ORCA's neighbours further away (so
         # the report also measures pairs that kept their distance)
         orca_nb = self.crowd.agent_neighbor_idx
+        ordered_from = executed_within.shape[1]
         if orca_nb.shape[0] == n and orca_nb.shape[1]:
             executed_within = np.concatenate([executed_within, orca_nb], axis=1) \
                 if executed_within.shape[1] else orca_nb
-        agent_clear = agent_clearance_m(x0, mid, position, self.radius_m, executed_within, dt)
+        agent_clear = agent_clearance_m(x0, mid, position, self.radius_m, executed_within, dt,
+                                        ordered_from=ordered_from)
         # each safe step was verified against its neighbours' predictions; a neighbour whose
         # committed step left its prediction (a fallback) may still have reached it (W1)
         _neighbour_fallbacks(agent_clear, -EPS, label)

@@ -78,3 +78,21 @@ def test_a_pair_found_from_its_other_body_is_its_value_to_the_bit(seed):
         got = agent_clearance_m(x0, mid, x1, radius, listed, dt)
         want = _clearance_by_arrays(x0, mid, x1, radius, listed, dt, np.full(n, np.inf))
         assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_neighbours_in_order_of_distance_end_a_row_at_the_first_too_far(seed):
+    from navproof.orca.neighbors import agent_neighbors
+
+    rng = np.random.default_rng(seed + 40)
+    n = 900
+    x0, mid, x1, radius = _executed(rng, n, spread_m=np.sqrt(n) * [0.6, 1.0, 2.0][seed],
+                                    step_m=[0.02, 0.1, 0.3][seed])
+    within = bodies_within_reach(x0, executed_reach_m(x0, mid, x1) + radius + 0.025)
+    nearest, _ = agent_neighbors(x0, np.full(n, 5.0), np.full(n, 10))
+    for listed, ordered_from in ((np.concatenate([within, nearest], axis=1), within.shape[1]),
+                                 (nearest, 0)):
+        for dt in (0.1, 1 / 30):
+            got = agent_clearance_m(x0, mid, x1, radius, listed, dt, ordered_from=ordered_from)
+            want = _clearance_by_arrays(x0, mid, x1, radius, listed, dt, np.full(n, np.inf))
+            assert got.tobytes() == want.tobytes()
