@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from navproof._generated.formulas import horizontal_cap
 from navproof.boundary.slope import horizontal_caps
 from navproof.core.errors import InvalidInput, ObligationViolation, assertions_enabled
 from navproof.core.jit import compiled_loop
@@ -172,6 +173,29 @@ def _neighbour_fallbacks(agent_clearance_m, limit_m, label):
     for i in range(label.shape[0]):
         if label[i] == SAFE and agent_clearance_m[i] < limit_m:
             label[i] = NEIGHBOUR_FALLBACK
+
+
+@compiled_loop
+def _clear_caps(speed_mps, accel_mps2, patch, patch_k, vh_mps, accel_cap_mps2):
+    """The horizontal caps V / k (m/s) and a / k (m/s^2) of every agent on its patch
+    (``patch_k[patch]``, numpy's indexing: a negative index counts from the end) into
+    ``vh_mps`` and ``accel_cap_mps2``; False, with the outputs partly written, as soon as a cap
+    is not finite and > 0, a patch index is out of range or a slope factor is not finite and
+    >= 1 (the exact checks of :func:`horizontal_caps` then name it). Claim: V1."""
+    m = patch_k.shape[0]
+    for i in range(speed_mps.shape[0]):
+        q = patch[i]
+        if q < -m or q >= m:
+            return False
+        k = patch_k[q + m if q < 0 else q]
+        v = speed_mps[i]
+        a = accel_mps2[i]
+        # NaN fails every comparison; +inf is refused by the upper bounds
+        if not (v > 0.0 and v < np.inf and a > 0.0 and a < np.inf and k >= 1.0 and k < np.inf):
+            return False
+        vh_mps[i] = horizontal_cap(surface_cap=v, k=k)
+        accel_cap_mps2[i] = horizontal_cap(surface_cap=a, k=k)
+    return True
 
 
 @dataclass(frozen=True)
@@ -376,9 +400,19 @@ class World:
         return target, last
 
     def _caps(self) -> tuple[np.ndarray, np.ndarray]:
-        """Horizontal speed and acceleration caps of each agent on its patch (V1)."""
-        k = self.layout.patch_k[self.patch]
-        return horizontal_caps(self.max_speed_mps, self.max_accel_mps2, k)
+        """Horizontal speed and acceleration caps of each agent on its patch (V1): one pass
+        when every cap and slope factor is clearly valid, else :func:`horizontal_caps`, whose
+        checks name the offending value."""
+        speed, accel, patch, patch_k = (self.max_speed_mps, self.max_accel_mps2, self.patch,
+                                        self.layout.patch_k)
+        if (speed.dtype == accel.dtype == patch_k.dtype == np.float64
+                and patch.dtype == np.int64 and speed.shape == accel.shape == patch.shape
+                and speed.ndim == 1 and patch_k.ndim == 1):
+            vh = np.empty(speed.shape[0])
+            accel_cap = np.empty(speed.shape[0])
+            if _clear_caps(speed, accel, patch, patch_k, vh, accel_cap):
+                return vh, accel_cap
+        return horizontal_caps(speed, accel, patch_k[patch])
 
     def preferred(self, target_m: np.ndarray, last: np.ndarray, carry_mps: np.ndarray,
                   v0_mps: np.ndarray, vh_mps: np.ndarray, accel_mps2: np.ndarray
