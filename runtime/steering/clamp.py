@@ -97,9 +97,12 @@ def check_steering_step(velocity_mps: np.ndarray, new_velocity_mps: np.ndarray,
     v = np.asarray(velocity_mps, dtype=np.float64)
     new = np.asarray(new_velocity_mps, dtype=np.float64)
     n = v.shape[0]
-    accel = np.broadcast_to(np.asarray(max_accel_mps2, dtype=np.float64), (n,))
-    cap = np.broadcast_to(np.asarray(max_speed_mps, dtype=np.float64), (n,))
-    change, limit, margin, speed_margin = (np.empty(n) for _ in range(4))
+    accel = np.asarray(max_accel_mps2, dtype=np.float64)
+    cap = np.asarray(max_speed_mps, dtype=np.float64)
+    # broadcast only what is not one value per row already
+    accel = accel if accel.shape == (n,) else np.broadcast_to(accel, (n,))
+    cap = cap if cap.shape == (n,) else np.broadcast_to(cap, (n,))
+    change, limit, margin, speed_margin = np.empty((4, n))
     too_fast, over_cap = _steering_margins(
         v, new, np.asarray(desired_mps, dtype=np.float64), accel, cap, dt_s,
         STEERING_CHECK_REL, EPS, change, limit, margin, speed_margin)

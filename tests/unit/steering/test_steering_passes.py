@@ -169,3 +169,21 @@ def test_passes_broadcast_only_inputs_of_another_shape():
     assert route_velocity(position, target, last, max_speed_mps=1.2, **common).tobytes() == \
         route_velocity(position, full_target, last, max_speed_mps=np.full(n, 1.2),
                        **common).tobytes()
+
+
+def test_the_steering_check_takes_one_cap_for_all_as_one_per_agent():
+    from navproof import ObligationViolation
+    from navproof.steering import check_steering_step
+
+    rng = np.random.default_rng(22)
+    n = 64
+    velocity, desired = rng.normal(0.0, 0.3, (n, 2)), rng.normal(0.0, 0.3, (n, 2))
+    new = clamped_steering(velocity, desired, 1.0, 0.1)
+    check_steering_step(velocity, new, desired, 1.0, 1.2, 0.1)
+    check_steering_step(velocity, new, desired, np.full(n, 1.0), np.full(n, 1.2), 0.1)
+    jumped = new.copy()
+    jumped[5] += 0.5
+    for accel, cap in ((1.0, 1.2), (np.full(n, 1.0), np.full(n, 1.2))):
+        with pytest.raises(ObligationViolation) as err:
+            check_steering_step(velocity, jumped, desired, accel, cap, 0.1)
+        assert err.value.agent == 5
