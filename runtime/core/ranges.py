@@ -98,11 +98,8 @@ def agents_outside_profile(inp: Any, profile: Any, *,
     for all. The rest is one compiled pass per agent (:func:`_outside_rows`).
     Claim: B1, S3, S4, V1."""
     n = inp.position_m.shape[0]
-    dt = np.broadcast_to(np.asarray(inp.dt_s, dtype=np.float64), (n,))
-    limits = np.empty((5, 2))
-    for row, (_, _, lo, hi, _) in enumerate(_step_ranges(profile)):
-        slack = RANGE_BOUND_REL * max(abs(lo), abs(hi), 1.0)
-        limits[row] = lo - slack, hi + slack
+    dt = _per_row(inp.dt_s, n)
+    limits = _slackened_limits(profile)
     if support_speed_mps is None:
         support_speed_mps = inp.support.carry_speed_range_mps(inp.position_m, dt)
     every_edge_outside = False
@@ -115,13 +112,46 @@ def agents_outside_profile(inp: Any, profile: Any, *,
         edge_valid = inp.edges.valid
         edge_speed = inp.edges.motion.pivot_speed_range_mps(dt[:, None])
     outside = np.empty(n, np.bool_)
-    _outside_rows(dt, np.broadcast_to(np.asarray(inp.accel_mps2, np.float64), (n,)),
-                  np.broadcast_to(np.asarray(inp.vh_mps, np.float64), (n,)),
+    _outside_rows(dt, _per_row(inp.accel_mps2, n), _per_row(inp.vh_mps, n),
                   np.asarray(support_speed_mps, dtype=np.float64), edge_valid, edge_speed,
                   limits, outside)
     if every_edge_outside:
         outside[:] = True
     return outside
+
+
+def _per_row(value: Any, n: int) -> np.ndarray:
+    """``value`` as float64 with one value per row (n,): itself where it already is, else
+    numpy's broadcast view (which costs more than the pass on a thousand rows)."""
+    arr = np.asarray(value, dtype=np.float64)
+    return arr if arr.shape == (n,) else np.broadcast_to(arr, (n,))
+
+
+_LIMITS_PARAMETERS = ("step_s", "brake_budget_mps2", "surface_speed_cap_mps", "slope_factor",
+                      "support_speed_mps", "edge_speed_mps")
+"""The profile parameters whose ranges :func:`_step_ranges` reads."""
+
+_limits_cache: tuple[tuple[Any, ...], np.ndarray] | None = None
+
+
+def _slackened_limits(profile: Any) -> np.ndarray:
+    """The ranges of :func:`_step_ranges` widened by their slack, (5, 2) (lo, hi), read-only.
+    The limits are a function of each parameter's bounds alone, so the same parameter objects
+    with the same bound objects as the last call's (fractions: immutable) give the last call's
+    limits."""
+    global _limits_cache
+    key = tuple(part for name in _LIMITS_PARAMETERS
+                for p in (profile[name],) for part in (p, p.min, p.max))
+    cached = _limits_cache
+    if cached is not None and all(a is b for a, b in zip(cached[0], key, strict=True)):
+        return cached[1]
+    limits = np.empty((5, 2))
+    for row, (_, _, lo, hi, _) in enumerate(_step_ranges(profile)):
+        slack = RANGE_BOUND_REL * max(abs(lo), abs(hi), 1.0)
+        limits[row] = lo - slack, hi + slack
+    limits.flags.writeable = False
+    _limits_cache = (key, limits)
+    return limits
 
 
 @compiled_loop
