@@ -9,6 +9,7 @@ segments) of any shape in the space of body discs. Claim: C1, C2, B3, B6, V1.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,7 +32,7 @@ from navproof.boundary.polygons import (
 )
 from navproof.core.errors import InvalidInput
 from navproof.core.jit import compiled_loop
-from navproof.core.numpy_scalars import numpy_minimum
+from navproof.core.numpy_scalars import larger, numpy_minimum
 from navproof.core.tolerances import EPS, UNIT_LENGTH_TOL
 from navproof.core.validation import check_valid_finite
 
@@ -78,6 +79,22 @@ class SupportSpec:
             raise InvalidInput("omega_radps", om, "a conveyor translates only")
         return SupportSpec(name, kind, check_valid_convex("vertices_m", vertices_m), vel, piv, om,
                            acc)
+
+
+@compiled_loop
+def _support_speed_range(w, alpha, dt, vertices, pivot, omega):
+    """One support's largest surface speed (m/s) over a step of ``dt`` (see
+    :meth:`Layout.support_speed_range_mps`): the larger of ``|w|`` and ``|w + alpha dt|`` (the
+    first unless the second is larger, as Python's max), plus ``|omega|`` times the largest
+    distance from the pivot to a vertex (numpy's max: NaN if any is NaN); lengths by
+    ``hypot``, as numpy's. Claim: B3, B6, S4."""
+    start = math.hypot(w[0], w[1])
+    end = math.hypot(w[0] + alpha[0] * dt, w[1] + alpha[1] * dt)
+    pivot_speed = end if end > start else start
+    far = math.hypot(vertices[0, 0] - pivot[0], vertices[0, 1] - pivot[1])
+    for v in range(1, vertices.shape[0]):
+        far = larger(far, math.hypot(vertices[v, 0] - pivot[0], vertices[v, 1] - pivot[1]))
+    return pivot_speed + abs(omega) * far
 
 
 def _first_containing(normal: np.ndarray, offset: np.ndarray, valid: np.ndarray,
@@ -593,11 +610,9 @@ class Layout:
         edges. Claim: B3, B6, S4."""
         out = np.zeros(len(self.supports))
         for s, spec in enumerate(self.supports):
-            w = self.support_velocity_mps[s]
-            pivot = max(float(np.hypot(*w)), float(np.hypot(*(w + spec.acceleration_mps2
-                                                                * dt_s))))
-            far = float(np.max(np.hypot(*(spec.vertices_m - spec.pivot_m).T)))
-            out[s] = pivot + abs(spec.omega_radps) * far
+            out[s] = _support_speed_range(self.support_velocity_mps[s], spec.acceleration_mps2,
+                                          float(dt_s), spec.vertices_m, spec.pivot_m,
+                                          float(spec.omega_radps))
         return out
 
     def advance(self, dt_s: float) -> None:

@@ -217,3 +217,25 @@ def test_edges_that_depend_on_the_patches_alone_are_the_last_answer_read_only():
     one = walled.edges(np.full(300, -1), np.full(300, -1), **walls)
     assert walled.edges(np.full(300, -1), np.full(300, -1), **walls) is not one
     assert one.normal.flags.writeable
+
+
+def test_support_speed_range_pass_gives_the_numpy_expression_bit_for_bit():
+    from navproof.world.layout import _support_speed_range
+
+    def numpy_range(w, alpha, dt, vertices, pivot, omega):
+        speed = max(float(np.hypot(*w)), float(np.hypot(*(w + alpha * dt))))
+        return speed + abs(omega) * float(np.max(np.hypot(*(vertices - pivot).T)))
+
+    rng = np.random.default_rng(9)
+    special = np.array([0.0, -0.0, 1e-310, -1e300, 3.0, np.nan])
+    for trial in range(3000):
+        w, alpha, pivot = (rng.normal(0.0, 10.0 ** rng.integers(-3, 4), 2) for _ in range(3))
+        vertices = rng.normal(0.0, 10.0 ** rng.integers(-2, 3), (rng.integers(1, 7), 2))
+        if trial % 5 == 0:
+            for arr in (w, alpha, pivot, vertices.reshape(-1)):
+                arr[rng.integers(arr.size)] = rng.choice(special)
+        dt, omega = float(rng.choice([0.1, 0.05, 0.0, 1e-9])), float(rng.normal())
+        got = _support_speed_range(w, alpha, dt, vertices, pivot, omega)
+        want = numpy_range(w, alpha, dt, vertices, pivot, omega)
+        assert np.float64(got).tobytes() == np.float64(want).tobytes() or (
+            np.isnan(got) and np.isnan(want))
