@@ -636,15 +636,14 @@ class Layout:
         self._least_clearance_m(np.asarray(x_m, dtype=np.float64)[None], radius_m, edges, out)
         return out
 
-    def step_wall_clearance_m(self, start_clearance_m: np.ndarray, mid_m: np.ndarray,
-                              end_m: np.ndarray, radius_m: np.ndarray, edges: EdgeSet
-                              ) -> np.ndarray:
+    def step_wall_clearance_m(self, start_clearance_m: np.ndarray, mid_end_m: np.ndarray,
+                              radius_m: np.ndarray, edges: EdgeSet) -> np.ndarray:
         """Least signed clearance (m, (N,)) of every body over the step: numpy's minimum of
-        ``start_clearance_m``, :meth:`wall_clearance_m` at the middle ``mid_m`` and at the end
-        ``end_m`` of the step, in that order, with one pass over the edges. Claim: B5."""
+        ``start_clearance_m``, :meth:`wall_clearance_m` at the middle ``mid_end_m[0]`` and at
+        the end ``mid_end_m[1]`` of the step (m, (2, N, 2)), in that order, with one pass over
+        the edges. Claim: B5."""
         out = np.array(start_clearance_m, dtype=np.float64)
-        self._least_clearance_m(np.stack((mid_m, end_m)).astype(np.float64, copy=False),
-                                radius_m, edges, out)
+        self._least_clearance_m(np.asarray(mid_end_m, dtype=np.float64), radius_m, edges, out)
         return out
 
     def _least_clearance_m(self, x_m: np.ndarray, radius_m: np.ndarray, edges: EdgeSet,

@@ -538,8 +538,8 @@ class World:
         # each safe step was verified against its neighbours' predictions; a neighbour whose
         # committed step left its prediction (a fallback) may still have reached it (W1)
         _neighbour_fallbacks(agent_clear, -EPS, label)
-        wall_clear = layout.step_wall_clearance_m(start_wall, mid, position, self.radius_m,
-                                                  edges)
+        wall_clear = layout.step_wall_clearance_m(start_wall, executed.mid_end_m,
+                                                  self.radius_m, edges)
         if nav is not None:
             wall_clear = nav.wall_clearance_m(wall_clear, crossed, mid)
             if self.assertions:
