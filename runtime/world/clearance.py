@@ -16,6 +16,7 @@ import numpy as np
 
 from navproof._generated.formulas import accel_step_displacement
 from navproof.core.jit import compiled_loop
+from navproof.core.numpy_scalars import larger
 from navproof.core.parallel import piece_bounds, run_pieces, thread_count
 from navproof.core.validation import check_valid_step
 from navproof.step.sweep import (
@@ -63,12 +64,14 @@ def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
     radius = np.ascontiguousarray(radius_m, dtype=np.float64)
     idx = np.ascontiguousarray(neighbor_idx, dtype=np.int64)
     extent = np.empty(n)
-    _executed_extents(*arrays, extent)
+    if n == 0:
+        # numpy's max refuses an empty crowd, as it always has here
+        np.max(extent)
+    widest = _executed_extents(*arrays, radius, extent)
     if ordered_from is None:
         ordered_from = idx.shape[1]
     threads = thread_count(idx.size, SWEEP_PARALLEL_MIN_PAIRS)
     bounds = piece_bounds(n, threads)
-    widest = float(np.max(extent)) + float(np.max(radius))
     run_pieces(lambda k: _clearance_rows(*arrays, radius, extent, idx, ordered_from, widest, dt,
                                          half_s, full_s, CLEARANCE_EXACT_BAND_M, bounds[k],
                                          bounds[k + 1], out),
@@ -111,11 +114,18 @@ def _square(t):
 
 
 @compiled_loop
-def _executed_extents(x0, mid, x1, out):
-    """|B| + |A| (m) of every body's executed curve (how far it gets from its start)."""
+def _executed_extents(x0, mid, x1, radius, out):
+    """|B| + |A| (m) of every body's executed curve (how far it gets from its start) into
+    ``out``; returns the widest extent plus the widest radius (m), each numpy's max (NaN if any
+    is NaN), for one body or more."""
+    widest_extent = -np.inf
+    widest_radius = -np.inf
     for i in range(out.shape[0]):
         bx, by, ax, ay = executed_coefficients(x0, mid, x1, i)
         out[i] = math.sqrt(bx * bx + by * by) + math.sqrt(ax * ax + ay * ay)
+        widest_extent = larger(widest_extent, out[i])
+        widest_radius = larger(widest_radius, radius[i])
+    return widest_extent + widest_radius
 
 
 @compiled_loop

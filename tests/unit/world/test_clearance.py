@@ -96,3 +96,22 @@ def test_neighbours_in_order_of_distance_end_a_row_at_the_first_too_far(seed):
             got = agent_clearance_m(x0, mid, x1, radius, listed, dt, ordered_from=ordered_from)
             want = _clearance_by_arrays(x0, mid, x1, radius, listed, dt, np.full(n, np.inf))
             assert got.tobytes() == want.tobytes()
+
+
+def test_executed_extents_give_numpys_widest_extent_plus_radius():
+    from navproof.world.clearance import _executed_extents
+
+    rng = np.random.default_rng(31)
+    for trial in range(300):
+        n = int(rng.integers(1, 40))
+        x0, mid, x1 = (rng.normal(0.0, 5.0, (n, 2)) for _ in range(3))
+        radius = rng.uniform(0.1, 0.5, n)
+        if trial % 4 == 0:
+            mid[rng.integers(n), rng.integers(2)] = np.nan
+        if trial % 7 == 0:
+            radius[rng.integers(n)] = np.nan
+        extent = np.empty(n)
+        widest = _executed_extents(x0, mid, x1, radius, extent)
+        want = float(np.max(extent)) + float(np.max(radius))
+        assert np.float64(widest).tobytes() == np.float64(want).tobytes() or (
+            np.isnan(widest) and np.isnan(want))
