@@ -86,28 +86,72 @@ def check_step_in_profile(inp: Any, profile: Any) -> None:
 
 
 def agents_outside_profile(inp: Any, profile: Any, *,
-                           support_speed_mps: np.ndarray | None = None) -> np.ndarray:
+                           support_speed_mps: np.ndarray | None = None,
+                           fixed_edges: bool = False) -> np.ndarray:
     """(N,) True for the agents whose step leaves ``profile``'s ranges (the values of
     :func:`check_step_in_profile`, per agent): the step is outside what the proofs cover, so it
     is never labelled safe. The support's speed range comes from the support
     (:meth:`~navproof.boundary.Support.carry_speed_range_mps`) unless the caller already has
-    it (``support_speed_mps``, m/s, (N,)); the rest is one compiled pass per agent
-    (:func:`_outside_rows`). Claim: B1, S3, S4, V1."""
+    it (``support_speed_mps``, m/s, (N,)); ``fixed_edges`` says that no edge moves (zero
+    velocity and acceleration), so that with a finite step every edge's speed range is
+    exactly 0 (:meth:`~navproof.boundary.Motion.pivot_speed_range_mps`) and is tested once
+    for all. The rest is one compiled pass per agent (:func:`_outside_rows`).
+    Claim: B1, S3, S4, V1."""
     n = inp.position_m.shape[0]
-    dt = np.broadcast_to(np.asarray(inp.dt_s, dtype=np.float64), (n,))
+    dt = _per_row(inp.dt_s, n)
+    limits = _slackened_limits(profile)
+    if support_speed_mps is None:
+        support_speed_mps = inp.support.carry_speed_range_mps(inp.position_m, dt)
+    every_edge_outside = False
+    if fixed_edges and np.isfinite(inp.dt_s).all():
+        # every edge at 0 m/s: the pass's test of each edge, once
+        every_edge_outside = inp.edges.valid.shape[1] > 0 and bool(
+            (0.0 < limits[4, 0]) | (0.0 > limits[4, 1]))
+        edge_valid, edge_speed = np.zeros((n, 0), np.bool_), np.zeros((n, 0))
+    else:
+        edge_valid = inp.edges.valid
+        edge_speed = inp.edges.motion.pivot_speed_range_mps(dt[:, None])
+    outside = np.empty(n, np.bool_)
+    _outside_rows(dt, _per_row(inp.accel_mps2, n), _per_row(inp.vh_mps, n),
+                  np.asarray(support_speed_mps, dtype=np.float64), edge_valid, edge_speed,
+                  limits, outside)
+    if every_edge_outside:
+        outside[:] = True
+    return outside
+
+
+def _per_row(value: Any, n: int) -> np.ndarray:
+    """``value`` as float64 with one value per row (n,): itself where it already is, else
+    numpy's broadcast view (which costs more than the pass on a thousand rows)."""
+    arr = np.asarray(value, dtype=np.float64)
+    return arr if arr.shape == (n,) else np.broadcast_to(arr, (n,))
+
+
+_LIMITS_PARAMETERS = ("step_s", "brake_budget_mps2", "surface_speed_cap_mps", "slope_factor",
+                      "support_speed_mps", "edge_speed_mps")
+"""The profile parameters whose ranges :func:`_step_ranges` reads."""
+
+_limits_cache: tuple[tuple[Any, ...], np.ndarray] | None = None
+
+
+def _slackened_limits(profile: Any) -> np.ndarray:
+    """The ranges of :func:`_step_ranges` widened by their slack, (5, 2) (lo, hi), read-only.
+    The limits are a function of each parameter's bounds alone, so the same parameter objects
+    with the same bound objects as the last call's (fractions: immutable) give the last call's
+    limits."""
+    global _limits_cache
+    key = tuple(part for name in _LIMITS_PARAMETERS
+                for p in (profile[name],) for part in (p, p.min, p.max))
+    cached = _limits_cache
+    if cached is not None and all(a is b for a, b in zip(cached[0], key, strict=True)):
+        return cached[1]
     limits = np.empty((5, 2))
     for row, (_, _, lo, hi, _) in enumerate(_step_ranges(profile)):
         slack = RANGE_BOUND_REL * max(abs(lo), abs(hi), 1.0)
         limits[row] = lo - slack, hi + slack
-    if support_speed_mps is None:
-        support_speed_mps = inp.support.carry_speed_range_mps(inp.position_m, dt)
-    edge_speed = inp.edges.motion.pivot_speed_range_mps(dt[:, None])
-    outside = np.empty(n, np.bool_)
-    _outside_rows(dt, np.broadcast_to(np.asarray(inp.accel_mps2, np.float64), (n,)),
-                  np.broadcast_to(np.asarray(inp.vh_mps, np.float64), (n,)),
-                  np.asarray(support_speed_mps, dtype=np.float64), inp.edges.valid,
-                  edge_speed, limits, outside)
-    return outside
+    limits.flags.writeable = False
+    _limits_cache = (key, limits)
+    return limits
 
 
 @compiled_loop

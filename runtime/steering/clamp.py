@@ -23,12 +23,18 @@ def clamped_steering(velocity_mps: np.ndarray, desired_mps: np.ndarray,
     """New velocity (m/s, (N, 2)) of one clamped steering step from ``velocity_mps`` towards
     ``desired_mps``: the gap's length (``hypot``, :func:`_gap_lengths`), the generated change,
     then the step (:func:`_steps`). Claim: T2."""
-    v, desired = np.broadcast_arrays(np.asarray(velocity_mps, dtype=np.float64),
-                                     np.asarray(desired_mps, dtype=np.float64))
+    v = np.asarray(velocity_mps, dtype=np.float64)
+    desired = np.asarray(desired_mps, dtype=np.float64)
+    # broadcast only where the shapes differ (numpy's broadcast costs more than the passes on
+    # a thousand rows)
+    if v.shape != desired.shape:
+        v, desired = np.broadcast_arrays(v, desired)
     gap_mps = np.empty(v.shape[0])
     _gap_lengths(v, desired, gap_mps)
-    change_mps = np.broadcast_to(np.asarray(formulas.steering_change(
-        gap=gap_mps, max_accel=max_accel_mps2, dt=dt_s), dtype=np.float64), gap_mps.shape)
+    change_mps = np.asarray(formulas.steering_change(
+        gap=gap_mps, max_accel=max_accel_mps2, dt=dt_s), dtype=np.float64)
+    if change_mps.shape != gap_mps.shape:
+        change_mps = np.broadcast_to(change_mps, gap_mps.shape)
     out = np.empty(v.shape)
     _steps(v, desired, gap_mps, change_mps, 1.0 - STEERING_REACHED_REL, out)
     return out
@@ -61,8 +67,10 @@ def speed_capped(velocity_mps: np.ndarray, cap_mps: np.ndarray) -> np.ndarray:
     """Velocities (m/s, (N, 2)) scaled down to the speed cap ``cap_mps`` (N,) where they
     exceed it (length by ``hypot``), in one compiled pass. Claim: T2, V1."""
     v = np.asarray(velocity_mps, dtype=np.float64)
+    cap = np.asarray(cap_mps, dtype=np.float64)
     out = np.empty(v.shape)
-    _capped_rows(v, np.broadcast_to(np.asarray(cap_mps, dtype=np.float64), (v.shape[0],)), out)
+    _capped_rows(v, cap if cap.shape == (v.shape[0],) else np.broadcast_to(cap, (v.shape[0],)),
+                 out)
     return out
 
 
@@ -89,9 +97,12 @@ def check_steering_step(velocity_mps: np.ndarray, new_velocity_mps: np.ndarray,
     v = np.asarray(velocity_mps, dtype=np.float64)
     new = np.asarray(new_velocity_mps, dtype=np.float64)
     n = v.shape[0]
-    accel = np.broadcast_to(np.asarray(max_accel_mps2, dtype=np.float64), (n,))
-    cap = np.broadcast_to(np.asarray(max_speed_mps, dtype=np.float64), (n,))
-    change, limit, margin, speed_margin = (np.empty(n) for _ in range(4))
+    accel = np.asarray(max_accel_mps2, dtype=np.float64)
+    cap = np.asarray(max_speed_mps, dtype=np.float64)
+    # broadcast only what is not one value per row already
+    accel = accel if accel.shape == (n,) else np.broadcast_to(accel, (n,))
+    cap = cap if cap.shape == (n,) else np.broadcast_to(cap, (n,))
+    change, limit, margin, speed_margin = np.empty((4, n))
     too_fast, over_cap = _steering_margins(
         v, new, np.asarray(desired_mps, dtype=np.float64), accel, cap, dt_s,
         STEERING_CHECK_REL, EPS, change, limit, margin, speed_margin)

@@ -21,9 +21,12 @@ def route_velocity(position_m: np.ndarray, target_m: np.ndarray, last: np.ndarra
     arrive = arrive_speed_mps(dist_m, stop_range_m=stop_range_m, max_speed_mps=max_speed_mps,
                               max_accel_mps2=max_accel_mps2, dt_s=dt_s)
     n = unit.shape[0]
+    arrive = np.asarray(arrive, dtype=np.float64)
+    max_speed = np.asarray(max_speed_mps, dtype=np.float64)
+    # broadcast only what is not one value per row already
     out = np.empty((n, 2))
-    _route_rows(unit, np.broadcast_to(np.asarray(arrive, dtype=np.float64), (n,)),
-                np.broadcast_to(np.asarray(max_speed_mps, dtype=np.float64), (n,)),
+    _route_rows(unit, arrive if arrive.shape == (n,) else np.broadcast_to(arrive, (n,)),
+                max_speed if max_speed.shape == (n,) else np.broadcast_to(max_speed, (n,)),
                 np.asarray(last, dtype=np.bool_), out)
     return out
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from navproof._generated.formulas import accel_step_displacement
 from navproof.core.jit import compiled_loop
+from navproof.core.numpy_scalars import larger
 from navproof.core.parallel import piece_bounds, run_pieces, thread_count
 from navproof.core.validation import check_valid_step
 from navproof.step.sweep import (
@@ -40,12 +41,15 @@ when its bound minus this still exceeds the least clearance found in its row."""
 
 
 def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
-                      radius_m: np.ndarray, neighbor_idx: np.ndarray, dt_s: float) -> np.ndarray:
+                      radius_m: np.ndarray, neighbor_idx: np.ndarray, dt_s: float, *,
+                      ordered_from: int | None = None) -> np.ndarray:
     """Signed clearance (m, (N,)) of each body to its listed neighbours over the whole step
     (the World lists every body within reach of the executed step,
     :func:`navproof.world.reach.bodies_within_reach`): the minimum distance of the two executed
     curves (quadratic in time through their start, middle and end points; exact for bodies on
-    translating supports) minus the combined radius. Claim: W1."""
+    translating supports) minus the combined radius. The columns of ``neighbor_idx`` from
+    ``ordered_from`` on list each row's bodies in order of their squared start distance from it
+    (ORCA's neighbours, :mod:`navproof.orca.neighbors`; None: no such columns). Claim: W1."""
     n = x0_m.shape[0]
     out = np.full(n, np.inf)
     if neighbor_idx.shape[0] != n or neighbor_idx.shape[1] == 0:
@@ -60,11 +64,17 @@ def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
     radius = np.ascontiguousarray(radius_m, dtype=np.float64)
     idx = np.ascontiguousarray(neighbor_idx, dtype=np.int64)
     extent = np.empty(n)
-    _executed_extents(*arrays, extent)
+    if n == 0:
+        # numpy's max refuses an empty crowd, as it always has here
+        np.max(extent)
+    widest = _executed_extents(*arrays, radius, extent)
+    if ordered_from is None:
+        ordered_from = idx.shape[1]
     threads = thread_count(idx.size, SWEEP_PARALLEL_MIN_PAIRS)
     bounds = piece_bounds(n, threads)
-    run_pieces(lambda k: _clearance_rows(*arrays, radius, extent, idx, dt, half_s, full_s,
-                                         CLEARANCE_EXACT_BAND_M, bounds[k], bounds[k + 1], out),
+    run_pieces(lambda k: _clearance_rows(*arrays, radius, extent, idx, ordered_from, widest, dt,
+                                         half_s, full_s, CLEARANCE_EXACT_BAND_M, bounds[k],
+                                         bounds[k + 1], out),
                len(bounds) - 1, threads=threads)
     return out
 
@@ -104,16 +114,38 @@ def _square(t):
 
 
 @compiled_loop
-def _executed_extents(x0, mid, x1, out):
-    """|B| + |A| (m) of every body's executed curve (how far it gets from its start)."""
+def _executed_extents(x0, mid, x1, radius, out):
+    """|B| + |A| (m) of every body's executed curve (how far it gets from its start) into
+    ``out``; returns the widest extent plus the widest radius (m), each numpy's max (NaN if any
+    is NaN), for one body or more."""
+    widest_extent = -np.inf
+    widest_radius = -np.inf
     for i in range(out.shape[0]):
         bx, by, ax, ay = executed_coefficients(x0, mid, x1, i)
         out[i] = math.sqrt(bx * bx + by * by) + math.sqrt(ax * ax + ay * ay)
+        widest_extent = larger(widest_extent, out[i])
+        widest_radius = larger(widest_radius, radius[i])
+    return widest_extent + widest_radius
 
 
 @compiled_loop
-def _clearance_rows(x0, mid, x1, radius, extent, idx, dt, half_s, full_s, band, row_lo,
-                    row_hi, out):
+def _earlier_value(idx, value_of, row_lo, j, i):
+    """The value (m) that row ``j`` of a piece starting at ``row_lo`` found for its pair with
+    body ``i`` (NaN when it lists no such pair or did not evaluate it). Seen from ``j``, the
+    pair's relative curve is the one seen from ``i`` negated component by component
+    (differences of the same numbers, scaled, and the B4 displacement, odd in the end
+    velocity; a zero may change its sign): every length, every coefficient of the stationary
+    cubic (sums of products of two components), hence every decision and distance of the
+    sweep are the same bits, and the combined radius is the same sum. Claim: W1."""
+    for q in range(idx.shape[1]):
+        if idx[j, q] == i and value_of[j - row_lo, q] == value_of[j - row_lo, q]:
+            return value_of[j - row_lo, q]
+    return np.nan
+
+
+@compiled_loop
+def _clearance_rows(x0, mid, x1, radius, extent, idx, ordered_from, widest, dt, half_s,
+                    full_s, band, row_lo, row_hi, out):
     """Rows ``row_lo:row_hi`` of :func:`agent_clearance_m` into ``out`` (left as it is for a
     row without a neighbour). Each pair's relative curve is the one the whole-array evaluation
     hands the sweep (the difference of the two executed curves as a carry ``dB / dt`` and a
@@ -121,8 +153,16 @@ def _clearance_rows(x0, mid, x1, radius, extent, idx, dt, half_s, full_s, band, 
     its bound and its exact minimum are the same to the bit. A pair whose start distance
     exceeds both bodies' ``extent`` (:func:`_executed_extents`), the combined radius and the
     least clearance found so far (plus the rounding allowance) cannot be the least and is not
-    evaluated; nor is a second copy of a listed pair that needs the exact minimum. Claim: W1."""
+    evaluated; nor is a second copy of a listed pair that needs the exact minimum. A pair whose
+    other body is an earlier row of the same piece, which lists this one and found the pair's
+    value, takes that value (:func:`_earlier_value`) instead of evaluating it again. From
+    column ``ordered_from`` on the bodies come in order of their start distance: once one is
+    farther than the row's extent and radius, the ``widest`` extent plus radius of any body and
+    the least clearance found (plus the rounding allowance), so is every later one, and none of
+    them can be the least. Claim: W1."""
     k_count = idx.shape[1]
+    # each evaluated slot's value (NaN until known), for the later rows of the piece
+    value_of = np.full((row_hi - row_lo, k_count), np.nan)
     curve = np.empty((k_count, 6))
     key = np.empty(k_count)
     comb = np.empty(k_count)
@@ -148,7 +188,21 @@ def _clearance_rows(x0, mid, x1, radius, extent, idx, dt, half_s, full_s, band, 
             reach = extent[i] + extent[j] + c
             limit = reach + least + SKIP_ALLOWANCE * (1.0 + reach + abs(least))
             if least < np.inf and limit > 0.0 and sx * sx + sy * sy > limit * limit:
+                if k >= ordered_from:
+                    far = extent[i] + radius[i] + widest
+                    far_limit = far + least + SKIP_ALLOWANCE * (1.0 + far + abs(least))
+                    if far_limit > 0.0 and sx * sx + sy * sy > far_limit * far_limit:
+                        for q in range(k + 1, k_count):
+                            pending[q] = False
+                        break
                 continue
+            if row_lo <= j < i:
+                value = _earlier_value(idx, value_of, row_lo, j, i)
+                if value == value:
+                    value_of[i - row_lo, k] = value
+                    if value < least:
+                        least = value
+                    continue
             bxj, byj, axj, ayj = executed_coefficients(x0, mid, x1, j)
             ux = (bxi - bxj) / dt
             uy = (byi - byj) / dt
@@ -163,6 +217,7 @@ def _clearance_rows(x0, mid, x1, radius, extent, idx, dt, half_s, full_s, band, 
             bound = _lower_bound(d0x, d0y, bx, by, ax, ay)
             if not bound < c + band:
                 value = (bound if bound > 0.0 else 0.0) - c
+                value_of[i - row_lo, k] = value
                 if value < least or value != value:
                     least = value
                 continue
@@ -196,6 +251,7 @@ def _clearance_rows(x0, mid, x1, radius, extent, idx, dt, half_s, full_s, band, 
                                      curve[best, 3], curve[best, 4], curve[best, 5], crit, lo,
                                      hi, sign_lo)
             value = dist - comb[best]
+            value_of[i - row_lo, best] = value
             if value < least or value != value:
                 least = value
         out[i] = least

@@ -9,6 +9,7 @@ segments) of any shape in the space of body discs. Claim: C1, C2, B3, B6, V1.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,7 +32,7 @@ from navproof.boundary.polygons import (
 )
 from navproof.core.errors import InvalidInput
 from navproof.core.jit import compiled_loop
-from navproof.core.numpy_scalars import numpy_minimum
+from navproof.core.numpy_scalars import larger, numpy_minimum
 from navproof.core.tolerances import EPS, UNIT_LENGTH_TOL
 from navproof.core.validation import check_valid_finite
 
@@ -78,6 +79,22 @@ class SupportSpec:
             raise InvalidInput("omega_radps", om, "a conveyor translates only")
         return SupportSpec(name, kind, check_valid_convex("vertices_m", vertices_m), vel, piv, om,
                            acc)
+
+
+@compiled_loop
+def _support_speed_range(w, alpha, dt, vertices, pivot, omega):
+    """One support's largest surface speed (m/s) over a step of ``dt`` (see
+    :meth:`Layout.support_speed_range_mps`): the larger of ``|w|`` and ``|w + alpha dt|`` (the
+    first unless the second is larger, as Python's max), plus ``|omega|`` times the largest
+    distance from the pivot to a vertex (numpy's max: NaN if any is NaN); lengths by
+    ``hypot``, as numpy's. Claim: B3, B6, S4."""
+    start = math.hypot(w[0], w[1])
+    end = math.hypot(w[0] + alpha[0] * dt, w[1] + alpha[1] * dt)
+    pivot_speed = end if end > start else start
+    far = math.hypot(vertices[0, 0] - pivot[0], vertices[0, 1] - pivot[1])
+    for v in range(1, vertices.shape[0]):
+        far = larger(far, math.hypot(vertices[v, 0] - pivot[0], vertices[v, 1] - pivot[1]))
+    return pivot_speed + abs(omega) * far
 
 
 def _first_containing(normal: np.ndarray, offset: np.ndarray, valid: np.ndarray,
@@ -177,6 +194,16 @@ def _edge_kinds(edge_id, obstacle_id, kind):
             kind[i, k] = EDGE_OBSTACLE if edge_id[i, k] >= obstacle_id else EDGE_WALL
 
 
+def _freeze(edges: EdgeSet) -> None:
+    """Every array of ``edges`` and of its motion made read-only."""
+    m = edges.motion
+    for arr in (edges.normal, edges.offset_m, edges.valid, edges.edge_id, edges.owner,
+                edges.kind, m.pivot_m, m.velocity_mps, m.omega_radps, m.version,
+                m.acceleration_mps2):
+        if arr is not None:
+            arr.flags.writeable = False
+
+
 def _table(polygons: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Half-plane table of convex polygons: normals (T, K, 2), offsets (T, K), valid (T, K)."""
     width = max((p.shape[0] for p in polygons), default=0)
@@ -267,6 +294,10 @@ class Layout:
         self.support_shift_m = np.zeros((len(self.supports), 2))
         self._support_table_key: tuple[object, ...] | None = None
         self._support_table_cache: tuple[np.ndarray, np.ndarray, np.ndarray] = _table([])
+        self._carry_range_key: tuple[object, ...] | None = None
+        self._edges_patch: np.ndarray | None = None
+        self._edges_cache: EdgeSet | None = None
+        self._carry_range_table = np.zeros(1)
 
     # --------------------------------------------------------------------- look-ups
     def _common_edges(self) -> dict[tuple[int, int], CommonEdge]:
@@ -336,6 +367,34 @@ class Layout:
                      pivot, vel, acc, omega, version)
         return Support(Motion(pivot, vel, omega, version, acc))
 
+    def carry_speed_range_mps(self, support_index: np.ndarray, dt_s: float
+                              ) -> np.ndarray | None:
+        """Upper bound (m/s, (N,)) of the support speed over a step of ``dt_s`` under each body
+        on ``support_index`` (-1: the static ground), the one
+        :meth:`~navproof.boundary.Support.carry_speed_range_mps` gives for
+        :meth:`support_motion`, when no support turns: every point of a support then moves at
+        its pivot's speed, whose range over the step
+        (:meth:`~navproof.boundary.Motion.pivot_speed_range_mps`, the same operations) is
+        found once per support (again only when a support's velocity or the step changed)
+        and gathered per body. None when a support turns (the range then depends on where the
+        body stands). Claim: B3, S4."""
+        if any(spec.omega_radps != 0.0 for spec in self.supports):
+            return None
+        key = (tuple(map(id, self.supports)), self.support_velocity_mps.tobytes(), dt_s)
+        if self._carry_range_key != key:
+            count = len(self.supports)
+            # one row per support, then the static ground's (all zero)
+            velocity = np.zeros((count + 1, 2))
+            velocity[:count] = self.support_velocity_mps
+            acceleration = np.zeros((count + 1, 2))
+            for s, spec in enumerate(self.supports):
+                acceleration[s] = spec.acceleration_mps2
+            motion = Motion(np.zeros((count + 1, 2)), velocity, np.zeros(count + 1),
+                            np.zeros(count + 1, np.int64), acceleration)
+            self._carry_range_table = motion.pivot_speed_range_mps(np.full(count + 1, dt_s))
+            self._carry_range_key = key
+        return self._carry_range_table[np.asarray(support_index, dtype=np.int64)]
+
     def edges(self, patch_index: np.ndarray, support_index: np.ndarray, *,
               position_m: np.ndarray | None = None, radius_m: np.ndarray | None = None,
               horizon_m: np.ndarray | None = None,
@@ -346,10 +405,32 @@ class Layout:
         None: at its current pose); with ``position_m``, ``radius_m`` and ``horizon_m``
         (N,) also one fixed obstacle side (EDGE_OBSTACLE: kept over the whole step, no stop
         envelope) per convex obstacle piece within the horizon of the body's disc
-        (:meth:`obstacle_walls`). Claim: C1, C2, B3, B5, B6, R1."""
+        (:meth:`obstacle_walls`). Without platforms and obstacle walls the answer depends on
+        the patches alone and is read-only: the same patches get the same answer again.
+        Claim: C1, C2, B3, B5, B6, R1."""
+        platforms = [s for s, spec in enumerate(self.supports) if spec.kind == SUPPORT_PLATFORM]
+        # without platforms and obstacle walls the edges depend on the patches alone: the last
+        # answer (read-only, so that nothing that holds it can change it) serves again
+        reusable = not platforms and (position_m is None or not self.obstacle_normal.shape[0])
+        if reusable and self._edges_cache is not None and self._edges_patch is not None \
+                and np.array_equal(self._edges_patch, patch_index):
+            return self._edges_cache
+        edges = self._built_edges(patch_index, support_index, platforms, position_m=position_m,
+                                  radius_m=radius_m, horizon_m=horizon_m,
+                                  platform_lookahead_s=platform_lookahead_s)
+        if reusable:
+            _freeze(edges)
+            self._edges_patch = np.array(patch_index, dtype=np.int64)
+            self._edges_cache = edges
+        return edges
+
+    def _built_edges(self, patch_index: np.ndarray, support_index: np.ndarray,
+                     platforms: list[int], *, position_m: np.ndarray | None,
+                     radius_m: np.ndarray | None, horizon_m: np.ndarray | None,
+                     platform_lookahead_s: float | None) -> EdgeSet:
+        """:meth:`edges`, built."""
         n = patch_index.shape[0]
         parts_n, parts_b, parts_v, parts_id = [], [], [], []
-        platforms = [s for s, spec in enumerate(self.supports) if spec.kind == SUPPORT_PLATFORM]
         # a carried body is bounded by its platform's walls alone while the platform stays
         # inside the corridor (fixed walls together with walls turning with the body leave no
         # common reference velocity, R1, so the far fixed walls would only void every stop
@@ -529,11 +610,9 @@ class Layout:
         edges. Claim: B3, B6, S4."""
         out = np.zeros(len(self.supports))
         for s, spec in enumerate(self.supports):
-            w = self.support_velocity_mps[s]
-            pivot = max(float(np.hypot(*w)), float(np.hypot(*(w + spec.acceleration_mps2
-                                                                * dt_s))))
-            far = float(np.max(np.hypot(*(spec.vertices_m - spec.pivot_m).T)))
-            out[s] = pivot + abs(spec.omega_radps) * far
+            out[s] = _support_speed_range(self.support_velocity_mps[s], spec.acceleration_mps2,
+                                          float(dt_s), spec.vertices_m, spec.pivot_m,
+                                          float(spec.omega_radps))
         return out
 
     def advance(self, dt_s: float) -> None:
@@ -557,15 +636,14 @@ class Layout:
         self._least_clearance_m(np.asarray(x_m, dtype=np.float64)[None], radius_m, edges, out)
         return out
 
-    def step_wall_clearance_m(self, start_clearance_m: np.ndarray, mid_m: np.ndarray,
-                              end_m: np.ndarray, radius_m: np.ndarray, edges: EdgeSet
-                              ) -> np.ndarray:
+    def step_wall_clearance_m(self, start_clearance_m: np.ndarray, mid_end_m: np.ndarray,
+                              radius_m: np.ndarray, edges: EdgeSet) -> np.ndarray:
         """Least signed clearance (m, (N,)) of every body over the step: numpy's minimum of
-        ``start_clearance_m``, :meth:`wall_clearance_m` at the middle ``mid_m`` and at the end
-        ``end_m`` of the step, in that order, with one pass over the edges. Claim: B5."""
+        ``start_clearance_m``, :meth:`wall_clearance_m` at the middle ``mid_end_m[0]`` and at
+        the end ``mid_end_m[1]`` of the step (m, (2, N, 2)), in that order, with one pass over
+        the edges. Claim: B5."""
         out = np.array(start_clearance_m, dtype=np.float64)
-        self._least_clearance_m(np.stack((mid_m, end_m)).astype(np.float64, copy=False),
-                                radius_m, edges, out)
+        self._least_clearance_m(np.asarray(mid_end_m, dtype=np.float64), radius_m, edges, out)
         return out
 
     def _least_clearance_m(self, x_m: np.ndarray, radius_m: np.ndarray, edges: EdgeSet,

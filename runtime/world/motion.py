@@ -33,6 +33,9 @@ class Executed:
     velocity_rel_mps: np.ndarray
     velocity_world_mps: np.ndarray
     mid_m: np.ndarray
+    mid_end_m: np.ndarray
+    """The middle and end positions as one array (2, N, 2), whose rows ``mid_m`` and
+    ``position_m`` are (the wall clearances measure both in one pass)."""
 
 
 def execute(x0_m: np.ndarray, v0_mps: np.ndarray, v1_mps: np.ndarray, commit_s: np.ndarray,
@@ -54,11 +57,13 @@ def execute(x0_m: np.ndarray, v0_mps: np.ndarray, v1_mps: np.ndarray, commit_s: 
         # angle itself, exactly (IEEE 754)
         cos_full = cos_half = np.ones(n)
         sin_full, sin_half = turn_full, turn_half
-    position, v_rel, v_world, mid = (np.empty((n, 2)) for _ in range(4))
+    mid_end = np.empty((2, n, 2))
+    mid, position = mid_end
+    v_rel, v_world = np.empty((2, n, 2))
     _executed_rows(x0_m, v0_mps, v1_mps, commit_s, dt_s, dt_s**2, half_s, m.pivot_m,
                    m.velocity_mps, m.acceleration_mps2, m.omega_radps, cos_full, sin_full,
                    cos_half, sin_half, position, v_rel, v_world, mid)
-    return Executed(position, v_rel, v_world, mid)
+    return Executed(position, v_rel, v_world, mid, mid_end)
 
 
 @inlined_loop

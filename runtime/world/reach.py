@@ -30,6 +30,11 @@ COUNTING_SORT_CELLS_PER_BODY = 4
 """Grids of at most this many cells per body (plus 1024) are ordered by a counting sort over
 the cells; sparser ones by a stable comparison sort (the same order)."""
 
+NEAREST_COVER_REL = 1e-9
+"""Relative allowance on the squared distance of a body's farthest listed nearest neighbour
+before its list is taken to cover every body within reach (far above any rounding of the
+neighbour search's own squared distances)."""
+
 REACH_SLACK_M = 1e-6
 """Added to every extent (m): rounding in the positions never drops a pair at contact."""
 
@@ -130,14 +135,19 @@ def _executed_reaches(x0, mid, x1, radius, band, out):
 
 
 def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray, *,
-                        wider: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+                        wider: tuple[np.ndarray, np.ndarray] | None = None,
+                        nearest: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Every other body j with ``|x_i - x_j| <= extent_i + extent_j`` (plus REACH_SLACK_M) for
     each body i: indices (N, J) sorted by index, padded with -1; J is the largest count (0 when
     no pair meets). No range or count cap. ``extent_m`` (N,) is, for the step, the body's reach
     plus its radius. ``wider`` is the answer and the extents of an earlier query over the same
     positions: where no extent is negative or exceeds its earlier one, every pair that meets
     now met then, so the answer is that one's pairs that still meet (:func:`_narrowed`), with
-    no new spatial query. Claim: W1, O6."""
+    no new spatial query. ``nearest`` is each body's k nearest other bodies at these positions
+    (N, K), -1 padded, and each body's k (N,) (ORCA's neighbours,
+    :mod:`navproof.orca.neighbors`): where they hold every pair that can meet, the answer is
+    their pairs that meet (:func:`_nearest_cover`), with no spatial query.
+    Claim: W1, O6."""
     pos = np.ascontiguousarray(position_m, dtype=np.float64)
     n = pos.shape[0]
     if n < 2:
@@ -148,6 +158,14 @@ def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray, *,
         if found.shape[0] == n and np.all((ext >= 0.0) & (ext <= wider_extent_m)):
             kept = np.full((n, found.shape[1]), -1, np.int64)
             width = _narrowed(pos, ext + REACH_SLACK_M, np.ascontiguousarray(found), kept)
+            return kept if width == kept.shape[1] else kept[:, :width].copy()
+    if nearest is not None and nearest[0].shape[0] == n and nearest[0].shape[1]:
+        kept = np.empty(nearest[0].shape, np.int64)
+        width = _nearest_cover(pos, np.asarray(extent_m, dtype=np.float64) + REACH_SLACK_M,
+                               np.ascontiguousarray(nearest[0], dtype=np.int64),
+                               np.asarray(nearest[1], dtype=np.int64), NEAREST_COVER_REL, kept,
+                               np.empty(n, np.int64))
+        if width >= 0:
             return kept if width == kept.shape[1] else kept[:, :width].copy()
     ext = np.empty(n)
     key = np.empty(n, np.int64)
@@ -170,6 +188,63 @@ def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray, *,
         run_pieces(lambda k: _pairs(pos, ext, key, order, sorted_key, ny, count, out, True,
                                     bounds[k], bounds[k + 1]), len(bounds) - 1, threads=threads)
     return out
+
+
+@compiled_loop
+def _nearest_cover(pos, ext, nearest, count, rel, kept, met_count):
+    """The pairs of ``nearest`` whose extent disks ``ext`` (slack included) meet, the test of
+    :func:`_pairs`, each row's sorted by index into ``kept`` (-1 padded up to the largest
+    count, their number into ``met_count``); returns the largest count, or -1 when
+    ``nearest``, each body's ``count[i]`` nearest other bodies (any order, -1 padded), may
+    miss a pair that meets.
+
+    A body outside i's full list is at least as far from i as the farthest listed one, at the
+    squared distance ``far_sq`` (the same differences and squares as the pair test). With no
+    negative extent, a pair (i, j) meets only within ``ext_i + ext_j <= ext_i + largest``, so a
+    list whose ``far_sq`` (less ``rel`` of it, for a neighbour search that rounds otherwise)
+    exceeds ``(ext_i + largest)^2`` holds every body i meets. A list that is not full or not
+    far enough, a negative or NaN extent give -1. Claim: W1, O6."""
+    largest = 0.0
+    for i in range(ext.shape[0]):
+        if not ext[i] >= 0.0:
+            return -1
+        if ext[i] > largest:
+            largest = ext[i]
+    width = 0
+    for i in range(nearest.shape[0]):
+        found = 0
+        met = 0
+        far_sq = -1.0
+        for k in range(nearest.shape[1]):
+            j = nearest[i, k]
+            if j < 0:
+                break
+            found += 1
+            ddx = pos[j, 0] - pos[i, 0]
+            ddy = pos[j, 1] - pos[i, 1]
+            d_sq = ddx * ddx + ddy * ddy
+            if d_sq > far_sq:
+                far_sq = d_sq
+            reach = ext[i] + ext[j]
+            if d_sq <= reach * reach:
+                # insertion into the row's sorted prefix
+                at = met
+                while at > 0 and kept[i, at - 1] > j:
+                    kept[i, at] = kept[i, at - 1]
+                    at -= 1
+                kept[i, at] = j
+                met += 1
+        reach = ext[i] + largest
+        if found == 0 or found != count[i] or not far_sq * (1.0 - rel) > reach * reach:
+            return -1
+        met_count[i] = met
+        if met > width:
+            width = met
+    # the padding of the answer's columns only
+    for i in range(nearest.shape[0]):
+        for k in range(met_count[i], width):
+            kept[i, k] = -1
+    return width
 
 
 @compiled_loop

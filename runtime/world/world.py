@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from navproof._generated.formulas import horizontal_cap
 from navproof.boundary.slope import horizontal_caps
 from navproof.core.errors import InvalidInput, ObligationViolation, assertions_enabled
 from navproof.core.jit import compiled_loop
@@ -172,6 +173,29 @@ def _neighbour_fallbacks(agent_clearance_m, limit_m, label):
     for i in range(label.shape[0]):
         if label[i] == SAFE and agent_clearance_m[i] < limit_m:
             label[i] = NEIGHBOUR_FALLBACK
+
+
+@compiled_loop
+def _clear_caps(speed_mps, accel_mps2, patch, patch_k, vh_mps, accel_cap_mps2):
+    """The horizontal caps V / k (m/s) and a / k (m/s^2) of every agent on its patch
+    (``patch_k[patch]``, numpy's indexing: a negative index counts from the end) into
+    ``vh_mps`` and ``accel_cap_mps2``; False, with the outputs partly written, as soon as a cap
+    is not finite and > 0, a patch index is out of range or a slope factor is not finite and
+    >= 1 (the exact checks of :func:`horizontal_caps` then name it). Claim: V1."""
+    m = patch_k.shape[0]
+    for i in range(speed_mps.shape[0]):
+        q = patch[i]
+        if q < -m or q >= m:
+            return False
+        k = patch_k[q + m if q < 0 else q]
+        v = speed_mps[i]
+        a = accel_mps2[i]
+        # NaN fails every comparison; +inf is refused by the upper bounds
+        if not (v > 0.0 and v < np.inf and a > 0.0 and a < np.inf and k >= 1.0 and k < np.inf):
+            return False
+        vh_mps[i] = horizontal_cap(surface_cap=v, k=k)
+        accel_cap_mps2[i] = horizontal_cap(surface_cap=a, k=k)
+    return True
 
 
 @dataclass(frozen=True)
@@ -376,9 +400,19 @@ class World:
         return target, last
 
     def _caps(self) -> tuple[np.ndarray, np.ndarray]:
-        """Horizontal speed and acceleration caps of each agent on its patch (V1)."""
-        k = self.layout.patch_k[self.patch]
-        return horizontal_caps(self.max_speed_mps, self.max_accel_mps2, k)
+        """Horizontal speed and acceleration caps of each agent on its patch (V1): one pass
+        when every cap and slope factor is clearly valid, else :func:`horizontal_caps`, whose
+        checks name the offending value."""
+        speed, accel, patch, patch_k = (self.max_speed_mps, self.max_accel_mps2, self.patch,
+                                        self.layout.patch_k)
+        if (speed.dtype == accel.dtype == patch_k.dtype == np.float64
+                and patch.dtype == np.int64 and speed.shape == accel.shape == patch.shape
+                and speed.ndim == 1 and patch_k.ndim == 1):
+            vh = np.empty(speed.shape[0])
+            accel_cap = np.empty(speed.shape[0])
+            if _clear_caps(speed, accel, patch, patch_k, vh, accel_cap):
+                return vh, accel_cap
+        return horizontal_caps(speed, accel, patch_k[patch])
 
     def preferred(self, target_m: np.ndarray, last: np.ndarray, carry_mps: np.ndarray,
                   v0_mps: np.ndarray, vh_mps: np.ndarray, accel_mps2: np.ndarray
@@ -431,7 +465,9 @@ class World:
         reach = step_reach_m(x0, v0, self.velocity_mps, vh, accel, dt, support)
         # obstacle pieces within reach bound the whole step's curve (B5, EDGE_OBSTACLE); a
         # platform must stay inside the corridor while its riders could still be stopping
-        carry_range = support.carry_speed_range_mps(x0, dt)
+        carry_range = layout.carry_speed_range_mps(support_index, dt)
+        if carry_range is None:
+            carry_range = support.carry_speed_range_mps(x0, dt)
         horizon, lookahead = stopping_horizon(reach, vh, carry_range, accel, dt)
         edges = layout.edges(self.patch, support_index, position_m=x0, radius_m=self.radius_m,
                              horizon_m=horizon, platform_lookahead_s=lookahead)
@@ -446,7 +482,10 @@ class World:
         crowd.max_speed = vh
         point, direction, valid, num_hard = crowd.compute_lines()
         step_extent = reach + self.radius_m
-        within = bodies_within_reach(x0, step_extent)
+        # ORCA's nearest neighbours, just found at the same positions, answer it where they
+        # hold every body within reach (no second spatial query)
+        within = bodies_within_reach(x0, step_extent,
+                                     nearest=(crowd.agent_neighbor_idx, crowd.max_neighbors))
         neighbors = Neighbors.gather(within, x0, self.velocity_mps, self.radius_m)
         inp = StepInput(x0, v0, preferred, dt, support, edges, vh, accel, self.radius_m,
                         orca_point=point, orca_direction=direction, orca_valid=valid,
@@ -490,15 +529,17 @@ class World:
         # every pair within reach of the executed step, and ORCA's neighbours further away (so
         # the report also measures pairs that kept their distance)
         orca_nb = self.crowd.agent_neighbor_idx
+        ordered_from = executed_within.shape[1]
         if orca_nb.shape[0] == n and orca_nb.shape[1]:
             executed_within = np.concatenate([executed_within, orca_nb], axis=1) \
                 if executed_within.shape[1] else orca_nb
-        agent_clear = agent_clearance_m(x0, mid, position, self.radius_m, executed_within, dt)
+        agent_clear = agent_clearance_m(x0, mid, position, self.radius_m, executed_within, dt,
+                                        ordered_from=ordered_from)
         # each safe step was verified against its neighbours' predictions; a neighbour whose
         # committed step left its prediction (a fallback) may still have reached it (W1)
         _neighbour_fallbacks(agent_clear, -EPS, label)
-        wall_clear = layout.step_wall_clearance_m(start_wall, mid, position, self.radius_m,
-                                                  edges)
+        wall_clear = layout.step_wall_clearance_m(start_wall, executed.mid_end_m,
+                                                  self.radius_m, edges)
         if nav is not None:
             wall_clear = nav.wall_clearance_m(wall_clear, crossed, mid)
             if self.assertions:
@@ -525,8 +566,12 @@ class World:
         the step checks per agent (:func:`navproof.core.ranges.agents_outside_profile`, with
         the support speed ranges ``carry_range_mps`` of its rows when known) and the largest
         surface speed of the agent's support over the step, a platform's far side included
-        (:meth:`Layout.support_speed_range_mps`). Claim: B1, S3, S4, V1."""
-        outside = agents_outside_profile(inp, self.profile, support_speed_mps=carry_range_mps)
+        (:meth:`Layout.support_speed_range_mps`). Without platforms and a navigation mesh no
+        edge of :meth:`Layout.edges` moves. Claim: B1, S3, S4, V1."""
+        fixed = self.navigation is None and not any(
+            spec.kind == SUPPORT_PLATFORM for spec in self.layout.supports)
+        outside = agents_outside_profile(inp, self.profile, support_speed_mps=carry_range_mps,
+                                         fixed_edges=fixed)
         if self.layout.supports:
             speed = self.layout.support_speed_range_mps(self.dt_s)
             hi = min(float(self.profile["support_speed_mps"].max),

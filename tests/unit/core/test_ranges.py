@@ -87,3 +87,33 @@ def test_agents_outside_the_profile_are_those_of_the_whole_array_evaluation(seed
     assert got.tolist() == want.tolist()
     known = support.carry_speed_range_mps(inp.position_m, dt)
     assert agents_outside_profile(inp, PROFILE, support_speed_mps=known).tolist() == want.tolist()
+    if not moving_edges:
+        assert agents_outside_profile(inp, PROFILE, fixed_edges=True).tolist() == want.tolist()
+        for dt_s in (np.nan, np.inf):
+            # a step that is not finite: the edges' speed ranges are evaluated as they are
+            bad_dt = ss.StepInput(inp.position_m, inp.velocity_mps, inp.preferred_mps, dt_s,
+                                  support, edges, vh, accel, inp.radius_m)
+            assert agents_outside_profile(bad_dt, PROFILE, fixed_edges=True).tolist() \
+                == agents_outside_profile(bad_dt, PROFILE).tolist()
+
+
+def test_the_slackened_limits_are_those_of_the_profile_in_use():
+    from fractions import Fraction
+
+    from navproof.core.ranges import RANGE_BOUND_REL, _slackened_limits, _step_ranges
+
+    def fresh(profile):
+        return np.array([(lo - RANGE_BOUND_REL * max(abs(lo), abs(hi), 1.0),
+                          hi + RANGE_BOUND_REL * max(abs(lo), abs(hi), 1.0))
+                         for _, _, lo, hi, _ in _step_ranges(profile)])
+
+    first = _slackened_limits(PROFILE)
+    assert first.tobytes() == fresh(PROFILE).tobytes() and not first.flags.writeable
+    assert _slackened_limits(PROFILE) is first
+    # another parameter object, or the same one given other bounds, is read anew
+    narrower = dataclasses.replace(PROFILE["edge_speed_mps"], max=Fraction(1, 10))
+    other = dataclasses.replace(PROFILE, parameters={**PROFILE.parameters,
+                                                     "edge_speed_mps": narrower})
+    assert _slackened_limits(other).tobytes() == fresh(other).tobytes()
+    assert _slackened_limits(other)[4, 1] < first[4, 1]
+    assert _slackened_limits(PROFILE).tobytes() == first.tobytes()

@@ -147,3 +147,43 @@ def test_the_steering_check_gives_the_whole_array_verdict(seed):
         got = (case, exc.agent, exc.observed, exc.limit, exc.margin)
     assert got == want
     assert (want is None) == (seed % 3 == 0)
+
+
+def test_passes_broadcast_only_inputs_of_another_shape():
+    rng = np.random.default_rng(21)
+    n = 64
+    position, target = rng.normal(0.0, 3.0, (n, 2)), rng.normal(0.0, 3.0, (1, 2))
+    velocity, cap = rng.normal(0.0, 1.0, (n, 2)), rng.uniform(0.2, 1.5, n)
+    last = rng.random(n) < 0.5
+    full_target = np.broadcast_to(target, (n, 2)).copy()
+    unit, dist = direction_to(position, target)
+    want_unit, want_dist = direction_to(position, full_target)
+    assert unit.tobytes() == want_unit.tobytes() and dist.tobytes() == want_dist.tobytes()
+    assert speed_capped(velocity, 0.9).tobytes() == speed_capped(velocity, np.full(n, 0.9)
+                                                                 ).tobytes()
+    assert speed_capped(velocity, cap[:1]).tobytes() == speed_capped(
+        velocity, np.full(n, cap[0])).tobytes()
+    assert clamped_steering(velocity, target, 1.0, 0.1).tobytes() == clamped_steering(
+        velocity, full_target, np.full(n, 1.0), 0.1).tobytes()
+    common = dict(max_accel_mps2=1.0, stop_range_m=0.2, dt_s=0.1)
+    assert route_velocity(position, target, last, max_speed_mps=1.2, **common).tobytes() == \
+        route_velocity(position, full_target, last, max_speed_mps=np.full(n, 1.2),
+                       **common).tobytes()
+
+
+def test_the_steering_check_takes_one_cap_for_all_as_one_per_agent():
+    from navproof import ObligationViolation
+    from navproof.steering import check_steering_step
+
+    rng = np.random.default_rng(22)
+    n = 64
+    velocity, desired = rng.normal(0.0, 0.3, (n, 2)), rng.normal(0.0, 0.3, (n, 2))
+    new = clamped_steering(velocity, desired, 1.0, 0.1)
+    check_steering_step(velocity, new, desired, 1.0, 1.2, 0.1)
+    check_steering_step(velocity, new, desired, np.full(n, 1.0), np.full(n, 1.2), 0.1)
+    jumped = new.copy()
+    jumped[5] += 0.5
+    for accel, cap in ((1.0, 1.2), (np.full(n, 1.0), np.full(n, 1.2))):
+        with pytest.raises(ObligationViolation) as err:
+            check_steering_step(velocity, jumped, desired, accel, cap, 0.1)
+        assert err.value.agent == 5

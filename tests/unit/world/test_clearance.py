@@ -49,3 +49,69 @@ def test_rows_without_a_neighbour_have_infinite_clearance():
     assert out[0] == pytest.approx(10.0 - 0.8) and out[1] == np.inf
     assert np.all(agent_clearance_m(x0, x0, x0, np.full(2, 0.4), np.zeros((2, 0), int), 0.1)
                   == np.inf)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_pair_found_from_its_other_body_is_its_value_to_the_bit(seed):
+    # a grid marching in step (relative motion exactly zero), coincident bodies, bodies at
+    # rest, mirrored motions and axis-aligned offsets (zero components of both signs): each
+    # pair's value taken from the row of its other body equals its own evaluation
+    rng = np.random.default_rng(seed)
+    side = 12
+    x0 = np.stack(np.meshgrid(np.arange(side), np.arange(side)), -1).reshape(-1, 2) * 0.9
+    n = x0.shape[0]
+    step = rng.normal(0.0, 0.05, 2)
+    mid = x0 + step
+    x1 = x0 + 2.0 * step
+    moved = rng.random(n) < 0.3
+    mid[moved] += rng.normal(0.0, 0.1, (moved.sum(), 2))
+    x1[moved] -= rng.normal(0.0, 0.1, (moved.sum(), 2))
+    still = rng.random(n) < 0.2
+    mid[still], x1[still] = x0[still], x0[still]
+    a, b = rng.choice(n, (2, 5), replace=False)
+    mid[b] = x0[b] - (mid[a] - x0[a])
+    x1[b] = x0[b] - (x1[a] - x0[a])
+    x0[a[:2]] = x0[a[2]]
+    radius = np.where(rng.random(n) < 0.5, 0.4, rng.uniform(0.2, 0.5, n))
+    listed = bodies_within_reach(x0, executed_reach_m(x0, mid, x1) + radius + 1.0)
+    for dt in (0.1, 1 / 30):
+        got = agent_clearance_m(x0, mid, x1, radius, listed, dt)
+        want = _clearance_by_arrays(x0, mid, x1, radius, listed, dt, np.full(n, np.inf))
+        assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_neighbours_in_order_of_distance_end_a_row_at_the_first_too_far(seed):
+    from navproof.orca.neighbors import agent_neighbors
+
+    rng = np.random.default_rng(seed + 40)
+    n = 900
+    x0, mid, x1, radius = _executed(rng, n, spread_m=np.sqrt(n) * [0.6, 1.0, 2.0][seed],
+                                    step_m=[0.02, 0.1, 0.3][seed])
+    within = bodies_within_reach(x0, executed_reach_m(x0, mid, x1) + radius + 0.025)
+    nearest, _ = agent_neighbors(x0, np.full(n, 5.0), np.full(n, 10))
+    for listed, ordered_from in ((np.concatenate([within, nearest], axis=1), within.shape[1]),
+                                 (nearest, 0)):
+        for dt in (0.1, 1 / 30):
+            got = agent_clearance_m(x0, mid, x1, radius, listed, dt, ordered_from=ordered_from)
+            want = _clearance_by_arrays(x0, mid, x1, radius, listed, dt, np.full(n, np.inf))
+            assert got.tobytes() == want.tobytes()
+
+
+def test_executed_extents_give_numpys_widest_extent_plus_radius():
+    from navproof.world.clearance import _executed_extents
+
+    rng = np.random.default_rng(31)
+    for trial in range(300):
+        n = int(rng.integers(1, 40))
+        x0, mid, x1 = (rng.normal(0.0, 5.0, (n, 2)) for _ in range(3))
+        radius = rng.uniform(0.1, 0.5, n)
+        if trial % 4 == 0:
+            mid[rng.integers(n), rng.integers(2)] = np.nan
+        if trial % 7 == 0:
+            radius[rng.integers(n)] = np.nan
+        extent = np.empty(n)
+        widest = _executed_extents(x0, mid, x1, radius, extent)
+        want = float(np.max(extent)) + float(np.max(radius))
+        assert np.float64(widest).tobytes() == np.float64(want).tobytes() or (
+            np.isnan(widest) and np.isnan(want))

@@ -115,6 +115,31 @@ def test_support_motion_gathers_each_support_like_the_whole_array_evaluation():
     assert Layout().support_motion(np.full(3, -1)).motion.pivot_m.tolist() == [[0.0, 0.0]] * 3
 
 
+def test_the_carry_speed_range_per_support_is_the_supports_own_when_nothing_turns():
+    rng = np.random.default_rng(9)
+    belts = [SupportSpec.build(f"belt{k}", "conveyor",
+                               [[4.0 * k, 0.0], [4.0 * k + 3.0, 0.0], [4.0 * k + 3.0, 2.0],
+                                [4.0 * k, 2.0]], velocity_mps=velocity, acceleration_mps2=accel)
+             for k, (velocity, accel) in enumerate([((0.3, -0.1), (0.2, 0.0)),
+                                                    ((0.0, 0.0), (0.0, 0.0)),
+                                                    ((-0.0, 0.2), (0.0, -4.0)),
+                                                    ((0.25, 0.0), (-2.5, 0.0))])]
+    still = SupportSpec.build("still", "platform", SQUARE, velocity_mps=(0.1, 0.0))
+    for layout in (Layout(supports=belts), Layout(supports=belts + [still]),
+                   Layout(supports=[belts[1], still]), Layout()):
+        count = len(layout.supports)
+        index = rng.integers(-1, count, 400) if count else np.full(400, -1)
+        position = rng.uniform(-10.0, 20.0, (400, 2))
+        # the same step again, another step, and the supports' next velocities
+        for dt in (0.1, 0.1, 0.05, 1 / 30, 0.2, 0.2, 0.2):
+            layout.advance(dt)
+            got = layout.carry_speed_range_mps(index, dt)
+            want = layout.support_motion(index).carry_speed_range_mps(position, dt)
+            assert got is not None and got.tobytes() == want.tobytes()
+    turning = SupportSpec.build("disc", "platform", SQUARE, omega_radps=0.2)
+    assert Layout(supports=[turning]).carry_speed_range_mps(np.zeros(3, np.int64), 0.1) is None
+
+
 def test_edges_validity_ids_and_kinds_match_the_whole_array_evaluation():
     corridor = np.array([[-20.0, -20.0], [40.0, -20.0], [40.0, 20.0], [-20.0, 20.0]])
     belt = SupportSpec.build("belt", "conveyor", [[0.0, 0.0], [4.0, 0.0], [4.0, 2.0], [0.0, 2.0]],
@@ -150,3 +175,67 @@ def test_edges_validity_ids_and_kinds_match_the_whole_array_evaluation():
         assert edges.motion.acceleration_mps2.tobytes() == np.zeros((n, edges.valid.shape[1],
                                                                      2)).tobytes()
     assert (edges.kind == EDGE_OBSTACLE).any()
+
+
+def test_edges_that_depend_on_the_patches_alone_are_the_last_answer_read_only():
+    corridor = np.array([[-20.0, -20.0], [40.0, -20.0], [40.0, 20.0], [-20.0, 20.0]])
+    belt = SupportSpec.build("belt", "conveyor", [[0.0, 0.0], [4.0, 0.0], [4.0, 2.0], [0.0, 2.0]],
+                             velocity_mps=(0.3, 0.0))
+    patches = [("A", np.array([[-20.0, -20.0], [10.0, -20.0], [10.0, 20.0], [-20.0, 20.0]]),
+                np.zeros(2)),
+               ("B", np.array([[10.0, -20.0], [40.0, -20.0], [40.0, 20.0], [10.0, 20.0]]),
+                np.array([0.1, 0.0]))]
+
+    def arrays(edges):
+        m = edges.motion
+        return [edges.normal, edges.offset_m, edges.valid, edges.edge_id, edges.owner,
+                edges.kind, m.pivot_m, m.velocity_mps, m.omega_radps, m.version,
+                m.acceleration_mps2]
+
+    rng = np.random.default_rng(4)
+    patch = rng.integers(-1, 2, 300)
+    support = rng.integers(-1, 1, 300)
+    layout = Layout(corridor_m=corridor, patches=patches, supports=[belt])
+    first = layout.edges(patch, support)
+    again = layout.edges(patch.copy(), support)
+    assert again is first
+    fresh = Layout(corridor_m=corridor, patches=patches, supports=[belt])._built_edges(
+        patch, support, [], position_m=None, radius_m=None, horizon_m=None,
+        platform_lookahead_s=None)
+    for got, want in zip(arrays(first), arrays(fresh), strict=True):
+        assert not got.flags.writeable
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    # another patch of one body: built anew
+    patch[7] = -1 if patch[7] >= 0 else 0
+    moved = layout.edges(patch, support)
+    assert moved is not first and moved.valid[7].tolist() != first.valid[7].tolist()
+    # obstacle walls depend on the positions: never reused
+    square = np.array([[10.0, 10.0], [12.0, 10.0], [12.0, 12.0], [10.0, 12.0]])
+    walled = Layout(corridor_m=corridor, obstacles=[square])
+    walls = dict(position_m=rng.uniform(0.0, 15.0, (300, 2)), radius_m=np.full(300, 0.3),
+                 horizon_m=np.full(300, 4.0))
+    one = walled.edges(np.full(300, -1), np.full(300, -1), **walls)
+    assert walled.edges(np.full(300, -1), np.full(300, -1), **walls) is not one
+    assert one.normal.flags.writeable
+
+
+def test_support_speed_range_pass_gives_the_numpy_expression_bit_for_bit():
+    from navproof.world.layout import _support_speed_range
+
+    def numpy_range(w, alpha, dt, vertices, pivot, omega):
+        speed = max(float(np.hypot(*w)), float(np.hypot(*(w + alpha * dt))))
+        return speed + abs(omega) * float(np.max(np.hypot(*(vertices - pivot).T)))
+
+    rng = np.random.default_rng(9)
+    special = np.array([0.0, -0.0, 1e-310, -1e300, 3.0, np.nan])
+    for trial in range(3000):
+        w, alpha, pivot = (rng.normal(0.0, 10.0 ** rng.integers(-3, 4), 2) for _ in range(3))
+        vertices = rng.normal(0.0, 10.0 ** rng.integers(-2, 3), (rng.integers(1, 7), 2))
+        if trial % 5 == 0:
+            for arr in (w, alpha, pivot, vertices.reshape(-1)):
+                arr[rng.integers(arr.size)] = rng.choice(special)
+        dt, omega = float(rng.choice([0.1, 0.05, 0.0, 1e-9])), float(rng.normal())
+        got = _support_speed_range(w, alpha, dt, vertices, pivot, omega)
+        want = numpy_range(w, alpha, dt, vertices, pivot, omega)
+        assert np.float64(got).tobytes() == np.float64(want).tobytes() or (
+            np.isnan(got) and np.isnan(want))

@@ -167,6 +167,48 @@ def test_a_narrower_query_from_a_wider_answer_equals_a_new_query(n):
             bodies_within_reach(position, grown))
 
 
+@pytest.mark.parametrize("n", [2, 12, 40, 1500])
+def test_an_answer_from_the_nearest_neighbours_equals_a_new_query(n):
+    from navproof.orca.neighbors import agent_neighbors
+
+    rng = np.random.default_rng(n + 5)
+    side = int(np.ceil(np.sqrt(n)))
+    grid = np.stack(np.meshgrid(np.arange(side), np.arange(side)), -1).reshape(-1, 2)[:n]
+    for spacing, jitter in ((1.2, 0.0), (1.2, 0.3), (0.5, 0.2)):
+        position = grid * spacing + rng.normal(0.0, jitter, (n, 2))
+        for k in (1, 4, 10):
+            nearest, _ = agent_neighbors(position, np.full(n, 5.0), np.full(n, k))
+            for extent in (np.full(n, 0.5), rng.uniform(0.0, 0.7, n), np.full(n, 3.0),
+                           np.zeros(n)):
+                answer = bodies_within_reach(position, extent,
+                                             nearest=(nearest, np.full(n, k)))
+                direct = bodies_within_reach(position, extent)
+                assert answer.dtype == direct.dtype and answer.shape == direct.shape
+                assert answer.tobytes() == direct.tobytes()
+
+
+def test_the_nearest_neighbours_cover_only_full_lists_far_enough():
+    from navproof.orca.neighbors import agent_neighbors
+    from navproof.world.reach import _nearest_cover
+
+    position = np.stack(np.meshgrid(np.arange(5.0), np.arange(5.0)), -1).reshape(-1, 2)
+    nearest, _ = agent_neighbors(position, np.full(25, 5.0), np.full(25, 4))
+    kept, met = np.empty(nearest.shape, np.int64), np.empty(25, np.int64)
+    # the fourth nearest is 1 m away: extents below 0.5 m are covered, and no pair meets
+    assert _nearest_cover(position, np.full(25, 0.49), nearest, np.full(25, 4), 1e-9,
+                          kept, met) == 0
+    assert np.all(met == 0)
+    assert _nearest_cover(position, np.full(25, 0.5), nearest, np.full(25, 4), 1e-9,
+                          kept, met) == -1
+    # a list that is not full, a negative or NaN extent: no cover
+    assert _nearest_cover(position, np.full(25, 0.1), nearest, np.full(25, 5), 1e-9,
+                          kept, met) == -1
+    for bad in (-0.1, np.nan):
+        extent = np.full(25, 0.1)
+        extent[7] = bad
+        assert _nearest_cover(position, extent, nearest, np.full(25, 4), 1e-9, kept, met) == -1
+
+
 def test_the_counting_sort_gives_the_order_of_a_stable_sort():
     from navproof.world.reach import _sort_by_cell
 

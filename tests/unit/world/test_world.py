@@ -146,6 +146,33 @@ def test_bad_agents_are_refused_by_name_and_nothing_is_added():
     world.close()
 
 
+def test_caps_pass_gives_horizontal_caps_bit_for_bit_and_leaves_bad_values_to_its_checks():
+    rng = np.random.default_rng(5)
+    n = 400
+    patch_k = np.concatenate([1.0 + rng.exponential(0.3, 6), [1.0, np.nextafter(1.0, 2.0), 1.0]])
+    speed = rng.uniform(1e-300, 3.0, n)
+    accel = rng.exponential(1.0, n)
+    speed[:5] = [5e-324, 1e308, 1.7976931348623157e308, 0.1, 1.0]
+    patch = rng.integers(-patch_k.size, patch_k.size, n)
+    vh, a = np.empty(n), np.empty(n)
+    assert world_module._clear_caps(speed, accel, patch, patch_k, vh, a)
+    want_vh, want_a = world_module.horizontal_caps(speed, accel, patch_k[patch])
+    assert vh.tobytes() == want_vh.tobytes() and a.tobytes() == want_a.tobytes()
+    for caps, index, bad in ((speed, 7, 0.0), (speed, 8, np.nan), (accel, 9, -1.0),
+                             (accel, 10, np.inf), (patch_k, 3, 0.5), (patch_k, 3, np.nan)):
+        kept = caps[index]
+        caps[index] = bad
+        valid = world_module._clear_caps(speed, accel, np.arange(n) % patch_k.size, patch_k,
+                                         vh, a)
+        assert not valid
+        with pytest.raises(InvalidInput):
+            world_module.horizontal_caps(speed, accel, patch_k[np.arange(n) % patch_k.size])
+        caps[index] = kept
+    for q in (patch_k.size, -patch_k.size - 1):
+        assert not world_module._clear_caps(speed[:1], accel[:1], np.array([q]), patch_k,
+                                            vh, a)
+
+
 def test_neighbour_fallbacks_relabel_like_the_whole_array_evaluation():
     rng = np.random.default_rng(2)
     n = 500
