@@ -567,9 +567,9 @@ class Crowd:
             check_solve(diag)
             if self.responsibility == 0.5:
                 # shares add up to 1 for every pair of cooperative agents (O3, O7)
-                coop_nb = np.where(self.cooperative[:, None], nb_idx, -1)
                 check_reciprocity(self.position, self.radius, self.time_horizon, self.time_step,
-                                  velocity, self.max_speed, coop_nb, feasible)
+                                  velocity, self.max_speed, nb_idx, feasible,
+                                  cooperative=self.cooperative)
         return diag
 
     def step(self) -> StepDiagnostics:

@@ -109,20 +109,22 @@ def _kkt_rows(preferred, selected, max_speed, line_dir, viol, active_tol, valid,
     """:func:`kkt_residual` of rows ``row_lo:row_hi`` into ``out`` (:func:`_kkt_row`).
     Claim: O2."""
     for i in range(row_lo, row_hi):
+        r_len = math.hypot(preferred[i, 0] - selected[i, 0], preferred[i, 1] - selected[i, 1])
+        speed = math.hypot(selected[i, 0], selected[i, 1])
         out[i] = _kkt_row(preferred, selected, max_speed, line_dir, viol[i], active_tol[i], valid,
-                          i)
+                          i, r_len, speed)
 
 
 @inlined_loop
-def _kkt_row(preferred, selected, max_speed, line_dir, viol, active_tol, valid, i):
+def _kkt_row(preferred, selected, max_speed, line_dir, viol, active_tol, valid, i, r_len,
+             speed):
     """:func:`kkt_residual` of row ``i`` (``viol`` its line violations, ``active_tol`` its
-    tolerance): one pass over its active constraints (the lines within ``active_tol`` of
-    binding, in slot order, then the disk). Claim: O2."""
+    tolerance, ``r_len`` = ``hypot(p - v)`` and ``speed`` = ``hypot(v)`` its residual length
+    and selected speed, m/s): one pass over its active constraints (the lines within
+    ``active_tol`` of binding, in slot order, then the disk). Claim: O2."""
     k = valid.shape[1]
     rx = preferred[i, 0] - selected[i, 0]
     ry = preferred[i, 1] - selected[i, 1]
-    r_len = math.hypot(rx, ry)
-    speed = math.hypot(selected[i, 0], selected[i, 1])
     disk_active = speed >= max_speed[i] - active_tol
     on_ray = False
     pos = np.inf
@@ -243,8 +245,9 @@ def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, fea
     ``det(dir, point - v)`` (``-inf`` without lines) and, for feasible rows that left the
     preferred velocity, the KKT residual of :func:`kkt_residual` (0 elsewhere), for rows
     labelled infeasible what is left of the failing line's chord (:func:`_infeasibility_row`
-    into ``chord``, 0 elsewhere); ``fails`` gets the bits of the failed rules.
-    Claim: O1, O2, O4."""
+    into ``chord``, 0 elsewhere); ``fails`` gets the bits of the failed rules. The preferred
+    speed is measured (into ``pref_speed``) only where a rule reads it: rows without lines
+    and rows with a positive KKT residual (or a negative radius). Claim: O1, O2, O4."""
     k = valid.shape[1]
     viol = np.empty(k)
     for i in range(row_lo, row_hi):
@@ -266,21 +269,28 @@ def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, fea
         radius = max_speed[i]
         tol = MONITOR_FEASIBILITY_REL * (1.0 + radius)
         speed[i] = math.hypot(sx, sy)
+        # hypot(v - p) is hypot(p - v): a - b is -(b - a) exactly and hypot ignores signs
         gap[i] = math.hypot(sx - preferred[i, 0], sy - preferred[i, 1])
-        pref_speed[i] = math.hypot(preferred[i, 0], preferred[i, 1])
         worst[i] = row_worst
         kkt[i] = 0.0
         bits = 0 if zeros == 0.0 else _NON_FINITE
         if speed[i] - radius > tol:
             bits |= _OVER_SPEED
-        if lines == 0 and pref_speed[i] <= radius and gap[i] > tol:
-            bits |= _FREE_MOVED
+        if lines == 0:
+            pref_speed[i] = math.hypot(preferred[i, 0], preferred[i, 1])
+            if pref_speed[i] <= radius and gap[i] > tol:
+                bits |= _FREE_MOVED
         if feasible[i] and row_worst > tol:
             bits |= _FEASIBLE_VIOLATES
         if feasible[i] and gap[i] > 0.0:
-            kkt[i] = _kkt_row(preferred, selected, max_speed, line_dir, viol, tol, valid, i)
-            if kkt[i] > MONITOR_KKT_REL * (1.0 + radius + pref_speed[i]):
-                bits |= _KKT_FAILS
+            kkt[i] = _kkt_row(preferred, selected, max_speed, line_dir, viol, tol, valid, i,
+                              gap[i], speed[i])
+            # with a radius of at least 0 the threshold is positive (or NaN), which a residual
+            # of 0 (or NaN) passes: the preferred speed is read only where it can decide
+            if kkt[i] > 0.0 or radius < 0.0:
+                pref_speed[i] = math.hypot(preferred[i, 0], preferred[i, 1])
+                if kkt[i] > MONITOR_KKT_REL * (1.0 + radius + pref_speed[i]):
+                    bits |= _KKT_FAILS
         chord[i] = 0.0
         if not feasible[i]:
             chord[i] = _infeasibility_row(fail_line, line_point, line_dir, max_speed, valid, i)
@@ -378,7 +388,8 @@ def _pair_min_distances(p, x, horizon, out):
 
 def check_reciprocity(position: np.ndarray, radius: np.ndarray, time_horizon: np.ndarray,
                       time_step: float, selected: np.ndarray, max_speed: np.ndarray,
-                      neighbor_idx: np.ndarray, feasible: np.ndarray) -> None:
+                      neighbor_idx: np.ndarray, feasible: np.ndarray, *,
+                      cooperative: np.ndarray | None = None) -> None:
     """Raise ObligationViolation (O3, or O6 for an overlapping pair) when a reciprocal pair's
     chosen velocities bring it closer than the combined radius within its horizon.
 
@@ -387,17 +398,21 @@ def check_reciprocity(position: np.ndarray, radius: np.ndarray, time_horizon: np
     about), in row-major slot order; the first that fails is reported. One compiled pass
     (:func:`_first_failing_pairs`) finds and judges them. Only pairs whose shares add up to 1
     are given (the caller filters): that split is proved reciprocal in every case. The
-    allowance is the solve's feasibility tolerance carried over the horizon. Claim: O3, O6.
+    allowance is the solve's feasibility tolerance carried over the horizon. With
+    ``cooperative`` (N,) only pairs of two cooperative agents are judged, as if the rows of the
+    others held no neighbour. Claim: O3, O6.
     """
     neighbor_idx = np.ascontiguousarray(neighbor_idx, dtype=np.int64)
     n = neighbor_idx.shape[0]
+    coop = (np.ones(n, dtype=np.bool_) if cooperative is None
+            else np.ascontiguousarray(cooperative, dtype=np.bool_))
     threads = thread_count(neighbor_idx.size, MONITOR_PARALLEL_MIN_SLOTS)
     bounds = piece_bounds(n, threads)
     # per piece: the first failing pair (a, b; -1 for none), its distance, combined radius and
     # whether it overlaps
     pairs = np.full((len(bounds) - 1, 2), -1, dtype=np.int64)
     found = np.zeros((len(bounds) - 1, 3))
-    args = (neighbor_idx, np.ascontiguousarray(feasible, dtype=bool),
+    args = (neighbor_idx, coop, np.ascontiguousarray(feasible, dtype=bool),
             np.ascontiguousarray(position, dtype=np.float64),
             np.ascontiguousarray(selected, dtype=np.float64), radius, time_horizon,
             float(time_step), max_speed)
@@ -422,8 +437,8 @@ def check_reciprocity(position: np.ndarray, radius: np.ndarray, time_horizon: np
 
 
 @compiled_loop
-def _first_failing_pairs(neighbor_idx, feasible, position, selected, radius, time_horizon,
-                         time_step, max_speed, row_lo, row_hi, pair, found):
+def _first_failing_pairs(neighbor_idx, cooperative, feasible, position, selected, radius,
+                         time_horizon, time_step, max_speed, row_lo, row_hi, pair, found):
     """The first pair (a, b) of agents ``a`` in ``row_lo:row_hi`` that :func:`check_reciprocity`
     judges and that fails, into ``pair`` (left at -1 if none) with its distance, combined radius
     and overlap (0/1) in ``found``. Per pair: the distance at the step's end for an
@@ -431,12 +446,13 @@ def _first_failing_pairs(neighbor_idx, feasible, position, selected, radius, tim
     the combined radius less the allowance. Claim: O3, O6."""
     k = neighbor_idx.shape[1]
     for ia in range(row_lo, row_hi):
-        if not feasible[ia]:
+        if not (feasible[ia] and cooperative[ia]):
             continue
         for s in range(k):
             ib = neighbor_idx[ia, s]
-            # padding (-1) is below every agent index
-            if ib <= ia or not feasible[ib]:
+            # padding (-1) is below every agent index; a non-cooperative b holds no
+            # neighbour, so the pair is not mutual
+            if ib <= ia or not (feasible[ib] and cooperative[ib]):
                 continue
             if not time_horizon[ia] == time_horizon[ib]:
                 continue

@@ -176,6 +176,37 @@ def test_o3_a_failing_pair_that_only_one_side_holds_is_not_judged():
                       np.full(4, 2.0), nb, np.ones(4, bool))
 
 
+def _reciprocity_verdict(*args, **kwargs):
+    """The (claim, agent, other, observed) check_reciprocity raises, or None."""
+    try:
+        check_reciprocity(*args, **kwargs)
+    except ObligationViolation as exc:
+        return exc.claim_id, exc.agent, exc.data["other"], exc.observed
+    return None
+
+
+def test_o3_cooperative_mask_judges_as_the_masked_neighbour_rows():
+    # the cooperative mask gives the verdict of the neighbour rows of non-cooperative agents
+    # emptied (the whole-array masking it replaced), on random crowds with failing pairs
+    rng = np.random.default_rng(7)
+    seen = set()
+    for trial in range(300):
+        n, k = 40, 6
+        position = rng.uniform(0.0, 12.0, (n, 2))
+        selected = rng.normal(0.0, 1.0, (n, 2))
+        nb = np.argsort(rng.random((n, n)), axis=1)[:, :k]
+        nb[nb == np.arange(n)[:, None]] = -1
+        nb[rng.random((n, k)) < 0.2] = -1
+        cooperative = rng.random(n) < (0.3 if trial % 3 == 0 else 0.9)
+        feasible = rng.random(n) < 0.95
+        args = (position, np.full(n, 0.5), np.full(n, 10.0), 0.25, selected, np.full(n, 2.0))
+        masked = np.where(cooperative[:, None], nb, -1)
+        expected = _reciprocity_verdict(*args, masked, feasible)
+        assert _reciprocity_verdict(*args, nb, feasible, cooperative=cooperative) == expected
+        seen.add(expected is None)
+    assert seen == {True, False}
+
+
 def test_bad_options_are_rejected_before_anything_changes():
     with pytest.raises(InvalidInput):
         Crowd(0.25, tie_break="left")
