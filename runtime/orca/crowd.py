@@ -495,12 +495,15 @@ class Crowd:
                    threads=threads)
         return nb_idx
 
-    def _solve_chunk(self, grid: AgentGrid | None, rows: np.ndarray, nb: np.ndarray
+    def _solve_chunk(self, grid: AgentGrid | None, lo: int, hi: int, nb: np.ndarray
                      ) -> tuple[np.ndarray, Any, Any]:
+        """Obstacle neighbours, lines and programs of agent rows ``lo:hi``."""
+        rows = np.arange(lo, hi)
         obst_idx = self._obstacle_neighbors(rows, grid)
         lines = self._lines_for(rows, nb, obst_idx)
         threads = self.workers if rows.size >= PARALLEL_MIN_AGENTS else 1
-        result = solve_lines(self._preferred[rows], self.max_speed[rows], *lines,
+        # slices of the rows: the same values as gathering them, without the copy
+        result = solve_lines(self._preferred[lo:hi], self.max_speed[lo:hi], *lines,
                              threads=threads)
         return obst_idx, lines, result
 
@@ -527,7 +530,7 @@ class Crowd:
         parts = max(1, -(-n // PIECE_ROWS))
         spans = [(n * i // parts, n * (i + 1) // parts) for i in range(parts)]
         # lines and programs: pieces of agent rows, so the results are slices
-        outputs = [self._solve_chunk(grid, np.arange(lo, hi), nb_idx[lo:hi]) for lo, hi in spans]
+        outputs = [self._solve_chunk(grid, lo, hi, nb_idx[lo:hi]) for lo, hi in spans]
         if len(outputs) == 1:
             obst_idx, (point, direction, valid, num_hard), result = outputs[0]
             velocity, feasible, fail_line = result.velocity, result.feasible, result.fail_slot

@@ -54,8 +54,10 @@ def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
     rows = (np.arange(m, dtype=np.int64) if rows is None
             else np.ascontiguousarray(rows, dtype=np.int64))
     # a scalar share is the (1, 1) table every slot reads
-    share = np.ascontiguousarray(np.reshape(responsibility, (1, 1)) if np.ndim(responsibility) == 0
-                                 else responsibility, dtype=np.float64)
+    share = (np.full((1, 1), responsibility) if isinstance(responsibility, float)
+             else np.ascontiguousarray(np.reshape(responsibility, (1, 1))
+                                       if np.ndim(responsibility) == 0 else responsibility,
+                                       dtype=np.float64))
     point = np.empty((m, k, 2))
     direction = np.empty((m, k, 2))
     valid = np.empty((m, k), dtype=np.bool_)
