@@ -10,7 +10,7 @@ import pytest
 from navproof.core.errors import InvalidInput, ObligationViolation
 from navproof.orca.crowd import AgentDefaults, Crowd
 from navproof.orca.monitor import check_reciprocity, pair_min_distance
-from navproof.orca.responsibility import pair_shares
+from navproof.orca.responsibility import STALL_SPEED_FRACTION, pair_shares, stall_count
 
 SMALL = AgentDefaults(neighbor_dist=15.0, max_neighbors=10, time_horizon=10.0,
                       time_horizon_obst=10.0, radius=0.5, max_speed=2.0)
@@ -205,6 +205,35 @@ def test_o3_cooperative_mask_judges_as_the_masked_neighbour_rows():
         assert _reciprocity_verdict(*args, nb, feasible, cooperative=cooperative) == expected
         seen.add(expected is None)
     assert seen == {True, False}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_o8_stall_count_decides_as_the_hypot_speeds():
+    # the sum-of-squares shortcut gives the counts of hypot's lengths, at the limit's edge,
+    # for zeros of both signs, subnormal, huge and non-finite velocities and odd limits
+    rng = np.random.default_rng(5)
+    n = 200_000
+    max_speed = rng.choice([2.0, 1.0, 1e-300, 1e300, 0.0, 3e-136, np.nan, np.inf], n,
+                           p=[0.6, 0.1, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05])
+    limit = STALL_SPEED_FRACTION * max_speed
+    angle = rng.uniform(0.0, 2.0 * np.pi, n)
+    scale = limit * rng.choice([1.0, np.nextafter(1.0, 2.0), np.nextafter(1.0, 0.0),
+                                1.0 + 1e-9, 1.0 - 1e-9, 0.5, 2.0], n)
+    selected = np.stack([np.cos(angle), np.sin(angle)], axis=1) * scale[:, None]
+    preferred = rng.normal(0.0, 1.0, (n, 2))
+    specials = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 5e-324, 1e-310, 1e200])
+    for arr in (selected, preferred):
+        pick = rng.random(arr.shape) < 0.05
+        arr[pick] = rng.choice(specials, int(pick.sum()))
+    preferred[rng.random(n) < 0.05] = 0.0
+    previous = rng.integers(0, 5, n)
+    speed = np.hypot(selected[:, 0], selected[:, 1])
+    pref_speed = np.hypot(preferred[:, 0], preferred[:, 1])
+    stalled = (pref_speed > 0.0) & (speed < limit)
+    expected = np.where(stalled, previous + 1, 0)
+    got = stall_count(previous, selected, preferred, max_speed)
+    assert np.array_equal(got, expected)
+    assert 0 < stalled.sum() < n
 
 
 def test_bad_options_are_rejected_before_anything_changes():
