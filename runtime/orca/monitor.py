@@ -108,28 +108,37 @@ def _kkt_rows(preferred, selected, max_speed, line_dir, viol, active_tol, valid,
               out):
     """:func:`kkt_residual` of rows ``row_lo:row_hi`` into ``out`` (:func:`_kkt_row`).
     Claim: O2."""
+    cross, dot = np.empty(valid.shape[1] + 1), np.empty(valid.shape[1] + 1)
     for i in range(row_lo, row_hi):
         r_len = math.hypot(preferred[i, 0] - selected[i, 0], preferred[i, 1] - selected[i, 1])
         speed = math.hypot(selected[i, 0], selected[i, 1])
         out[i] = _kkt_row(preferred, selected, max_speed, line_dir, viol[i], active_tol[i], valid,
-                          i, r_len, speed)
+                          i, r_len, speed, cross, dot)
 
 
 @inlined_loop
 def _kkt_row(preferred, selected, max_speed, line_dir, viol, active_tol, valid, i, r_len,
-             speed):
+             speed, cross, dot):
     """:func:`kkt_residual` of row ``i`` (``viol`` its line violations, ``active_tol`` its
     tolerance, ``r_len`` = ``hypot(p - v)`` and ``speed`` = ``hypot(v)`` its residual length
-    and selected speed, m/s): one pass over its active constraints (the lines within
-    ``active_tol`` of binding, in slot order, then the disk). Claim: O2."""
+    and selected speed, m/s; ``cross`` and ``dot`` scratch of K + 1 entries): one pass over
+    its active constraints (the lines within ``active_tol`` of binding, in slot order, then
+    the disk) for the residual's cross and dot products with their unit normals, then the
+    angles. Claim: O2.
+
+    Without the angles: a residual on a normal's ray (below) is 0, and so is one with finite
+    products that has a normal within 90 degrees on each side (dot > 0, cross > 0 and cross <
+    0): atan2 puts those within [0, pi/2] and [-pi/2, 0] (pi/2 within an ulp), so either one
+    is on the ray or they span at most pi, which the wedge test accepts, whatever the others.
+    """
     k = valid.shape[1]
     rx = preferred[i, 0] - selected[i, 0]
     ry = preferred[i, 1] - selected[i, 1]
     disk_active = speed >= max_speed[i] - active_tol
-    on_ray = False
-    pos = np.inf
-    neg = -np.inf
-    nearest = r_len
+    count = 0
+    left = False
+    right = False
+    finite = True
     for s in range(k + 1):
         if s < k:
             if not (valid[i, s] and viol[s] >= -active_tol):
@@ -144,21 +153,32 @@ def _kkt_row(preferred, selected, max_speed, line_dir, viol, active_tol, valid, 
         if not n_len >= _TINY:
             continue
         ux, uy = nx / n_len, ny / n_len
-        cross = rx * uy - ry * ux
-        dot = rx * ux + ry * uy
-        if dot > 0.0 and abs(cross) <= _SURELY_ON_RAY * dot:
+        c = rx * uy - ry * ux
+        d = rx * ux + ry * uy
+        if d > 0.0 and abs(c) <= _SURELY_ON_RAY * d:
             # |atan2(cross, dot)| <= |cross| / dot, within the tolerance by far more than
             # atan2's rounding: on the ray, and the residual is 0 whatever the other normals
-            on_ray = True
-            break
-        angle = math.atan2(cross, dot)
+            return 0.0
+        cross[count], dot[count] = c, d
+        count += 1
+        left = left or (d > 0.0 and c > 0.0)
+        right = right or (d > 0.0 and c < 0.0)
+        finite = finite and c - c == 0.0 and d - d == 0.0
+    if left and right and finite:
+        return 0.0
+    on_ray = False
+    pos = np.inf
+    neg = -np.inf
+    nearest = r_len
+    for q in range(count):
+        angle = math.atan2(cross[q], dot[q])
         if abs(angle) <= MONITOR_ANGLE_TOL_RAD:
             on_ray = True
         if angle > 0.0:
             pos = _keep_min(pos, angle)
         if angle < 0.0:
             neg = -_keep_min(-neg, -angle)
-        nearest = _keep_min(nearest, abs(cross) if dot > 0.0 else r_len)
+        nearest = _keep_min(nearest, abs(cross[q]) if dot[q] > 0.0 else r_len)
     in_wedge = (math.isfinite(pos) and math.isfinite(neg)
                 and pos - neg <= np.pi + MONITOR_ANGLE_TOL_RAD)
     # a zero-radius disk is the single point 0: its normal cone is the whole plane
@@ -250,6 +270,7 @@ def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, fea
     and rows with a positive KKT residual (or a negative radius). Claim: O1, O2, O4."""
     k = valid.shape[1]
     viol = np.empty(k)
+    cross, dot = np.empty(k + 1), np.empty(k + 1)
     for i in range(row_lo, row_hi):
         sx, sy = selected[i, 0], selected[i, 1]
         # x * 0 is NaN exactly where x is not finite, else a zero: the row is finite where the
@@ -284,7 +305,7 @@ def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, fea
             bits |= _FEASIBLE_VIOLATES
         if feasible[i] and gap[i] > 0.0:
             kkt[i] = _kkt_row(preferred, selected, max_speed, line_dir, viol, tol, valid, i,
-                              gap[i], speed[i])
+                              gap[i], speed[i], cross, dot)
             # with a radius of at least 0 the threshold is positive (or NaN), which a residual
             # of 0 (or NaN) passes: the preferred speed is read only where it can decide
             if kkt[i] > 0.0 or radius < 0.0:

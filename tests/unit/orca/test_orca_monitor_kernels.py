@@ -124,3 +124,37 @@ def test_kkt_residual_equals_the_angle_rule_with_every_angle_measured():
                        active_tol=tol, violation=viol)
     want = _reference_kkt(preferred, selected, max_speed, direction, viol, tol, valid)
     assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_kkt_residual_with_normals_on_both_sides_equals_the_angle_rule():
+    # normals within 90 degrees of the residual on each side (the wedge decided without
+    # angles), near 90 degrees, beyond it, and non-finite entries: the angle rule's residual
+    rng = np.random.default_rng(31)
+    n, k = 6000, 3
+    selected = rng.normal(0.0, 1.0, (n, 2))
+    residual_angle = rng.uniform(0.0, 2.0 * np.pi, n)
+    length = rng.choice([1e-12, 1e-3, 1.0, 50.0], n)
+    preferred = selected + length[:, None] * np.stack([np.cos(residual_angle),
+                                                       np.sin(residual_angle)], axis=-1)
+    # each normal at an offset from the residual; the normal (d.y, -d.x) of direction d
+    offset = rng.choice([0.3, -0.3, np.pi / 2 - 1e-12, -(np.pi / 2 - 1e-12), np.pi / 2,
+                         -np.pi / 2, np.pi / 2 + 1e-12, 2.0, -2.0, 1e-3, -1e-3], (n, k))
+    normal_angle = residual_angle[:, None] + offset
+    direction = np.stack([-np.sin(normal_angle), np.cos(normal_angle)], axis=-1)
+    specials = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-310])
+    pick = rng.random(direction.shape) < 0.01
+    direction[pick] = rng.choice(specials, int(pick.sum()))
+    # (an infinite residual is left out: the ray shortcut takes it where atan2 does not)
+    pick = rng.random(preferred.shape) < 0.005
+    preferred[pick] = rng.choice(specials[[0, 3, 4, 5]], int(pick.sum()))
+    valid = rng.random((n, k)) < 0.9
+    viol = np.zeros((n, k))
+    max_speed = np.where(rng.random(n) < 0.3, np.hypot(*selected.T), 5.0)
+    tol = np.full(n, 1e-6)
+    got = kkt_residual(preferred, selected, max_speed, np.zeros((n, k, 2)), direction, valid,
+                       active_tol=tol, violation=viol)
+    want = _reference_kkt(preferred, selected, max_speed, direction, viol, tol, valid)
+    assert np.array_equal(got, want, equal_nan=True)
+    assert got.tobytes() == np.where(np.isnan(want), got, want).tobytes()
+    assert (want == 0.0).sum() > n // 4 and (want > 0.0).sum() > n // 10
