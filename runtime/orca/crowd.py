@@ -55,6 +55,7 @@ from navproof.orca.responsibility import (
     turn_right,
     uniform_shares,
 )
+from navproof.orca.small_crowd import solve_small_crowd
 from navproof.orca.state import check_valid_crowd_state
 
 if TYPE_CHECKING:
@@ -525,6 +526,19 @@ class Crowd:
         self._preferred = self.solve_preferred()
         if not self.obstacles.processed:
             self.obstacles.process()
+        if (0 < n < PARALLEL_MIN_AGENTS and self.obstacles.point.shape[0] == 0
+                and self._uniform_shares()):
+            # the usual step of a small crowd: its passes in one compiled call
+            small = solve_small_crowd(self.position, self.velocity, self.radius,
+                                      self.time_horizon, self.neighbor_dist, self.max_neighbors,
+                                      self.time_step, self.responsibility, self._preferred,
+                                      self.max_speed)
+            if small is not None:
+                nb_idx, point, direction, valid, velocity, feasible, fail_line = small
+                return self._diagnostics(nb_idx, np.empty((n, 0), dtype=np.int64), point,
+                                         direction, valid, np.zeros(n, dtype=np.int64),
+                                         velocity, feasible, fail_line,
+                                         count_stalls=count_stalls)
         grid = build_grid(self.position, self.neighbor_dist, self.max_neighbors)
         nb_idx = self._agent_neighbors(grid, threads=self.workers)
         parts = max(1, -(-n // PIECE_ROWS))
@@ -555,6 +569,15 @@ class Crowd:
                 feasible[lo:hi] = result.feasible
                 fail_line[lo:hi] = result.fail_slot
                 obst_idx[lo:hi, :ob.shape[1]] = ob
+        return self._diagnostics(nb_idx, obst_idx, point, direction, valid, num_hard, velocity,
+                                 feasible, fail_line, count_stalls=count_stalls)
+
+    def _diagnostics(self, nb_idx: np.ndarray, obst_idx: np.ndarray, point: np.ndarray,
+                     direction: np.ndarray, valid: np.ndarray, num_hard: np.ndarray,
+                     velocity: np.ndarray, feasible: np.ndarray, fail_line: np.ndarray, *,
+                     count_stalls: bool) -> StepDiagnostics:
+        """The solve's diagnostics (and, in assertion mode, its certificates) from its
+        neighbours, lines and selected velocities; the neighbours become the crowd's."""
         self.agent_neighbor_idx = nb_idx
         self.obstacle_neighbor_idx = obst_idx
         # progress is judged against what the agent asked for, not the turned velocity
