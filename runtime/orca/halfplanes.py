@@ -70,8 +70,8 @@ def to_halfplanes(point: np.ndarray, direction: np.ndarray, valid: np.ndarray, *
 
 
 @compiled_loop
-def _solve_line_rows(preferred, max_speed, point, direction, valid, num_hard, lo, hi, velocity,
-                     feasible, fail_slot, violation):
+def solve_line_rows(preferred, max_speed, point, direction, valid, num_hard, lo, hi, velocity,
+                    feasible, fail_slot, violation):
     """Rows ``lo:hi`` of :func:`solve_lines`: each row's lines become half-planes in a small
     buffer (:func:`_convert_row`; a whole-crowd copy costs a pass over memory per step), then
     the solver's row functions run on it; the row is feasible where the exact solve ran
@@ -118,7 +118,7 @@ def solve_lines(preferred_mps: np.ndarray, max_speed_mps: np.ndarray, point: np.
     outputs = (np.empty((n, 2)), np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.int64),
                np.empty(n))
     bounds = piece_bounds(n, threads)
-    run_pieces(lambda i: _solve_line_rows(*args, bounds[i], bounds[i + 1], *outputs),
+    run_pieces(lambda i: solve_line_rows(*args, bounds[i], bounds[i + 1], *outputs),
                len(bounds) - 1, threads=threads)
     return ClosestResult(*outputs)
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from navproof.core.jit import compiled_loop
-from navproof.orca.halfplanes import _solve_line_rows
-from navproof.orca.lines import _agent_lines
-from navproof.orca.neighbors import CELLS_PER_RANGE, _nearest, _sort_into_cells
+from navproof.orca.halfplanes import solve_line_rows
+from navproof.orca.lines import agent_line_rows
+from navproof.orca.neighbors import CELLS_PER_RANGE, nearest_slots, sort_into_cells
 
 SmallSolve = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                    np.ndarray]
@@ -60,20 +60,20 @@ def _solve_all(position, velocity, radius, time_horizon, neighbor_dist, max_neig
     inv_cell = 1.0 / cell
     members = np.arange(n)
     (sorted_member, sorted_key, x_m, y_m, range_sq, max_n, _, first, column_first, nx, ny, ix0,
-     iy0) = _sort_into_cells(position, members, neighbor_dist, max_neighbors, inv_cell,
-                             table_max)
+     iy0) = sort_into_cells(position, members, neighbor_dist, max_neighbors, inv_cell,
+                            table_max)
     nb_idx = np.empty((n, k), dtype=np.int64)
     nb_d = np.empty((n, k))
-    _nearest(x_m, y_m, sorted_key, first, column_first, nx, ny, ix0, iy0, inv_cell, range_sq,
-             max_n, sorted_member, 0, n, nb_idx, nb_d)
+    nearest_slots(x_m, y_m, sorted_key, first, column_first, nx, ny, ix0, iy0, inv_cell,
+                  range_sq, max_n, sorted_member, 0, n, nb_idx, nb_d)
     point = np.empty((n, k, 2))
     direction = np.empty((n, k, 2))
     valid = np.empty((n, k), dtype=np.bool_)
-    _agent_lines(position, velocity, radius, time_horizon, inv_dt, members, nb_idx, share,
-                 point, direction, valid, 0, n)
+    agent_line_rows(position, velocity, radius, time_horizon, inv_dt, members, nb_idx, share,
+                    point, direction, valid, 0, n)
     selected = np.empty((n, 2))
     feasible = np.empty(n, dtype=np.bool_)
     fail_line = np.empty(n, dtype=np.int64)
-    _solve_line_rows(preferred, max_speed, point, direction, valid, np.zeros(n, np.int64), 0,
-                     n, selected, feasible, fail_line, np.empty(n))
+    solve_line_rows(preferred, max_speed, point, direction, valid, np.zeros(n, np.int64), 0, n,
+                    selected, feasible, fail_line, np.empty(n))
     return nb_idx, point, direction, valid, selected, feasible, fail_line
