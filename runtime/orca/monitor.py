@@ -37,6 +37,7 @@ from navproof.core.tolerances import (
     RVO_EPSILON,
 )
 from navproof.orca.halfplanes import line_violation
+from navproof.orca.lengths import moving, shorter_than
 
 if TYPE_CHECKING:
     from navproof.orca.crowd import StepDiagnostics
@@ -110,21 +111,21 @@ def _kkt_rows(preferred, selected, max_speed, line_dir, viol, active_tol, valid,
     Claim: O2."""
     cross, dot = np.empty(valid.shape[1] + 1), np.empty(valid.shape[1] + 1)
     for i in range(row_lo, row_hi):
-        r_len = math.hypot(preferred[i, 0] - selected[i, 0], preferred[i, 1] - selected[i, 1])
-        speed = math.hypot(selected[i, 0], selected[i, 1])
+        disk_active = (math.hypot(selected[i, 0], selected[i, 1])
+                       >= max_speed[i] - active_tol[i])
         out[i] = _kkt_row(preferred, selected, max_speed, line_dir, viol[i], active_tol[i], valid,
-                          i, r_len, speed, cross, dot)
+                          i, disk_active, cross, dot)
 
 
 @inlined_loop
-def _kkt_row(preferred, selected, max_speed, line_dir, viol, active_tol, valid, i, r_len,
-             speed, cross, dot):
+def _kkt_row(preferred, selected, max_speed, line_dir, viol, active_tol, valid, i,
+             disk_active, cross, dot):
     """:func:`kkt_residual` of row ``i`` (``viol`` its line violations, ``active_tol`` its
-    tolerance, ``r_len`` = ``hypot(p - v)`` and ``speed`` = ``hypot(v)`` its residual length
-    and selected speed, m/s; ``cross`` and ``dot`` scratch of K + 1 entries): one pass over
-    its active constraints (the lines within ``active_tol`` of binding, in slot order, then
-    the disk) for the residual's cross and dot products with their unit normals, then the
-    angles. Claim: O2.
+    tolerance, ``disk_active`` whether its selected speed is within ``active_tol`` of its
+    max speed or above; ``cross`` and ``dot`` scratch of K + 1 entries): one pass over its
+    active constraints (the lines within ``active_tol`` of binding, in slot order, then the
+    disk) for the residual's cross and dot products with their unit normals, then the angles
+    and the residual's length ``hypot(p - v)`` (m/s). Claim: O2.
 
     Without the angles: a residual on a normal's ray (below) is 0, and so is one with finite
     products that has a normal within 90 degrees on each side (dot > 0, cross > 0 and cross <
@@ -134,7 +135,6 @@ def _kkt_row(preferred, selected, max_speed, line_dir, viol, active_tol, valid, 
     k = valid.shape[1]
     rx = preferred[i, 0] - selected[i, 0]
     ry = preferred[i, 1] - selected[i, 1]
-    disk_active = speed >= max_speed[i] - active_tol
     count = 0
     left = False
     right = False
@@ -166,6 +166,7 @@ def _kkt_row(preferred, selected, max_speed, line_dir, viol, active_tol, valid, 
         finite = finite and c - c == 0.0 and d - d == 0.0
     if left and right and finite:
         return 0.0
+    r_len = math.hypot(rx, ry)
     on_ray = False
     pos = np.inf
     neg = -np.inf
@@ -265,9 +266,12 @@ def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, fea
     ``det(dir, point - v)`` (``-inf`` without lines) and, for feasible rows that left the
     preferred velocity, the KKT residual of :func:`kkt_residual` (0 elsewhere), for rows
     labelled infeasible what is left of the failing line's chord (:func:`_infeasibility_row`
-    into ``chord``, 0 elsewhere); ``fails`` gets the bits of the failed rules. The preferred
-    speed is measured (into ``pref_speed``) only where a rule reads it: rows without lines
-    and rows with a positive KKT residual (or a negative radius). Claim: O1, O2, O4."""
+    into ``chord``, 0 elsewhere); ``fails`` gets the bits of the failed rules. Lengths are
+    measured only where a rule reads them (:mod:`navproof.orca.lengths` decides the
+    comparisons elsewhere): the selected speed (into ``speed``) unless clearly below the max
+    speed less the tolerance, the distance selected-preferred (into ``gap``) for rows without
+    lines, the preferred speed (into ``pref_speed``) for those and rows with a positive KKT
+    residual (or a negative radius). Claim: O1, O2, O4."""
     k = valid.shape[1]
     viol = np.empty(k)
     cross, dot = np.empty(k + 1), np.empty(k + 1)
@@ -289,23 +293,26 @@ def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, fea
             row_worst = _keep_max(row_worst, viol[s])
         radius = max_speed[i]
         tol = MONITOR_FEASIBILITY_REL * (1.0 + radius)
-        speed[i] = math.hypot(sx, sy)
-        # hypot(v - p) is hypot(p - v): a - b is -(b - a) exactly and hypot ignores signs
-        gap[i] = math.hypot(sx - preferred[i, 0], sy - preferred[i, 1])
         worst[i] = row_worst
         kkt[i] = 0.0
         bits = 0 if zeros == 0.0 else _NON_FINITE
-        if speed[i] - radius > tol:
-            bits |= _OVER_SPEED
+        # a speed below radius - tol (> 0) is neither on the disk's boundary nor over it
+        disk_active = False
+        if not shorter_than(sx, sy, radius - tol):
+            speed[i] = math.hypot(sx, sy)
+            if speed[i] - radius > tol:
+                bits |= _OVER_SPEED
+            disk_active = speed[i] >= radius - tol
         if lines == 0:
+            gap[i] = math.hypot(sx - preferred[i, 0], sy - preferred[i, 1])
             pref_speed[i] = math.hypot(preferred[i, 0], preferred[i, 1])
             if pref_speed[i] <= radius and gap[i] > tol:
                 bits |= _FREE_MOVED
         if feasible[i] and row_worst > tol:
             bits |= _FEASIBLE_VIOLATES
-        if feasible[i] and gap[i] > 0.0:
+        if feasible[i] and moving(sx - preferred[i, 0], sy - preferred[i, 1]):
             kkt[i] = _kkt_row(preferred, selected, max_speed, line_dir, viol, tol, valid, i,
-                              gap[i], speed[i], cross, dot)
+                              disk_active, cross, dot)
             # with a radius of at least 0 the threshold is positive (or NaN), which a residual
             # of 0 (or NaN) passes: the preferred speed is read only where it can decide
             if kkt[i] > 0.0 or radius < 0.0:

@@ -31,12 +31,11 @@ lines) hold as before.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from navproof._generated.formulas import orca_pair_share
-from navproof.core.jit import compiled_loop, inlined_loop
+from navproof.core.jit import compiled_loop
+from navproof.orca.lengths import moving, shorter_than
 
 TIE_BREAKS = ("none", "keep-right")
 """Available symmetric-deadlock rules."""
@@ -141,52 +140,15 @@ def _mark_stalled(speed, pref_speed, max_speed, out):
         out[i] = stall_rule(speed[i], pref_speed[i], max_speed[i])
 
 
-_CLEAR_REL = 1e-9
-"""Relative distance of a squared speed from the squared stall limit beyond which the sum of
-squares decides the stall rule as ``hypot`` does: both are within a few ulps (2e-16
-relative) of the exact length."""
-
-_LIMIT_RANGE = (2.0 ** -450, 2.0 ** 450)
-"""Stall limits (m/s) for which the sum of squares is decisive: squared limits far inside the
-normal floats, so that an underflowing square is negligible and an overflowing one is far
-beyond the limit."""
-
-
-@inlined_loop
-def _moving(x, y):
-    """Whether ``hypot(x, y) > 0`` (m/s): exactly when a finite vector is not (+-0, +-0);
-    ``hypot`` itself decides a non-finite one."""
-    if x == 0.0 and y == 0.0:
-        return False
-    if x - x == 0.0 and y - y == 0.0:
-        return True
-    return math.hypot(x, y) > 0.0
-
-
-@inlined_loop
-def _slower_than(x, y, limit):
-    """Whether ``hypot(x, y) < limit`` (m/s): decided by ``x*x + y*y`` against ``limit**2``
-    where that sum is clear of it by ``_CLEAR_REL`` (``hypot`` and the rounded sum are both
-    far closer to the exact length) and the limit lies in ``_LIMIT_RANGE``; by ``hypot``
-    elsewhere (a NaN sum included)."""
-    if limit >= _LIMIT_RANGE[0] and limit <= _LIMIT_RANGE[1]:
-        sq = x * x + y * y
-        limit_sq = limit * limit
-        if sq < limit_sq * (1.0 - _CLEAR_REL):
-            return True
-        if sq > limit_sq * (1.0 + _CLEAR_REL):
-            return False
-    return math.hypot(x, y) < limit
-
-
 @compiled_loop
 def _count_stalls(previous, selected, preferred, max_speed, out):
     """Every row of :func:`stall_count` into ``out``: :func:`stall_rule` of the speeds, each
-    comparison decided as with the ``hypot`` lengths (:func:`_moving`,
-    :func:`_slower_than`) without measuring them where the decision is clear."""
+    comparison decided as with the ``hypot`` lengths (:func:`~navproof.orca.lengths.moving`,
+    :func:`~navproof.orca.lengths.shorter_than`) without measuring them where the decision is
+    clear."""
     for i in range(out.size):
-        stalled = (_moving(preferred[i, 0], preferred[i, 1])
-                   and _slower_than(selected[i, 0], selected[i, 1],
+        stalled = (moving(preferred[i, 0], preferred[i, 1])
+                   and shorter_than(selected[i, 0], selected[i, 1],
                                     STALL_SPEED_FRACTION * max_speed[i]))
         out[i] = previous[i] + 1 if stalled else 0
 
