@@ -45,3 +45,18 @@ def shorter_than(x, y, limit):
         if sq > limit_sq * (1.0 + CLEAR_REL):
             return False
     return math.hypot(x, y) < limit
+
+
+@inlined_loop
+def root_below(sq, limit):
+    """Whether ``math.sqrt(max(sq, 0.0)) < limit``: decided by ``sq`` against ``limit**2``
+    where it is clear of it by ``CLEAR_REL`` and the limit lies in ``LIMIT_RANGE`` (the square
+    root is correctly rounded, so it lands within 1e-16 relative of the exact root, on the
+    same side of the limit); by the square root elsewhere (a NaN ``sq`` included)."""
+    if limit >= LIMIT_RANGE[0] and limit <= LIMIT_RANGE[1]:
+        limit_sq = limit * limit
+        if sq < limit_sq * (1.0 - CLEAR_REL):
+            return True
+        if sq > limit_sq * (1.0 + CLEAR_REL):
+            return False
+    return math.sqrt(max(sq, 0.0)) < limit

@@ -37,7 +37,7 @@ from navproof.core.tolerances import (
     RVO_EPSILON,
 )
 from navproof.orca.halfplanes import line_violation
-from navproof.orca.lengths import moving, shorter_than
+from navproof.orca.lengths import moving, root_below, shorter_than
 
 if TYPE_CHECKING:
     from navproof.orca.crowd import StepDiagnostics
@@ -266,15 +266,17 @@ def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, fea
     ``det(dir, point - v)`` (``-inf`` without lines) and, for feasible rows that left the
     preferred velocity, the KKT residual of :func:`kkt_residual` (0 elsewhere), for rows
     labelled infeasible what is left of the failing line's chord (:func:`_infeasibility_row`
-    into ``chord``, 0 elsewhere); ``fails`` gets the bits of the failed rules. Lengths are
-    measured only where a rule reads them (:mod:`navproof.orca.lengths` decides the
-    comparisons elsewhere): the selected speed (into ``speed``) unless clearly below the max
-    speed less the tolerance, the distance selected-preferred (into ``gap``) for rows without
-    lines, the preferred speed (into ``pref_speed``) for those and rows with a positive KKT
-    residual (or a negative radius). Claim: O1, O2, O4."""
+    into ``chord``, 0 elsewhere); ``fails`` gets the bits of the failed rules, and their union
+    over the rows is returned. Lengths are measured only where a rule reads them
+    (:mod:`navproof.orca.lengths` decides the comparisons elsewhere): the selected speed
+    (into ``speed``) unless clearly below the max speed less the tolerance, the distance
+    selected-preferred (into ``gap``) for rows without lines, the preferred speed (into
+    ``pref_speed``) for those and rows with a positive KKT residual (or a negative radius).
+    Claim: O1, O2, O4."""
     k = valid.shape[1]
     viol = np.empty(k)
     cross, dot = np.empty(k + 1), np.empty(k + 1)
+    failed = 0
     for i in range(row_lo, row_hi):
         sx, sy = selected[i, 0], selected[i, 1]
         # x * 0 is NaN exactly where x is not finite, else a zero: the row is finite where the
@@ -325,6 +327,8 @@ def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, fea
             if chord[i] > tol:
                 bits |= _INFEASIBLE_OPEN
         fails[i] = bits
+        failed |= bits
+    return failed
 
 
 @inlined_loop
@@ -353,10 +357,19 @@ def check_solve(diag: StepDiagnostics) -> None:
             np.ascontiguousarray(diag.fail_line, dtype=np.int64))
     threads = thread_count(diag.valid.size, MONITOR_PARALLEL_MIN_SLOTS)
     bounds = piece_bounds(n, threads)
-    run_pieces(lambda p: _solve_rows(*args, bounds[p], bounds[p + 1], fails, speed, gap,
-                                     pref_speed, worst, res, chord), len(bounds) - 1,
-               threads=threads)
-    if fails.any():
+    outs = (fails, speed, gap, pref_speed, worst, res, chord)
+    if len(bounds) == 2:
+        # one piece: called directly (a small crowd's whole cost is such overhead)
+        failed = _solve_rows(*args, 0, n, *outs)
+    else:
+        piece_failed = [0] * (len(bounds) - 1)
+
+        def piece(p: int) -> None:
+            piece_failed[p] = _solve_rows(*args, bounds[p], bounds[p + 1], *outs)
+
+        run_pieces(piece, len(bounds) - 1, threads=threads)
+        failed = max(piece_failed)
+    if failed:
         scale = 1.0 + radius
 
         def first(bit: int) -> int:
@@ -397,6 +410,13 @@ def pair_min_distance(rel_position: np.ndarray, rel_velocity: np.ndarray, horizo
 @inlined_loop
 def _min_distance(px, py, xx, xy, horizon):
     """Exact minimum (m) of ``|p - x t|`` over ``t`` in ``[0, horizon]``. Claim: O3."""
+    return math.sqrt(max(_min_distance_sq(px, py, xx, xy, horizon), 0.0))
+
+
+@inlined_loop
+def _min_distance_sq(px, py, xx, xy, horizon):
+    """The square (m^2) :func:`_min_distance` takes the root of (not clamped at 0).
+    Claim: O3."""
     p_sq = px * px + py * py
     p_dot_x = px * xx + py * xy
     x_sq = xx * xx + xy * xy
@@ -404,8 +424,7 @@ def _min_distance(px, py, xx, xy, horizon):
     if x_sq > 0.0:
         t_star = orca_closest_approach_time(p_dot_x=p_dot_x, x_sq=x_sq)
     t_star = min(max(t_star, 0.0), horizon)
-    dist_sq = orca_relative_distance_sq(p_sq=p_sq, p_dot_x=p_dot_x, x_sq=x_sq, time_s=t_star)
-    return math.sqrt(max(dist_sq, 0.0))
+    return orca_relative_distance_sq(p_sq=p_sq, p_dot_x=p_dot_x, x_sq=x_sq, time_s=t_star)
 
 
 @compiled_loop
@@ -438,16 +457,20 @@ def check_reciprocity(position: np.ndarray, radius: np.ndarray, time_horizon: np
     bounds = piece_bounds(n, threads)
     # per piece: the first failing pair (a, b; -1 for none), its distance, combined radius and
     # whether it overlaps
-    pairs = np.full((len(bounds) - 1, 2), -1, dtype=np.int64)
-    found = np.zeros((len(bounds) - 1, 3))
+    pairs = np.empty((len(bounds) - 1, 2), dtype=np.int64)
+    found = np.empty((len(bounds) - 1, 3))
     args = (neighbor_idx, coop, np.ascontiguousarray(feasible, dtype=bool),
             np.ascontiguousarray(position, dtype=np.float64),
             np.ascontiguousarray(selected, dtype=np.float64), radius, time_horizon,
             float(time_step), max_speed)
-    run_pieces(lambda p: _first_failing_pairs(*args, bounds[p], bounds[p + 1], pairs[p],
-                                              found[p]), len(bounds) - 1, threads=threads)
-    failing = np.flatnonzero(pairs[:, 0] >= 0)
-    if failing.size == 0:
+    if len(bounds) == 2:
+        # one piece: called directly (a small crowd's whole cost is such overhead)
+        _first_failing_pairs(*args, 0, n, pairs[0], found[0])
+    else:
+        run_pieces(lambda p: _first_failing_pairs(*args, bounds[p], bounds[p + 1], pairs[p],
+                                                  found[p]), len(bounds) - 1, threads=threads)
+    failing = [p for p in range(len(bounds) - 1) if pairs[p, 0] >= 0]
+    if not failing:
         return
     ia, ib = (int(v) for v in pairs[failing[0]])
     distance, comb_r, overlapping = found[failing[0]]
@@ -468,11 +491,12 @@ def check_reciprocity(position: np.ndarray, radius: np.ndarray, time_horizon: np
 def _first_failing_pairs(neighbor_idx, cooperative, feasible, position, selected, radius,
                          time_horizon, time_step, max_speed, row_lo, row_hi, pair, found):
     """The first pair (a, b) of agents ``a`` in ``row_lo:row_hi`` that :func:`check_reciprocity`
-    judges and that fails, into ``pair`` (left at -1 if none) with its distance, combined radius
+    judges and that fails, into ``pair`` (-1, -1 if none) with its distance, combined radius
     and overlap (0/1) in ``found``. Per pair: the distance at the step's end for an
     overlapping pair (O6), else the exact closest approach within the horizon (O3), against
     the combined radius less the allowance. Claim: O3, O6."""
     k = neighbor_idx.shape[1]
+    pair[0], pair[1] = -1, -1
     for ia in range(row_lo, row_hi):
         if not (feasible[ia] and cooperative[ia]):
             continue
@@ -493,21 +517,29 @@ def _first_failing_pairs(neighbor_idx, cooperative, feasible, position, selected
             horizon = time_step if over else time_horizon[ia]
             tol = (2.0 * MONITOR_FEASIBILITY_REL * (1.0 + max(max_speed[ia], max_speed[ib]))
                    * horizon + MONITOR_FEASIBILITY_REL * r)
+            limit = r - tol
+            # distance < limit, decided without measuring the distance where it is clear
+            # (navproof.orca.lengths): it is measured for a failing pair only
             if over:
                 # an overlapping pair is judged at the step's end only (O6): it starts inside
-                distance = math.hypot(px - xx * horizon, py - xy * horizon)
-            else:
-                distance = _min_distance(px, py, xx, xy, horizon)
-            if distance < r - tol:
-                # judged only when b holds a as a neighbour too (asked of a failing pair
-                # alone: the first failing pair is the same)
-                mutual = False
-                for t in range(k):
-                    if neighbor_idx[ib, t] == ia:
-                        mutual = True
-                        break
-                if not mutual:
+                ex, ey = px - xx * horizon, py - xy * horizon
+                if not shorter_than(ex, ey, limit):
                     continue
-                pair[0], pair[1] = ia, ib
-                found[0], found[1], found[2] = distance, r, 1.0 if over else 0.0
-                return
+                distance = math.hypot(ex, ey)
+            else:
+                dist_sq = _min_distance_sq(px, py, xx, xy, horizon)
+                if not root_below(dist_sq, limit):
+                    continue
+                distance = math.sqrt(max(dist_sq, 0.0))
+            # judged only when b holds a as a neighbour too (asked of a failing pair
+            # alone: the first failing pair is the same)
+            mutual = False
+            for t in range(k):
+                if neighbor_idx[ib, t] == ia:
+                    mutual = True
+                    break
+            if not mutual:
+                continue
+            pair[0], pair[1] = ia, ib
+            found[0], found[1], found[2] = distance, r, 1.0 if over else 0.0
+            return

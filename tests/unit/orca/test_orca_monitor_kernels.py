@@ -241,3 +241,40 @@ def test_check_solve_reports_what_the_whole_array_rules_find(monkeypatch):
         assert got == expected
         seen.add(None if expected is None else expected[0])
     assert seen == {None, "O1", "O2", "O4"}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_root_below_decides_as_the_square_root():
+    # the squared comparison gives the square root's verdict at the limit's edge (a few ulps
+    # and 1e-9 relative either side), for negative, zero, subnormal, huge and non-finite
+    # squares and zero, tiny, huge, negative and non-finite limits
+    from numba import njit
+
+    from navproof.orca.lengths import root_below
+
+    below = root_below.compiled()
+
+    @njit
+    def verdicts(sq, limit, out):
+        for i in range(sq.shape[0]):
+            out[i] = below(sq[i], limit[i])
+
+    rng = np.random.default_rng(13)
+    n = 200_000
+    limit = rng.choice([1.0, 0.3, 2.0 ** -450, 2.0 ** 450, 1e-300, 1e300, 0.0, -1.0, np.nan,
+                        np.inf], n, p=[0.4, 0.2, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05])
+    root = limit * rng.choice([1.0, np.nextafter(1.0, 2.0), np.nextafter(1.0, 0.0),
+                               1.0 + 1e-9, 1.0 - 1e-9, 1.0 + 5e-10, 0.5, 2.0], n)
+    sq = root * root
+    for step in (np.inf, 0.0):
+        pick = rng.random(n) < 0.2
+        sq[pick] = np.nextafter(sq[pick], step)
+    pick = rng.random(n) < 0.05
+    sq[pick] = rng.choice([0.0, -0.0, -1.0, 5e-324, np.nan, np.inf, -np.inf, 1e308],
+                          int(pick.sum()))
+    out = np.empty(n, dtype=np.bool_)
+    verdicts(sq, limit, out)
+    expected = np.array([math.sqrt(max(s, 0.0)) < lim
+                         for s, lim in zip(sq.tolist(), limit.tolist(), strict=True)])
+    assert np.array_equal(out, expected)
+    assert 0 < expected.sum() < n

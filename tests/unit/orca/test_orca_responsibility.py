@@ -245,3 +245,82 @@ def test_bad_options_are_rejected_before_anything_changes():
     with pytest.raises(InvalidInput):
         crowd.add_agents(np.zeros((2, 2)), responsibility_weight=0.0)
     assert crowd.num_agents == 0
+
+
+def _first_failing_pair_by_lengths(position, radius, horizon, time_step, selected, max_speed,
+                                   nb, feasible):
+    """check_reciprocity's rule with every pair's distance measured (hypot at the step's end
+    for an overlapping pair, the exact closest approach otherwise): (claim, agent, other,
+    observed, limit) of the first failing pair in row-major order, or None (the C library's
+    hypot, which the compiled pass calls)."""
+    from navproof.core.tolerances import MONITOR_FEASIBILITY_REL as rel
+
+    n, k = nb.shape
+    for a in range(n):
+        for s in range(k):
+            b = int(nb[a, s])
+            if b <= a or not (feasible[a] and feasible[b]) or horizon[a] != horizon[b]:
+                continue
+            if a not in nb[b]:
+                continue
+            p = position[b] - position[a]
+            x = selected[a] - selected[b]
+            r = radius[a] + radius[b]
+            over = p[0] * p[0] + p[1] * p[1] <= r * r
+            h = time_step if over else horizon[a]
+            tol = 2.0 * rel * (1.0 + max(max_speed[a], max_speed[b])) * h + rel * r
+            distance = (float(np.hypot(p[0] - x[0] * h, p[1] - x[1] * h)) if over
+                        else float(pair_min_distance(p[None], x[None], np.array([h]))[0]))
+            if distance < r - tol:
+                return ("O6" if over else "O3", a, b, distance, r)
+    return None
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_o3_o6_reciprocity_reports_the_pair_the_measured_distances_find():
+    # the pass decides distance < limit from squared lengths where that is clear: the same
+    # first failing pair, observed distance and combined radius as measuring every distance,
+    # on random crowds with pairs at the limit's edge (a few ulps either side), overlapping,
+    # coincident, tiny, huge and non-finite values
+    rng = np.random.default_rng(11)
+    seen = set()
+    for trial in range(400):
+        n, k = 24, 5
+        position = rng.uniform(0.0, 6.0, (n, 2))
+        selected = rng.normal(0.0, 1.0, (n, 2))
+        radius = np.full(n, 0.5)
+        horizon = np.full(n, rng.choice([10.0, 2.0]))
+        max_speed = np.full(n, 2.0)
+        nb = np.argsort(rng.random((n, n)), axis=1)[:, :k]
+        nb[nb == np.arange(n)[:, None]] = -1
+        feasible = rng.random(n) < 0.97
+        if trial % 4 == 0:
+            # one pair's radii set so that its limit lies within a few ulps of its distance
+            a = int(rng.integers(n))
+            b = int(nb[a, 0]) if nb[a, 0] >= 0 else (a + 1) % n
+            nb[a, 0], nb[b, 0] = b, a
+            p, x = position[b] - position[a], selected[a] - selected[b]
+            d = float(pair_min_distance(p[None], x[None], horizon[a:a + 1])[0])
+            for _ in range(int(rng.integers(-3, 4)) + 3):
+                d = np.nextafter(d, np.inf)
+            # limit = 2 r (1 - 1e-6) - 2e-6 (1 + max speed) horizon
+            radius[:] = ((d + 6e-6 * horizon[a]) / (2.0 * (1.0 - 1e-6))
+                         + rng.choice([0.0, 0.0, 1e-12, 1e-9]))
+        if trial % 5 == 1:
+            pick = rng.random((n, 2)) < 0.05
+            selected[pick] = rng.choice([0.0, -0.0, np.nan, np.inf, 1e-300, 1e300],
+                                        int(pick.sum()))
+        if trial % 7 == 2:
+            position[1] = position[0]
+            radius[:] = rng.choice([1e-140, 1e140, 0.0])
+        args = (position, radius, horizon, 0.25, selected, max_speed, nb, feasible)
+        expected = _first_failing_pair_by_lengths(*args)
+        try:
+            check_reciprocity(*args)
+            got = None
+        except ObligationViolation as exc:
+            got = (exc.claim_id, exc.agent, exc.data["other"], exc.observed, exc.limit)
+            assert exc.margin == exc.observed - exc.limit
+        assert got == expected
+        seen.add(None if expected is None else expected[0])
+    assert seen == {None, "O3", "O6"}
