@@ -55,6 +55,7 @@ from navproof.orca.responsibility import (
     turn_right,
     uniform_shares,
 )
+from navproof.orca.small_crowd import solve_small_crowd
 from navproof.orca.state import check_valid_crowd_state
 
 if TYPE_CHECKING:
@@ -495,12 +496,15 @@ class Crowd:
                    threads=threads)
         return nb_idx
 
-    def _solve_chunk(self, grid: AgentGrid | None, rows: np.ndarray, nb: np.ndarray
+    def _solve_chunk(self, grid: AgentGrid | None, lo: int, hi: int, nb: np.ndarray
                      ) -> tuple[np.ndarray, Any, Any]:
+        """Obstacle neighbours, lines and programs of agent rows ``lo:hi``."""
+        rows = np.arange(lo, hi)
         obst_idx = self._obstacle_neighbors(rows, grid)
         lines = self._lines_for(rows, nb, obst_idx)
         threads = self.workers if rows.size >= PARALLEL_MIN_AGENTS else 1
-        result = solve_lines(self._preferred[rows], self.max_speed[rows], *lines,
+        # slices of the rows: the same values as gathering them, without the copy
+        result = solve_lines(self._preferred[lo:hi], self.max_speed[lo:hi], *lines,
                              threads=threads)
         return obst_idx, lines, result
 
@@ -522,12 +526,25 @@ class Crowd:
         self._preferred = self.solve_preferred()
         if not self.obstacles.processed:
             self.obstacles.process()
+        if (0 < n < PARALLEL_MIN_AGENTS and self.obstacles.point.shape[0] == 0
+                and self._uniform_shares()):
+            # the usual step of a small crowd: its passes in one compiled call
+            small = solve_small_crowd(self.position, self.velocity, self.radius,
+                                      self.time_horizon, self.neighbor_dist, self.max_neighbors,
+                                      self.time_step, self.responsibility, self._preferred,
+                                      self.max_speed)
+            if small is not None:
+                nb_idx, point, direction, valid, velocity, feasible, fail_line = small
+                return self._diagnostics(nb_idx, np.empty((n, 0), dtype=np.int64), point,
+                                         direction, valid, np.zeros(n, dtype=np.int64),
+                                         velocity, feasible, fail_line,
+                                         count_stalls=count_stalls)
         grid = build_grid(self.position, self.neighbor_dist, self.max_neighbors)
         nb_idx = self._agent_neighbors(grid, threads=self.workers)
         parts = max(1, -(-n // PIECE_ROWS))
         spans = [(n * i // parts, n * (i + 1) // parts) for i in range(parts)]
         # lines and programs: pieces of agent rows, so the results are slices
-        outputs = [self._solve_chunk(grid, np.arange(lo, hi), nb_idx[lo:hi]) for lo, hi in spans]
+        outputs = [self._solve_chunk(grid, lo, hi, nb_idx[lo:hi]) for lo, hi in spans]
         if len(outputs) == 1:
             obst_idx, (point, direction, valid, num_hard), result = outputs[0]
             velocity, feasible, fail_line = result.velocity, result.feasible, result.fail_slot
@@ -552,6 +569,15 @@ class Crowd:
                 feasible[lo:hi] = result.feasible
                 fail_line[lo:hi] = result.fail_slot
                 obst_idx[lo:hi, :ob.shape[1]] = ob
+        return self._diagnostics(nb_idx, obst_idx, point, direction, valid, num_hard, velocity,
+                                 feasible, fail_line, count_stalls=count_stalls)
+
+    def _diagnostics(self, nb_idx: np.ndarray, obst_idx: np.ndarray, point: np.ndarray,
+                     direction: np.ndarray, valid: np.ndarray, num_hard: np.ndarray,
+                     velocity: np.ndarray, feasible: np.ndarray, fail_line: np.ndarray, *,
+                     count_stalls: bool) -> StepDiagnostics:
+        """The solve's diagnostics (and, in assertion mode, its certificates) from its
+        neighbours, lines and selected velocities; the neighbours become the crowd's."""
         self.agent_neighbor_idx = nb_idx
         self.obstacle_neighbor_idx = obst_idx
         # progress is judged against what the agent asked for, not the turned velocity
@@ -567,9 +593,9 @@ class Crowd:
             check_solve(diag)
             if self.responsibility == 0.5:
                 # shares add up to 1 for every pair of cooperative agents (O3, O7)
-                coop_nb = np.where(self.cooperative[:, None], nb_idx, -1)
                 check_reciprocity(self.position, self.radius, self.time_horizon, self.time_step,
-                                  velocity, self.max_speed, coop_nb, feasible)
+                                  velocity, self.max_speed, nb_idx, feasible,
+                                  cooperative=self.cooperative)
         return diag
 
     def step(self) -> StepDiagnostics:

@@ -17,14 +17,9 @@ import math
 import numpy as np
 
 from navproof.core.jit import compiled_loop
-from navproof.core.parallel import run_row_pieces
+from navproof.core.parallel import piece_bounds, run_pieces, run_row_pieces
 from navproof.core.tolerances import RVO_EPSILON
-from navproof.solver.closest import (
-    ClosestResult,
-    closest_row,
-    least_violation_row,
-    solve_in_pieces,
-)
+from navproof.solver.closest import ClosestResult, closest_row, least_violation_row
 from navproof.solver.halfplanes import HalfPlanes
 
 
@@ -75,11 +70,13 @@ def to_halfplanes(point: np.ndarray, direction: np.ndarray, valid: np.ndarray, *
 
 
 @compiled_loop
-def _solve_line_rows(preferred, max_speed, point, direction, valid, num_hard, lo, hi, velocity,
-                     outcome, violation):
+def solve_line_rows(preferred, max_speed, point, direction, valid, num_hard, lo, hi, velocity,
+                    feasible, fail_slot, violation):
     """Rows ``lo:hi`` of :func:`solve_lines`: each row's lines become half-planes in a small
     buffer (:func:`_convert_row`; a whole-crowd copy costs a pass over memory per step), then
-    the solver's row functions run on it. Claim: O1, O2, O4."""
+    the solver's row functions run on it; the row is feasible where the exact solve ran
+    through every slot, and ``fail_slot`` is where it stopped (-1 elsewhere), as
+    :class:`~navproof.solver.closest.ClosestResult` labels them. Claim: O1, O2, O4."""
     k = valid.shape[1]
     normal, offset = np.empty((k, 2)), np.empty(k)
     out = np.empty(2)
@@ -87,7 +84,8 @@ def _solve_line_rows(preferred, max_speed, point, direction, valid, num_hard, lo
         _convert_row(point[r], direction[r], normal, offset)
         fail = closest_row(normal, offset, valid[r], max_speed[r], 0.0, 0.0, math.inf,
                            preferred[r, 0], preferred[r, 1], False, 0.0, RVO_EPSILON, out)
-        outcome[r] = fail
+        feasible[r] = fail == k
+        fail_slot[r] = fail if fail >= 0 and fail < k else -1
         violation[r] = 0.0
         if fail >= 0 and fail < k:
             violation[r] = least_violation_row(normal, offset, valid[r], num_hard[r], fail,
@@ -104,7 +102,8 @@ def solve_lines(preferred_mps: np.ndarray, max_speed_mps: np.ndarray, point: np.
     evenly while the hard ones (obstacles) hold, labelled infeasible. The one solver
     (:mod:`navproof.solver.closest`) with RVO2's tolerances (violated beyond 0,
     parallel within ``RVO_EPSILON``), so the crowd reproduces the C++ reference's case
-    decisions. ``threads`` > 1 shares the agents between that many threads. Claim: O1, O2, O4.
+    decisions. ``threads`` > 1 shares the agents between that many threads (each row is
+    written by one piece). Claim: O1, O2, O4.
     """
     preferred = np.ascontiguousarray(preferred_mps, dtype=np.float64)
     n = preferred.shape[0]
@@ -116,8 +115,12 @@ def solve_lines(preferred_mps: np.ndarray, max_speed_mps: np.ndarray, point: np.
             np.ascontiguousarray(valid, dtype=bool),
             (np.zeros(n, dtype=np.int64) if num_hard is None
              else np.ascontiguousarray(num_hard, dtype=np.int64)))
-    return solve_in_pieces(lambda lo, hi, *outputs: _solve_line_rows(*args, lo, hi, *outputs),
-                           n, args[4].shape[1], threads=threads)
+    outputs = (np.empty((n, 2)), np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.int64),
+               np.empty(n))
+    bounds = piece_bounds(n, threads)
+    run_pieces(lambda i: solve_line_rows(*args, bounds[i], bounds[i + 1], *outputs),
+               len(bounds) - 1, threads=threads)
+    return ClosestResult(*outputs)
 
 
 def line_violation(velocity: np.ndarray, line_point: np.ndarray, line_dir: np.ndarray,

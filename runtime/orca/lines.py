@@ -54,8 +54,10 @@ def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
     rows = (np.arange(m, dtype=np.int64) if rows is None
             else np.ascontiguousarray(rows, dtype=np.int64))
     # a scalar share is the (1, 1) table every slot reads
-    share = np.ascontiguousarray(np.reshape(responsibility, (1, 1)) if np.ndim(responsibility) == 0
-                                 else responsibility, dtype=np.float64)
+    share = (np.full((1, 1), responsibility) if isinstance(responsibility, float)
+             else np.ascontiguousarray(np.reshape(responsibility, (1, 1))
+                                       if np.ndim(responsibility) == 0 else responsibility,
+                                       dtype=np.float64))
     point = np.empty((m, k, 2))
     direction = np.empty((m, k, 2))
     valid = np.empty((m, k), dtype=np.bool_)
@@ -63,14 +65,14 @@ def agent_lines(position: np.ndarray, velocity: np.ndarray, radius: np.ndarray,
             np.asarray(radius, dtype=np.float64), np.asarray(time_horizon, dtype=np.float64),
             1.0 / time_step, rows, neighbor_idx, share, point, direction, valid)
     bounds = piece_bounds(m, threads)
-    run_pieces(lambda i: _agent_lines(*args, bounds[i], bounds[i + 1]), len(bounds) - 1,
+    run_pieces(lambda i: agent_line_rows(*args, bounds[i], bounds[i + 1]), len(bounds) - 1,
                threads=threads)
     return point, direction, valid
 
 
 @compiled_loop
-def _agent_lines(position, velocity, radius, time_horizon, inv_dt, rows, nb, share, point,
-                 direction, valid, lo, hi):
+def agent_line_rows(position, velocity, radius, time_horizon, inv_dt, rows, nb, share, point,
+                    direction, valid, lo, hi):
     """Slots of rows ``lo:hi`` of :func:`agent_lines`, one (agent, neighbour) pair at a time.
 
     Per-agent inputs are over the whole crowd ((N, 2) and (N,)); ``share`` is (1, 1) or per

@@ -37,6 +37,7 @@ from navproof.core.tolerances import (
     RVO_EPSILON,
 )
 from navproof.orca.halfplanes import line_violation
+from navproof.orca.lengths import moving, root_below, shorter_than
 
 if TYPE_CHECKING:
     from navproof.orca.crowd import StepDiagnostics
@@ -108,26 +109,36 @@ def _kkt_rows(preferred, selected, max_speed, line_dir, viol, active_tol, valid,
               out):
     """:func:`kkt_residual` of rows ``row_lo:row_hi`` into ``out`` (:func:`_kkt_row`).
     Claim: O2."""
+    cross, dot = np.empty(valid.shape[1] + 1), np.empty(valid.shape[1] + 1)
     for i in range(row_lo, row_hi):
+        disk_active = (math.hypot(selected[i, 0], selected[i, 1])
+                       >= max_speed[i] - active_tol[i])
         out[i] = _kkt_row(preferred, selected, max_speed, line_dir, viol[i], active_tol[i], valid,
-                          i)
+                          i, disk_active, cross, dot)
 
 
 @inlined_loop
-def _kkt_row(preferred, selected, max_speed, line_dir, viol, active_tol, valid, i):
+def _kkt_row(preferred, selected, max_speed, line_dir, viol, active_tol, valid, i,
+             disk_active, cross, dot):
     """:func:`kkt_residual` of row ``i`` (``viol`` its line violations, ``active_tol`` its
-    tolerance): one pass over its active constraints (the lines within ``active_tol`` of
-    binding, in slot order, then the disk). Claim: O2."""
+    tolerance, ``disk_active`` whether its selected speed is within ``active_tol`` of its
+    max speed or above; ``cross`` and ``dot`` scratch of K + 1 entries): one pass over its
+    active constraints (the lines within ``active_tol`` of binding, in slot order, then the
+    disk) for the residual's cross and dot products with their unit normals, then the angles
+    and the residual's length ``hypot(p - v)`` (m/s). Claim: O2.
+
+    Without the angles: a residual on a normal's ray (below) is 0, and so is one with finite
+    products that has a normal within 90 degrees on each side (dot > 0, cross > 0 and cross <
+    0): atan2 puts those within [0, pi/2] and [-pi/2, 0] (pi/2 within an ulp), so either one
+    is on the ray or they span at most pi, which the wedge test accepts, whatever the others.
+    """
     k = valid.shape[1]
     rx = preferred[i, 0] - selected[i, 0]
     ry = preferred[i, 1] - selected[i, 1]
-    r_len = math.hypot(rx, ry)
-    speed = math.hypot(selected[i, 0], selected[i, 1])
-    disk_active = speed >= max_speed[i] - active_tol
-    on_ray = False
-    pos = np.inf
-    neg = -np.inf
-    nearest = r_len
+    count = 0
+    left = False
+    right = False
+    finite = True
     for s in range(k + 1):
         if s < k:
             if not (valid[i, s] and viol[s] >= -active_tol):
@@ -142,21 +153,33 @@ def _kkt_row(preferred, selected, max_speed, line_dir, viol, active_tol, valid, 
         if not n_len >= _TINY:
             continue
         ux, uy = nx / n_len, ny / n_len
-        cross = rx * uy - ry * ux
-        dot = rx * ux + ry * uy
-        if dot > 0.0 and abs(cross) <= _SURELY_ON_RAY * dot:
+        c = rx * uy - ry * ux
+        d = rx * ux + ry * uy
+        if d > 0.0 and abs(c) <= _SURELY_ON_RAY * d:
             # |atan2(cross, dot)| <= |cross| / dot, within the tolerance by far more than
             # atan2's rounding: on the ray, and the residual is 0 whatever the other normals
-            on_ray = True
-            break
-        angle = math.atan2(cross, dot)
+            return 0.0
+        cross[count], dot[count] = c, d
+        count += 1
+        left = left or (d > 0.0 and c > 0.0)
+        right = right or (d > 0.0 and c < 0.0)
+        finite = finite and c - c == 0.0 and d - d == 0.0
+    if left and right and finite:
+        return 0.0
+    r_len = math.hypot(rx, ry)
+    on_ray = False
+    pos = np.inf
+    neg = -np.inf
+    nearest = r_len
+    for q in range(count):
+        angle = math.atan2(cross[q], dot[q])
         if abs(angle) <= MONITOR_ANGLE_TOL_RAD:
             on_ray = True
         if angle > 0.0:
             pos = _keep_min(pos, angle)
         if angle < 0.0:
             neg = -_keep_min(-neg, -angle)
-        nearest = _keep_min(nearest, abs(cross) if dot > 0.0 else r_len)
+        nearest = _keep_min(nearest, abs(cross[q]) if dot[q] > 0.0 else r_len)
     in_wedge = (math.isfinite(pos) and math.isfinite(neg)
                 and pos - neg <= np.pi + MONITOR_ANGLE_TOL_RAD)
     # a zero-radius disk is the single point 0: its normal cone is the whole plane
@@ -243,10 +266,17 @@ def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, fea
     ``det(dir, point - v)`` (``-inf`` without lines) and, for feasible rows that left the
     preferred velocity, the KKT residual of :func:`kkt_residual` (0 elsewhere), for rows
     labelled infeasible what is left of the failing line's chord (:func:`_infeasibility_row`
-    into ``chord``, 0 elsewhere); ``fails`` gets the bits of the failed rules.
+    into ``chord``, 0 elsewhere); ``fails`` gets the bits of the failed rules, and their union
+    over the rows is returned. Lengths are measured only where a rule reads them
+    (:mod:`navproof.orca.lengths` decides the comparisons elsewhere): the selected speed
+    (into ``speed``) unless clearly below the max speed less the tolerance, the distance
+    selected-preferred (into ``gap``) for rows without lines, the preferred speed (into
+    ``pref_speed``) for those and rows with a positive KKT residual (or a negative radius).
     Claim: O1, O2, O4."""
     k = valid.shape[1]
     viol = np.empty(k)
+    cross, dot = np.empty(k + 1), np.empty(k + 1)
+    failed = 0
     for i in range(row_lo, row_hi):
         sx, sy = selected[i, 0], selected[i, 1]
         # x * 0 is NaN exactly where x is not finite, else a zero: the row is finite where the
@@ -265,28 +295,40 @@ def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, fea
             row_worst = _keep_max(row_worst, viol[s])
         radius = max_speed[i]
         tol = MONITOR_FEASIBILITY_REL * (1.0 + radius)
-        speed[i] = math.hypot(sx, sy)
-        gap[i] = math.hypot(sx - preferred[i, 0], sy - preferred[i, 1])
-        pref_speed[i] = math.hypot(preferred[i, 0], preferred[i, 1])
         worst[i] = row_worst
         kkt[i] = 0.0
         bits = 0 if zeros == 0.0 else _NON_FINITE
-        if speed[i] - radius > tol:
-            bits |= _OVER_SPEED
-        if lines == 0 and pref_speed[i] <= radius and gap[i] > tol:
-            bits |= _FREE_MOVED
+        # a speed below radius - tol (> 0) is neither on the disk's boundary nor over it
+        disk_active = False
+        if not shorter_than(sx, sy, radius - tol):
+            speed[i] = math.hypot(sx, sy)
+            if speed[i] - radius > tol:
+                bits |= _OVER_SPEED
+            disk_active = speed[i] >= radius - tol
+        if lines == 0:
+            gap[i] = math.hypot(sx - preferred[i, 0], sy - preferred[i, 1])
+            pref_speed[i] = math.hypot(preferred[i, 0], preferred[i, 1])
+            if pref_speed[i] <= radius and gap[i] > tol:
+                bits |= _FREE_MOVED
         if feasible[i] and row_worst > tol:
             bits |= _FEASIBLE_VIOLATES
-        if feasible[i] and gap[i] > 0.0:
-            kkt[i] = _kkt_row(preferred, selected, max_speed, line_dir, viol, tol, valid, i)
-            if kkt[i] > MONITOR_KKT_REL * (1.0 + radius + pref_speed[i]):
-                bits |= _KKT_FAILS
+        if feasible[i] and moving(sx - preferred[i, 0], sy - preferred[i, 1]):
+            kkt[i] = _kkt_row(preferred, selected, max_speed, line_dir, viol, tol, valid, i,
+                              disk_active, cross, dot)
+            # with a radius of at least 0 the threshold is positive (or NaN), which a residual
+            # of 0 (or NaN) passes: the preferred speed is read only where it can decide
+            if kkt[i] > 0.0 or radius < 0.0:
+                pref_speed[i] = math.hypot(preferred[i, 0], preferred[i, 1])
+                if kkt[i] > MONITOR_KKT_REL * (1.0 + radius + pref_speed[i]):
+                    bits |= _KKT_FAILS
         chord[i] = 0.0
         if not feasible[i]:
             chord[i] = _infeasibility_row(fail_line, line_point, line_dir, max_speed, valid, i)
             if chord[i] > tol:
                 bits |= _INFEASIBLE_OPEN
         fails[i] = bits
+        failed |= bits
+    return failed
 
 
 @inlined_loop
@@ -315,10 +357,19 @@ def check_solve(diag: StepDiagnostics) -> None:
             np.ascontiguousarray(diag.fail_line, dtype=np.int64))
     threads = thread_count(diag.valid.size, MONITOR_PARALLEL_MIN_SLOTS)
     bounds = piece_bounds(n, threads)
-    run_pieces(lambda p: _solve_rows(*args, bounds[p], bounds[p + 1], fails, speed, gap,
-                                     pref_speed, worst, res, chord), len(bounds) - 1,
-               threads=threads)
-    if fails.any():
+    outs = (fails, speed, gap, pref_speed, worst, res, chord)
+    if len(bounds) == 2:
+        # one piece: called directly (a small crowd's whole cost is such overhead)
+        failed = _solve_rows(*args, 0, n, *outs)
+    else:
+        piece_failed = [0] * (len(bounds) - 1)
+
+        def piece(p: int) -> None:
+            piece_failed[p] = _solve_rows(*args, bounds[p], bounds[p + 1], *outs)
+
+        run_pieces(piece, len(bounds) - 1, threads=threads)
+        failed = max(piece_failed)
+    if failed:
         scale = 1.0 + radius
 
         def first(bit: int) -> int:
@@ -359,6 +410,13 @@ def pair_min_distance(rel_position: np.ndarray, rel_velocity: np.ndarray, horizo
 @inlined_loop
 def _min_distance(px, py, xx, xy, horizon):
     """Exact minimum (m) of ``|p - x t|`` over ``t`` in ``[0, horizon]``. Claim: O3."""
+    return math.sqrt(max(_min_distance_sq(px, py, xx, xy, horizon), 0.0))
+
+
+@inlined_loop
+def _min_distance_sq(px, py, xx, xy, horizon):
+    """The square (m^2) :func:`_min_distance` takes the root of (not clamped at 0).
+    Claim: O3."""
     p_sq = px * px + py * py
     p_dot_x = px * xx + py * xy
     x_sq = xx * xx + xy * xy
@@ -366,8 +424,7 @@ def _min_distance(px, py, xx, xy, horizon):
     if x_sq > 0.0:
         t_star = orca_closest_approach_time(p_dot_x=p_dot_x, x_sq=x_sq)
     t_star = min(max(t_star, 0.0), horizon)
-    dist_sq = orca_relative_distance_sq(p_sq=p_sq, p_dot_x=p_dot_x, x_sq=x_sq, time_s=t_star)
-    return math.sqrt(max(dist_sq, 0.0))
+    return orca_relative_distance_sq(p_sq=p_sq, p_dot_x=p_dot_x, x_sq=x_sq, time_s=t_star)
 
 
 @compiled_loop
@@ -378,7 +435,8 @@ def _pair_min_distances(p, x, horizon, out):
 
 def check_reciprocity(position: np.ndarray, radius: np.ndarray, time_horizon: np.ndarray,
                       time_step: float, selected: np.ndarray, max_speed: np.ndarray,
-                      neighbor_idx: np.ndarray, feasible: np.ndarray) -> None:
+                      neighbor_idx: np.ndarray, feasible: np.ndarray, *,
+                      cooperative: np.ndarray | None = None) -> None:
     """Raise ObligationViolation (O3, or O6 for an overlapping pair) when a reciprocal pair's
     chosen velocities bring it closer than the combined radius within its horizon.
 
@@ -387,24 +445,32 @@ def check_reciprocity(position: np.ndarray, radius: np.ndarray, time_horizon: np
     about), in row-major slot order; the first that fails is reported. One compiled pass
     (:func:`_first_failing_pairs`) finds and judges them. Only pairs whose shares add up to 1
     are given (the caller filters): that split is proved reciprocal in every case. The
-    allowance is the solve's feasibility tolerance carried over the horizon. Claim: O3, O6.
+    allowance is the solve's feasibility tolerance carried over the horizon. With
+    ``cooperative`` (N,) only pairs of two cooperative agents are judged, as if the rows of the
+    others held no neighbour. Claim: O3, O6.
     """
     neighbor_idx = np.ascontiguousarray(neighbor_idx, dtype=np.int64)
     n = neighbor_idx.shape[0]
+    coop = (np.ones(n, dtype=np.bool_) if cooperative is None
+            else np.ascontiguousarray(cooperative, dtype=np.bool_))
     threads = thread_count(neighbor_idx.size, MONITOR_PARALLEL_MIN_SLOTS)
     bounds = piece_bounds(n, threads)
     # per piece: the first failing pair (a, b; -1 for none), its distance, combined radius and
     # whether it overlaps
-    pairs = np.full((len(bounds) - 1, 2), -1, dtype=np.int64)
-    found = np.zeros((len(bounds) - 1, 3))
-    args = (neighbor_idx, np.ascontiguousarray(feasible, dtype=bool),
+    pairs = np.empty((len(bounds) - 1, 2), dtype=np.int64)
+    found = np.empty((len(bounds) - 1, 3))
+    args = (neighbor_idx, coop, np.ascontiguousarray(feasible, dtype=bool),
             np.ascontiguousarray(position, dtype=np.float64),
             np.ascontiguousarray(selected, dtype=np.float64), radius, time_horizon,
             float(time_step), max_speed)
-    run_pieces(lambda p: _first_failing_pairs(*args, bounds[p], bounds[p + 1], pairs[p],
-                                              found[p]), len(bounds) - 1, threads=threads)
-    failing = np.flatnonzero(pairs[:, 0] >= 0)
-    if failing.size == 0:
+    if len(bounds) == 2:
+        # one piece: called directly (a small crowd's whole cost is such overhead)
+        _first_failing_pairs(*args, 0, n, pairs[0], found[0])
+    else:
+        run_pieces(lambda p: _first_failing_pairs(*args, bounds[p], bounds[p + 1], pairs[p],
+                                                  found[p]), len(bounds) - 1, threads=threads)
+    failing = [p for p in range(len(bounds) - 1) if pairs[p, 0] >= 0]
+    if not failing:
         return
     ia, ib = (int(v) for v in pairs[failing[0]])
     distance, comb_r, overlapping = found[failing[0]]
@@ -422,21 +488,23 @@ def check_reciprocity(position: np.ndarray, radius: np.ndarray, time_horizon: np
 
 
 @compiled_loop
-def _first_failing_pairs(neighbor_idx, feasible, position, selected, radius, time_horizon,
-                         time_step, max_speed, row_lo, row_hi, pair, found):
+def _first_failing_pairs(neighbor_idx, cooperative, feasible, position, selected, radius,
+                         time_horizon, time_step, max_speed, row_lo, row_hi, pair, found):
     """The first pair (a, b) of agents ``a`` in ``row_lo:row_hi`` that :func:`check_reciprocity`
-    judges and that fails, into ``pair`` (left at -1 if none) with its distance, combined radius
+    judges and that fails, into ``pair`` (-1, -1 if none) with its distance, combined radius
     and overlap (0/1) in ``found``. Per pair: the distance at the step's end for an
     overlapping pair (O6), else the exact closest approach within the horizon (O3), against
     the combined radius less the allowance. Claim: O3, O6."""
     k = neighbor_idx.shape[1]
+    pair[0], pair[1] = -1, -1
     for ia in range(row_lo, row_hi):
-        if not feasible[ia]:
+        if not (feasible[ia] and cooperative[ia]):
             continue
         for s in range(k):
             ib = neighbor_idx[ia, s]
-            # padding (-1) is below every agent index
-            if ib <= ia or not feasible[ib]:
+            # padding (-1) is below every agent index; a non-cooperative b holds no
+            # neighbour, so the pair is not mutual
+            if ib <= ia or not (feasible[ib] and cooperative[ib]):
                 continue
             if not time_horizon[ia] == time_horizon[ib]:
                 continue
@@ -449,21 +517,29 @@ def _first_failing_pairs(neighbor_idx, feasible, position, selected, radius, tim
             horizon = time_step if over else time_horizon[ia]
             tol = (2.0 * MONITOR_FEASIBILITY_REL * (1.0 + max(max_speed[ia], max_speed[ib]))
                    * horizon + MONITOR_FEASIBILITY_REL * r)
+            limit = r - tol
+            # distance < limit, decided without measuring the distance where it is clear
+            # (navproof.orca.lengths): it is measured for a failing pair only
             if over:
                 # an overlapping pair is judged at the step's end only (O6): it starts inside
-                distance = math.hypot(px - xx * horizon, py - xy * horizon)
-            else:
-                distance = _min_distance(px, py, xx, xy, horizon)
-            if distance < r - tol:
-                # judged only when b holds a as a neighbour too (asked of a failing pair
-                # alone: the first failing pair is the same)
-                mutual = False
-                for t in range(k):
-                    if neighbor_idx[ib, t] == ia:
-                        mutual = True
-                        break
-                if not mutual:
+                ex, ey = px - xx * horizon, py - xy * horizon
+                if not shorter_than(ex, ey, limit):
                     continue
-                pair[0], pair[1] = ia, ib
-                found[0], found[1], found[2] = distance, r, 1.0 if over else 0.0
-                return
+                distance = math.hypot(ex, ey)
+            else:
+                dist_sq = _min_distance_sq(px, py, xx, xy, horizon)
+                if not root_below(dist_sq, limit):
+                    continue
+                distance = math.sqrt(max(dist_sq, 0.0))
+            # judged only when b holds a as a neighbour too (asked of a failing pair
+            # alone: the first failing pair is the same)
+            mutual = False
+            for t in range(k):
+                if neighbor_idx[ib, t] == ia:
+                    mutual = True
+                    break
+            if not mutual:
+                continue
+            pair[0], pair[1] = ia, ib
+            found[0], found[1], found[2] = distance, r, 1.0 if over else 0.0
+            return

@@ -78,9 +78,9 @@ def build_grid(position: np.ndarray, range_m: np.ndarray, max_neighbors: np.ndar
     # table of column bounds leaves short searches within one column
     table_max = 8 * members.size + 1024
     (sorted_member, sorted_key, x_m, y_m, range_sq, max_n, slot_of, first, column_first, nx,
-     ny, ix0, iy0) = _sort_into_cells(np.asarray(position, dtype=np.float64), members,
-                                      np.asarray(range_m, dtype=np.float64),
-                                      np.asarray(max_neighbors), inv_cell, table_max)
+     ny, ix0, iy0) = sort_into_cells(np.asarray(position, dtype=np.float64), members,
+                                     np.asarray(range_m, dtype=np.float64),
+                                     np.asarray(max_neighbors), inv_cell, table_max)
     return AgentGrid(members=sorted_member, sorted_key=sorted_key, x_m=x_m, y_m=y_m,
                      range_sq=range_sq, max_neighbors=max_n, nx=nx, ny=ny, ix0=ix0, iy0=iy0,
                      inv_cell_per_m=inv_cell, k=k, cell=cell, slot_of=slot_of, first=first,
@@ -105,7 +105,7 @@ def _stable_bucket_order(bucket, order, first):
 
 
 @compiled_loop
-def _sort_into_cells(position, members, range_m, max_neighbors, inv_cell, table_max):
+def sort_into_cells(position, members, range_m, max_neighbors, inv_cell, table_max):
     """The sorted slots of :class:`AgentGrid`: agents ``members`` ordered by cell key, ties
     in member order (a stable sort), and the per-slot copies, cell and column tables.
 
@@ -169,14 +169,14 @@ def query_into(grid: AgentGrid, lo: int, hi: int, nb_idx: np.ndarray, nb_d: np.n
     padded with -1 / inf. Rows of other agents are left untouched, so threads may fill
     disjoint slot ranges of the same arrays. Claim: O2 (the constraint set RVO2 builds).
     """
-    _nearest(grid.x_m, grid.y_m, grid.sorted_key, grid.first, grid.column_first, grid.nx,
-             grid.ny, grid.ix0, grid.iy0, grid.inv_cell_per_m, grid.range_sq, grid.max_neighbors,
-             grid.members, lo, hi, nb_idx, nb_d)
+    nearest_slots(grid.x_m, grid.y_m, grid.sorted_key, grid.first, grid.column_first,
+                  grid.nx, grid.ny, grid.ix0, grid.iy0, grid.inv_cell_per_m, grid.range_sq,
+                  grid.max_neighbors, grid.members, lo, hi, nb_idx, nb_d)
 
 
 @compiled_loop
-def _nearest(x_m, y_m, key, first, column_first, nx, ny, ix0, iy0, inv_cell, range_sq, max_n,
-             members, lo, hi, nb_idx, nb_d):
+def nearest_slots(x_m, y_m, key, first, column_first, nx, ny, ix0, iy0, inv_cell, range_sq,
+                  max_n, members, lo, hi, nb_idx, nb_d):
     """The k nearest of every sorted slot in ``lo:hi`` (see :func:`query_into`). Claim: O2.
 
     Columns are read outwards from the agent's own, each over the rows within the current

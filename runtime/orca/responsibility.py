@@ -31,12 +31,11 @@ lines) hold as before.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from navproof._generated.formulas import orca_pair_share
 from navproof.core.jit import compiled_loop
+from navproof.orca.lengths import moving, shorter_than
 
 TIE_BREAKS = ("none", "keep-right")
 """Available symmetric-deadlock rules."""
@@ -143,12 +142,15 @@ def _mark_stalled(speed, pref_speed, max_speed, out):
 
 @compiled_loop
 def _count_stalls(previous, selected, preferred, max_speed, out):
-    """Every row of :func:`stall_count` into ``out``: speeds by ``hypot``, then
-    :func:`stall_rule`."""
+    """Every row of :func:`stall_count` into ``out``: :func:`stall_rule` of the speeds, each
+    comparison decided as with the ``hypot`` lengths (:func:`~navproof.orca.lengths.moving`,
+    :func:`~navproof.orca.lengths.shorter_than`) without measuring them where the decision is
+    clear."""
     for i in range(out.size):
-        speed = math.hypot(selected[i, 0], selected[i, 1])
-        pref_speed = math.hypot(preferred[i, 0], preferred[i, 1])
-        out[i] = previous[i] + 1 if stall_rule(speed, pref_speed, max_speed[i]) else 0
+        stalled = (moving(preferred[i, 0], preferred[i, 1])
+                   and shorter_than(selected[i, 0], selected[i, 1],
+                                    STALL_SPEED_FRACTION * max_speed[i]))
+        out[i] = previous[i] + 1 if stalled else 0
 
 
 def stalled_now(speed_mps: np.ndarray, pref_speed_mps: np.ndarray,

@@ -56,14 +56,23 @@ _SCALAR_HIGH = np.array([SCALAR_RULES[name][1] for name in FLOAT_FIELDS])
 _SCALAR_LOW_OPEN = np.array([SCALAR_RULES[name][2] for name in FLOAT_FIELDS])
 
 
+_BLOCK_ROWS = 256
+"""Rows tested between two looks at the verdict: a block's comparisons have no branch, so
+they run as vector instructions, and a miss still stops the pass within a block."""
+
+
 @compiled_loop
 def _vectors_inside(arr, bound):
     """Whether every entry of ``arr (N, 2)`` lies in [-bound, bound] (False for a NaN)."""
-    for i in range(arr.shape[0]):
-        for j in range(arr.shape[1]):
-            x = arr[i, j]
-            if not (x >= -bound and x <= bound):
-                return False
+    n = arr.shape[0]
+    low = -bound
+    for lo in range(0, n, _BLOCK_ROWS):
+        inside = True
+        for i in range(lo, min(lo + _BLOCK_ROWS, n)):
+            x, y = arr[i, 0], arr[i, 1]
+            inside &= (x >= low) & (x <= bound) & (y >= low) & (y <= bound)
+        if not inside:
+            return False
     return True
 
 
@@ -71,9 +80,16 @@ def _vectors_inside(arr, bound):
 def _values_inside(arr, low, high, low_open):
     """Whether every entry of ``arr (N,)`` lies in [low, high], ``low`` excluded when
     ``low_open`` (False for a NaN)."""
-    for i in range(arr.shape[0]):
-        x = arr[i]
-        if not ((x > low if low_open else x >= low) and x <= high):
+    n = arr.shape[0]
+    for lo in range(0, n, _BLOCK_ROWS):
+        inside = True
+        if low_open:
+            for i in range(lo, min(lo + _BLOCK_ROWS, n)):
+                inside &= (arr[i] > low) & (arr[i] <= high)
+        else:
+            for i in range(lo, min(lo + _BLOCK_ROWS, n)):
+                inside &= (arr[i] >= low) & (arr[i] <= high)
+        if not inside:
             return False
     return True
 

@@ -124,3 +124,157 @@ def test_kkt_residual_equals_the_angle_rule_with_every_angle_measured():
                        active_tol=tol, violation=viol)
     want = _reference_kkt(preferred, selected, max_speed, direction, viol, tol, valid)
     assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_kkt_residual_with_normals_on_both_sides_equals_the_angle_rule():
+    # normals within 90 degrees of the residual on each side (the wedge decided without
+    # angles), near 90 degrees, beyond it, and non-finite entries: the angle rule's residual
+    rng = np.random.default_rng(31)
+    n, k = 6000, 3
+    selected = rng.normal(0.0, 1.0, (n, 2))
+    residual_angle = rng.uniform(0.0, 2.0 * np.pi, n)
+    length = rng.choice([1e-12, 1e-3, 1.0, 50.0], n)
+    preferred = selected + length[:, None] * np.stack([np.cos(residual_angle),
+                                                       np.sin(residual_angle)], axis=-1)
+    # each normal at an offset from the residual; the normal (d.y, -d.x) of direction d
+    offset = rng.choice([0.3, -0.3, np.pi / 2 - 1e-12, -(np.pi / 2 - 1e-12), np.pi / 2,
+                         -np.pi / 2, np.pi / 2 + 1e-12, 2.0, -2.0, 1e-3, -1e-3], (n, k))
+    normal_angle = residual_angle[:, None] + offset
+    direction = np.stack([-np.sin(normal_angle), np.cos(normal_angle)], axis=-1)
+    specials = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-310])
+    pick = rng.random(direction.shape) < 0.01
+    direction[pick] = rng.choice(specials, int(pick.sum()))
+    # (an infinite residual is left out: the ray shortcut takes it where atan2 does not)
+    pick = rng.random(preferred.shape) < 0.005
+    preferred[pick] = rng.choice(specials[[0, 3, 4, 5]], int(pick.sum()))
+    valid = rng.random((n, k)) < 0.9
+    viol = np.zeros((n, k))
+    max_speed = np.where(rng.random(n) < 0.3, np.hypot(*selected.T), 5.0)
+    tol = np.full(n, 1e-6)
+    got = kkt_residual(preferred, selected, max_speed, np.zeros((n, k, 2)), direction, valid,
+                       active_tol=tol, violation=viol)
+    want = _reference_kkt(preferred, selected, max_speed, direction, viol, tol, valid)
+    assert np.array_equal(got, want, equal_nan=True)
+    assert got.tobytes() == np.where(np.isnan(want), got, want).tobytes()
+    assert (want == 0.0).sum() > n // 4 and (want > 0.0).sum() > n // 10
+
+
+def _first_failure(diag):
+    """The (claim, agent, observed, limit) check_solve reports, by whole-array rules with
+    every length measured by numpy's hypot, or None."""
+    from navproof.core.tolerances import MONITOR_FEASIBILITY_REL, MONITOR_KKT_REL
+    from navproof.orca.halfplanes import line_violation
+
+    pref, sel, radius = diag.preferred, diag.selected, diag.max_speed
+    tol = MONITOR_FEASIBILITY_REL * (1.0 + radius)
+    finite = (np.isfinite(sel).all(axis=1) & np.isfinite(diag.line_point).all(axis=(1, 2))
+              & np.isfinite(diag.line_dir).all(axis=(1, 2)))
+    speed = np.hypot(sel[:, 0], sel[:, 1])
+    gap = np.hypot(sel[:, 0] - pref[:, 0], sel[:, 1] - pref[:, 1])
+    pref_speed = np.hypot(pref[:, 0], pref[:, 1])
+    viol = line_violation(sel, diag.line_point, diag.line_dir, diag.valid)
+    worst = viol.max(axis=1)
+    lines = diag.valid.sum(axis=1)
+    kkt = np.where(diag.feasible & (gap > 0.0),
+                   kkt_residual(pref, sel, radius, diag.line_point, diag.line_dir, diag.valid,
+                                active_tol=tol, violation=viol), 0.0)
+    rows = np.flatnonzero(~diag.feasible)
+    chord = np.zeros(len(sel))
+    chord[rows] = infeasibility_margin(diag, rows)
+    rules = [("O2", ~finite, np.full(len(sel), np.inf), np.zeros(len(sel))),
+             ("O2", speed - radius > tol, speed, radius),
+             ("O1", (lines == 0) & (pref_speed <= radius) & (gap > tol), gap, np.zeros(len(sel))),
+             ("O4", diag.feasible & (worst > tol), worst, tol),
+             ("O2", kkt > MONITOR_KKT_REL * (1.0 + radius + pref_speed), kkt,
+              MONITOR_KKT_REL * (1.0 + radius + pref_speed)),
+             ("O4", ~diag.feasible & (chord > tol), chord, tol)]
+    for claim, failed, observed, limit in rules:
+        if failed.any():
+            i = int(np.flatnonzero(failed)[0])
+            return claim, i, float(observed[i]), float(limit[i])
+    return None
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_check_solve_reports_what_the_whole_array_rules_find(monkeypatch):
+    # every rule's failure, at the speed limit's edge, with lines and without, for the
+    # compiled pass that measures lengths only where a rule reads them: the same claim, agent,
+    # observed value and limit
+    from navproof.core.errors import ObligationViolation
+    from navproof.orca import monitor
+
+    monkeypatch.setattr(monitor, "_agent_data", lambda diag, i: {})
+    rng = np.random.default_rng(37)
+    seen = set()
+    for trial in range(400):
+        n, k = 30, 3
+        radius = rng.choice([2.0, 1.0, 0.0, 1e-300], n, p=[0.7, 0.2, 0.05, 0.05])
+        angle = rng.uniform(0.0, 2.0 * np.pi, n)
+        # trials that may break a rule, and trials that keep to every rule but O1 and KKT
+        strict = trial % 3 == 0
+        scale = rng.choice([0.5, 1.0, 1.0 - 1e-7, 1.0 + 1e-7, 0.0]
+                           + ([1.0 + 1e-5] if strict else []), n)
+        selected = np.stack([np.cos(angle), np.sin(angle)], axis=1) * (radius * scale)[:, None]
+        offset = rng.choice([0.0, 1e-7, 0.3] if strict or trial % 3 == 2 else [0.0], (n, 1))
+        preferred = selected + offset * rng.normal(size=(n, 2))
+        line_angle = rng.uniform(0.0, 2.0 * np.pi, (n, k))
+        direction = np.stack([np.cos(line_angle), np.sin(line_angle)], axis=-1)
+        # lines through the selected velocity (active), beyond it or violated by it
+        normal = np.stack([direction[..., 1], -direction[..., 0]], axis=-1)
+        point = selected[:, None, :] + normal * rng.choice(
+            [0.0, 0.5, -1e-3] if strict or trial % 3 == 1 else [0.0, 0.5], (n, k, 1))
+        valid = rng.random((n, k)) < (0.0 if trial % 5 == 0 else 0.8)
+        feasible = rng.random(n) < (0.9 if strict else 1.0)
+        fail_line = np.where(feasible, -1, rng.integers(0, k, n))
+        if trial % 7 == 0:
+            point[int(rng.integers(0, n)), 0, 0] = np.nan
+        diag = types.SimpleNamespace(preferred=preferred, selected=selected, max_speed=radius,
+                                     line_point=point, line_dir=direction, valid=valid,
+                                     feasible=feasible, fail_line=fail_line)
+        expected = _first_failure(diag)
+        try:
+            monitor.check_solve(diag)
+            got = None
+        except ObligationViolation as exc:
+            got = (exc.claim_id, exc.agent, exc.observed, exc.limit)
+        assert got == expected
+        seen.add(None if expected is None else expected[0])
+    assert seen == {None, "O1", "O2", "O4"}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_root_below_decides_as_the_square_root():
+    # the squared comparison gives the square root's verdict at the limit's edge (a few ulps
+    # and 1e-9 relative either side), for negative, zero, subnormal, huge and non-finite
+    # squares and zero, tiny, huge, negative and non-finite limits
+    from numba import njit
+
+    from navproof.orca.lengths import root_below
+
+    below = root_below.compiled()
+
+    @njit
+    def verdicts(sq, limit, out):
+        for i in range(sq.shape[0]):
+            out[i] = below(sq[i], limit[i])
+
+    rng = np.random.default_rng(13)
+    n = 200_000
+    limit = rng.choice([1.0, 0.3, 2.0 ** -450, 2.0 ** 450, 1e-300, 1e300, 0.0, -1.0, np.nan,
+                        np.inf], n, p=[0.4, 0.2, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05])
+    root = limit * rng.choice([1.0, np.nextafter(1.0, 2.0), np.nextafter(1.0, 0.0),
+                               1.0 + 1e-9, 1.0 - 1e-9, 1.0 + 5e-10, 0.5, 2.0], n)
+    sq = root * root
+    for step in (np.inf, 0.0):
+        pick = rng.random(n) < 0.2
+        sq[pick] = np.nextafter(sq[pick], step)
+    pick = rng.random(n) < 0.05
+    sq[pick] = rng.choice([0.0, -0.0, -1.0, 5e-324, np.nan, np.inf, -np.inf, 1e308],
+                          int(pick.sum()))
+    out = np.empty(n, dtype=np.bool_)
+    verdicts(sq, limit, out)
+    expected = np.array([math.sqrt(max(s, 0.0)) < lim
+                         for s, lim in zip(sq.tolist(), limit.tolist(), strict=True)])
+    assert np.array_equal(out, expected)
+    assert 0 < expected.sum() < n

@@ -10,7 +10,7 @@ import pytest
 from navproof.core.errors import InvalidInput, ObligationViolation
 from navproof.orca.crowd import AgentDefaults, Crowd
 from navproof.orca.monitor import check_reciprocity, pair_min_distance
-from navproof.orca.responsibility import pair_shares
+from navproof.orca.responsibility import STALL_SPEED_FRACTION, pair_shares, stall_count
 
 SMALL = AgentDefaults(neighbor_dist=15.0, max_neighbors=10, time_horizon=10.0,
                       time_horizon_obst=10.0, radius=0.5, max_speed=2.0)
@@ -176,6 +176,66 @@ def test_o3_a_failing_pair_that_only_one_side_holds_is_not_judged():
                       np.full(4, 2.0), nb, np.ones(4, bool))
 
 
+def _reciprocity_verdict(*args, **kwargs):
+    """The (claim, agent, other, observed) check_reciprocity raises, or None."""
+    try:
+        check_reciprocity(*args, **kwargs)
+    except ObligationViolation as exc:
+        return exc.claim_id, exc.agent, exc.data["other"], exc.observed
+    return None
+
+
+def test_o3_cooperative_mask_judges_as_the_masked_neighbour_rows():
+    # the cooperative mask gives the verdict of the neighbour rows of non-cooperative agents
+    # emptied (the whole-array masking it replaced), on random crowds with failing pairs
+    rng = np.random.default_rng(7)
+    seen = set()
+    for trial in range(300):
+        n, k = 40, 6
+        position = rng.uniform(0.0, 12.0, (n, 2))
+        selected = rng.normal(0.0, 1.0, (n, 2))
+        nb = np.argsort(rng.random((n, n)), axis=1)[:, :k]
+        nb[nb == np.arange(n)[:, None]] = -1
+        nb[rng.random((n, k)) < 0.2] = -1
+        cooperative = rng.random(n) < (0.3 if trial % 3 == 0 else 0.9)
+        feasible = rng.random(n) < 0.95
+        args = (position, np.full(n, 0.5), np.full(n, 10.0), 0.25, selected, np.full(n, 2.0))
+        masked = np.where(cooperative[:, None], nb, -1)
+        expected = _reciprocity_verdict(*args, masked, feasible)
+        assert _reciprocity_verdict(*args, nb, feasible, cooperative=cooperative) == expected
+        seen.add(expected is None)
+    assert seen == {True, False}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_o8_stall_count_decides_as_the_hypot_speeds():
+    # the sum-of-squares shortcut gives the counts of hypot's lengths, at the limit's edge,
+    # for zeros of both signs, subnormal, huge and non-finite velocities and odd limits
+    rng = np.random.default_rng(5)
+    n = 200_000
+    max_speed = rng.choice([2.0, 1.0, 1e-300, 1e300, 0.0, 3e-136, np.nan, np.inf], n,
+                           p=[0.6, 0.1, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05])
+    limit = STALL_SPEED_FRACTION * max_speed
+    angle = rng.uniform(0.0, 2.0 * np.pi, n)
+    scale = limit * rng.choice([1.0, np.nextafter(1.0, 2.0), np.nextafter(1.0, 0.0),
+                                1.0 + 1e-9, 1.0 - 1e-9, 0.5, 2.0], n)
+    selected = np.stack([np.cos(angle), np.sin(angle)], axis=1) * scale[:, None]
+    preferred = rng.normal(0.0, 1.0, (n, 2))
+    specials = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 5e-324, 1e-310, 1e200])
+    for arr in (selected, preferred):
+        pick = rng.random(arr.shape) < 0.05
+        arr[pick] = rng.choice(specials, int(pick.sum()))
+    preferred[rng.random(n) < 0.05] = 0.0
+    previous = rng.integers(0, 5, n)
+    speed = np.hypot(selected[:, 0], selected[:, 1])
+    pref_speed = np.hypot(preferred[:, 0], preferred[:, 1])
+    stalled = (pref_speed > 0.0) & (speed < limit)
+    expected = np.where(stalled, previous + 1, 0)
+    got = stall_count(previous, selected, preferred, max_speed)
+    assert np.array_equal(got, expected)
+    assert 0 < stalled.sum() < n
+
+
 def test_bad_options_are_rejected_before_anything_changes():
     with pytest.raises(InvalidInput):
         Crowd(0.25, tie_break="left")
@@ -185,3 +245,82 @@ def test_bad_options_are_rejected_before_anything_changes():
     with pytest.raises(InvalidInput):
         crowd.add_agents(np.zeros((2, 2)), responsibility_weight=0.0)
     assert crowd.num_agents == 0
+
+
+def _first_failing_pair_by_lengths(position, radius, horizon, time_step, selected, max_speed,
+                                   nb, feasible):
+    """check_reciprocity's rule with every pair's distance measured (hypot at the step's end
+    for an overlapping pair, the exact closest approach otherwise): (claim, agent, other,
+    observed, limit) of the first failing pair in row-major order, or None (the C library's
+    hypot, which the compiled pass calls)."""
+    from navproof.core.tolerances import MONITOR_FEASIBILITY_REL as rel
+
+    n, k = nb.shape
+    for a in range(n):
+        for s in range(k):
+            b = int(nb[a, s])
+            if b <= a or not (feasible[a] and feasible[b]) or horizon[a] != horizon[b]:
+                continue
+            if a not in nb[b]:
+                continue
+            p = position[b] - position[a]
+            x = selected[a] - selected[b]
+            r = radius[a] + radius[b]
+            over = p[0] * p[0] + p[1] * p[1] <= r * r
+            h = time_step if over else horizon[a]
+            tol = 2.0 * rel * (1.0 + max(max_speed[a], max_speed[b])) * h + rel * r
+            distance = (float(np.hypot(p[0] - x[0] * h, p[1] - x[1] * h)) if over
+                        else float(pair_min_distance(p[None], x[None], np.array([h]))[0]))
+            if distance < r - tol:
+                return ("O6" if over else "O3", a, b, distance, r)
+    return None
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_o3_o6_reciprocity_reports_the_pair_the_measured_distances_find():
+    # the pass decides distance < limit from squared lengths where that is clear: the same
+    # first failing pair, observed distance and combined radius as measuring every distance,
+    # on random crowds with pairs at the limit's edge (a few ulps either side), overlapping,
+    # coincident, tiny, huge and non-finite values
+    rng = np.random.default_rng(11)
+    seen = set()
+    for trial in range(400):
+        n, k = 24, 5
+        position = rng.uniform(0.0, 6.0, (n, 2))
+        selected = rng.normal(0.0, 1.0, (n, 2))
+        radius = np.full(n, 0.5)
+        horizon = np.full(n, rng.choice([10.0, 2.0]))
+        max_speed = np.full(n, 2.0)
+        nb = np.argsort(rng.random((n, n)), axis=1)[:, :k]
+        nb[nb == np.arange(n)[:, None]] = -1
+        feasible = rng.random(n) < 0.97
+        if trial % 4 == 0:
+            # one pair's radii set so that its limit lies within a few ulps of its distance
+            a = int(rng.integers(n))
+            b = int(nb[a, 0]) if nb[a, 0] >= 0 else (a + 1) % n
+            nb[a, 0], nb[b, 0] = b, a
+            p, x = position[b] - position[a], selected[a] - selected[b]
+            d = float(pair_min_distance(p[None], x[None], horizon[a:a + 1])[0])
+            for _ in range(int(rng.integers(-3, 4)) + 3):
+                d = np.nextafter(d, np.inf)
+            # limit = 2 r (1 - 1e-6) - 2e-6 (1 + max speed) horizon
+            radius[:] = ((d + 6e-6 * horizon[a]) / (2.0 * (1.0 - 1e-6))
+                         + rng.choice([0.0, 0.0, 1e-12, 1e-9]))
+        if trial % 5 == 1:
+            pick = rng.random((n, 2)) < 0.05
+            selected[pick] = rng.choice([0.0, -0.0, np.nan, np.inf, 1e-300, 1e300],
+                                        int(pick.sum()))
+        if trial % 7 == 2:
+            position[1] = position[0]
+            radius[:] = rng.choice([1e-140, 1e140, 0.0])
+        args = (position, radius, horizon, 0.25, selected, max_speed, nb, feasible)
+        expected = _first_failing_pair_by_lengths(*args)
+        try:
+            check_reciprocity(*args)
+            got = None
+        except ObligationViolation as exc:
+            got = (exc.claim_id, exc.agent, exc.data["other"], exc.observed, exc.limit)
+            assert exc.margin == exc.observed - exc.limit
+        assert got == expected
+        seen.add(None if expected is None else expected[0])
+    assert seen == {None, "O3", "O6"}
