@@ -2,11 +2,11 @@
 
 pyrvo (the reference the parity tests use) is a wheel whose ``do_step`` is 2.2-2.5x slower
 than the same sources built here with -O3 (0.72 against 0.29 ms for the 1k circle, 14.9
-against 6.8 ms at 20k, one run); a speed comparison must use a release build. This module compiles RVO2's sources (pyrvo's bundled copy, or ``--rvo2-src``)
-with the system's C++ compiler together with ``rvo2_native/step_server.cc``, a small driver
-that times each ``doStep()`` inside its own process (one thread: RVO2's OpenMP loop is not
-enabled), and serves steps on request so that a benchmark can alternate rounds between
-navproof and RVO2.
+against 6.8 ms at 20k, one run); a speed comparison must use a release build. This module
+compiles RVO2's sources (pyrvo's bundled copy, or ``--rvo2-src``) with the system's C++
+compiler together with ``rvo2_native/step_server.cc``, a small driver that times each
+``doStep()`` inside its own process (one thread: RVO2's OpenMP loop is not enabled), and
+serves steps on request so that a benchmark can alternate rounds between navproof and RVO2.
 
 Builds are cached under ``build/rvo2_native/<flags digest>/`` at the repository root.
 
