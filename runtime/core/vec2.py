@@ -45,23 +45,30 @@ def norm2(v: np.ndarray) -> np.ndarray:
 
 
 @inlined_loop
-def hypot_side(x, y, limit):
-    """Which side of ``limit`` ``math.hypot(x, y)`` lies on, without computing it: -1 surely
-    below, 1 surely above, 0 undecided (then compare hypot itself). Decided only for a limit
-    in [HYPOT_DECIDED_MIN, HYPOT_DECIDED_MAX] and a squared sum ``x x + y y`` further than
-    HYPOT_SIDE_SLACK (relative) from ``limit limit``: the sum is within 3 units in the last
-    place of x^2 + y^2 (products that underflow err by less than 1e-300, far below the gap
-    there), limit squared within 1 and hypot within 1 of the exact length, all far inside the
-    slack; a sum that overflows is surely above. NaN is never decided."""
+def squared_side(squared, limit):
+    """Which side of ``limit`` the length whose square is ``squared`` lies on, without its
+    root: -1 surely below, 1 surely above, 0 undecided (then measure the length itself).
+    Decided only for a limit in [HYPOT_DECIDED_MIN, HYPOT_DECIDED_MAX] and a ``squared`` further
+    than HYPOT_SIDE_SLACK (relative) from ``limit limit``: limit squared is within 1 unit in the
+    last place, a correctly rounded square root or hypot within 1 of the exact length, far
+    inside the slack. NaN is never decided."""
     if not (limit >= HYPOT_DECIDED_MIN and limit <= HYPOT_DECIDED_MAX):
         return 0
-    squared = x * x + y * y
     bound = limit * limit
     if squared < bound * (1.0 - HYPOT_SIDE_SLACK):
         return -1
     if squared > bound * (1.0 + HYPOT_SIDE_SLACK):
         return 1
     return 0
+
+
+@inlined_loop
+def hypot_side(x, y, limit):
+    """Which side of ``limit`` ``math.hypot(x, y)`` lies on, without computing it
+    (:func:`squared_side` of ``x x + y y``): the sum is within 3 units in the last place of
+    x^2 + y^2 (products that underflow err by less than 1e-300, far below the slack there); a
+    sum that overflows is surely above."""
+    return squared_side(x * x + y * y, limit)
 
 
 @inlined_loop
@@ -82,3 +89,34 @@ def hypot_above(x, y, limit):
     if side != 0:
         return side > 0
     return math.hypot(x, y) > limit
+
+
+@inlined_loop
+def hypot_below(x, y, limit):
+    """``math.hypot(x, y) < limit``, hypot computed only where :func:`hypot_side` does not
+    decide."""
+    side = hypot_side(x, y, limit)
+    if side != 0:
+        return side < 0
+    return math.hypot(x, y) < limit
+
+
+@inlined_loop
+def root_below(squared, limit):
+    """``math.sqrt(max(squared, 0.0)) < limit``, the root taken only where
+    :func:`squared_side` does not decide."""
+    side = squared_side(squared, limit)
+    if side != 0:
+        return side < 0
+    return math.sqrt(max(squared, 0.0)) < limit
+
+
+@inlined_loop
+def nonzero_length(x, y):
+    """``math.hypot(x, y) > 0``: exactly when a finite vector is not (+-0, +-0) (hypot is at
+    least the larger magnitude); hypot itself decides a non-finite one."""
+    if x == 0.0 and y == 0.0:
+        return False
+    if x - x == 0.0 and y - y == 0.0:
+        return True
+    return math.hypot(x, y) > 0.0

@@ -36,8 +36,8 @@ from navproof.core.tolerances import (
     MONITOR_KKT_REL,
     RVO_EPSILON,
 )
+from navproof.core.vec2 import hypot_below, nonzero_length, root_below
 from navproof.orca.halfplanes import line_violation
-from navproof.orca.lengths import moving, root_below, shorter_than
 
 if TYPE_CHECKING:
     from navproof.orca.crowd import StepDiagnostics
@@ -268,7 +268,7 @@ def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, fea
     labelled infeasible what is left of the failing line's chord (:func:`_infeasibility_row`
     into ``chord``, 0 elsewhere); ``fails`` gets the bits of the failed rules, and their union
     over the rows is returned. Lengths are measured only where a rule reads them
-    (:mod:`navproof.orca.lengths` decides the comparisons elsewhere): the selected speed
+    (:mod:`navproof.core.vec2` decides the comparisons elsewhere): the selected speed
     (into ``speed``) unless clearly below the max speed less the tolerance, the distance
     selected-preferred (into ``gap``) for rows without lines, the preferred speed (into
     ``pref_speed``) for those and rows with a positive KKT residual (or a negative radius).
@@ -300,7 +300,7 @@ def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, fea
         bits = 0 if zeros == 0.0 else _NON_FINITE
         # a speed below radius - tol (> 0) is neither on the disk's boundary nor over it
         disk_active = False
-        if not shorter_than(sx, sy, radius - tol):
+        if not hypot_below(sx, sy, radius - tol):
             speed[i] = math.hypot(sx, sy)
             if speed[i] - radius > tol:
                 bits |= _OVER_SPEED
@@ -312,7 +312,7 @@ def _solve_rows(preferred, selected, max_speed, line_point, line_dir, valid, fea
                 bits |= _FREE_MOVED
         if feasible[i] and row_worst > tol:
             bits |= _FEASIBLE_VIOLATES
-        if feasible[i] and moving(sx - preferred[i, 0], sy - preferred[i, 1]):
+        if feasible[i] and nonzero_length(sx - preferred[i, 0], sy - preferred[i, 1]):
             kkt[i] = _kkt_row(preferred, selected, max_speed, line_dir, viol, tol, valid, i,
                               disk_active, cross, dot)
             # with a radius of at least 0 the threshold is positive (or NaN), which a residual
@@ -519,11 +519,11 @@ def _first_failing_pairs(neighbor_idx, cooperative, feasible, position, selected
                    * horizon + MONITOR_FEASIBILITY_REL * r)
             limit = r - tol
             # distance < limit, decided without measuring the distance where it is clear
-            # (navproof.orca.lengths): it is measured for a failing pair only
+            # (navproof.core.vec2.root_below): it is measured for a failing pair only
             if over:
                 # an overlapping pair is judged at the step's end only (O6): it starts inside
                 ex, ey = px - xx * horizon, py - xy * horizon
-                if not shorter_than(ex, ey, limit):
+                if not hypot_below(ex, ey, limit):
                     continue
                 distance = math.hypot(ex, ey)
             else:

@@ -35,7 +35,7 @@ import numpy as np
 
 from navproof._generated.formulas import orca_pair_share
 from navproof.core.jit import compiled_loop
-from navproof.orca.lengths import moving, shorter_than
+from navproof.core.vec2 import hypot_below, nonzero_length
 
 TIE_BREAKS = ("none", "keep-right")
 """Available symmetric-deadlock rules."""
@@ -143,12 +143,12 @@ def _mark_stalled(speed, pref_speed, max_speed, out):
 @compiled_loop
 def _count_stalls(previous, selected, preferred, max_speed, out):
     """Every row of :func:`stall_count` into ``out``: :func:`stall_rule` of the speeds, each
-    comparison decided as with the ``hypot`` lengths (:func:`~navproof.orca.lengths.moving`,
-    :func:`~navproof.orca.lengths.shorter_than`) without measuring them where the decision is
+    comparison decided as with the ``hypot`` lengths (:func:`~navproof.core.vec2.nonzero_length`,
+    :func:`~navproof.core.vec2.hypot_below`) without measuring them where the decision is
     clear."""
     for i in range(out.size):
-        stalled = (moving(preferred[i, 0], preferred[i, 1])
-                   and shorter_than(selected[i, 0], selected[i, 1],
+        stalled = (nonzero_length(preferred[i, 0], preferred[i, 1])
+                   and hypot_below(selected[i, 0], selected[i, 1],
                                     STALL_SPEED_FRACTION * max_speed[i]))
         out[i] = previous[i] + 1 if stalled else 0
 

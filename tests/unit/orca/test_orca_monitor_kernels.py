@@ -250,7 +250,7 @@ def test_root_below_decides_as_the_square_root():
     # squares and zero, tiny, huge, negative and non-finite limits
     from numba import njit
 
-    from navproof.orca.lengths import root_below
+    from navproof.core.vec2 import root_below
 
     below = root_below.compiled()
 
