@@ -11,6 +11,7 @@ whole-array evaluation (:func:`_clearance_by_arrays`) gives, to the bit.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -42,19 +43,41 @@ when its bound minus this still exceeds the least clearance found in its row."""
 
 def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
                       radius_m: np.ndarray, neighbor_idx: np.ndarray, dt_s: float, *,
-                      ordered_from: int | None = None) -> np.ndarray:
+                      ordered_from: int | None = None,
+                      truncated: tuple[np.ndarray, Callable[[np.ndarray, np.ndarray],
+                                                            np.ndarray]] | None = None
+                      ) -> np.ndarray:
     """Signed clearance (m, (N,)) of each body to its listed neighbours over the whole step
     (the World lists every body within reach of the executed step,
     :func:`navproof.world.reach.bodies_within_reach`): the minimum distance of the two executed
     curves (quadratic in time through their start, middle and end points; exact for bodies on
     translating supports) minus the combined radius. The columns of ``neighbor_idx`` from
     ``ordered_from`` on list each row's bodies in order of their squared start distance from it
-    (ORCA's neighbours, :mod:`navproof.orca.neighbors`; None: no such columns). Claim: W1."""
+    (ORCA's neighbours, :mod:`navproof.orca.neighbors`; None: no such columns).
+
+    ``truncated`` is (commit times (s, (N,)), a function giving bodies' world positions (m,
+    (K, 2)) at times (s, (K,))): a body committed for less than the step ramps and then rests
+    (F2), a curve that no one quadratic through three of its points follows, so every pair
+    with such a body is measured piece by piece (:func:`_truncated_pairs`). Claim: W1, F2."""
     n = x0_m.shape[0]
     out = np.full(n, np.inf)
     if neighbor_idx.shape[0] != n or neighbor_idx.shape[1] == 0:
         return out
     dt = float(check_valid_step(dt_s))
+    if truncated is not None:
+        commit_s, points_at = truncated
+        cut = commit_s < dt
+        if cut.any():
+            valid = neighbor_idx >= 0
+            pair_cut = valid & (cut[:, None] | cut[np.where(valid, neighbor_idx, 0)])
+            rows, cols = np.nonzero(pair_cut)
+            least = _truncated_pairs(x0_m, mid_m, x1_m, radius_m, commit_s, cut, points_at,
+                                     rows, neighbor_idx[rows, cols], dt)
+            out = agent_clearance_m(x0_m, mid_m, x1_m, radius_m,
+                                    np.where(pair_cut, -1, neighbor_idx), dt,
+                                    ordered_from=ordered_from)
+            np.minimum.at(out, rows, least)
+            return out
     half_s, full_s = 0.5 * dt, dt
     # the compiled pass squares the step times as machine code does (t * t); Python's t ** 2
     # (the whole-array evaluation's) rounds differently for a few step lengths
@@ -77,6 +100,52 @@ def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
                                          bounds[k + 1], out),
                len(bounds) - 1, threads=threads)
     return out
+
+
+def _truncated_pairs(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
+                     radius_m: np.ndarray, commit_s: np.ndarray, cut: np.ndarray,
+                     points_at: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                     rows: np.ndarray, others: np.ndarray, dt: float) -> np.ndarray:
+    """Clearance (m, (K,)) of the pairs ``rows``, ``others`` (K,) of which one body or both
+    were committed for less than the step (``cut``, commit times ``commit_s``): the step split
+    at both commit times, each piece a quadratic of both curves (a truncated body's points from
+    ``points_at``, another body's from its start, middle and end) handed to the exact sweep
+    (W1) as :func:`_clearance_by_arrays` hands it the whole step. Claim: W1, F2."""
+    stop_s = np.minimum(commit_s, dt)
+    times = np.sort(np.stack([np.zeros(rows.size), stop_s[rows], stop_s[others],
+                              np.full(rows.size, dt)], axis=1), axis=1)
+    starts, ends = times[:, :-1].ravel(), times[:, 1:].ravel()
+    pair = np.repeat(np.arange(rows.size), 3)
+    keep = ends > starts
+    pair, starts, ends = pair[keep], starts[keep], ends[keep]
+    piece_s = ends - starts
+
+    def coefficients(body: np.ndarray) -> tuple[np.ndarray, ...]:
+        # the piece's start point, B and A of body's curve over the piece
+        b = 4.0 * (mid_m[body] - x0_m[body]) - (x1_m[body] - x0_m[body])
+        a = 2.0 * (x1_m[body] - x0_m[body]) - 4.0 * (mid_m[body] - x0_m[body])
+        p = []
+        for t in (starts, 0.5 * (starts + ends), ends):
+            tau = (t / dt)[:, None]
+            q = x0_m[body] + b * tau + a * tau * tau
+            ramped = cut[body]
+            if ramped.any():
+                q[ramped] = points_at(body[ramped], t[ramped])
+            p.append(q)
+        return (p[0], 4.0 * (p[1] - p[0]) - (p[2] - p[0]),
+                2.0 * (p[2] - p[0]) - 4.0 * (p[1] - p[0]))
+
+    start_i, b_i, a_i = coefficients(rows[pair])
+    start_j, b_j, a_j = coefficients(others[pair])
+    comb = radius_m[rows[pair]] + radius_m[others[pair]]
+    dmin, _ = sweep_min_distance_m(
+        start_i, (b_i - b_j) / piece_s[:, None], np.zeros_like(b_i),
+        2.0 * (a_i - a_j) / piece_s[:, None], piece_s, start_j[:, None, :],
+        np.zeros((pair.size, 1, 2)), np.ones((pair.size, 1), bool),
+        exact_within_m=comb[:, None] + CLEARANCE_EXACT_BAND_M)
+    least = np.full(rows.size, np.inf)
+    np.minimum.at(least, pair, dmin[:, 0] - comb)
+    return least
 
 
 def _clearance_by_arrays(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,

@@ -105,3 +105,24 @@ def _executed_rows(x0, v0, v1, commit, dt, dt_sq, half, pivot, vel, acc, omega, 
         c, s = cos_half[i], sin_half[i]
         mid[i, 0] = px + vel[i, 0] * half + 0.5 * acc[i, 0] * half * half + (c * rx - s * ry)
         mid[i, 1] = py + vel[i, 1] * half + 0.5 * acc[i, 1] * half * half + (s * rx + c * ry)
+
+
+def executed_points_m(x0_m: np.ndarray, v0_mps: np.ndarray, v1_mps: np.ndarray,
+                      commit_s: np.ndarray, dt_s: float, support: Support, rows: np.ndarray,
+                      t_s: np.ndarray) -> np.ndarray:
+    """World positions (m, (K, 2)) of bodies ``rows`` (K,) at times ``t_s`` (K,) of the step
+    :func:`execute` runs: the B4 ramp up to the commit time, at rest on the support after it,
+    carried by the support. Unlike the start, middle and end points, these follow a truncated
+    step's curve on both sides of its commit time (F2). Claim: T4, B4, F2, W1."""
+    m = support.motion
+    t = np.asarray(t_s, dtype=np.float64)
+    tt = np.minimum(t, commit_s[rows])[:, None]
+    pivot = m.pivot_m[rows]
+    rel = x0_m[rows] + accel_step_displacement(t=tt, dt=dt_s, v0=v0_mps[rows],
+                                               v1=v1_mps[rows]) - pivot
+    turn = m.omega_radps[rows] * t
+    c, s = np.cos(turn), np.sin(turn)
+    turned = np.stack([c * rel[:, 0] - s * rel[:, 1], s * rel[:, 0] + c * rel[:, 1]], axis=1)
+    tc = t[:, None]
+    return pivot + m.velocity_mps[rows] * tc + 0.5 * m.acceleration_mps2[rows] * tc * tc \
+        + turned

@@ -74,7 +74,7 @@ from navproof.world.independent_check import (
     check_motion,
 )
 from navproof.world.layout import SUPPORT_PLATFORM, Layout
-from navproof.world.motion import execute
+from navproof.world.motion import execute, executed_points_m
 from navproof.world.progress import route_targets, update_status
 from navproof.world.reach import (
     bodies_within_reach,
@@ -533,8 +533,16 @@ class World:
         if orca_nb.shape[0] == n and orca_nb.shape[1]:
             executed_within = np.concatenate([executed_within, orca_nb], axis=1) \
                 if executed_within.shape[1] else orca_nb
-        agent_clear = agent_clearance_m(x0, mid, position, self.radius_m, executed_within, dt,
-                                        ordered_from=ordered_from)
+        # a truncated step ramps then rests (F2): its pairs are measured on that curve; a body
+        # that crossed its portal left it for the rebuilt curve, measured through its points
+        ramped = commit
+        if crossed is not None and crossed.size:
+            ramped = commit.copy()
+            ramped[crossed] = dt
+        agent_clear = agent_clearance_m(
+            x0, mid, position, self.radius_m, executed_within, dt, ordered_from=ordered_from,
+            truncated=(ramped, lambda rows, t_s: executed_points_m(x0, v0, v1, commit, dt,
+                                                                   support, rows, t_s)))
         # each safe step was verified against its neighbours' predictions; a neighbour whose
         # committed step left its prediction (a fallback) may still have reached it (W1)
         _neighbour_fallbacks(agent_clear, -EPS, label)

@@ -103,8 +103,15 @@ START_INSIDE = Case(obstacles=(PILLAR,), starts=((0.2, 0.0),), goals=((4.0, 0.0)
 PILLAR_HEAD_ON = Case(obstacles=(((-0.3, -0.3), (0.3, -0.3), (0.3, 0.3), (-0.3, 0.3)),),
                       starts=((-3.0, 0.0), (3.0, 0.0)), goals=((3.0, 0.0), (-3.0, 0.0)),
                       steps=50)
+# found by this test: agent 0 starts on a pillar's corner, its steps truncated (F2), ramping
+# and resting; agent 1 walks into it, labelled safe at step 13 (W1, -37 um): the World measured
+# the truncated curve as the quadratic through its start, middle and end points
+CORNER_TRUNCATED = Case(half_m=3.0, obstacles=(((0.0, 0.0), (1.0, 0.0), (1.0, 1.0),
+                                                (0.0, 1.0)),),
+                        starts=((0.0, 0.0), (0.0, -1.0)), goals=((0.0, 0.0), (0.0, 0.0)),
+                        max_speed_mps=1.0)
 KNOWN = (PLATFORM_OUT, PLATFORM_ACCEL, HEAD_ON_TINY, HEAD_ON_NONE, INSIDE_L, AT_PILLAR,
-         CW_PILLAR, START_INSIDE, PILLAR_HEAD_ON)
+         CW_PILLAR, START_INSIDE, PILLAR_HEAD_ON, CORNER_TRUNCATED)
 
 coord = st.floats(-4.5, 4.5, allow_nan=False)
 point = st.tuples(coord, coord)
@@ -172,6 +179,7 @@ def case(draw):
 @example(case=CW_PILLAR)
 @example(case=START_INSIDE)
 @example(case=PILLAR_HEAD_ON)
+@example(case=CORNER_TRUNCATED)
 def test_a_step_labelled_safe_never_fails_the_independent_check(case):
     found = lies(case)
     assert found == [], f"safe labels refuted (step, agent, claim, margin): {found[:5]}"

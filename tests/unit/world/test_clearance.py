@@ -1,10 +1,17 @@
 """The World's agent clearance (W1 diagnostics): the compiled pass that skips the pairs that
-cannot be a row's least reports, bit for bit, what every pair through the exact sweep gives."""
+cannot be a row's least reports, bit for bit, what every pair through the exact sweep gives;
+a pair with a truncated step (F2) is measured on its ramp and its rest."""
 
 import numpy as np
 import pytest
 
-from navproof.world.clearance import _clearance_by_arrays, agent_clearance_m
+from navproof.boundary import Support
+from navproof.world.clearance import (
+    CLEARANCE_EXACT_BAND_M,
+    _clearance_by_arrays,
+    agent_clearance_m,
+)
+from navproof.world.motion import execute, executed_points_m
 from navproof.world.reach import bodies_within_reach, executed_reach_m
 
 
@@ -115,3 +122,68 @@ def test_executed_extents_give_numpys_widest_extent_plus_radius():
         want = float(np.max(extent)) + float(np.max(radius))
         assert np.float64(widest).tobytes() == np.float64(want).tobytes() or (
             np.isnan(widest) and np.isnan(want))
+
+
+def _dense_clearance(points_at, n, pairs, radius, dt, commit_s, samples=20001):
+    """Least sampled clearance of each body to the bodies ``pairs`` lists for it."""
+    # the commit times are sampled: a truncated pair's closest approach may be at one
+    times = np.union1d(np.linspace(0.0, dt, samples), commit_s)
+    curve = np.stack([points_at(np.full(times.size, i), times) for i in range(n)])
+    out = np.full(n, np.inf)
+    for i, j in pairs:
+        gap = np.hypot(*(curve[i] - curve[j]).T) - radius[i] - radius[j]
+        out[i] = min(out[i], gap.min())
+    return out
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_pair_with_a_truncated_step_is_measured_on_the_ramp_and_the_rest(seed):
+    # a body committed for part of the step ramps and then rests (F2); the quadratic through
+    # its start, middle and end points is another curve, and may miss an overlap (W1)
+    rng = np.random.default_rng(seed)
+    n, dt = 6, 0.1
+    x0 = rng.uniform(0.0, 1.2, (n, 2))
+    v0, v1 = rng.uniform(-1.5, 1.5, (2, n, 2))
+    commit = np.where(rng.random(n) < 0.5, dt, rng.uniform(0.0, dt, n))
+    commit[0] = 0.3 * dt
+    support = Support.translating(rng.uniform(-0.3, 0.3, (n, 2)))
+    done = execute(x0, v0, v1, commit, dt, support)
+    radius = np.full(n, 0.4)
+    listed = np.array([[j for j in range(n) if j != i] for i in range(n)])
+
+    def points_at(rows, t_s):
+        return executed_points_m(x0, v0, v1, commit, dt, support, rows, t_s)
+
+    got = agent_clearance_m(x0, done.mid_m, done.position_m, radius, listed, dt,
+                            truncated=(commit, points_at))
+    want = _dense_clearance(points_at, n, [(i, j) for i in range(n) for j in listed[i]],
+                            radius, dt, commit)
+    # exact within the band, a certified lower bound above it
+    close = want < CLEARANCE_EXACT_BAND_M
+    assert np.allclose(got[close], want[close], rtol=0.0, atol=1e-7)
+    assert np.all(got[~close] <= want[~close] + 1e-7)
+    assert np.all(got[~close] > CLEARANCE_EXACT_BAND_M - 1e-7)
+
+
+def test_the_truncated_curve_shows_an_overlap_the_quadratic_misses():
+    # body 0 walks at body 1 for a quarter of the step and stops (F2); body 1 walks away more
+    # slowly all step long. Their closest approach is at body 0's stop; the quadratic through
+    # body 0's start, middle and end points reaches its end later and keeps them apart (W1)
+    dt = 0.1
+    x0 = np.array([[0.0, 0.0], [0.0, -0.808]])
+    v0 = v1 = np.array([[0.0, -1.0], [0.0, -0.5]])
+    commit = np.array([0.025, dt])
+    support = Support.translating(np.zeros((2, 2)))
+    done = execute(x0, v0, v1, commit, dt, support)
+    listed = np.array([[1], [0]])
+    radius = np.full(2, 0.4)
+
+    def points_at(rows, t_s):
+        return executed_points_m(x0, v0, v1, commit, dt, support, rows, t_s)
+
+    quadratic = agent_clearance_m(x0, done.mid_m, done.position_m, radius, listed, dt)
+    got = agent_clearance_m(x0, done.mid_m, done.position_m, radius, listed, dt,
+                            truncated=(commit, points_at))
+    # the bodies close at 0.5 m/s until body 0 stops, then part: 0.008 - 0.0125 m
+    assert np.all(quadratic > 0.0)
+    assert np.allclose(got, 0.008 - 0.5 * 0.025, rtol=0.0, atol=1e-12)
