@@ -74,21 +74,30 @@ def _relative_point(x0, v0, v1, commit, dt, t, i, axis):
     return x0[i, axis] + accel_step_displacement(t=tt, dt=dt, v0=v0[i, axis], v1=v1[i, axis])
 
 
+@inlined_loop
+def _world_point(x0, v0, v1, commit, dt, t, pivot, vel, acc, c, s, i):
+    """World position (m) at time ``t`` of body i's executed curve: its support-frame point
+    (:func:`_relative_point`) carried by the support, ``c + w t + alpha t^2 / 2 +
+    R(omega t)(y - c)`` with ``c, s`` the cosine and sine of ``omega t``. Claim: T4, B4, F2."""
+    px, py = pivot[i, 0], pivot[i, 1]
+    rx = _relative_point(x0, v0, v1, commit, dt, t, i, 0) - px
+    ry = _relative_point(x0, v0, v1, commit, dt, t, i, 1) - py
+    return (px + vel[i, 0] * t + 0.5 * acc[i, 0] * t * t + (c * rx - s * ry),
+            py + vel[i, 1] * t + 0.5 * acc[i, 1] * t * t + (s * rx + c * ry))
+
+
 @compiled_loop
 def _executed_rows(x0, v0, v1, commit, dt, dt_sq, half, pivot, vel, acc, omega, cos_full,
                    sin_full, cos_half, sin_half, position, v_rel, v_world, mid):
-    """Every body of :func:`execute`: the relative curve's points at ``dt`` and ``half``
-    carried to the world by the support's motion ``c + w t + alpha t^2 / 2 + R(omega t)(y - c)``,
-    the end velocity relative to the support turned by the rotation carry, and the world
-    velocity at the end (the support's point velocity there plus that). Claim: T4, B4, B6, F2."""
+    """Every body of :func:`execute`: the executed curve's world points at ``dt`` and ``half``
+    (:func:`_world_point`), the end velocity relative to the support turned by the rotation
+    carry, and the world velocity at the end (the support's point velocity there plus that).
+    Claim: T4, B4, B6, F2."""
     for i in range(x0.shape[0]):
         px, py = pivot[i, 0], pivot[i, 1]
-        # the end position (support frame, then world)
-        rx = _relative_point(x0, v0, v1, commit, dt, dt, i, 0) - px
-        ry = _relative_point(x0, v0, v1, commit, dt, dt, i, 1) - py
         c, s = cos_full[i], sin_full[i]
-        position[i, 0] = px + vel[i, 0] * dt + 0.5 * acc[i, 0] * dt * dt + (c * rx - s * ry)
-        position[i, 1] = py + vel[i, 1] * dt + 0.5 * acc[i, 1] * dt * dt + (s * rx + c * ry)
+        position[i, 0], position[i, 1] = _world_point(x0, v0, v1, commit, dt, dt, pivot, vel,
+                                                      acc, c, s, i)
         # at rest after a truncated commit (F2), turned with the support (rotation carry)
         full = commit[i] >= dt
         ex = v1[i, 0] if full else 0.0
@@ -99,30 +108,35 @@ def _executed_rows(x0, v0, v1, commit, dt, dt_sq, half, pivot, vel, acc, omega, 
         oy = position[i, 1] - (py + vel[i, 1] * dt + 0.5 * acc[i, 1] * dt_sq)
         v_world[i, 0] = vel[i, 0] + acc[i, 0] * dt + omega[i] * -oy + v_rel[i, 0]
         v_world[i, 1] = vel[i, 1] + acc[i, 1] * dt + omega[i] * ox + v_rel[i, 1]
-        # the middle of the step
-        rx = _relative_point(x0, v0, v1, commit, dt, half, i, 0) - px
-        ry = _relative_point(x0, v0, v1, commit, dt, half, i, 1) - py
-        c, s = cos_half[i], sin_half[i]
-        mid[i, 0] = px + vel[i, 0] * half + 0.5 * acc[i, 0] * half * half + (c * rx - s * ry)
-        mid[i, 1] = py + vel[i, 1] * half + 0.5 * acc[i, 1] * half * half + (s * rx + c * ry)
+        mid[i, 0], mid[i, 1] = _world_point(x0, v0, v1, commit, dt, half, pivot, vel, acc,
+                                            cos_half[i], sin_half[i], i)
+
+
+@compiled_loop
+def _points_at(x0, v0, v1, commit, dt, pivot, vel, acc, rows, t, cos, sin, out):
+    """:func:`_world_point` of body ``rows[k]`` at time ``t[k]`` into ``out[k]``."""
+    for k in range(rows.shape[0]):
+        out[k, 0], out[k, 1] = _world_point(x0, v0, v1, commit, dt, t[k], pivot, vel, acc,
+                                            cos[k], sin[k], rows[k])
 
 
 def executed_points_m(x0_m: np.ndarray, v0_mps: np.ndarray, v1_mps: np.ndarray,
                       commit_s: np.ndarray, dt_s: float, support: Support, rows: np.ndarray,
                       t_s: np.ndarray) -> np.ndarray:
     """World positions (m, (K, 2)) of bodies ``rows`` (K,) at times ``t_s`` (K,) of the step
-    :func:`execute` runs: the B4 ramp up to the commit time, at rest on the support after it,
-    carried by the support. Unlike the start, middle and end points, these follow a truncated
-    step's curve on both sides of its commit time (F2). Claim: T4, B4, F2, W1."""
+    :func:`execute` runs, by the same compiled point formula (:func:`_world_point`; the
+    rotation angles' cosines and sines by numpy, as there): the B4 ramp up to the commit time,
+    at rest on the support after it, carried by the support. Unlike the start, middle and end
+    points, these follow a truncated step's curve on both sides of its commit time (F2).
+    Claim: T4, B4, F2, W1."""
     m = support.motion
-    t = np.asarray(t_s, dtype=np.float64)
-    tt = np.minimum(t, commit_s[rows])[:, None]
-    pivot = m.pivot_m[rows]
-    rel = x0_m[rows] + accel_step_displacement(t=tt, dt=dt_s, v0=v0_mps[rows],
-                                               v1=v1_mps[rows]) - pivot
-    turn = m.omega_radps[rows] * t
-    c, s = np.cos(turn), np.sin(turn)
-    turned = np.stack([c * rel[:, 0] - s * rel[:, 1], s * rel[:, 0] + c * rel[:, 1]], axis=1)
-    tc = t[:, None]
-    return pivot + m.velocity_mps[rows] * tc + 0.5 * m.acceleration_mps2[rows] * tc * tc \
-        + turned
+    at = np.ascontiguousarray(rows, dtype=np.int64)
+    t = np.ascontiguousarray(t_s, dtype=np.float64)
+    turn = m.omega_radps[at] * t
+    out = np.empty((at.size, 2))
+    _points_at(*(np.ascontiguousarray(a, dtype=np.float64) for a in (
+        x0_m, v0_mps, v1_mps, commit_s)), float(dt_s),
+        *(np.ascontiguousarray(a, dtype=np.float64) for a in (
+            m.pivot_m, m.velocity_mps, m.acceleration_mps2)), at, t, np.cos(turn),
+        np.sin(turn), out)
+    return out
