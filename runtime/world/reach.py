@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from navproof.boundary import Support
-from navproof.core.jit import compiled_loop
+from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.numpy_scalars import larger, smaller
 from navproof.core.parallel import piece_bounds, run_pieces, thread_count
 from navproof.core.tolerances import EPS
@@ -190,6 +190,17 @@ def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray, *,
     return out
 
 
+@inlined_loop
+def _insert_sorted(rows, i, count, j):
+    """Body ``j`` inserted into the ascending first ``count`` entries of row ``i`` of
+    ``rows`` (the later entries move up one place)."""
+    at = count
+    while at > 0 and rows[i, at - 1] > j:
+        rows[i, at] = rows[i, at - 1]
+        at -= 1
+    rows[i, at] = j
+
+
 @compiled_loop
 def _nearest_cover(pos, ext, nearest, count, rel, kept, met_count):
     """The pairs of ``nearest`` whose extent disks ``ext`` (slack included) meet, the test of
@@ -227,12 +238,7 @@ def _nearest_cover(pos, ext, nearest, count, rel, kept, met_count):
                 far_sq = d_sq
             reach = ext[i] + ext[j]
             if d_sq <= reach * reach:
-                # insertion into the row's sorted prefix
-                at = met
-                while at > 0 and kept[i, at - 1] > j:
-                    kept[i, at] = kept[i, at - 1]
-                    at -= 1
-                kept[i, at] = j
+                _insert_sorted(kept, i, met, j)
                 met += 1
         reach = ext[i] + largest
         if found == 0 or found != count[i] or not far_sq * (1.0 - rel) > reach * reach:
@@ -357,11 +363,6 @@ def _pairs(pos, ext, key, order, sorted_key, ny, count, out, fill, s_lo, s_hi):
                 reach = ext[i] + ext[j]
                 if ddx * ddx + ddy * ddy <= reach * reach:
                     if fill:
-                        # insertion into the row's sorted prefix
-                        at = found
-                        while at > 0 and out[i, at - 1] > j:
-                            out[i, at] = out[i, at - 1]
-                            at -= 1
-                        out[i, at] = j
+                        _insert_sorted(out, i, found, j)
                     found += 1
         count[i] = found
