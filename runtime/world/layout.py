@@ -367,6 +367,12 @@ class Layout:
                      pivot, vel, acc, omega, version)
         return Support(Motion(pivot, vel, omega, version, acc))
 
+    @property
+    def platform_supports(self) -> list[int]:
+        """Indices of the supports that are platforms (their riders are bounded by the
+        platform's walls, which move with it)."""
+        return [s for s, spec in enumerate(self.supports) if spec.kind == SUPPORT_PLATFORM]
+
     def carry_speed_range_mps(self, support_index: np.ndarray, dt_s: float
                               ) -> np.ndarray | None:
         """Upper bound (m/s, (N,)) of the support speed over a step of ``dt_s`` under each body
@@ -408,7 +414,7 @@ class Layout:
         (:meth:`obstacle_walls`). Without platforms and obstacle walls the answer depends on
         the patches alone and is read-only: the same patches get the same answer again.
         Claim: C1, C2, B3, B5, B6, R1."""
-        platforms = [s for s, spec in enumerate(self.supports) if spec.kind == SUPPORT_PLATFORM]
+        platforms = self.platform_supports
         # without platforms and obstacle walls the edges depend on the patches alone: the last
         # answer (read-only, so that nothing that holds it can change it) serves again
         reusable = not platforms and (position_m is None or not self.obstacle_normal.shape[0])

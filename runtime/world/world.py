@@ -576,8 +576,7 @@ class World:
         surface speed of the agent's support over the step, a platform's far side included
         (:meth:`Layout.support_speed_range_mps`). Without platforms and a navigation mesh no
         edge of :meth:`Layout.edges` moves. Claim: B1, S3, S4, V1."""
-        fixed = self.navigation is None and not any(
-            spec.kind == SUPPORT_PLATFORM for spec in self.layout.supports)
+        fixed = self.navigation is None and not self.layout.platform_supports
         outside = agents_outside_profile(inp, self.profile, support_speed_mps=carry_range_mps,
                                          fixed_edges=fixed)
         if self.layout.supports:
