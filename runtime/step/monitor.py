@@ -15,15 +15,21 @@ guarantee`` (F2) and ``solve failed`` (F3) steps owe V2 only, and they are never
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from navproof.boundary.margins import curve_min_margin_m
+from navproof.boundary.reference import reference_from_offsets
+from navproof.boundary.rigid import moving_frame_pairs, rotating_stop_pairs
 from navproof.boundary.slope import reach_margin_mps
+from navproof.boundary.stop_envelope import brake_envelope_factor_s, envelope_speed_cap_mps
 from navproof.core.errors import ObligationViolation
-from navproof.core.jit import compiled_loop
+from navproof.core.jit import compiled_loop, inlined_loop
+from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS
-from navproof.step.constraints import edge_frame
-from navproof.step.inputs import StepInput
+from navproof.step.constraints import _edge_components, _floats
+from navproof.step.inputs import PARALLEL_MIN_ROWS, StepInput
 from navproof.step.result import (
     DYNAMIC_AVOIDANCE_FAILED,
     FLAG_CARRY_EXCEEDS_CANCEL,
@@ -33,7 +39,8 @@ from navproof.step.result import (
     SafeStepResult,
 )
 from navproof.step.verify import (
-    recomputed_edge_margins,
+    _committed_edge_margins,
+    _edge_step_margins,
     rotating_stop_margins_m,
     sweep_end_velocity_mps,
     sweep_margins_m,
@@ -71,24 +78,123 @@ def _owed_claims(label, accel, exists, reachable, flags, carry_flag, owed):
     return first_r2
 
 
+MONITOR_BLOCK_ROWS = 256
+"""Agents whose per-edge values the monitor's passes hold at once: a few kB per value, kept in
+the first-level cache instead of (N, K) arrays written to memory and read back."""
+
+B5_FOUND, S3_FOUND, S7_FOUND = 1, 2, 4
+"""The bits :func:`_judged_rows` returns: an owed agent's curve (B5), envelope (S3) or braking
+(S7) margin falls below the limit."""
+
+
+@inlined_loop
+def _least(row):
+    """The smallest entry of ``row`` (K,), NaN winning as in numpy's minimum (+inf for K = 0)."""
+    smallest = np.inf
+    for j in range(row.shape[0]):
+        value = row[j]
+        if value < smallest or value != value:
+            smallest = value
+        if smallest != smallest:
+            break
+    return smallest
+
+
 @compiled_loop
 def _first_below(margin, owed, bit, limit):
     """The first row ``i`` whose ``owed[i]`` has ``bit`` and whose smallest entry of ``margin``
-    (N, K) is below ``limit``, with that entry (NaN wins the row, as numpy's minimum; +inf for
-    K = 0), or (-1, 0) when there is none: one pass, stopping at the first."""
+    (N, K) is below ``limit``, with that entry (:func:`_least`), or (-1, 0) when there is none:
+    one pass, stopping at the first."""
     for i in range(margin.shape[0]):
         if not owed[i] & bit:
             continue
-        smallest = np.inf
-        for j in range(margin.shape[1]):
-            value = margin[i, j]
-            if value < smallest or value != value:
-                smallest = value
-            if smallest != smallest:
-                break
+        smallest = _least(margin[i])
         if smallest < limit:
             return i, smallest
     return -1, 0.0
+
+
+class _FrameBuffers:
+    """Storage of the step frame the monitor recomputes (the carry u (N, 2) and the normal
+    components and initial margins (N, K) of :func:`navproof.step.constraints._edge_components`),
+    written over from one step to the next on the same thread: allocated afresh, megabytes at
+    20k agents would be handed back to the system after each step and faulted in again. Every
+    value is written before it is read, and nothing the monitor raises refers to them."""
+
+    def __init__(self) -> None:
+        self._u = np.empty(0)
+        self._edges = np.empty(0)
+
+    def frame(self, rows: int, k: int) -> tuple[np.ndarray, ...]:
+        """(u, n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u): C-contiguous views of shapes
+        (rows, 2) and (rows, k), their values left from earlier use."""
+        size = rows * k
+        if self._u.size < 2 * rows or self._edges.size < 5 * size:
+            self._u = np.empty(2 * rows)
+            self._edges = np.empty(5 * size)
+        return (self._u[:2 * rows].reshape(rows, 2),
+                *(self._edges[c * size:(c + 1) * size].reshape(rows, k) for c in range(5)))
+
+
+_PER_THREAD = threading.local()
+
+
+def _thread_frame(rows: int, k: int) -> tuple[np.ndarray, ...]:
+    """The calling thread's :meth:`_FrameBuffers.frame` (other threads have their own)."""
+    buffers = getattr(_PER_THREAD, "frame", None)
+    if buffers is None:
+        buffers = _PER_THREAD.frame = _FrameBuffers()
+    return buffers.frame(rows, k)
+
+
+@compiled_loop
+def _judged_rows(s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, wall, dt, a, u, r, cmax, kfac,
+                 v1, owed, judge_curve, limit, eps, kept, lo, hi):
+    """Rows ``lo:hi``: each agent's edge margins from the step's frame, block by block, by the
+    passes of the solve (:func:`navproof.step.verify._edge_step_margins`, then
+    :func:`navproof.step.verify._committed_edge_margins`), judged in the block: the union of
+    B5_FOUND (an agent owing OWES_CORRIDOR whose least exact curve margin (m) is below
+    ``limit``, when ``judge_curve``), S3_FOUND and S7_FOUND (an agent owing OWES_ENVELOPE whose
+    least envelope or braking margin (m) is). Where ``kept`` (3, N, K) has rows, the exact
+    curve, envelope and braking margins of each agent are written there. Claim: B5, S3, S7."""
+    k = s.shape[1]
+    agents = np.arange(s.shape[0])
+    no_ref = np.zeros(MONITOR_BLOCK_ROWS, np.bool_)
+    curve = np.empty((MONITOR_BLOCK_ROWS, k))
+    t_min = np.empty((MONITOR_BLOCK_ROWS, k))
+    end = np.empty((MONITOR_BLOCK_ROWS, k))
+    brake = np.empty((MONITOR_BLOCK_ROWS, k))
+    env = np.empty((MONITOR_BLOCK_ROWS, k))
+    stop = np.empty((MONITOR_BLOCK_ROWS, k))
+    nec = np.empty((MONITOR_BLOCK_ROWS, k))
+    curve_ok = np.empty(MONITOR_BLOCK_ROWS, np.bool_)
+    stop_ok = np.empty(MONITOR_BLOCK_ROWS, np.bool_)
+    keep = kept.shape[1] > 0
+    found = 0
+    for b in range(lo, hi, MONITOR_BLOCK_ROWS):
+        e = b + MONITOR_BLOCK_ROWS if b + MONITOR_BLOCK_ROWS < hi else hi
+        m = e - b
+        _edge_step_margins(agents[b:e], v1[b:e], s, n_dot_e, n_dot_u, n_dot_v0, normal, valid,
+                           wall, dt, u, r, kfac, no_ref, eps, curve, t_min, end, brake,
+                           curve_ok, stop_ok, 0, m)
+        _committed_edge_margins(s[b:e], end, normal[b:e], wall[b:e], dt[b:e], a[b:e],
+                                cmax[b:e], kfac[b:e], u[b:e], r[b:e], v1[b:e], env, stop, nec,
+                                0, m)
+        for i in range(m):
+            bits = owed[b + i]
+            if judge_curve and bits & OWES_CORRIDOR and _least(curve[i]) < limit:
+                found |= B5_FOUND
+            if bits & OWES_ENVELOPE:
+                if _least(env[i]) < limit:
+                    found |= S3_FOUND
+                if _least(stop[i]) < limit:
+                    found |= S7_FOUND
+            if keep:
+                for j in range(k):
+                    kept[0, b + i, j] = curve[i, j]
+                    kept[1, b + i, j] = env[i, j]
+                    kept[2, b + i, j] = stop[i, j]
+    return found
 
 
 def _raise_first(claim: str, message: str, margin: np.ndarray, owed: np.ndarray, bit: int,
@@ -126,29 +232,57 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
     # S6: a zero budget enters no stop formula (its hold keeps v0, checked by V2 below)
     budget = np.where(inp.accel_mps2 > 0.0, inp.accel_mps2, 1.0)
     data = {"position_m": x0, "v0_mps": v0, "v1_mps": v1}
-    frame = edge_frame(inp, budget)
-    u, ref, moving, rot = frame.u, frame.ref, frame.moving, frame.rot_stop
+    edges, support = inp.edges, inp.support
+    rows, k = edges.normal.shape[:2]
+    sup, mot = support.motion, edges.motion
+    wall = edges.wall
+    normal = _floats(edges.normal, (rows, k, 2))
+    u, n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u = frame = _thread_frame(rows, k)
+    components = (x0, _floats(v0, (rows, 2)), _floats(sup.pivot_m, (rows, 2)),
+                  _floats(sup.velocity_mps, (rows, 2)), _floats(sup.omega_radps, (rows,)),
+                  normal, _floats(edges.offset_m, (rows, k)), _floats(mot.pivot_m, (rows, k, 2)),
+                  _floats(mot.velocity_mps, (rows, k, 2)), _floats(mot.omega_radps, (rows, k)),
+                  *frame)
+    # the solve's frame (edge_frame), its (N, K) values written over the previous step's
+    run_row_pieces(lambda lo, hi: _edge_components(*components, lo, hi), rows,
+                   min_rows=PARALLEL_MIN_ROWS)
+    moving = moving_frame_pairs(edges, support)
+    rot = rotating_stop_pairs(edges, support, moving=moving)
+    ref = reference_from_offsets(edges, u, n_dot_e_minus_u, inp.vh_mps, certified=rot)
+    cmax = envelope_speed_cap_mps(inp.vh_mps, u, ref.r_mps)
+    kfac = brake_envelope_factor_s(cmax, dt_rows, budget)
     owed = np.empty(inp.count, np.uint8)
     first_r2 = _owed_claims(np.ascontiguousarray(label),
                             np.ascontiguousarray(inp.accel_mps2, np.float64),
                             np.ascontiguousarray(ref.exists, np.bool_),
                             np.ascontiguousarray(ref.reachable, np.bool_),
                             np.ascontiguousarray(result.flags), FLAG_CARRY_EXCEEDS_CANCEL, owed)
-    exact, _, env, brake = recomputed_edge_margins(inp.edges, dt_rows, budget, frame,
-                                                   np.asarray(v1, np.float64))
-    # B6: the exact translating minimum stands for the pairs that translate uniformly only
-    curve = curve_min_margin_m(inp.edges, inp.support, x0, v0, v1, dt, exact_m=exact) \
-        if moving.any() else exact
-    _raise_first("B5", "committed curve leaves an edge during the step", curve, owed,
-                 OWES_CORRIDOR, {**data, "curve_margin_m": curve}, label)
-    _raise_first("S3", "committed velocity outside the shared stop envelope", env, owed,
-                 OWES_ENVELOPE, {**data, "envelope_margin_m": env}, label)
-    _raise_first("S7", "committed step leaves no braking candidate for the next step", brake,
-                 owed, OWES_ENVELOPE, {**data, "brake_envelope_margin_m": brake}, label)
+    # rotating_stop_pairs names no pair exactly when no frame moves
+    moves = rot is not None
+    judged = (s, n_dot_e, n_dot_u, n_dot_v0, normal, np.asarray(edges.valid, bool), wall,
+              dt_rows, budget, u, ref.r_mps, cmax, kfac,
+              np.ascontiguousarray(v1, dtype=np.float64), owed, not moves, -EPS, EPS)
+    kept = np.empty((3, rows if moves else 0, k))
+    found = _judged(judged, kept, rows)
+    if found or moves:
+        if not moves:
+            # a violation: every margin again, for the first agent and its payload
+            kept = np.empty((3, rows, k))
+            _judged(judged, kept, rows)
+        exact, env, brake = kept
+        # B6: the exact translating minimum stands for the pairs that translate uniformly only
+        curve = curve_min_margin_m(edges, support, x0, v0, v1, dt, exact_m=exact) \
+            if moves else exact
+        _raise_first("B5", "committed curve leaves an edge during the step", curve, owed,
+                     OWES_CORRIDOR, {**data, "curve_margin_m": curve}, label)
+        _raise_first("S3", "committed velocity outside the shared stop envelope", env, owed,
+                     OWES_ENVELOPE, {**data, "envelope_margin_m": env}, label)
+        _raise_first("S7", "committed step leaves no braking candidate for the next step",
+                     brake, owed, OWES_ENVELOPE, {**data, "brake_envelope_margin_m": brake},
+                     label)
     if rot is not None and rot.any():
-        rot_m = rotating_stop_margins_m(inp.edges, inp.support, x0, v0, inp.dt_per_agent_s,
-                                        budget, agents=np.arange(inp.count), v1_mps=v1,
-                                        pairs=rot)
+        rot_m = rotating_stop_margins_m(edges, support, x0, v0, inp.dt_per_agent_s, budget,
+                                        agents=np.arange(inp.count), v1_mps=v1, pairs=rot)
         _raise_first("B6", "stop or hold next to rotating or accelerating motion not certified",
                      rot_m, owed, OWES_ROTATING, {**data, "rotating_stop_margin_m": rot_m},
                      label)
@@ -157,10 +291,23 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
                  owed, OWES_REACH, {**data, "reach_margin_mps": reach}, label)
     nb = inp.neighbors
     if nb is not None and nb.valid.shape[1]:
-        v_sweep = sweep_end_velocity_mps(inp.support, slice(None), v1, dt_rows)
+        v_sweep = sweep_end_velocity_mps(support, slice(None), v1, dt_rows)
         sweep, t_min = sweep_margins_m(x0, u, v0, v_sweep, dt_rows, inp.radius_m, nb)
         _raise_first("W1", "committed curve comes within the combined radius", sweep, owed,
                      OWES_SWEEP, {**data, "sweep_margin_m": sweep, "time_s": t_min}, label)
     # R2: its margin is -1 where a safe agent's carry exceeds what it can cancel or its stop
     # target is unreachable
     _raise_at("R2", "unreachable stop target labelled safe", first_r2, -1.0, data, label)
+
+
+def _judged(args: tuple, kept: np.ndarray, rows: int) -> int:
+    """:func:`_judged_rows` of every agent (threads for many), the union of its bits."""
+    if rows < PARALLEL_MIN_ROWS:
+        return int(_judged_rows(*args, kept, 0, rows))
+    pieces: list[int] = []
+    run_row_pieces(lambda lo, hi: pieces.append(_judged_rows(*args, kept, lo, hi)), rows,
+                   min_rows=PARALLEL_MIN_ROWS)
+    found = 0
+    for bits in pieces:
+        found |= bits
+    return found

@@ -1,0 +1,177 @@
+"""The step monitor's block pass over the edges (frame written over reused storage, margins
+judged block by block) raises exactly what the whole-array re-check it replaced raised: the
+same claim, agent, observed value, margin, message and payload, bit for bit, on random crowds
+with failing steps (walls and portals, moving and rotating edges and supports, zero budgets,
+every label). The reference below is that re-check, over the solve's step frame
+(:func:`navproof.step.constraints.edge_frame`) and its recomputed (N, K) margins.
+Claim: B5, S3, S7, B6, V2, W1, R2."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from navproof import boundary as b
+from navproof import step as ss
+from navproof.boundary.margins import curve_min_margin_m
+from navproof.boundary.slope import reach_margin_mps
+from navproof.core.errors import ObligationViolation
+from navproof.step.constraints import edge_frame
+from navproof.step.monitor import (
+    OWES_CORRIDOR,
+    OWES_ENVELOPE,
+    OWES_REACH,
+    OWES_ROTATING,
+    OWES_SWEEP,
+    _owed_claims,
+    _raise_at,
+    _raise_first,
+    check_committed_step,
+)
+from navproof.step.result import FLAG_CARRY_EXCEEDS_CANCEL, LABEL_NAMES
+from navproof.step.verify import (
+    recomputed_edge_margins,
+    rotating_stop_margins_m,
+    sweep_end_velocity_mps,
+    sweep_margins_m,
+)
+
+DT = 0.1
+
+
+def _whole_array_check(inp: ss.StepInput, result: ss.SafeStepResult) -> None:
+    """The monitor as it was: the step frame and every (N, K) margin as whole arrays, each
+    claim judged on them in the order B5, S3, S7, B6, V2, W1, R2."""
+    dt, dt_rows = inp.dt_s, inp.dt_per_agent_s
+    x0, v0, v1 = inp.position_m, inp.velocity_mps, result.velocity_mps
+    label = result.label
+    budget = np.where(inp.accel_mps2 > 0.0, inp.accel_mps2, 1.0)
+    data = {"position_m": x0, "v0_mps": v0, "v1_mps": v1}
+    frame = edge_frame(inp, budget)
+    owed = np.empty(inp.count, np.uint8)
+    first_r2 = _owed_claims(np.ascontiguousarray(label),
+                            np.ascontiguousarray(inp.accel_mps2, np.float64),
+                            np.ascontiguousarray(frame.ref.exists, np.bool_),
+                            np.ascontiguousarray(frame.ref.reachable, np.bool_),
+                            np.ascontiguousarray(result.flags), FLAG_CARRY_EXCEEDS_CANCEL, owed)
+    exact, _, env, brake = recomputed_edge_margins(inp.edges, dt_rows, budget, frame,
+                                                   np.asarray(v1, np.float64))
+    curve = curve_min_margin_m(inp.edges, inp.support, x0, v0, v1, dt, exact_m=exact) \
+        if frame.moving.any() else exact
+    _raise_first("B5", "committed curve leaves an edge during the step", curve, owed,
+                 OWES_CORRIDOR, {**data, "curve_margin_m": curve}, label)
+    _raise_first("S3", "committed velocity outside the shared stop envelope", env, owed,
+                 OWES_ENVELOPE, {**data, "envelope_margin_m": env}, label)
+    _raise_first("S7", "committed step leaves no braking candidate for the next step", brake,
+                 owed, OWES_ENVELOPE, {**data, "brake_envelope_margin_m": brake}, label)
+    rot = frame.rot_stop
+    if rot is not None and rot.any():
+        rot_m = rotating_stop_margins_m(inp.edges, inp.support, x0, v0, dt_rows, budget,
+                                        agents=np.arange(inp.count), v1_mps=v1, pairs=rot)
+        _raise_first("B6", "stop or hold next to rotating or accelerating motion not certified",
+                     rot_m, owed, OWES_ROTATING, {**data, "rotating_stop_margin_m": rot_m},
+                     label)
+    reach = reach_margin_mps(v1, v0, inp.accel_mps2 * dt)
+    _raise_first("V2", "committed velocity outside the acceleration-reachable disk", reach,
+                 owed, OWES_REACH, {**data, "reach_margin_mps": reach}, label)
+    nb = inp.neighbors
+    if nb is not None and nb.valid.shape[1]:
+        v_sweep = sweep_end_velocity_mps(inp.support, slice(None), v1, dt_rows)
+        sweep, t_min = sweep_margins_m(x0, frame.u, v0, v_sweep, dt_rows, inp.radius_m, nb)
+        _raise_first("W1", "committed curve comes within the combined radius", sweep, owed,
+                     OWES_SWEEP, {**data, "sweep_margin_m": sweep, "time_s": t_min}, label)
+    _raise_at("R2", "unreachable stop target labelled safe", first_r2, -1.0, data, label)
+
+
+def _random_step(rng: np.random.Generator, n: int, k: int, *, motion: str
+                 ) -> tuple[ss.StepInput, ss.SafeStepResult]:
+    """A crowd of ``n`` agents with ``k`` edges each near walls, ``motion`` "fixed",
+    "translating" (moving edges and supports) or "rotating", committing random velocities
+    under random labels and flags."""
+    x0 = rng.uniform(-1.0, 1.0, (n, 2))
+    angle = rng.uniform(0.0, 2.0 * np.pi, (n, k))
+    normal = np.stack([np.cos(angle), np.sin(angle)], axis=-1)
+    # some crowds stand at their walls, others keep a margin that only the envelopes use up
+    gaps = [[0.0, 0.02, 0.3, 3.0], [0.3, 3.0], [3.0]][int(rng.integers(0, 3))]
+    offset = np.einsum("nkc,nc->nk", normal, x0) + rng.choice(gaps, (n, k))
+    valid = rng.random((n, k)) < 0.9
+    kind = rng.choice([b.EDGE_WALL, b.EDGE_PORTAL, b.EDGE_WALL], (n, k))
+    if motion == "rotating":
+        support = b.Support(b.Motion.rotating(rng.uniform(-1.0, 1.0, (n, 2)),
+                                              rng.choice([0.0, 0.5, -0.3], n)))
+        edge_motion = b.Motion.rotating(rng.uniform(-1.0, 1.0, (n, k, 2)),
+                                        rng.choice([0.0, 0.0, 0.4], (n, k)),
+                                        velocity_mps=rng.normal(0.0, 0.2, (n, k, 2)))
+    elif motion == "translating":
+        support = b.Support.translating(rng.choice([0.0, 0.4], (n, 1)) * rng.normal(0.0, 1.0,
+                                                                                    (n, 2)))
+        edge_motion = b.Motion.translating(rng.choice([0.0, 0.3], (n, k, 1))
+                                           * rng.normal(0.0, 1.0, (n, k, 2)))
+    else:
+        support = b.Support.translating(np.zeros((n, 2)))
+        edge_motion = None
+    edges = b.EdgeSet.build(normal, offset, valid=valid, motion=edge_motion,
+                            edge_id=rng.integers(0, 8, (n, k)), kind=kind)
+    v0 = rng.normal(0.0, 0.5, (n, 2))
+    accel = rng.choice([0.0, 1.0, 5.0, 60.0], n)
+    inp = ss.check_valid_step_input(ss.StepInput(
+        x0, v0, v0, DT, support, edges, np.full(n, 2.0), accel, np.full(n, 0.3)))
+    spread = float(rng.choice([0.05, 0.6, 3.0]))
+    v1 = v0 + rng.normal(0.0, spread, (n, 2)) * rng.choice([0.0, 0.01, 1.0], (n, 1))
+    label = rng.integers(0, len(LABEL_NAMES), n).astype(np.int8)
+    flags = (rng.random(n) < 0.05).astype(np.uint8) * np.uint8(FLAG_CARRY_EXCEEDS_CANCEL)
+    res = ss.solve_safe_step(inp)
+    return inp, ss.SafeStepResult(v1, label, flags, res.commit_time_s, res.reference,
+                                  res.cmax_mps, res.margins)
+
+
+def _raised(check, inp, result) -> ObligationViolation | None:
+    try:
+        check(inp, result)
+    except ObligationViolation as err:
+        return err
+    return None
+
+
+def _payload_bits(data: dict) -> dict:
+    return {key: np.asarray(val, dtype=object if key == "label" else np.float64).tobytes()
+            if key != "label" else val for key, val in data.items()}
+
+
+@pytest.mark.parametrize("motion", ["fixed", "translating", "rotating"])
+def test_the_block_pass_raises_what_the_whole_array_check_raised(motion):
+    rng = np.random.default_rng({"fixed": 41, "translating": 43, "rotating": 47}[motion])
+    claims = set()
+    for trial in range(80):
+        n = int(rng.choice([1, 3, 17, 300]))
+        k = int(rng.choice([0, 1, 4]))
+        inp, result = _random_step(rng, n, k, motion=motion)
+        got = _raised(check_committed_step, inp, result)
+        want = _raised(_whole_array_check, inp, result)
+        assert (got is None) == (want is None), trial
+        if want is None:
+            continue
+        claims.add(want.claim_id)
+        assert (got.claim_id, got.agent, str(got)) == (want.claim_id, want.agent, str(want))
+        for attr in ("observed", "limit", "margin"):
+            assert np.float64(getattr(got, attr)).tobytes() == \
+                np.float64(getattr(want, attr)).tobytes()
+        assert _payload_bits(got.data) == _payload_bits(want.data)
+    assert {"B5", "S3", "V2"} <= claims, claims
+
+
+def test_a_large_crowd_in_pieces_raises_what_the_whole_array_check_raised():
+    rng = np.random.default_rng(53)
+    for _ in range(3):
+        inp, result = _random_step(rng, 6000, 3, motion="translating")
+        # one late failing agent among passing ones: the pieces after the first find it
+        v1 = np.array(inp.velocity_mps, copy=True)
+        v1[5500] += [30.0, 30.0]
+        result = ss.SafeStepResult(v1, np.zeros(6000, np.int8), np.zeros(6000, np.uint8),
+                                   result.commit_time_s, result.reference, result.cmax_mps,
+                                   result.margins)
+        got = _raised(check_committed_step, inp, result)
+        want = _raised(_whole_array_check, inp, result)
+        assert want is not None and got is not None
+        assert (got.claim_id, got.agent, str(got)) == (want.claim_id, want.agent, str(want))
+        assert _payload_bits(got.data) == _payload_bits(want.data)
