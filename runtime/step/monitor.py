@@ -78,9 +78,10 @@ def _owed_claims(label, accel, exists, reachable, flags, carry_flag, owed):
     return first_r2
 
 
-MONITOR_BLOCK_ROWS = 256
-"""Agents whose per-edge values the monitor's passes hold at once: a few kB per value, kept in
-the first-level cache instead of (N, K) arrays written to memory and read back."""
+MONITOR_BLOCK_ROWS = 1024
+"""Agents whose per-edge values the monitor's pass holds at once: tens of kB per value, kept in
+the second-level cache instead of (N, K) arrays written to memory and read back, in few enough
+blocks that the calls per block cost little."""
 
 B5_FOUND, S3_FOUND, S7_FOUND = 1, 2, 4
 """The bits :func:`_judged_rows` returns: an owed agent's curve (B5), envelope (S3) or braking
@@ -88,16 +89,28 @@ B5_FOUND, S3_FOUND, S7_FOUND = 1, 2, 4
 
 
 @inlined_loop
-def _least(row):
-    """The smallest entry of ``row`` (K,), NaN winning as in numpy's minimum (+inf for K = 0)."""
+def _least(margin, i):
+    """The smallest entry of row ``i`` of ``margin`` (N, K), NaN winning as in numpy's minimum
+    (+inf for K = 0)."""
     smallest = np.inf
-    for j in range(row.shape[0]):
-        value = row[j]
+    for j in range(margin.shape[1]):
+        value = margin[i, j]
         if value < smallest or value != value:
             smallest = value
         if smallest != smallest:
             break
     return smallest
+
+
+@inlined_loop
+def _least_below(margin, i, limit):
+    """Whether :func:`_least` of row ``i`` of ``margin`` is below ``limit``: a row whose every
+    entry is at least ``limit`` (no NaN among them) has its least there too; the others are
+    measured."""
+    for j in range(margin.shape[1]):
+        if not margin[i, j] >= limit:
+            return _least(margin, i) < limit
+    return False
 
 
 @compiled_loop
@@ -108,7 +121,7 @@ def _first_below(margin, owed, bit, limit):
     for i in range(margin.shape[0]):
         if not owed[i] & bit:
             continue
-        smallest = _least(margin[i])
+        smallest = _least(margin, i)
         if smallest < limit:
             return i, smallest
     return -1, 0.0
@@ -158,7 +171,7 @@ def _judged_rows(s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, wall, dt, a, u, r
     least envelope or braking margin (m) is). Where ``kept`` (3, N, K) has rows, the exact
     curve, envelope and braking margins of each agent are written there. Claim: B5, S3, S7."""
     k = s.shape[1]
-    agents = np.arange(s.shape[0])
+    rows = np.arange(MONITOR_BLOCK_ROWS)
     no_ref = np.zeros(MONITOR_BLOCK_ROWS, np.bool_)
     curve = np.empty((MONITOR_BLOCK_ROWS, k))
     t_min = np.empty((MONITOR_BLOCK_ROWS, k))
@@ -174,20 +187,21 @@ def _judged_rows(s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, wall, dt, a, u, r
     for b in range(lo, hi, MONITOR_BLOCK_ROWS):
         e = b + MONITOR_BLOCK_ROWS if b + MONITOR_BLOCK_ROWS < hi else hi
         m = e - b
-        _edge_step_margins(agents[b:e], v1[b:e], s, n_dot_e, n_dot_u, n_dot_v0, normal, valid,
-                           wall, dt, u, r, kfac, no_ref, eps, curve, t_min, end, brake,
-                           curve_ok, stop_ok, 0, m)
+        _edge_step_margins(rows, v1[b:e], s[b:e], n_dot_e[b:e], n_dot_u[b:e], n_dot_v0[b:e],
+                           normal[b:e], valid[b:e], wall[b:e], dt[b:e], u[b:e], r[b:e],
+                           kfac[b:e], no_ref, eps, curve, t_min, end, brake, curve_ok, stop_ok,
+                           0, m)
         _committed_edge_margins(s[b:e], end, normal[b:e], wall[b:e], dt[b:e], a[b:e],
                                 cmax[b:e], kfac[b:e], u[b:e], r[b:e], v1[b:e], env, stop, nec,
                                 0, m)
         for i in range(m):
             bits = owed[b + i]
-            if judge_curve and bits & OWES_CORRIDOR and _least(curve[i]) < limit:
+            if judge_curve and bits & OWES_CORRIDOR and _least_below(curve, i, limit):
                 found |= B5_FOUND
             if bits & OWES_ENVELOPE:
-                if _least(env[i]) < limit:
+                if _least_below(env, i, limit):
                     found |= S3_FOUND
-                if _least(stop[i]) < limit:
+                if _least_below(stop, i, limit):
                     found |= S7_FOUND
             if keep:
                 for j in range(k):

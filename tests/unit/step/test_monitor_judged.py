@@ -16,6 +16,7 @@ from navproof import step as ss
 from navproof.boundary.margins import curve_min_margin_m
 from navproof.boundary.slope import reach_margin_mps
 from navproof.core.errors import ObligationViolation
+from navproof.core.tolerances import EPS
 from navproof.step.constraints import edge_frame
 from navproof.step.monitor import (
     OWES_CORRIDOR,
@@ -23,6 +24,7 @@ from navproof.step.monitor import (
     OWES_REACH,
     OWES_ROTATING,
     OWES_SWEEP,
+    _least_below,
     _owed_claims,
     _raise_at,
     _raise_first,
@@ -175,3 +177,17 @@ def test_a_large_crowd_in_pieces_raises_what_the_whole_array_check_raised():
         assert want is not None and got is not None
         assert (got.claim_id, got.agent, str(got)) == (want.claim_id, want.agent, str(want))
         assert _payload_bits(got.data) == _payload_bits(want.data)
+
+
+@pytest.mark.parametrize("columns", [0, 1, 4])
+def test_least_below_is_numpys_row_minimum_below_the_limit(columns):
+    specials = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, -EPS, -EPS * (1 + 1e-15), -1.0])
+    rng = np.random.default_rng(59 + columns)
+    margin = rng.uniform(-2.0 * EPS, 1.0, (4000, columns))
+    pick = rng.random(margin.shape) < 0.2
+    margin[pick] = rng.choice(specials, int(pick.sum()))
+    least = np.full(margin.shape[0], np.inf)
+    for j in range(columns):
+        np.minimum(least, margin[:, j], out=least)
+    for i in range(margin.shape[0]):
+        assert _least_below(margin, i, -EPS) == bool(least[i] < -EPS)
