@@ -522,10 +522,14 @@ class World:
             for agent in handoff_rows.tolist():
                 self._step_handoff(agent, tick, position, velocity, mid)
         self._begin_handoffs(tick, position, velocity, target, free)
+        # the step's answer where the executed extents stay inside the step's, else ORCA's
+        # nearest neighbours where they hold every pair (the executed curve may bulge beyond
+        # the step's reach bound), before any new spatial query
         executed_within = bodies_within_reach(
             x0, executed_reach_m(x0, mid, position, radius_m=self.radius_m,
                                  band_m=0.5 * CLEARANCE_EXACT_BAND_M),
-            wider=(within, step_extent))
+            wider=(within, step_extent),
+            nearest=(crowd.agent_neighbor_idx, crowd.max_neighbors))
         # every pair within reach of the executed step, and ORCA's neighbours further away (so
         # the report also measures pairs that kept their distance)
         orca_nb = self.crowd.agent_neighbor_idx
