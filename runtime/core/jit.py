@@ -44,7 +44,14 @@ class CompiledLoop:
         if self._compiled is None:
             with _LOCK:
                 if self._compiled is None:
-                    self._compiled = _compile(self.func, inline=self.inline)
+                    dispatcher = _compile(self.func, inline=self.inline)
+                    # from now on a call goes straight to numba's dispatcher: a loop called a
+                    # hundred times per step would otherwise pay this wrapper's Python frames
+                    # on every call
+                    self.__class__ = type(type(self).__name__, (type(self),),
+                                          {"__call__": staticmethod(dispatcher),
+                                           "__slots__": ()})
+                    self._compiled = dispatcher
         return self._compiled
 
     def __call__(self, *args: Any) -> Any:
