@@ -61,6 +61,7 @@ __all__ = [
     "arrive_speed",
     "discrete_brake_distance",
     "linear_ramp_speed",
+    "steering_change_scalar",
     "arrive_speed_scalar",
 ]
 
@@ -479,6 +480,15 @@ def linear_ramp_speed(*, dist, max_speed, slow_radius):
     Claim: T3. Derived in navproof.proofs as ``Min(max_speed, dist*max_speed/slow_radius)``.
     """
     return functools.reduce(numpy.minimum, [max_speed, dist*max_speed/slow_radius])
+
+
+def steering_change_scalar(*, gap, max_accel, dt):
+    """:func:`steering_change` of single floats, for compiled loops [m/s].
+
+    Claim: T2. The same expression with its conditions and numpy's minimum and
+    maximum written out.
+    """
+    return _numpy_minimum(gap, dt*max_accel)
 
 
 def arrive_speed_scalar(*, dist, stop_range, max_speed, max_accel, dt):

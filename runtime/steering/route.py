@@ -3,13 +3,12 @@ Claim: T1, T3."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from navproof._generated.formulas import arrive_speed_scalar
 from navproof.core.jit import compiled_loop
 from navproof.steering.arrive import arrive_speed_mps
+from navproof.steering.rows import float_rows
 from navproof.steering.seek import direction_row, direction_to
 
 
@@ -27,12 +26,12 @@ def route_velocity(position_m: np.ndarray, target_m: np.ndarray, last: np.ndarra
     scalar) equals ``dt * dt`` (the compiled square); else the direction, numpy's formula and
     the route's pass (:func:`_route_rows`). Claim: T1, T3."""
     n = np.shape(position_m)[0]
-    speed, accel, stop = (_float_rows(value, n)
+    speed, accel, stop = (float_rows(value, n)
                           for value in (max_speed_mps, max_accel_mps2, stop_range_m))
     if (isinstance(dt_s, float) and dt_s**2 == dt_s * dt_s and speed is not None
             and accel is not None and stop is not None
-            and _float_rows(position_m, n, 2) is not None
-            and _float_rows(target_m, n, 2) is not None):
+            and float_rows(position_m, n, 2) is not None
+            and float_rows(target_m, n, 2) is not None):
         out = np.empty((n, 2))
         _arrive_route_rows(position_m, target_m, np.asarray(last, dtype=np.bool_), speed,
                            accel, stop, dt_s, out)
@@ -48,18 +47,6 @@ def route_velocity(position_m: np.ndarray, target_m: np.ndarray, last: np.ndarra
                 max_speed if max_speed.shape == (n,) else np.broadcast_to(max_speed, (n,)),
                 np.asarray(last, dtype=np.bool_), out)
     return out
-
-
-def _float_rows(value: Any, n: int, width: int = 0) -> np.ndarray | None:
-    """``value`` with one float64 per row ((n,), or (n, width)): a float64 array of that shape
-    as it is, a Python float broadcast; None for anything else (another type, whose numpy
-    arithmetic may round otherwise)."""
-    shape = (n, width) if width else (n,)
-    if isinstance(value, np.ndarray):
-        return value if value.dtype == np.float64 and value.shape == shape else None
-    if isinstance(value, float) and not width:
-        return np.broadcast_to(np.float64(value), shape)
-    return None
 
 
 @compiled_loop

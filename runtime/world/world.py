@@ -40,10 +40,9 @@ from navproof.orca.crowd import Crowd
 from navproof.orca.responsibility import keep_right_and_yield
 from navproof.steering import (
     SteeringParams,
+    capped_clamped_steering,
     check_steering_step,
-    clamped_steering,
     route_velocity,
-    speed_capped,
 )
 from navproof.step import (
     FLAG_OUT_OF_RANGE,
@@ -426,8 +425,8 @@ class World:
                                        stop_range_m=self.stop_range_m, dt_s=self.dt_s)
         desired_world = self._tie_break(desired_world, vh_mps)
         # a body at its goal holds still in the world, not on its support
-        desired = speed_capped(desired_world - carry_mps, vh_mps)
-        new = clamped_steering(v0_mps, desired, steer_accel, self.dt_s)
+        new, desired = capped_clamped_steering(v0_mps, desired_world, carry_mps, vh_mps,
+                                               steer_accel, self.dt_s)
         if self.assertions:
             check_steering_step(v0_mps, new, desired, steer_accel, vh_mps, self.dt_s)
         return new

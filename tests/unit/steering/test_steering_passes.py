@@ -253,3 +253,31 @@ def test_the_steering_check_takes_one_cap_for_all_as_one_per_agent():
         with pytest.raises(ObligationViolation) as err:
             check_steering_step(velocity, jumped, desired, accel, cap, 0.1)
         assert err.value.agent == 5
+
+
+@pytest.mark.parametrize("accel", [2.0, "rows", "float32"])
+def test_capped_clamped_steering_equals_the_cap_then_the_clamped_step(accel):
+    from navproof.steering import capped_clamped_steering
+
+    rng = np.random.default_rng(21)
+    n = 3000
+    v, desired_world, carry = vectors(rng, n), vectors(rng, n), vectors(rng, n)
+    carry[: n // 2] = 0.0
+    desired_world[100:200] = v[100:200] + carry[100:200] + rng.normal(size=(100, 2)) * 1e-3
+    cap = rng.uniform(0.0, 3.0, n)
+    cap[:SPECIAL.size] = SPECIAL
+    a = {"rows": rng.uniform(0.0, 5.0, n), "float32": rng.uniform(0.0, 5.0, n).astype(np.float32),
+         2.0: 2.0}[accel]
+    a_rows = a if accel != "rows" else a.copy()
+    if accel == "rows":
+        a_rows[-SPECIAL.size:] = SPECIAL
+    with np.errstate(all="ignore"):
+        speed = np.hypot(*(desired_world - carry).T)
+        over = speed > cap
+        want_desired = np.where(over[:, None], (desired_world - carry)
+                                * (cap / np.where(over, speed, 1.0))[:, None],
+                                desired_world - carry)
+        want = numpy_clamped(v, want_desired, a_rows, 0.1)
+        got, got_desired = capped_clamped_steering(v, desired_world, carry, cap, a_rows, 0.1)
+    assert same_bits(got_desired, want_desired)
+    assert same_bits(got, want)
