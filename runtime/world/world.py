@@ -586,8 +586,11 @@ class World:
             speed = self.layout.support_speed_range_mps(self.dt_s)
             hi = min(float(self.profile["support_speed_mps"].max),
                      float(self.profile["edge_speed_mps"].max))
-            fast = np.append(speed > hi * (1.0 + 1e-12), False)
-            outside |= fast[support_index]
+            fast = speed > hi * (1.0 + 1e-12)
+            # no support too fast (the usual case): no row changes, nothing to gather
+            if fast.any():
+                # the last entry is the static ground's (support index -1)
+                outside |= np.append(fast, False)[support_index]
         return outside
 
     def _tick_s(self) -> float:
