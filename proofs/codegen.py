@@ -11,8 +11,9 @@ import argparse
 import hashlib
 import sys
 from pathlib import Path
+from typing import Any
 
-from sympy import srepr
+from sympy import srepr, true
 from sympy.printing.numpy import NumPyPrinter
 
 import navproof._generated
@@ -25,8 +26,77 @@ GENERATED_PATH = Path(navproof._generated.__file__).resolve().parent / "formulas
 REGENERATE_COMMAND = "navproof generate"
 
 
+SCALAR_FORMS = ("arrive_speed", "steering_change")
+"""Formulas also printed as a function of single floats (``<name>_scalar``) for compiled loops,
+which cannot call ``numpy.select`` or ``functools.reduce``: the same expression, its arithmetic
+printed by the same printer, only its Piecewise, Min and Max as conditionals and numpy's
+element-wise minimum and maximum on two floats (the first NaN kept, the second of two equal
+values, as numpy)."""
+
+_SCALAR_HELPERS = '''def _numpy_minimum(a, b):
+    """numpy.minimum of two floats, to the bit (compiled loops)."""
+    return a if a < b or a != a else b
+
+
+def _numpy_maximum(a, b):
+    """numpy.maximum of two floats, to the bit (compiled loops)."""
+    return a if a > b or a != a else b
+'''
+
+
 def _printer() -> NumPyPrinter:
     return NumPyPrinter({"fully_qualified_modules": True, "allow_unknown_functions": False})
+
+
+class _ScalarPrinter(NumPyPrinter):
+    """The numpy printer with Piecewise as nested conditionals, relations as Python's operators
+    and Min / Max as left folds of :data:`_SCALAR_HELPERS` (numpy's ``functools.reduce``
+    order); everything else is printed as for the numpy form."""
+
+    def _print_Piecewise(self, expr: Any) -> str:
+        out: str | None = None
+        for value, cond in reversed(expr.args):
+            printed = self._print(value)
+            if cond == true and out is None:
+                out = f"({printed})"
+            else:
+                # numpy.select's default for no true condition
+                otherwise = "numpy.nan" if out is None else out
+                out = f"(({printed}) if {self._print(cond)} else {otherwise})"
+        assert out is not None
+        return out
+
+    def _print_Relational(self, expr: Any) -> str:
+        return f"({self._print(expr.lhs)} {expr.rel_op} {self._print(expr.rhs)})"
+
+    def _fold(self, helper: str, expr: Any) -> str:
+        args = [self._print(arg) for arg in expr.args]
+        out = args[0]
+        for arg in args[1:]:
+            out = f"{helper}({out}, {arg})"
+        return out
+
+    def _print_Min(self, expr: Any) -> str:
+        return self._fold("_numpy_minimum", expr)
+
+    def _print_Max(self, expr: Any) -> str:
+        return self._fold("_numpy_maximum", expr)
+
+
+def _render_scalar(formula: Formula) -> str:
+    args = ", ".join(sym.name for sym in formula.args)
+    printer = _ScalarPrinter({"fully_qualified_modules": True,
+                              "allow_unknown_functions": False})
+    body = printer.doprint(formula.expr)
+    claims = ", ".join(formula.claims)
+    return (
+        f"def {formula.name}_scalar(*, {args}):\n"
+        f'    """:func:`{formula.name}` of single floats, for compiled loops [{formula.unit}].\n\n'
+        f"    Claim: {claims}. The same expression with its conditions and numpy's minimum and\n"
+        f"    maximum written out.\n"
+        f'    """\n'
+        f"    return {body}\n"
+    )
 
 
 def _render_function(formula: Formula) -> str:
@@ -54,8 +124,12 @@ def expressions_digest() -> str:
 
 def render() -> str:
     """The full text of the generated module, deterministic for a given set of derivations."""
-    functions = "\n\n".join(_render_function(f) for f in FORMULAS)
-    names = ",\n".join(f'    "{f.name}"' for f in FORMULAS)
+    scalar = [f for f in FORMULAS if f.name in SCALAR_FORMS]
+    functions = "\n\n".join([_render_function(f) for f in FORMULAS]
+                             + [_render_scalar(f) for f in scalar]
+                             + ([_SCALAR_HELPERS] if scalar else []))
+    names = ",\n".join([f'    "{f.name}"' for f in FORMULAS]
+                       + [f'    "{f.name}_scalar"' for f in scalar])
     # the numpy printer folds Min and Max with functools.reduce
     imports = ("import functools\n\nimport numpy\n" if "functools." in functions
                else "import numpy\n")
@@ -64,7 +138,8 @@ def render() -> str:
         f"# Regenerate with `{REGENERATE_COMMAND}` (or `make generate`); a test and\n"
         "# `navproof prove` fail when this file differs from a fresh generation.\n"
         f"# expressions-sha256: {expressions_digest()}\n"
-        '"""Closed-form navigation formulas generated from the proofs (vectorised, numpy)."""\n'
+        '"""Closed-form navigation formulas generated from the proofs (vectorised, numpy; a few '
+        'also of single floats for compiled loops)."""\n'
         "\n"
         f"{imports}"
         "\n"

@@ -2,7 +2,7 @@
 # Regenerate with `navproof generate` (or `make generate`); a test and
 # `navproof prove` fail when this file differs from a fresh generation.
 # expressions-sha256: fab747cad2531a8f7497f0ba170eb1698e70a71d7943250515045b189b42239d
-"""Closed-form navigation formulas generated from the proofs (vectorised, numpy)."""
+"""Closed-form navigation formulas generated from the proofs (vectorised, numpy; a few also of single floats for compiled loops)."""
 
 import functools
 
@@ -61,6 +61,8 @@ __all__ = [
     "arrive_speed",
     "discrete_brake_distance",
     "linear_ramp_speed",
+    "steering_change_scalar",
+    "arrive_speed_scalar",
 ]
 
 
@@ -478,3 +480,31 @@ def linear_ramp_speed(*, dist, max_speed, slow_radius):
     Claim: T3. Derived in navproof.proofs as ``Min(max_speed, dist*max_speed/slow_radius)``.
     """
     return functools.reduce(numpy.minimum, [max_speed, dist*max_speed/slow_radius])
+
+
+def steering_change_scalar(*, gap, max_accel, dt):
+    """:func:`steering_change` of single floats, for compiled loops [m/s].
+
+    Claim: T2. The same expression with its conditions and numpy's minimum and
+    maximum written out.
+    """
+    return _numpy_minimum(gap, dt*max_accel)
+
+
+def arrive_speed_scalar(*, dist, stop_range, max_speed, max_accel, dt):
+    """:func:`arrive_speed` of single floats, for compiled loops [m/s].
+
+    Claim: T3. The same expression with its conditions and numpy's minimum and
+    maximum written out.
+    """
+    return ((0) if (dist <= stop_range) else (_numpy_minimum(max_speed, -1/2*dt*max_accel + (1/2)*numpy.sqrt(max_accel)*numpy.sqrt(dt**2*max_accel + 8*_numpy_maximum(0, dist - stop_range)))))
+
+
+def _numpy_minimum(a, b):
+    """numpy.minimum of two floats, to the bit (compiled loops)."""
+    return a if a < b or a != a else b
+
+
+def _numpy_maximum(a, b):
+    """numpy.maximum of two floats, to the bit (compiled loops)."""
+    return a if a > b or a != a else b

@@ -44,7 +44,14 @@ class CompiledLoop:
         if self._compiled is None:
             with _LOCK:
                 if self._compiled is None:
-                    self._compiled = _compile(self.func, inline=self.inline)
+                    dispatcher = _compile(self.func, inline=self.inline)
+                    # from now on a call goes straight to numba's dispatcher: a loop called a
+                    # hundred times per step would otherwise pay this wrapper's Python frames
+                    # on every call
+                    self.__class__ = type(type(self).__name__, (type(self),),
+                                          {"__call__": staticmethod(dispatcher),
+                                           "__slots__": ()})
+                    self._compiled = dispatcher
         return self._compiled
 
     def __call__(self, *args: Any) -> Any:
@@ -77,7 +84,8 @@ def _compile(func: Callable[..., Any], *, inline: bool = False) -> Callable[...,
             _add_code(digest, value.func.__code__)
         elif isinstance(value, types.FunctionType) and value.__module__ == _FORMULA_MODULE:
             callees[name] = _formula(value)
-            _add_code(digest, value.__code__)
+            for code in _formula_codes(value):
+                _add_code(digest, code)
     if callees:
         func = types.FunctionType(func.__code__, {**func.__globals__, **callees},
                                   func.__name__, func.__defaults__, func.__closure__)
@@ -105,8 +113,28 @@ def _formula(formula: Callable[..., Any]) -> Callable[..., Any]:
     code = formula.__code__
     code = code.replace(co_argcount=code.co_argcount + code.co_kwonlyargcount,
                         co_kwonlyargcount=0)
-    plain = types.FunctionType(code, formula.__globals__, formula.__name__)
+    # the module's helpers that a scalar form calls (numpy's minimum and maximum of two floats)
+    helpers = {name: _formula(value) for name, value in _formula_callees(formula)}
+    plain = types.FunctionType(code, {**formula.__globals__, **helpers}, formula.__name__)
     return numba.njit(nogil=True)(plain)
+
+
+def _formula_callees(formula: Callable[..., Any]) -> list[tuple[str, Any]]:
+    """The generated module's functions that ``formula`` calls, by name."""
+    found = []
+    for name in sorted(set(formula.__code__.co_names)):
+        value = formula.__globals__.get(name)
+        if isinstance(value, types.FunctionType) and value.__module__ == _FORMULA_MODULE:
+            found.append((name, value))
+    return found
+
+
+def _formula_codes(formula: Callable[..., Any]) -> list[types.CodeType]:
+    """The code of ``formula`` and of every generated function it calls."""
+    codes = [formula.__code__]
+    for _, callee in _formula_callees(formula):
+        codes += _formula_codes(callee)
+    return codes
 
 
 def _add_code(digest: Any, code: types.CodeType) -> None:

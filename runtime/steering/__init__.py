@@ -3,7 +3,12 @@ agent, vectorised over agents. Seek (T1), acceleration-clamped steering (T2) and
 the shipped speed curve and stop range (T3); the formulas come from ``navproof._generated``."""
 
 from navproof.steering.arrive import arrive_velocity
-from navproof.steering.clamp import check_steering_step, clamped_steering, speed_capped
+from navproof.steering.clamp import (
+    capped_clamped_steering,
+    check_steering_step,
+    clamped_steering,
+    speed_capped,
+)
 from navproof.steering.params import SteeringParams
 from navproof.steering.route import route_velocity
 from navproof.steering.seek import seek_velocity
@@ -11,6 +16,7 @@ from navproof.steering.seek import seek_velocity
 __all__ = [
     "SteeringParams",
     "arrive_velocity",
+    "capped_clamped_steering",
     "check_steering_step",
     "clamped_steering",
     "route_velocity",

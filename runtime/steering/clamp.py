@@ -13,9 +13,11 @@ import math
 import numpy as np
 
 from navproof._generated import formulas
+from navproof._generated.formulas import steering_change_scalar
 from navproof.core.errors import ObligationViolation
-from navproof.core.jit import compiled_loop
+from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.tolerances import EPS, STEERING_CHECK_REL, STEERING_REACHED_REL
+from navproof.steering.rows import float_rows
 
 
 def clamped_steering(velocity_mps: np.ndarray, desired_mps: np.ndarray,
@@ -47,20 +49,24 @@ def _gap_lengths(v, desired, out):
         out[i] = math.hypot(desired[i, 0] - v[i, 0], desired[i, 1] - v[i, 1])
 
 
+@inlined_loop
+def _step_row(vx, vy, dx, dy, gap, change, reached_scale):
+    """One row of :func:`clamped_steering` from ``v`` towards ``d``: ``v + (d - v) s`` with
+    ``s`` the change over the gap (0 for no gap). Claim: T2."""
+    scale = change / gap if gap > 0.0 else 0.0
+    # a reachable desired velocity (up to rounding) is taken as it is: no residue of
+    # v + (d - v) s with s a rounding short of 1 keeps a stopped body creeping
+    if scale >= reached_scale:
+        return dx, dy
+    return vx + (dx - vx) * scale, vy + (dy - vy) * scale
+
+
 @compiled_loop
 def _steps(v, desired, gap, change, reached_scale, out):
-    """Every row of :func:`clamped_steering`: ``v + (desired - v) s`` with ``s`` the change
-    over the gap (0 for no gap). Claim: T2."""
+    """Every row of :func:`clamped_steering` (:func:`_step_row`). Claim: T2."""
     for i in range(out.shape[0]):
-        scale = change[i] / gap[i] if gap[i] > 0.0 else 0.0
-        # a reachable desired velocity (up to rounding) is taken as it is: no residue of
-        # v + (d - v) s with s a rounding short of 1 keeps a stopped body creeping
-        if scale >= reached_scale:
-            out[i, 0] = desired[i, 0]
-            out[i, 1] = desired[i, 1]
-        else:
-            out[i, 0] = v[i, 0] + (desired[i, 0] - v[i, 0]) * scale
-            out[i, 1] = v[i, 1] + (desired[i, 1] - v[i, 1]) * scale
+        out[i, 0], out[i, 1] = _step_row(v[i, 0], v[i, 1], desired[i, 0], desired[i, 1],
+                                          gap[i], change[i], reached_scale)
 
 
 def speed_capped(velocity_mps: np.ndarray, cap_mps: np.ndarray) -> np.ndarray:
@@ -74,18 +80,60 @@ def speed_capped(velocity_mps: np.ndarray, cap_mps: np.ndarray) -> np.ndarray:
     return out
 
 
+@inlined_loop
+def _capped_row(vx, vy, cap):
+    """One row of :func:`speed_capped`: ``v cap / |v|`` where ``|v| > cap``, else ``v``."""
+    speed = math.hypot(vx, vy)
+    if speed > cap:
+        scale = cap / speed
+        return vx * scale, vy * scale
+    return vx, vy
+
+
 @compiled_loop
 def _capped_rows(v, cap, out):
-    """Every row of :func:`speed_capped`: ``v cap / |v|`` where ``|v| > cap``, else ``v``."""
+    """Every row of :func:`speed_capped` (:func:`_capped_row`)."""
     for i in range(out.shape[0]):
-        speed = math.hypot(v[i, 0], v[i, 1])
-        if speed > cap[i]:
-            scale = cap[i] / speed
-            out[i, 0] = v[i, 0] * scale
-            out[i, 1] = v[i, 1] * scale
-        else:
-            out[i, 0] = v[i, 0]
-            out[i, 1] = v[i, 1]
+        out[i, 0], out[i, 1] = _capped_row(v[i, 0], v[i, 1], cap[i])
+
+
+def capped_clamped_steering(velocity_mps: np.ndarray, desired_mps: np.ndarray,
+                            carry_mps: np.ndarray, cap_mps: np.ndarray,
+                            max_accel_mps2: np.ndarray | float, dt_s: float
+                            ) -> tuple[np.ndarray, np.ndarray]:
+    """One clamped steering step (m/s, (N, 2)) from ``velocity_mps`` towards the desired
+    velocity ``desired_mps - carry_mps`` capped at ``cap_mps`` (N,), and that capped desired
+    velocity: :func:`speed_capped` then :func:`clamped_steering`, in one compiled pass
+    (:func:`_capped_clamped_rows`, the change by the generated scalar form of
+    ``steering_change``) where every input is float64 with one value per row and the step a
+    float, else those two. Claim: T2, V1."""
+    n = np.shape(velocity_mps)[0]
+    vectors = [float_rows(a, n, 2) for a in (velocity_mps, desired_mps, carry_mps)]
+    cap, accel = float_rows(cap_mps, n), float_rows(max_accel_mps2, n)
+    if (isinstance(dt_s, float) and cap is not None and accel is not None
+            and all(a is not None for a in vectors)):
+        desired, out = np.empty((n, 2)), np.empty((n, 2))
+        _capped_clamped_rows(*vectors, cap, accel, dt_s, 1.0 - STEERING_REACHED_REL, desired,
+                             out)
+        return out, desired
+    desired = speed_capped(np.asarray(desired_mps) - carry_mps, cap_mps)
+    return clamped_steering(velocity_mps, desired, max_accel_mps2, dt_s), desired
+
+
+@compiled_loop
+def _capped_clamped_rows(v, desired_world, carry, cap, accel, dt, reached_scale, desired,
+                         out):
+    """Every row of :func:`capped_clamped_steering`: the desired velocity less the carry,
+    capped (:func:`_capped_row`), into ``desired``; the gap's length (``hypot``), the
+    generated change and the step (:func:`_step_row`) into ``out``. Claim: T2, V1."""
+    for i in range(out.shape[0]):
+        dx, dy = _capped_row(desired_world[i, 0] - carry[i, 0],
+                             desired_world[i, 1] - carry[i, 1], cap[i])
+        desired[i, 0], desired[i, 1] = dx, dy
+        gap = math.hypot(dx - v[i, 0], dy - v[i, 1])
+        change = steering_change_scalar(gap=gap, max_accel=accel[i], dt=dt)
+        out[i, 0], out[i, 1] = _step_row(v[i, 0], v[i, 1], dx, dy, gap, change,
+                                          reached_scale)
 
 
 def check_steering_step(velocity_mps: np.ndarray, new_velocity_mps: np.ndarray,

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from navproof.core.jit import compiled_loop
+from navproof.core.jit import compiled_loop, inlined_loop
 
 
 def direction_to(position_m: np.ndarray, target_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -27,18 +27,23 @@ def direction_to(position_m: np.ndarray, target_m: np.ndarray) -> tuple[np.ndarr
     return unit, dist_m
 
 
+@inlined_loop
+def direction_row(position, target, i):
+    """Row i of :func:`direction_to`: the unit direction (the offset times the reciprocal of
+    its length, ``hypot``; zero where the length is not positive) and the distance (m).
+    Claim: T1."""
+    dx = target[i, 0] - position[i, 0]
+    dy = target[i, 1] - position[i, 1]
+    length = math.hypot(dx, dy)
+    inv_length = 1.0 / length if length > 0.0 else 0.0
+    return dx * inv_length, dy * inv_length, length
+
+
 @compiled_loop
 def _directions(position, target, unit, dist):
-    """Every row of :func:`direction_to`: the offset times the reciprocal of its length
-    (``hypot``), zero where the length is not positive. Claim: T1."""
+    """Every row of :func:`direction_to` (:func:`direction_row`). Claim: T1."""
     for i in range(dist.shape[0]):
-        dx = target[i, 0] - position[i, 0]
-        dy = target[i, 1] - position[i, 1]
-        length = math.hypot(dx, dy)
-        inv_length = 1.0 / length if length > 0.0 else 0.0
-        unit[i, 0] = dx * inv_length
-        unit[i, 1] = dy * inv_length
-        dist[i] = length
+        unit[i, 0], unit[i, 1], dist[i] = direction_row(position, target, i)
 
 
 def seek_velocity(position_m: np.ndarray, target_m: np.ndarray,

@@ -13,6 +13,7 @@ position plus that.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,24 +47,27 @@ def execute(x0_m: np.ndarray, v0_mps: np.ndarray, v1_mps: np.ndarray, commit_s: 
     Claim: T4, B4, B6, F2."""
     m = support.motion
     half_s = 0.5 * dt_s
-    turn_full = m.omega_radps * dt_s
-    turn_half = m.omega_radps * half_s
     n = x0_m.shape[0]
-    if m.omega_radps.any() or not np.isfinite(dt_s):
+    turning = bool(m.omega_radps.any()) or not math.isfinite(dt_s)
+    if turning:
+        turn_full = m.omega_radps * dt_s
+        turn_half = m.omega_radps * half_s
         cos_full, sin_full = np.cos(turn_full), np.sin(turn_full)
         cos_half, sin_half = np.cos(turn_half), np.sin(turn_half)
     else:
-        # nothing turns: every angle is +0 or -0, whose cosine is 1 and whose sine is the
-        # angle itself, exactly (IEEE 754)
-        cos_full = cos_half = np.ones(n)
-        sin_full, sin_half = turn_full, turn_half
+        # the pass takes each angle itself (see _executed_rows)
+        cos_full = sin_full = cos_half = sin_half = _NO_ANGLES
     mid_end = np.empty((2, n, 2))
     mid, position = mid_end
     v_rel, v_world = np.empty((2, n, 2))
     _executed_rows(x0_m, v0_mps, v1_mps, commit_s, dt_s, dt_s**2, half_s, m.pivot_m,
-                   m.velocity_mps, m.acceleration_mps2, m.omega_radps, cos_full, sin_full,
-                   cos_half, sin_half, position, v_rel, v_world, mid)
+                   m.velocity_mps, m.acceleration_mps2, m.omega_radps, turning, cos_full,
+                   sin_full, cos_half, sin_half, position, v_rel, v_world, mid)
     return Executed(position, v_rel, v_world, mid, mid_end)
+
+
+_NO_ANGLES = np.empty(0)
+"""The cosines and sines :func:`execute` hands its pass where nothing turns (not read)."""
 
 
 @inlined_loop
@@ -87,15 +91,22 @@ def _world_point(x0, v0, v1, commit, dt, t, pivot, vel, acc, c, s, i):
 
 
 @compiled_loop
-def _executed_rows(x0, v0, v1, commit, dt, dt_sq, half, pivot, vel, acc, omega, cos_full,
-                   sin_full, cos_half, sin_half, position, v_rel, v_world, mid):
+def _executed_rows(x0, v0, v1, commit, dt, dt_sq, half, pivot, vel, acc, omega, turning,
+                   cos_full, sin_full, cos_half, sin_half, position, v_rel, v_world, mid):
     """Every body of :func:`execute`: the executed curve's world points at ``dt`` and ``half``
     (:func:`_world_point`), the end velocity relative to the support turned by the rotation
     carry, and the world velocity at the end (the support's point velocity there plus that).
-    Claim: T4, B4, B6, F2."""
+    The angles' cosines and sines come from numpy where a support ``turning`` (or a step that
+    is not finite); elsewhere every angle ``omega t`` is +0 or -0, whose cosine is 1 and whose
+    sine is the angle itself, exactly (IEEE 754). Claim: T4, B4, B6, F2."""
     for i in range(x0.shape[0]):
         px, py = pivot[i, 0], pivot[i, 1]
-        c, s = cos_full[i], sin_full[i]
+        if turning:
+            c, s = cos_full[i], sin_full[i]
+            c_half, s_half = cos_half[i], sin_half[i]
+        else:
+            c, s = 1.0, omega[i] * dt
+            c_half, s_half = 1.0, omega[i] * half
         position[i, 0], position[i, 1] = _world_point(x0, v0, v1, commit, dt, dt, pivot, vel,
                                                       acc, c, s, i)
         # at rest after a truncated commit (F2), turned with the support (rotation carry)
@@ -109,7 +120,7 @@ def _executed_rows(x0, v0, v1, commit, dt, dt_sq, half, pivot, vel, acc, omega, 
         v_world[i, 0] = vel[i, 0] + acc[i, 0] * dt + omega[i] * -oy + v_rel[i, 0]
         v_world[i, 1] = vel[i, 1] + acc[i, 1] * dt + omega[i] * ox + v_rel[i, 1]
         mid[i, 0], mid[i, 1] = _world_point(x0, v0, v1, commit, dt, half, pivot, vel, acc,
-                                            cos_half[i], sin_half[i], i)
+                                            c_half, s_half, i)
 
 
 @compiled_loop

@@ -59,18 +59,38 @@ def step_reach_m(x0_m: np.ndarray, v0_rel_mps: np.ndarray, v_world_mps: np.ndarr
     return out
 
 
+ARM_SKIP_M = 1e300
+"""An arm whose components are both below this (m) has a finite ``hypot`` length."""
+
+
+@inlined_loop
+def _length(x, y):
+    """``hypot(x, y)`` (m or m/s), without the call for a zero vector: the length of
+    ``(+-0, +-0)`` is exactly +0."""
+    return 0.0 if x == 0.0 and y == 0.0 else math.hypot(x, y)
+
+
 @compiled_loop
 def _step_reaches(x0, v0, vw, vh, accel, dt, dt_sq, pivot, vel, acc, omega, out):
     """Every row of :func:`step_reach_m` into ``out`` (the whole-array evaluation's operations
-    in its order, lengths by ``hypot``). Claim: W1."""
+    in its order, lengths by ``hypot``). The arm's turn ``min(2, |omega| dt) |x0 - c|`` of a
+    support that does not turn in the step (``|omega| dt`` a zero) is exactly that zero
+    wherever the arm's length is finite (both components below ARM_SKIP_M): the length is not
+    measured there, nor is a zero vector's (:func:`_length`). Claim: W1."""
     for i in range(out.shape[0]):
-        rel_speed = larger(math.hypot(v0[i, 0], v0[i, 1]), vh[i]) + accel[i] * dt
-        moved_pivot = math.hypot(vel[i, 0], vel[i, 1]) * dt \
-            + 0.5 * math.hypot(acc[i, 0], acc[i, 1]) * dt_sq
-        arm = math.hypot(x0[i, 0] - pivot[i, 0], x0[i, 1] - pivot[i, 1])
-        turn = smaller(2.0, abs(omega[i]) * dt) * arm
+        rel_speed = larger(_length(v0[i, 0], v0[i, 1]), vh[i]) + accel[i] * dt
+        moved_pivot = _length(vel[i, 0], vel[i, 1]) * dt \
+            + 0.5 * _length(acc[i, 0], acc[i, 1]) * dt_sq
+        angle = abs(omega[i]) * dt
+        rx = x0[i, 0] - pivot[i, 0]
+        ry = x0[i, 1] - pivot[i, 1]
+        if angle == 0.0 and abs(rx) < ARM_SKIP_M and abs(ry) < ARM_SKIP_M:
+            # min(2, +-0) is that zero, and a zero times a finite length >= 0 keeps its sign
+            turn = angle
+        else:
+            turn = smaller(2.0, angle) * math.hypot(rx, ry)
         moved = rel_speed * dt + moved_pivot + turn
-        out[i] = larger(moved, math.hypot(vw[i, 0], vw[i, 1]) * dt)
+        out[i] = larger(moved, _length(vw[i, 0], vw[i, 1]) * dt)
 
 
 def stopping_horizon(reach_m: np.ndarray, vh_mps: np.ndarray, carry_range_mps: np.ndarray,

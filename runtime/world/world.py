@@ -40,10 +40,9 @@ from navproof.orca.crowd import Crowd
 from navproof.orca.responsibility import keep_right_and_yield
 from navproof.steering import (
     SteeringParams,
+    capped_clamped_steering,
     check_steering_step,
-    clamped_steering,
     route_velocity,
-    speed_capped,
 )
 from navproof.step import (
     FLAG_OUT_OF_RANGE,
@@ -426,8 +425,8 @@ class World:
                                        stop_range_m=self.stop_range_m, dt_s=self.dt_s)
         desired_world = self._tie_break(desired_world, vh_mps)
         # a body at its goal holds still in the world, not on its support
-        desired = speed_capped(desired_world - carry_mps, vh_mps)
-        new = clamped_steering(v0_mps, desired, steer_accel, self.dt_s)
+        new, desired = capped_clamped_steering(v0_mps, desired_world, carry_mps, vh_mps,
+                                               steer_accel, self.dt_s)
         if self.assertions:
             check_steering_step(v0_mps, new, desired, steer_accel, vh_mps, self.dt_s)
         return new
@@ -522,10 +521,14 @@ class World:
             for agent in handoff_rows.tolist():
                 self._step_handoff(agent, tick, position, velocity, mid)
         self._begin_handoffs(tick, position, velocity, target, free)
+        # the step's answer where the executed extents stay inside the step's, else ORCA's
+        # nearest neighbours where they hold every pair (the executed curve may bulge beyond
+        # the step's reach bound), before any new spatial query
         executed_within = bodies_within_reach(
             x0, executed_reach_m(x0, mid, position, radius_m=self.radius_m,
                                  band_m=0.5 * CLEARANCE_EXACT_BAND_M),
-            wider=(within, step_extent))
+            wider=(within, step_extent),
+            nearest=(crowd.agent_neighbor_idx, crowd.max_neighbors))
         # every pair within reach of the executed step, and ORCA's neighbours further away (so
         # the report also measures pairs that kept their distance)
         orca_nb = self.crowd.agent_neighbor_idx
@@ -583,8 +586,11 @@ class World:
             speed = self.layout.support_speed_range_mps(self.dt_s)
             hi = min(float(self.profile["support_speed_mps"].max),
                      float(self.profile["edge_speed_mps"].max))
-            fast = np.append(speed > hi * (1.0 + 1e-12), False)
-            outside |= fast[support_index]
+            fast = speed > hi * (1.0 + 1e-12)
+            # no support too fast (the usual case): no row changes, nothing to gather
+            if fast.any():
+                # the last entry is the static ground's (support index -1)
+                outside |= np.append(fast, False)[support_index]
         return outside
 
     def _tick_s(self) -> float:

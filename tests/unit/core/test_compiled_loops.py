@@ -92,3 +92,30 @@ def test_a_changed_formula_gives_the_loop_another_cache_name(monkeypatch):
     assert [value for _, value in names] == [7.0, 3.0, 7.0]
     assert names[0][0] != names[1][0]
     assert names[0][0] == names[2][0]
+
+
+def test_after_the_first_call_a_loop_calls_numbas_dispatcher_directly(monkeypatch):
+    _no_disk_cache(monkeypatch)
+
+    def scaled(values, factor):
+        out = np.empty_like(values)
+        for i in range(values.shape[0]):
+            out[i] = values[i] * factor
+        return out
+
+    loop = jit.compiled_loop(scaled)
+    values = np.array([1.0, -0.0, 2.5])
+    first = loop(values, 3.0)
+    assert isinstance(loop, jit.CompiledLoop)
+    assert loop.__name__ == "scaled" and type(loop).__name__ == "CompiledLoop"
+    # no Python frame of the wrapper between the caller and the machine code
+    assert type(loop).__call__ is loop.compiled()
+    again = loop(values, 3.0)
+    assert first.tobytes() == again.tobytes() == (values * 3.0).tobytes()
+
+    # a second loop is compiled on its own first call, and calls the first one inside
+    scope = {"scaled": loop}
+    exec("def doubled(values):\n    return scaled(values, 2.0)\n", scope)
+    caller = jit.compiled_loop(scope["doubled"])
+    assert caller(values).tobytes() == (values * 2.0).tobytes()
+    assert type(caller).__call__ is caller.compiled()

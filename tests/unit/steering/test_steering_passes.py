@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 
 from navproof._generated import formulas
+from navproof._generated.formulas import arrive_speed_scalar
+from navproof.core.jit import compiled_loop
 from navproof.core.tolerances import STEERING_REACHED_REL
 from navproof.steering import clamped_steering, route_velocity, speed_capped
 from navproof.steering.seek import direction_to
@@ -71,6 +73,70 @@ def test_route_velocity_equals_arrive_and_seek_bit_for_bit(dt):
     got = route_velocity(position, target, last, max_speed_mps=vh, max_accel_mps2=accel,
                          stop_range_m=stop, dt_s=dt)
     assert got.tobytes() == want.tobytes()
+
+
+SQUARE_APART_DT = 0.21395647777182983
+"""A step whose Python square ``dt**2`` (libm's pow) is not ``dt * dt``."""
+
+
+def arrive_inputs(rng, n):
+    """Distances, stop ranges, caps and accelerations of Arrive, special values, ties and
+    distances within the stop range included."""
+    columns = [rng.uniform(0.0, 10.0, n), rng.uniform(0.0, 1.0, n), rng.uniform(0.0, 3.0, n),
+               rng.uniform(0.01, 5.0, n)]
+    for k, col in enumerate(columns):
+        pick = rng.random(n) < 0.05
+        col[pick] = rng.choice(np.append(SPECIAL, [-1.0, 5e-324]), pick.sum())
+        col[k * 50:k * 50 + SPECIAL.size] = SPECIAL
+    columns[1][-200:] = columns[0][-200:]  # exactly at the stop range
+    return columns
+
+
+@compiled_loop
+def _scalar_arrive_rows(dist, stop, vmax, accel, dt, out):
+    """The generated scalar form of Arrive's speed per row, from a compiled loop."""
+    for i in range(out.shape[0]):
+        out[i] = arrive_speed_scalar(dist=dist[i], stop_range=stop[i], max_speed=vmax[i],
+                                     max_accel=accel[i], dt=dt)
+
+
+@pytest.mark.parametrize("dt", [0.1, 0.05, 0.25, 1 / 30, 0.2, 1e-3, SQUARE_APART_DT])
+def test_arrive_speed_scalar_form_equals_numpy_form_bit_for_bit(dt):
+    rng = np.random.default_rng(11)
+    dist, stop, vmax, accel = arrive_inputs(rng, 20000)
+    with np.errstate(all="ignore"):
+        want = np.asarray(formulas.arrive_speed(dist=dist, stop_range=stop, max_speed=vmax,
+                                                max_accel=accel, dt=dt), dtype=np.float64)
+        got = np.empty(dist.size)
+        _scalar_arrive_rows(dist, stop, vmax, accel, dt, got)
+    if dt**2 == dt * dt:
+        assert got.tobytes() == want.tobytes()
+    else:
+        # the compiled square is dt * dt: route_velocity keeps numpy's form for such a step
+        assert not np.array_equal(got, want, equal_nan=True)
+
+
+@pytest.mark.parametrize("dt", [0.1, SQUARE_APART_DT])
+@pytest.mark.parametrize("scalars", [False, True])
+def test_route_velocity_on_special_values_equals_arrive_and_seek(dt, scalars):
+    rng = np.random.default_rng(5)
+    n = 4000
+    dist, stop, vh, accel = arrive_inputs(rng, n)
+    position = vectors(rng, n)
+    with np.errstate(all="ignore"):
+        target = position + np.stack([np.nan_to_num(dist, nan=1.0), np.zeros(n)], axis=1)
+    target[:20] = SPECIAL.repeat(5).reshape(20, 2)
+    last = rng.random(n) < 0.7
+    if scalars:
+        stop, accel = 0.25, 1.5
+    with np.errstate(all="ignore"):
+        unit, d = numpy_direction_to(position, target)
+        arrive = unit * np.asarray(formulas.arrive_speed(
+            dist=d, stop_range=stop, max_speed=vh, max_accel=accel, dt=dt))[:, None]
+        want = np.where(last[:, None], arrive, unit * vh.reshape(-1, 1))
+        got = route_velocity(position, target, last, max_speed_mps=vh, max_accel_mps2=accel,
+                             stop_range_m=stop, dt_s=dt)
+    assert same_bits(got, want)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -187,3 +253,31 @@ def test_the_steering_check_takes_one_cap_for_all_as_one_per_agent():
         with pytest.raises(ObligationViolation) as err:
             check_steering_step(velocity, jumped, desired, accel, cap, 0.1)
         assert err.value.agent == 5
+
+
+@pytest.mark.parametrize("accel", [2.0, "rows", "float32"])
+def test_capped_clamped_steering_equals_the_cap_then_the_clamped_step(accel):
+    from navproof.steering import capped_clamped_steering
+
+    rng = np.random.default_rng(21)
+    n = 3000
+    v, desired_world, carry = vectors(rng, n), vectors(rng, n), vectors(rng, n)
+    carry[: n // 2] = 0.0
+    desired_world[100:200] = v[100:200] + carry[100:200] + rng.normal(size=(100, 2)) * 1e-3
+    cap = rng.uniform(0.0, 3.0, n)
+    cap[:SPECIAL.size] = SPECIAL
+    a = {"rows": rng.uniform(0.0, 5.0, n), "float32": rng.uniform(0.0, 5.0, n).astype(np.float32),
+         2.0: 2.0}[accel]
+    a_rows = a if accel != "rows" else a.copy()
+    if accel == "rows":
+        a_rows[-SPECIAL.size:] = SPECIAL
+    with np.errstate(all="ignore"):
+        speed = np.hypot(*(desired_world - carry).T)
+        over = speed > cap
+        want_desired = np.where(over[:, None], (desired_world - carry)
+                                * (cap / np.where(over, speed, 1.0))[:, None],
+                                desired_world - carry)
+        want = numpy_clamped(v, want_desired, a_rows, 0.1)
+        got, got_desired = capped_clamped_steering(v, desired_world, carry, cap, a_rows, 0.1)
+    assert same_bits(got_desired, want_desired)
+    assert same_bits(got, want)

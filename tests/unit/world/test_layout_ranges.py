@@ -79,6 +79,27 @@ def test_a_support_accelerating_out_of_the_range_labels_every_step_it_is_out():
     assert OUT_OF_RANGE in labels_out
 
 
+def test_only_the_bodies_on_a_support_out_of_the_range_are_flagged():
+    # one belt accelerates out of the 0.3 m/s range, the other stays inside; ground between
+    fast = SupportSpec.build("fast", "conveyor", [[-8.0, 1.0], [8.0, 1.0], [8.0, 3.0],
+                                                   [-8.0, 3.0]],
+                             velocity_mps=(0.25, 0.0), acceleration_mps2=(0.2, 0.0))
+    slow = SupportSpec.build("slow", "conveyor", [[-8.0, -3.0], [8.0, -3.0], [8.0, -1.0],
+                                                   [-8.0, -1.0]], velocity_mps=(-0.1, 0.0))
+    world = World(Layout(supports=[fast, slow]))
+    start = [[-4.0, 2.0], [-4.0, 0.0], [-4.0, -2.0], [4.0, 2.0]]
+    world.add_agents(start, [[p] for p in start], radius_m=0.4)
+    seen = set()
+    for _ in range(12):
+        speed_before = float(np.hypot(*world.layout.support_velocity_mps[0]))
+        on_fast = world.layout.support_of(world.position_m) == 0
+        step = world.step()
+        out = on_fast & (speed_before + 0.2 * world.dt_s > 0.3 + 1e-12)
+        assert ((step.flags & FLAG_OUT_OF_RANGE) != 0).tolist() == out.tolist()
+        seen.add(bool(out.any()))
+    assert seen == {False, True}
+
+
 def test_a_step_inside_every_range_is_not_flagged():
     world = World(Layout(corridor_m=CORRIDOR))
     world.add_agents([[-4.0, 0.0]], [[[4.0, 0.0]]], radius_m=0.4)

@@ -126,6 +126,33 @@ def test_the_step_reach_equals_the_whole_array_expression_bit_for_bit(dt):
     assert got.tobytes() == expected.tobytes()
 
 
+@pytest.mark.parametrize("dt", [0.1, 0.0, -0.1])
+def test_the_step_reach_skips_only_lengths_it_knows_bit_for_bit(dt):
+    # supports that do not turn (omega +-0), zero vectors of both signs, arms about as long as
+    # the skip bound, overflowing and not finite
+    from navproof.boundary import Motion
+
+    rng = np.random.default_rng(17)
+    n = 4000
+    x0, v0, vw, pivot, vel, acc = (rng.normal(size=(n, 2)) * 10.0 ** rng.integers(-3, 3, (n, 1))
+                                   for _ in range(6))
+    zeros = np.array([[0.0, 0.0], [-0.0, 0.0], [0.0, -0.0], [-0.0, -0.0]])
+    for arr in (v0, vw, vel, acc):
+        arr[rng.random(n) < 0.4] = zeros[rng.integers(0, 4)]
+    far = np.array([1e300, -1e300, 0.99e300, 1.01e300, 1.5e308, -1.7e308, np.inf, np.nan])
+    x0[:far.size * far.size] = np.stack(np.meshgrid(far, far), -1).reshape(-1, 2)
+    pivot[:far.size * far.size] = 0.0
+    x0[100:110] = -x0[100:110]
+    vh, accel = rng.uniform(0.0, 3.0, n), rng.uniform(0.0, 5.0, n)
+    omega = np.where(rng.random(n) < 0.7, np.where(rng.random(n) < 0.5, 0.0, -0.0),
+                     rng.normal(size=n))
+    motion = Motion(pivot, vel, omega, np.zeros(n, np.int64), acc)
+    with np.errstate(invalid="ignore", over="ignore"):
+        expected = numpy_step_reach(x0, v0, vw, vh, accel, dt, motion)
+        got = step_reach_m(x0, v0, vw, vh, accel, dt, Support(motion))
+    assert got.tobytes() == expected.tobytes()
+
+
 def test_the_stopping_horizon_equals_the_whole_array_expression_bit_for_bit():
     from navproof.core.tolerances import EPS
     from navproof.world.reach import stopping_horizon
