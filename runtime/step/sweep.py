@@ -25,10 +25,11 @@ import math
 import numpy as np
 
 from navproof._generated.formulas import accel_step_displacement
-from navproof.core.jit import compiled_loop
+from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.parallel import piece_bounds, run_pieces, thread_count
 from navproof.core.tolerances import BISECTION_STEPS, EPS
 from navproof.core.validation import check_valid_step
+from navproof.core.vec2 import HYPOT_DECIDED_MAX, HYPOT_DECIDED_MIN, HYPOT_SIDE_SLACK
 
 SWEEP_BLOCK_ROWS = 64
 """Rows of pairs whose brackets are bisected side by side (bounds the loop's scratch memory)."""
@@ -293,6 +294,28 @@ def _gap_sq(d0x, d0y, bx, by, ax, ay, limit_sq, tau):
     return px * px + py * py - limit_sq
 
 
+@inlined_loop
+def _clear_of_limit(start, bx, by, ax, ay, limit):
+    """Whether a pair starting ``start`` = hypot(d0) (m) apart surely stays beyond ``limit`` (m)
+    in every evaluation of :func:`_first_contact`: its certified lower bound |d0| - |B| - |A|
+    exceeds ``limit`` by HYPOT_SIDE_SLACK of the scale S = |d0| + |B| + |A|, for a limit of at
+    least HYPOT_DECIDED_MIN and S at most HYPOT_DECIDED_MAX. Then |d(tau)| >= limit (1 + 1e-9)
+    exactly at every tau in [0, 1]; the rounded point d0 + B tau + A tau^2 errs by at most a few
+    units in the last place of S and the bound's own roundings by a few more, so every evaluated
+    squared distance (a few units in the last place above) exceeds the rounded limit squared and
+    every gap of :func:`_gap_sq` is >= 0 > -tol_sq: no piece is bisected and the fraction stays 1.
+    Products that underflow err by less than 1e-300, far below the slack. NaN never decides.
+    Claim: W1, F2."""
+    if not limit >= HYPOT_DECIDED_MIN:
+        return False
+    h_b = math.hypot(bx, by)
+    h_a = math.hypot(ax, ay)
+    scale = start + h_b + h_a
+    if not scale <= HYPOT_DECIDED_MAX:
+        return False
+    return start - h_b - h_a - limit > HYPOT_SIDE_SLACK * scale
+
+
 @compiled_loop
 def _first_contact(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, combined_r,
                    first):
@@ -312,6 +335,8 @@ def _first_contact(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, com
                                                    disp_full, dt[i], i, j)
             start = math.hypot(d0x, d0y)
             limit = start if start < combined_r[i, j] else combined_r[i, j]
+            if _clear_of_limit(start, bx, by, ax, ay, limit):
+                continue
             limit_sq = limit * limit
             # squared-distance tolerance: EPS of distance at the scale of the limit
             tol_sq = EPS * (2.0 * limit + EPS)
