@@ -35,7 +35,7 @@ from navproof.core.tolerances import EPS
 from navproof.step.constraints import EdgeFrame, Prepared
 from navproof.step.inputs import PARALLEL_MIN_ROWS, Neighbors, StepInput
 from navproof.step.result import Margins
-from navproof.step.sweep import sweep_margin_m, sweep_min_distance_m, sweep_passes
+from navproof.step.sweep import pair_margins_m
 
 SWEEP_EXACT_BAND_M = 1.0
 """Pairs whose certified lower distance bound is within this band (m) of the combined radius
@@ -180,11 +180,11 @@ def pair_sweep_margins_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
                          ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`sweep_margins_m` with the pairs' start distances and combined radii
     (:meth:`Neighbors.start_distance_and_reach_m`) given. Claim: W1."""
-    dmin, t_min = sweep_min_distance_m(x0_m, u_mps, v0_mps, v1_mps, dt_s, nb.position_m,
-                                       nb.velocity_mps, nb.valid,
-                                       exact_within_m=comb_m + SWEEP_EXACT_BAND_M)
-    # the margins overwrite the distances, which nothing else reads
-    return sweep_margin_m(dmin, start_m, comb_m, nb.valid, out=dmin), t_min
+    margin, t_min, _ = pair_margins_m(x0_m, u_mps, v0_mps, v1_mps, dt_s, nb.position_m,
+                                      nb.velocity_mps, nb.valid, start_m, comb_m,
+                                      SWEEP_EXACT_BAND_M, times=True)
+    assert t_min is not None
+    return margin, t_min
 
 
 def rotating_stop_margins_m(edges: EdgeSet, support: Support, x0_m: np.ndarray,
@@ -303,15 +303,18 @@ def edge_margins(inp: StepInput, prep: Prepared, rows: np.ndarray | slice, v1: n
 
 
 def _sweep_margins(inp: StepInput, prep: Prepared, neighbors: Neighbors,
-                   rows: np.ndarray | slice, v1: np.ndarray) -> np.ndarray:
+                   rows: np.ndarray | slice, v1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """W1 margins (m, (R, J)) of candidates ``v1`` (R, 2) of agents ``rows``, from the pair
-    distances prepared once per step. Claim: W1."""
+    distances prepared once per step (as :func:`pair_sweep_margins_m`), and per row whether
+    every margin is >= -EPS (:func:`navproof.step.sweep.sweep_passes`). Claim: W1."""
     dt = inp.dt_per_agent_s[rows]
     assert prep.sweep_start_m is not None and prep.sweep_comb_m is not None
-    return pair_sweep_margins_m(inp.position_m[rows], prep.u[rows], inp.velocity_mps[rows],
-                                sweep_end_velocity_mps(inp.support, rows, v1, dt), dt,
-                                neighbors.take(rows), prep.sweep_start_m[rows],
-                                prep.sweep_comb_m[rows])[0]
+    nb = neighbors.take(rows)
+    margin, _, passes = pair_margins_m(
+        inp.position_m[rows], prep.u[rows], inp.velocity_mps[rows],
+        sweep_end_velocity_mps(inp.support, rows, v1, dt), dt, nb.position_m, nb.velocity_mps,
+        nb.valid, prep.sweep_start_m[rows], prep.sweep_comb_m[rows], SWEEP_EXACT_BAND_M)
+    return margin, passes
 
 
 def _rotating_stop_margins(inp: StepInput, prep: Prepared, rows: np.ndarray | slice,
@@ -344,8 +347,8 @@ def verify_candidates(inp: StepInput, prep: Prepared, rows: np.ndarray, v1: np.n
     sweep = None
     nb = inp.neighbors
     if check_sweep and nb is not None and nb.valid.shape[1]:
-        sweep = _sweep_margins(inp, prep, nb, at, v1)
-        ok &= sweep_passes(sweep)
+        sweep, passes = _sweep_margins(inp, prep, nb, at, v1)
+        ok &= passes
     return ok, Checked(em.curve_m, em.exact_m, em.t_min_s, em.end_m, sweep)
 
 
@@ -422,7 +425,7 @@ def committed_margins(inp: StepInput, prep: Prepared, v1: np.ndarray,
         curve[rest], end[rest] = em.curve_m, em.end_m
     rest = np.flatnonzero(~known.has_sweep)
     if rest.size and inp.neighbors is not None and sweep.shape[1]:
-        sweep[rest] = _sweep_margins(inp, prep, inp.neighbors, rest, v1[rest])
+        sweep[rest] = _sweep_margins(inp, prep, inp.neighbors, rest, v1[rest])[0]
     v1 = np.ascontiguousarray(v1, dtype=np.float64)
     env, stop, nec = (np.empty(prep.s.shape) for _ in range(3))
     args = (prep.s, end, np.asarray(inp.edges.normal, np.float64), prep.wall, dt,

@@ -247,3 +247,36 @@ def test_first_contact_skips_only_pairs_whose_roots_find_nothing(scale):
     # is skipped; tiny scales meet no contact (the EPS tolerance is larger than the radii)
     assert skipped > 600 if 1e-100 < scale < 1e100 else skipped == 0
     assert (expect < 1.0).sum() > 100 if scale >= 1.0 else True
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_pair_margins_equal_the_margin_rule_on_the_banded_distances(monkeypatch, threads):
+    # one loop applying the margin rule as it goes gives, to the bit, the margins of the
+    # distances exact within the band, their times and every row's verdict
+    monkeypatch.setattr(sweep, "thread_count", lambda work, least: threads)
+    x0, u, v0, v1, op, ov, valid = _random_pairs(31, n=2500, j=7)
+    rng = np.random.default_rng(32)
+    comb = rng.uniform(0.05, 1.2, valid.shape)
+    start = np.hypot(*np.moveaxis(x0[:, None, :] - op, -1, 0))
+    start[::11, 3] = comb[::11, 3]
+    start[::13, 1] = np.nan
+    comb[::17, 2] = np.inf
+    op[::19, 4, 1] = np.nan
+    v1[::23, 0] = -0.0
+    band = 0.3
+    for times in (False, True):
+        margin, t_min, passes = sweep.pair_margins_m(x0, u, v0, v1, DT, op, ov, valid, start,
+                                                     comb, band, times=times)
+        dmin, t_expect = sweep.sweep_min_distance_m(x0, u, v0, v1, DT, op, ov, valid,
+                                                    exact_within_m=comb + band)
+        expect = sweep.sweep_margin_m(dmin, start, comb, valid)
+        assert margin.tobytes() == expect.tobytes()
+        assert np.array_equal(passes, sweep.sweep_passes(expect))
+        assert (t_min is None) if not times else t_min.tobytes() == t_expect.tobytes()
+    # pairs solved exactly (a minimum after the start) and pairs beyond the band, rows that
+    # pass and rows that fail
+    assert (t_expect > 0.0).sum() > 1000 and (dmin > comb + band).sum() > 1000
+    assert (~passes).sum() > 100 and passes.sum() > 100
+    empty = sweep.pair_margins_m(x0, u, v0, v1, DT, op[:, :0], ov[:, :0], valid[:, :0],
+                                 start[:, :0], comb[:, :0], band)
+    assert empty[0].shape == (2500, 0) and empty[2].all()
