@@ -28,7 +28,7 @@ from navproof.boundary.slope import reach_margin_mps, speed_margin_mps
 from navproof.boundary.stop_envelope import (
     brake_envelope_margin_m,
 )
-from navproof.core.jit import compiled_loop
+from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.numpy_scalars import numpy_minimum
 from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS
@@ -208,6 +208,17 @@ def rotating_stop_margins_m(edges: EdgeSet, support: Support, x0_m: np.ndarray,
     return out
 
 
+@inlined_loop
+def end_and_brake_margins(s, dt, n_dot_e, n_dot_u, n_dot_v0, nx, ny, vx, vy, cx, cy, kfac):
+    """Of an end velocity ``v`` (m/s) and one edge of unit normal ``n``: the step-end margin
+    (m, B4: ``accel_margin`` at t = dt with dot(n, v)) and the S7 braking-envelope margin
+    ``brake_envelope_margin`` of that margin and dot(n, c1), c1 = u + v - r given as ``c``.
+    Claim: B4, S7."""
+    m_end = accel_margin(s=s, t=dt, dt=dt, n_dot_e=n_dot_e, n_dot_u=n_dot_u, n_dot_v0=n_dot_v0,
+                         n_dot_v1=nx * vx + ny * vy)
+    return m_end, brake_envelope_margin(s_end=m_end, n_dot_c=nx * cx + ny * cy, kfac=kfac)
+
+
 @compiled_loop
 def _edge_step_margins(rows, v1, s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, wall, dt, u, r,
                        kfac, has_ref, eps, curve, t_min, end, stop, curve_ok, stop_ok, lo, hi):
@@ -230,8 +241,8 @@ def _edge_step_margins(rows, v1, s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, w
             nx, ny = normal[a, j, 0], normal[a, j, 1]
             sij, nde, ndu, ndv0 = s[a, j], n_dot_e[a, j], n_dot_u[a, j], n_dot_v0[a, j]
             ndv1 = nx * vx + ny * vy
-            m_end = accel_margin(s=sij, t=dti, dt=dti, n_dot_e=nde, n_dot_u=ndu, n_dot_v0=ndv0,
-                                 n_dot_v1=ndv1)
+            m_end, brake = end_and_brake_margins(sij, dti, nde, ndu, ndv0, nx, ny, vx, vy, cx,
+                                                 cy, ki)
             t_in, m_star = 0.0, np.inf
             if ndv0 != ndv1:
                 t_star = accel_extremum_time(dt=dti, n_dot_e=nde, n_dot_u=ndu, n_dot_v0=ndv0,
@@ -251,7 +262,6 @@ def _edge_step_margins(rows, v1, s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, w
             curve[i, j] = least if valid[a, j] else np.inf
             inside = inside and (not valid[a, j] or least >= -eps)
             end[i, j] = m_end
-            brake = brake_envelope_margin(s_end=m_end, n_dot_c=nx * cx + ny * cy, kfac=ki)
             stop[i, j] = brake
             braked = braked and (not wall[a, j] or brake >= -eps)
         curve_ok[i] = inside
