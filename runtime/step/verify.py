@@ -221,14 +221,14 @@ def end_and_brake_margins(s, dt, n_dot_e, n_dot_u, n_dot_v0, nx, ny, vx, vy, cx,
 
 @compiled_loop
 def _edge_step_margins(rows, v1, s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, wall, dt, u, r,
-                       kfac, has_ref, eps, curve, t_min, end, stop, curve_ok, stop_ok, lo, hi):
+                       kfac, has_ref, eps, curve, t_min, end, curve_ok, stop_ok, lo, hi):
     """One pass over the edges of each candidate ``v1[i]`` of agent ``rows[i]``: the exact
     whole-step minimum of the translating curve (B5: the least of the margins at 0, dt and the
     interior extremum t*, the first of equals, as
     :func:`navproof.boundary.margins.translating_curve_margins_m`; +inf for invalid edges) and
-    its time, the step-end margin (B4), the S7 braking-envelope margin
-    ``brake_envelope_margin`` of c1 = u + v1 - r, and per row whether every curve margin and,
-    where a reference exists, every wall's braking margin is at least -EPS.
+    its time, the step-end margin (B4), and per row whether every curve margin and, where a
+    reference exists, every wall's S7 braking-envelope margin ``brake_envelope_margin`` of
+    c1 = u + v1 - r is at least -EPS.
     Claim: B4, B5, S7."""
     k = curve.shape[1]
     for i in range(lo, hi):
@@ -262,7 +262,6 @@ def _edge_step_margins(rows, v1, s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, w
             curve[i, j] = least if valid[a, j] else np.inf
             inside = inside and (not valid[a, j] or least >= -eps)
             end[i, j] = m_end
-            stop[i, j] = brake
             braked = braked and (not wall[a, j] or brake >= -eps)
         curve_ok[i] = inside
         stop_ok[i] = braked or not has_ref[a]
@@ -271,45 +270,42 @@ def _edge_step_margins(rows, v1, s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, w
 @dataclass(frozen=True)
 class EdgeMargins:
     """:func:`_edge_step_margins` of R candidates: curve margin (the certified bound where
-    frames move), exact translating minimum and its time, step-end margin and S7 braking
-    margin (R, K), and the per-row verdicts (R,)."""
+    frames move), exact translating minimum and its time and step-end margin (R, K), and the
+    per-row verdicts (R,)."""
 
     curve_m: np.ndarray
     exact_m: np.ndarray
     t_min_s: np.ndarray
     end_m: np.ndarray
-    stop_m: np.ndarray
     curve_ok: np.ndarray
     stop_ok: np.ndarray
 
 
-def edge_margins(inp: StepInput, prep: Prepared, rows: np.ndarray | slice, v1: np.ndarray, *,
-                 certified_curve: bool = True) -> EdgeMargins:
+def edge_margins(inp: StepInput, prep: Prepared, rows: np.ndarray | slice,
+                 v1: np.ndarray) -> EdgeMargins:
     """The margins over every edge of candidates ``v1`` (R, 2) of agents ``rows``, from the
     normal components prepared once per step: the exact translating minimum, replaced by the
     certified bound of B6 on the pairs whose frames move non-uniformly
-    (:func:`navproof.boundary.margins.curve_min_margin_m`) unless ``certified_curve`` is False
-    (a caller that reads only the step-end and braking margins). Claim: B4, B5, B6, S7."""
+    (:func:`navproof.boundary.margins.curve_min_margin_m`). Claim: B4, B5, B6, S7."""
     idx = np.arange(inp.count) if isinstance(rows, slice) else np.asarray(rows, np.int64)
     r, k = idx.size, inp.edges.valid.shape[1]
-    curve, t_min, end, stop = (np.empty((r, k)) for _ in range(4))
+    curve, t_min, end = (np.empty((r, k)) for _ in range(3))
     curve_ok, stop_ok = np.empty(r, bool), np.empty(r, bool)
     edges = inp.edges
     args = (idx, np.ascontiguousarray(v1, dtype=np.float64), prep.s, prep.n_dot_e,
             prep.n_dot_u, prep.n_dot_v0, np.asarray(edges.normal, np.float64),
             np.asarray(edges.valid, bool), prep.wall, inp.dt_per_agent_s, prep.u,
-            prep.ref.r_mps, prep.kfac_s, prep.ref.exists, EPS, curve, t_min, end, stop, curve_ok,
+            prep.ref.r_mps, prep.kfac_s, prep.ref.exists, EPS, curve, t_min, end, curve_ok,
             stop_ok)
     run_row_pieces(lambda lo, hi: _edge_step_margins(*args, lo, hi), r,
                    min_rows=PARALLEL_MIN_ROWS)
-    if certified_curve and prep.moving is not None and prep.moving[rows].any():
+    if prep.moving is not None and prep.moving[rows].any():
         # B6: the exact minimum stands for the pairs that translate uniformly only
         bound = curve_min_margin_m(take_edges(edges, rows), take_support(inp.support, rows),
                                    inp.position_m[rows], inp.velocity_mps[rows], v1,
                                    inp.dt_per_agent_s[rows], exact_m=curve)
-        return EdgeMargins(bound, curve, t_min, end, stop, np.all(bound >= -EPS, axis=1),
-                            stop_ok)
-    return EdgeMargins(curve, curve, t_min, end, stop, curve_ok, stop_ok)
+        return EdgeMargins(bound, curve, t_min, end, np.all(bound >= -EPS, axis=1), stop_ok)
+    return EdgeMargins(curve, curve, t_min, end, curve_ok, stop_ok)
 
 
 def _sweep_margins(inp: StepInput, prep: Prepared, neighbors: Neighbors,
@@ -397,11 +393,11 @@ def recomputed_edge_margins(edges: EdgeSet, dt_s: np.ndarray, accel_mps2: np.nda
     rows, k = s_m.shape
     v1 = np.ascontiguousarray(v1_mps, dtype=np.float64)
     normal = np.asarray(edges.normal, np.float64)
-    curve, t_min, end, brake, env, stop, nec = (np.empty((rows, k)) for _ in range(7))
+    curve, t_min, end, env, stop, nec = (np.empty((rows, k)) for _ in range(6))
     curve_ok, stop_ok = np.empty(rows, bool), np.empty(rows, bool)
     args = (np.arange(rows), v1, s_m, frame.n_dot_e, frame.n_dot_u, frame.n_dot_v0, normal,
             np.asarray(edges.valid, bool), edges.wall, dt_s, u_mps, r_mps, kfac_s,
-            np.zeros(rows, bool), EPS, curve, t_min, end, brake, curve_ok, stop_ok)
+            np.zeros(rows, bool), EPS, curve, t_min, end, curve_ok, stop_ok)
     run_row_pieces(lambda lo, hi: _edge_step_margins(*args, lo, hi), rows,
                    min_rows=PARALLEL_MIN_ROWS)
     committed = (s_m, end, normal, edges.wall, dt_s, accel_mps2, frame.cmax, kfac_s, u_mps,

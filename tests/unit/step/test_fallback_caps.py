@@ -103,11 +103,15 @@ def test_an_agent_starting_outside_the_corridor_never_speeds_up_beyond_its_cap()
 def _hardest_brake_in_numpy(inp, prep, agents, v_stop):
     """F2's choice as whole-array numpy over the verification's edge margins (the expression
     the compiled pass replaced)."""
+    from navproof.boundary.stop_envelope import brake_envelope_margin_m
     from navproof.step.verify import edge_margins
 
     def least_brake(v1):
-        m = edge_margins(inp, prep, agents, v1, certified_curve=False)
-        least = np.where(walls, np.minimum(m.end_m, m.stop_m), np.inf)
+        end = edge_margins(inp, prep, agents, v1).end_m
+        stop = brake_envelope_margin_m(end, inp.edges.normal[agents],
+                                       prep.u[agents] + v1 - prep.ref.r_mps[agents],
+                                       prep.kfac_s[agents])
+        least = np.where(walls, np.minimum(end, stop), np.inf)
         return least.min(axis=1, initial=np.inf)
 
     v0 = inp.velocity_mps[agents]
