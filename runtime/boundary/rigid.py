@@ -90,6 +90,13 @@ def same_motion(edges: EdgeSet, support: Support) -> np.ndarray:
                | (me.omega_radps == 0.0)))
 
 
+def _shaped(value: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``value`` as float64 of ``shape``: itself where it already has it, else a broadcast
+    view (numpy's broadcast costs more than a small crowd's pass)."""
+    arr = np.asarray(value, dtype=np.float64)
+    return arr if arr.shape == shape else np.broadcast_to(arr, shape)
+
+
 def moving_frame_pairs(edges: EdgeSet, support: Support) -> np.ndarray:
     """(N, K) True where the edge's local frame moves non-uniformly relative to the support's:
     the support or the edge rotates, or their pivots accelerate differently. Elsewhere the
@@ -98,12 +105,9 @@ def moving_frame_pairs(edges: EdgeSet, support: Support) -> np.ndarray:
     me, ms = edges.motion, support.motion
     shape = edges.normal.shape[:2]
     out = np.empty(shape, bool)
-    _moving_frame_pairs(np.broadcast_to(np.asarray(me.omega_radps, np.float64), shape),
-                        np.broadcast_to(np.asarray(ms.omega_radps, np.float64), shape[:1]),
-                        np.broadcast_to(np.asarray(me.acceleration_mps2, np.float64),
-                                        (*shape, 2)),
-                        np.broadcast_to(np.asarray(ms.acceleration_mps2, np.float64),
-                                        (shape[0], 2)), out)
+    _moving_frame_pairs(_shaped(me.omega_radps, shape), _shaped(ms.omega_radps, shape[:1]),
+                        _shaped(me.acceleration_mps2, (*shape, 2)),
+                        _shaped(ms.acceleration_mps2, (shape[0], 2)), out)
     return out
 
 

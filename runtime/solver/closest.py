@@ -318,12 +318,10 @@ def closest_point(preferred_mps: np.ndarray, planes: HalfPlanes, max_speed_mps: 
     normal = np.ascontiguousarray(planes.normal, dtype=np.float64)
     offset = np.ascontiguousarray(planes.offset, dtype=np.float64)
     valid = np.ascontiguousarray(planes.valid, dtype=bool)
-    max_speed = np.ascontiguousarray(np.broadcast_to(max_speed_mps, (m,)), dtype=np.float64)
+    max_speed = _rows(max_speed_mps, m)
     centre = (np.zeros((m, 2)) if second_centre_mps is None
               else np.ascontiguousarray(second_centre_mps, dtype=np.float64))
-    radius = (np.full(m, np.inf) if second_radius_mps is None
-              else np.ascontiguousarray(np.broadcast_to(second_radius_mps, (m,)),
-                                        dtype=np.float64))
+    radius = np.full(m, np.inf) if second_radius_mps is None else _rows(second_radius_mps, m)
     hard = (np.zeros(m, dtype=np.int64) if num_hard is None
             else np.ascontiguousarray(num_hard, dtype=np.int64))
     tol, parallel = float(tol_mps), float(parallel_det)
@@ -332,6 +330,13 @@ def closest_point(preferred_mps: np.ndarray, planes: HalfPlanes, max_speed_mps: 
                                              centre, radius, least_violation, tol, parallel, lo,
                                              hi, *outputs),
         m, valid.shape[1], threads=threads)
+
+
+def _rows(value: np.ndarray | float, m: int) -> np.ndarray:
+    """``value`` as a contiguous float64 array (M,), broadcast only where its shape differs
+    (numpy's broadcast costs more than a small solve's rows)."""
+    arr = np.asarray(value, dtype=np.float64)
+    return np.ascontiguousarray(arr if arr.shape == (m,) else np.broadcast_to(arr, (m,)))
 
 
 def closest_in_disks(preferred_mps: np.ndarray, planes: HalfPlanes, disks: Disks, *,

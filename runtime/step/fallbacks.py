@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from navproof.core.jit import compiled_loop
+from navproof.core.jit import compiled_loop, inlined_loop
+from navproof.core.numpy_scalars import numpy_minimum
 from navproof.core.vec2 import norm2
 from navproof.step.constraints import Prepared
 from navproof.step.inputs import StepInput
 from navproof.step.search import CORRIDOR_ONLY, SWEPT_CORRIDOR, closest_verified
 from navproof.step.sweep import first_contact_time_s
-from navproof.step.verify import KnownMargins, edge_margins, sweep_end_velocity_mps
+from navproof.step.verify import KnownMargins, end_and_brake_margins, sweep_end_velocity_mps
 
 
 def f1_relaxed_neighbours(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
@@ -76,75 +77,118 @@ def _unit_scale(length):
 
 @compiled_loop
 def _within_caps(v0, target, reach, vh, out):
-    """Rows of :func:`within_caps`: of the target, its projections on both circles and the
-    circles' two crossing points, the nearest inside both disks (within 1e-12, relative and
-    absolute), the first of equals; none inside: the strongest braking towards the cap."""
-    tol = 1e-12
-    cand = np.empty((5, 2))
+    """Rows of :func:`within_caps` (:func:`_within_caps_row`)."""
     for i in range(out.shape[0]):
-        vx, vy, px, py = v0[i, 0], v0[i, 1], target[i, 0], target[i, 1]
-        rho, big = reach[i], vh[i]
-        big_cap, rho_cap = big * (1 + tol) + tol, rho * (1 + tol) + tol
-        p_len = _unit_scale(_length(px, py))
-        qx, qy = px - vx, py - vy
-        q_len = _unit_scale(_length(qx, qy))
-        d = _length(vx, vy)
-        safe_d = d if d > 0.0 else 1.0
-        along = (big * big - rho * rho + d * d) / (2.0 * safe_d)
-        half_sq = big * big - along * along
-        # numpy's maximum(half_sq, 0): NaN stays, a tie (-0.0) gives 0.0
-        half = np.sqrt(half_sq if half_sq > 0.0 or half_sq != half_sq else 0.0)
-        v_len = _unit_scale(d)
-        ex, ey = vx / v_len, vy / v_len
-        bx, by = ex * along, ey * along
-        cand[0, 0], cand[0, 1] = px, py
-        cand[1, 0], cand[1, 1] = big * (px / p_len), big * (py / p_len)
-        cand[2, 0], cand[2, 1] = vx + rho * (qx / q_len), vy + rho * (qy / q_len)
-        cand[3, 0], cand[3, 1] = bx + -ey * half, by + ex * half
-        cand[4, 0], cand[4, 1] = bx - -ey * half, by - ex * half
-        best_x, best_y, best_gap = 0.0, 0.0, np.inf
-        for c in range(5):
-            cx, cy = cand[c, 0], cand[c, 1]
-            inside = _length(cx, cy) <= big_cap and _length(cx - vx, cy - vy) <= rho_cap
-            gap = _length(cx - px, cy - py) if inside else np.inf
-            if gap < best_gap:
-                best_x, best_y, best_gap = cx, cy, gap
-        if not np.isfinite(best_gap):
-            # no velocity within the cap is reachable: brake as hard as possible towards it
-            best_x, best_y = vx - rho * ex, vy - rho * ey
-        out[i, 0], out[i, 1] = best_x, best_y
+        out[i, 0], out[i, 1] = _within_caps_row(v0[i, 0], v0[i, 1], target[i, 0], target[i, 1],
+                                                reach[i], vh[i])
 
 
-def _least_brake_margin_m(inp: StepInput, prep: Prepared, agents: np.ndarray,
-                          v1: np.ndarray, solid: np.ndarray) -> np.ndarray:
-    """Least over the walls and obstacle sides ``solid`` (R, K) of min(step-end margin, S7
-    braking-envelope margin) (m, (R,)) of end velocities ``v1`` (R, 2): how far inside the
-    body ends once braked. Claim: S7."""
-    margins = edge_margins(inp, prep, agents, v1, certified_curve=False)
-    least = np.where(solid, np.minimum(margins.end_m, margins.stop_m), np.inf)
-    return least.min(axis=1, initial=np.inf)
+@inlined_loop
+def _within_caps_row(vx, vy, px, py, rho, big):
+    """One row of :func:`within_caps` (m/s): of the target ``p``, its projections on both
+    circles and the circles' two crossing points, the nearest inside both disks (within 1e-12,
+    relative and absolute), the first of equals; none inside: the strongest braking towards
+    the cap."""
+    tol = 1e-12
+    big_cap, rho_cap = big * (1 + tol) + tol, rho * (1 + tol) + tol
+    p_len = _unit_scale(_length(px, py))
+    qx, qy = px - vx, py - vy
+    q_len = _unit_scale(_length(qx, qy))
+    d = _length(vx, vy)
+    safe_d = d if d > 0.0 else 1.0
+    along = (big * big - rho * rho + d * d) / (2.0 * safe_d)
+    half_sq = big * big - along * along
+    # numpy's maximum(half_sq, 0): NaN stays, a tie (-0.0) gives 0.0
+    half = np.sqrt(half_sq if half_sq > 0.0 or half_sq != half_sq else 0.0)
+    v_len = _unit_scale(d)
+    ex, ey = vx / v_len, vy / v_len
+    bx, by = ex * along, ey * along
+    best = (0.0, 0.0, np.inf)
+    best = _nearer(px, py, vx, vy, px, py, big_cap, rho_cap, best)
+    best = _nearer(big * (px / p_len), big * (py / p_len), vx, vy, px, py, big_cap, rho_cap,
+                   best)
+    best = _nearer(vx + rho * (qx / q_len), vy + rho * (qy / q_len), vx, vy, px, py, big_cap,
+                   rho_cap, best)
+    best = _nearer(bx + -ey * half, by + ex * half, vx, vy, px, py, big_cap, rho_cap, best)
+    best = _nearer(bx - -ey * half, by - ex * half, vx, vy, px, py, big_cap, rho_cap, best)
+    if not np.isfinite(best[2]):
+        # no velocity within the cap is reachable: brake as hard as possible towards it
+        return vx - rho * ex, vy - rho * ey
+    return best[0], best[1]
+
+
+@inlined_loop
+def _nearer(cx, cy, vx, vy, px, py, big_cap, rho_cap, best):
+    """``(cx, cy, gap)`` where the candidate ``c`` lies inside both disks (|c| <= big_cap,
+    |c - v| <= rho_cap) and its gap |c - p| is below ``best``'s, else ``best``."""
+    inside = _length(cx, cy) <= big_cap and _length(cx - vx, cy - vy) <= rho_cap
+    gap = _length(cx - px, cy - py) if inside else np.inf
+    if gap < best[2]:
+        return (cx, cy, gap)
+    return best
 
 
 def _hardest_brake(inp: StepInput, prep: Prepared, agents: np.ndarray,
                    v_stop: np.ndarray) -> np.ndarray:
     """F2's choice (m/s, (R, 2)): the brake towards ``v_stop`` or straight back from one of the
     walls or obstacle sides at the full reachable radius, each kept within the speed cap and
-    the reachable disk (:func:`within_caps`), whichever leaves the largest least margin.
-    Claim: F2, V1, V2."""
-    v0 = inp.velocity_mps[agents]
-    reach = inp.accel_mps2[agents] * inp.dt_per_agent_s[agents]
-    vh = inp.vh_mps[agents]
-    walls = inp.edges.solid[agents]
-    best = within_caps(v0, v_stop, reach, vh)
-    score = _least_brake_margin_m(inp, prep, agents, best, walls)
-    normal = inp.edges.normal[agents]
-    for i in range(walls.shape[1]):
-        cand = within_caps(v0, v0 - normal[:, i] * reach[:, None], reach, vh)
-        cand_score = _least_brake_margin_m(inp, prep, agents, cand, walls)
-        better = walls[:, i] & (cand_score > score)
-        best = np.where(better[:, None], cand, best)
-        score = np.where(better, cand_score, score)
-    return best
+    the reachable disk (:func:`within_caps`), whichever leaves the largest least margin
+    (:func:`_least_brake_margin`); one compiled pass over the rows. Claim: F2, V1, V2, S7."""
+    agents = np.asarray(agents, dtype=np.int64)
+    out = np.empty((agents.size, 2))
+    _hardest_brake_rows(agents, np.ascontiguousarray(v_stop, dtype=np.float64),
+                        np.asarray(inp.velocity_mps, np.float64),
+                        np.asarray(inp.accel_mps2, np.float64), inp.dt_per_agent_s,
+                        np.asarray(inp.vh_mps, np.float64), np.asarray(inp.edges.solid, bool),
+                        np.asarray(inp.edges.normal, np.float64), prep.s, prep.n_dot_e,
+                        prep.n_dot_u, prep.n_dot_v0, prep.u, prep.ref.r_mps, prep.kfac_s, out)
+    return out
+
+
+@compiled_loop
+def _hardest_brake_rows(agents, v_stop, v0, accel, dt, vh, solid, normal, s, n_dot_e, n_dot_u,
+                        n_dot_v0, u, r, kfac, out):
+    """Rows of :func:`_hardest_brake`: the brake towards ``v_stop[i]``, then each edge's
+    straight-back brake ``v0 - n a dt`` in edge order, one replacing the choice where its edge
+    is solid and its least margin is larger (NaN never is). Claim: F2, V1, V2, S7."""
+    for i in range(agents.size):
+        a = agents[i]
+        vx, vy = v0[a, 0], v0[a, 1]
+        reach, cap = accel[a] * dt[a], vh[a]
+        bx, by = _within_caps_row(vx, vy, v_stop[i, 0], v_stop[i, 1], reach, cap)
+        score = _least_brake_margin(a, bx, by, solid, normal, s, n_dot_e, n_dot_u, n_dot_v0,
+                                    dt, u, r, kfac)
+        for w in range(solid.shape[1]):
+            nx, ny = normal[a, w, 0], normal[a, w, 1]
+            cx, cy = _within_caps_row(vx, vy, vx - nx * reach, vy - ny * reach, reach, cap)
+            cand = _least_brake_margin(a, cx, cy, solid, normal, s, n_dot_e, n_dot_u, n_dot_v0,
+                                       dt, u, r, kfac)
+            if solid[a, w] and cand > score:
+                bx, by, score = cx, cy, cand
+        out[i, 0], out[i, 1] = bx, by
+
+
+@inlined_loop
+def _least_brake_margin(a, vx, vy, solid, normal, s, n_dot_e, n_dot_u, n_dot_v0, dt, u, r,
+                        kfac):
+    """Least over agent ``a``'s walls and obstacle sides ``solid`` of min(step-end margin, S7
+    braking-envelope margin) (m) of the end velocity ``v``, as the verification's
+    :func:`navproof.step.verify.end_and_brake_margins` gives them: how far inside the body ends
+    once braked; NaN where any is NaN, +inf without such an edge. Claim: S7."""
+    cx, cy = u[a, 0] + vx - r[a, 0], u[a, 1] + vy - r[a, 1]
+    least = np.inf
+    for j in range(solid.shape[1]):
+        if not solid[a, j]:
+            continue
+        m_end, brake = end_and_brake_margins(s[a, j], dt[a], n_dot_e[a, j], n_dot_u[a, j],
+                                             n_dot_v0[a, j], normal[a, j, 0], normal[a, j, 1],
+                                             vx, vy, cx, cy, kfac[a])
+        m = numpy_minimum(m_end, brake)
+        if m != m:
+            return m
+        if m < least:
+            least = m
+    return least
 
 
 def truncated_by_sweep(inp: StepInput, prep: Prepared, agents: np.ndarray, v_brake: np.ndarray

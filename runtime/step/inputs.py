@@ -328,10 +328,8 @@ def _validated(inp: StepInput, x0: np.ndarray, dt: float | np.ndarray, orca_poin
     """The validated input: ``inp`` with per-agent float64 arrays and the defaults filled in."""
     n = x0.shape[0]
     return StepInput(x0, np.asarray(inp.velocity_mps, float), np.asarray(inp.preferred_mps, float),
-                     per_agent(dt, n), inp.support, inp.edges,
-                     np.broadcast_to(np.asarray(inp.vh_mps, float), (n,)).copy(),
-                     np.broadcast_to(np.asarray(inp.accel_mps2, float), (n,)).copy(),
-                     np.broadcast_to(np.asarray(inp.radius_m, float), (n,)).copy(),
+                     per_agent(dt, n), inp.support, inp.edges, per_agent(inp.vh_mps, n),
+                     per_agent(inp.accel_mps2, n), per_agent(inp.radius_m, n),
                      np.asarray(orca_point, float), np.asarray(orca_direction, float),
                      np.asarray(orca_valid, bool), neighbors, num_hard)
 

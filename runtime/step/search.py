@@ -253,16 +253,14 @@ def _verify_round(inp: StepInput, prep: Prepared, agents: np.ndarray, preferred:
     retry = np.flatnonzero(~outcome.accepted)
     if retry.size == 0:
         return outcome
-    if solved.all():
-        # the outcome's arrays are the verification's, which the known margins may hold:
-        # copied before the enumeration stores margins
-        accepted = outcome.accepted.copy()
-        velocity = outcome.velocity.copy()
-        exact, t_min = outcome.nearest_exact_m.copy(), outcome.nearest_t_s.copy()
-    else:
-        # the optimum verified stand-ins: the outcome's arrays are new, the round's own
-        accepted, velocity = outcome.accepted, outcome.velocity
-        exact, t_min = outcome.nearest_exact_m, outcome.nearest_t_s
+    # the merge writes into the outcome's own arrays: nothing else holds its verdicts (the
+    # known margins copied them) or velocities (the solve's), and it writes minima and times
+    # only of rows without an optimum, whose arrays _verify_optimum made new. Where every row
+    # was solved the minima are the verification's, which the known margins may hold as their
+    # curve margins; the enumeration's stores write there only rows it accepts, whose minima
+    # and times nothing reads (the B5 cuts go to rows not accepted)
+    accepted, velocity = outcome.accepted, outcome.velocity
+    exact, t_min = outcome.nearest_exact_m, outcome.nearest_t_s
     more = _verify_enumerated(inp, prep, agents[retry], preferred[retry], planes.take(retry),
                               disks.take(retry), optimum_tried=solved[retry],
                               check_sweep=check_sweep, known=known)

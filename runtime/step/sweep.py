@@ -25,10 +25,11 @@ import math
 import numpy as np
 
 from navproof._generated.formulas import accel_step_displacement
-from navproof.core.jit import compiled_loop
+from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.parallel import piece_bounds, run_pieces, thread_count
 from navproof.core.tolerances import BISECTION_STEPS, EPS
 from navproof.core.validation import check_valid_step
+from navproof.core.vec2 import HYPOT_DECIDED_MAX, HYPOT_DECIDED_MIN, HYPOT_SIDE_SLACK
 
 SWEEP_BLOCK_ROWS = 64
 """Rows of pairs whose brackets are bisected side by side (bounds the loop's scratch memory)."""
@@ -212,17 +213,30 @@ def least_distance(d0x, d0y, bx, by, ax, ay, crit, lo, hi, sign_lo):
     return _closest(d0x, d0y, bx, by, ax, ay, crit[0], crit[1], crit[2])
 
 
+@inlined_loop
+def _margin(min_distance, start, combined):
+    """W1 margin (m) of a valid pair of :func:`sweep_margin_m`: its min distance less the start
+    distance where the pair overlaps at the start, else less the combined radius."""
+    if start < combined:
+        return min_distance - start
+    return min_distance - combined
+
+
 @compiled_loop
 def _sweep_pairs(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, exact_within,
-                 row_lo, row_hi, dmin, tmin):
-    """Rows ``row_lo:row_hi`` of :func:`sweep_min_distance_m`, into ``dmin`` and ``tmin``.
-    Claim: W1.
+                 start, combined, band, row_lo, row_hi, dmin, tmin, passes):
+    """Rows ``row_lo:row_hi`` of :func:`sweep_min_distance_m`, into ``dmin`` and ``tmin``, or
+    of :func:`pair_margins_m`. Claim: W1.
 
-    ``dt`` (N,) per agent; ``exact_within`` (N, J), or (0, 0) for exact everywhere. Rows are
-    taken SWEEP_BLOCK_ROWS at a time: first every pair's curve, its certified lower bound and,
-    for the pairs to be solved exactly, the brackets of the stationary points; then all
-    brackets' bisections side by side; then each exact pair's least distance over the ends and
-    its stationary points."""
+    ``dt`` (N,) per agent; ``exact_within`` (N, J), or (0, 0) for exact everywhere, or, with
+    ``combined`` (N, J) given (not (0, 0)), the pair's combined radius plus ``band`` (m). With
+    ``combined`` given, ``dmin`` receives each pair's W1 margin (:func:`_margin` with ``start``;
+    +inf for pairs not valid) instead of its distance and ``passes`` (N,) whether every margin
+    of the row is >= -EPS; ``tmin`` of shape (0, 0) is not written. Rows are taken
+    SWEEP_BLOCK_ROWS at a time: first every pair's curve, its certified lower bound and, for
+    the pairs to be solved exactly, the brackets of the stationary points; then all brackets'
+    bisections side by side; then each exact pair's least distance over the ends and its
+    stationary points."""
     j_count = valid.shape[1]
     block = SWEEP_BLOCK_ROWS
     cap = block * j_count
@@ -237,6 +251,8 @@ def _sweep_pairs(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, exact
     hi = np.empty(3 * cap)
     sign_lo = np.empty(3 * cap)
     slot = np.empty(3 * cap, dtype=np.int64)
+    margins = combined.shape[0] > 0
+    times = tmin.shape[0] > 0
     for first in range(row_lo, row_hi, block):
         last = min(first + block, row_hi)
         count = 0
@@ -246,15 +262,22 @@ def _sweep_pairs(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, exact
                 exact[p] = False
                 if not valid[i, j]:
                     dmin[i, j] = np.inf
-                    tmin[i, j] = 0.0
+                    if times:
+                        tmin[i, j] = 0.0
                     continue
                 d0x, d0y, bx, by, ax, ay = _pair_curve(x0, u, other_p, other_v, disp_half,
                                                        disp_full, dt[i], i, j)
                 lower = _lower_bound(d0x, d0y, bx, by, ax, ay)
-                if exact_within.shape[0] and not lower < exact_within[i, j]:
+                if margins:
+                    far = not lower < combined[i, j] + band
+                else:
+                    far = exact_within.shape[0] > 0 and not lower < exact_within[i, j]
+                if far:
                     # certified lower bound: the curve cannot move further than its coefficients
-                    dmin[i, j] = lower if lower > 0.0 else 0.0
-                    tmin[i, j] = 0.0
+                    least = lower if lower > 0.0 else 0.0
+                    dmin[i, j] = _margin(least, start[i, j], combined[i, j]) if margins else least
+                    if times:
+                        tmin[i, j] = 0.0
                     continue
                 exact[p] = True
                 curve[p, 0], curve[p, 1], curve[p, 2] = d0x, d0y, bx
@@ -280,8 +303,12 @@ def _sweep_pairs(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, exact
                 ax, ay = curve[p, 4], curve[p, 5]
                 best, best_tau = _closest(d0x, d0y, bx, by, ax, ay, roots[p, 0], roots[p, 1],
                                           roots[p, 2])
-                dmin[i, j] = best
-                tmin[i, j] = best_tau * dt[i]
+                dmin[i, j] = _margin(best, start[i, j], combined[i, j]) if margins else best
+                if times:
+                    tmin[i, j] = best_tau * dt[i]
+        if margins:
+            for i in range(first, last):
+                passes[i] = _row_at_least(dmin, i, -EPS)
 
 
 @compiled_loop
@@ -291,6 +318,28 @@ def _gap_sq(d0x, d0y, bx, by, ax, ay, limit_sq, tau):
     px = d0x + bx * tau + ax * tau_sq
     py = d0y + by * tau + ay * tau_sq
     return px * px + py * py - limit_sq
+
+
+@inlined_loop
+def _clear_of_limit(start, bx, by, ax, ay, limit):
+    """Whether a pair starting ``start`` = hypot(d0) (m) apart surely stays beyond ``limit`` (m)
+    in every evaluation of :func:`_first_contact`: its certified lower bound |d0| - |B| - |A|
+    exceeds ``limit`` by HYPOT_SIDE_SLACK of the scale S = |d0| + |B| + |A|, for a limit of at
+    least HYPOT_DECIDED_MIN and S at most HYPOT_DECIDED_MAX. Then |d(tau)| >= limit (1 + 1e-9)
+    exactly at every tau in [0, 1]; the rounded point d0 + B tau + A tau^2 errs by at most a few
+    units in the last place of S and the bound's own roundings by a few more, so every evaluated
+    squared distance (a few units in the last place above) exceeds the rounded limit squared and
+    every gap of :func:`_gap_sq` is >= 0 > -tol_sq: no piece is bisected and the fraction stays 1.
+    Products that underflow err by less than 1e-300, far below the slack. NaN never decides.
+    Claim: W1, F2."""
+    if not limit >= HYPOT_DECIDED_MIN:
+        return False
+    h_b = math.hypot(bx, by)
+    h_a = math.hypot(ax, ay)
+    scale = start + h_b + h_a
+    if not scale <= HYPOT_DECIDED_MAX:
+        return False
+    return start - h_b - h_a - limit > HYPOT_SIDE_SLACK * scale
 
 
 @compiled_loop
@@ -312,6 +361,8 @@ def _first_contact(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, com
                                                    disp_full, dt[i], i, j)
             start = math.hypot(d0x, d0y)
             limit = start if start < combined_r[i, j] else combined_r[i, j]
+            if _clear_of_limit(start, bx, by, ax, ay, limit):
+                continue
             limit_sq = limit * limit
             # squared-distance tolerance: EPS of distance at the scale of the limit
             tol_sq = EPS * (2.0 * limit + EPS)
@@ -403,26 +454,58 @@ def sweep_min_distance_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
               else _contiguous(exact_within_m, valid.shape))
     dmin = np.empty(valid.shape)
     tmin = np.empty(valid.shape)
-    args = (*_pairs(x0_m, u_mps, other_position_m, other_velocity_mps), disp_half, disp_full,
-            dt_rows, valid, within)
-    n = valid.shape[0]
-    threads = thread_count(valid.size, SWEEP_PARALLEL_MIN_PAIRS)
-    bounds = piece_bounds(n, threads)
-    run_pieces(lambda k: _sweep_pairs(*args, bounds[k], bounds[k + 1], dmin, tmin),
-               len(bounds) - 1, threads=threads)
+    _run_sweep((*_pairs(x0_m, u_mps, other_position_m, other_velocity_mps), disp_half,
+                disp_full, dt_rows, valid, within, _NO_PAIRS, _NO_PAIRS, 0.0),
+               (dmin, tmin, _NO_ROWS))
     return dmin, tmin
+
+
+_NO_PAIRS = np.zeros((0, 0))
+"""Stand-in for per-pair inputs or outputs a sweep does not take or write."""
+_NO_ROWS = np.zeros(0, dtype=np.bool_)
+"""Stand-in for the per-row verdicts of a sweep that does not give them."""
+
+
+def _run_sweep(args: tuple, outputs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    """:func:`_sweep_pairs` over every row of ``args``' ``valid`` (N, J), in pieces of rows on
+    up to :func:`thread_count` threads."""
+    n = args[7].shape[0]
+    threads = thread_count(args[7].size, SWEEP_PARALLEL_MIN_PAIRS)
+    bounds = piece_bounds(n, threads)
+    run_pieces(lambda k: _sweep_pairs(*args, bounds[k], bounds[k + 1], *outputs),
+               len(bounds) - 1, threads=threads)
+
+
+def pair_margins_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray,
+                   v1_mps: np.ndarray, dt_s: float | np.ndarray, other_position_m: np.ndarray,
+                   other_velocity_mps: np.ndarray, valid: np.ndarray, start_m: np.ndarray,
+                   combined_radius_m: np.ndarray, exact_band_m: float, *, times: bool = False
+                   ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """The W1 margins (m, (N, J)) of :func:`sweep_margin_m` of the minimum distances
+    :func:`sweep_min_distance_m` gives with ``exact_within_m = combined_radius_m +
+    exact_band_m``, with each pair's start distance ``start_m`` and combined radius (N, J);
+    the time (s) of each minimum where ``times`` (else None); and per row whether every margin
+    is >= -EPS (:func:`sweep_passes`). The same values, to the bit, from one compiled loop over
+    the pairs that applies the margin rule as it goes (no distances, exactness limits or times
+    stored between passes). Claim: W1."""
+    dt = check_valid_step(dt_s)
+    disp_half, disp_full, dt_rows = _step_displacements(v0_mps, v1_mps, dt)
+    valid = np.ascontiguousarray(valid, dtype=bool)
+    margin = np.empty(valid.shape)
+    t_min = np.empty(valid.shape) if times else None
+    passes = np.empty(valid.shape[0], dtype=np.bool_)
+    _run_sweep((*_pairs(x0_m, u_mps, other_position_m, other_velocity_mps), disp_half,
+                disp_full, dt_rows, valid, _NO_PAIRS, _contiguous(start_m, valid.shape),
+                _contiguous(combined_radius_m, valid.shape), float(exact_band_m)),
+               (margin, _NO_PAIRS if t_min is None else t_min, passes))
+    return margin, t_min, passes
 
 
 @compiled_loop
 def _sweep_margins(min_distance, start, combined, valid, out):
     """Every pair of :func:`sweep_margin_m` (flat arrays), +inf where not ``valid``."""
     for i in range(out.size):
-        if not valid[i]:
-            out[i] = np.inf
-        elif start[i] < combined[i]:
-            out[i] = min_distance[i] - start[i]
-        else:
-            out[i] = min_distance[i] - combined[i]
+        out[i] = _margin(min_distance[i], start[i], combined[i]) if valid[i] else np.inf
 
 
 def sweep_margin_m(min_distance_m: np.ndarray, start_distance_m: np.ndarray,
@@ -463,16 +546,20 @@ def sweep_passes(margin_m: np.ndarray) -> np.ndarray:
     return out
 
 
+@inlined_loop
+def _row_at_least(values, i, floor):
+    """Every entry of row ``i`` of ``values`` (R, J) >= ``floor`` (NaN is not)."""
+    for j in range(values.shape[1]):
+        if not values[i, j] >= floor:
+            return False
+    return True
+
+
 @compiled_loop
 def _all_at_least(values, floor, out):
     """Per row of ``values`` (R, J): every entry >= ``floor`` (NaN is not)."""
     for i in range(out.size):
-        ok = True
-        for j in range(values.shape[1]):
-            if not values[i, j] >= floor:
-                ok = False
-                break
-        out[i] = ok
+        out[i] = _row_at_least(values, i, floor)
 
 
 def first_contact_time_s(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray,

@@ -28,14 +28,14 @@ from navproof.boundary.slope import reach_margin_mps, speed_margin_mps
 from navproof.boundary.stop_envelope import (
     brake_envelope_margin_m,
 )
-from navproof.core.jit import compiled_loop
+from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.numpy_scalars import numpy_minimum
 from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS
 from navproof.step.constraints import EdgeFrame, Prepared
 from navproof.step.inputs import PARALLEL_MIN_ROWS, Neighbors, StepInput
 from navproof.step.result import Margins
-from navproof.step.sweep import sweep_margin_m, sweep_min_distance_m, sweep_passes
+from navproof.step.sweep import pair_margins_m
 
 SWEEP_EXACT_BAND_M = 1.0
 """Pairs whose certified lower distance bound is within this band (m) of the combined radius
@@ -180,11 +180,11 @@ def pair_sweep_margins_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray
                          ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`sweep_margins_m` with the pairs' start distances and combined radii
     (:meth:`Neighbors.start_distance_and_reach_m`) given. Claim: W1."""
-    dmin, t_min = sweep_min_distance_m(x0_m, u_mps, v0_mps, v1_mps, dt_s, nb.position_m,
-                                       nb.velocity_mps, nb.valid,
-                                       exact_within_m=comb_m + SWEEP_EXACT_BAND_M)
-    # the margins overwrite the distances, which nothing else reads
-    return sweep_margin_m(dmin, start_m, comb_m, nb.valid, out=dmin), t_min
+    margin, t_min, _ = pair_margins_m(x0_m, u_mps, v0_mps, v1_mps, dt_s, nb.position_m,
+                                      nb.velocity_mps, nb.valid, start_m, comb_m,
+                                      SWEEP_EXACT_BAND_M, times=True)
+    assert t_min is not None
+    return margin, t_min
 
 
 def rotating_stop_margins_m(edges: EdgeSet, support: Support, x0_m: np.ndarray,
@@ -208,16 +208,27 @@ def rotating_stop_margins_m(edges: EdgeSet, support: Support, x0_m: np.ndarray,
     return out
 
 
+@inlined_loop
+def end_and_brake_margins(s, dt, n_dot_e, n_dot_u, n_dot_v0, nx, ny, vx, vy, cx, cy, kfac):
+    """Of an end velocity ``v`` (m/s) and one edge of unit normal ``n``: the step-end margin
+    (m, B4: ``accel_margin`` at t = dt with dot(n, v)) and the S7 braking-envelope margin
+    ``brake_envelope_margin`` of that margin and dot(n, c1), c1 = u + v - r given as ``c``.
+    Claim: B4, S7."""
+    m_end = accel_margin(s=s, t=dt, dt=dt, n_dot_e=n_dot_e, n_dot_u=n_dot_u, n_dot_v0=n_dot_v0,
+                         n_dot_v1=nx * vx + ny * vy)
+    return m_end, brake_envelope_margin(s_end=m_end, n_dot_c=nx * cx + ny * cy, kfac=kfac)
+
+
 @compiled_loop
 def _edge_step_margins(rows, v1, s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, wall, dt, u, r,
-                       kfac, has_ref, eps, curve, t_min, end, stop, curve_ok, stop_ok, lo, hi):
+                       kfac, has_ref, eps, curve, t_min, end, curve_ok, stop_ok, lo, hi):
     """One pass over the edges of each candidate ``v1[i]`` of agent ``rows[i]``: the exact
     whole-step minimum of the translating curve (B5: the least of the margins at 0, dt and the
     interior extremum t*, the first of equals, as
     :func:`navproof.boundary.margins.translating_curve_margins_m`; +inf for invalid edges) and
-    its time, the step-end margin (B4), the S7 braking-envelope margin
-    ``brake_envelope_margin`` of c1 = u + v1 - r, and per row whether every curve margin and,
-    where a reference exists, every wall's braking margin is at least -EPS.
+    its time, the step-end margin (B4), and per row whether every curve margin and, where a
+    reference exists, every wall's S7 braking-envelope margin ``brake_envelope_margin`` of
+    c1 = u + v1 - r is at least -EPS.
     Claim: B4, B5, S7."""
     k = curve.shape[1]
     for i in range(lo, hi):
@@ -230,8 +241,8 @@ def _edge_step_margins(rows, v1, s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, w
             nx, ny = normal[a, j, 0], normal[a, j, 1]
             sij, nde, ndu, ndv0 = s[a, j], n_dot_e[a, j], n_dot_u[a, j], n_dot_v0[a, j]
             ndv1 = nx * vx + ny * vy
-            m_end = accel_margin(s=sij, t=dti, dt=dti, n_dot_e=nde, n_dot_u=ndu, n_dot_v0=ndv0,
-                                 n_dot_v1=ndv1)
+            m_end, brake = end_and_brake_margins(sij, dti, nde, ndu, ndv0, nx, ny, vx, vy, cx,
+                                                 cy, ki)
             t_in, m_star = 0.0, np.inf
             if ndv0 != ndv1:
                 t_star = accel_extremum_time(dt=dti, n_dot_e=nde, n_dot_u=ndu, n_dot_v0=ndv0,
@@ -251,8 +262,6 @@ def _edge_step_margins(rows, v1, s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, w
             curve[i, j] = least if valid[a, j] else np.inf
             inside = inside and (not valid[a, j] or least >= -eps)
             end[i, j] = m_end
-            brake = brake_envelope_margin(s_end=m_end, n_dot_c=nx * cx + ny * cy, kfac=ki)
-            stop[i, j] = brake
             braked = braked and (not wall[a, j] or brake >= -eps)
         curve_ok[i] = inside
         stop_ok[i] = braked or not has_ref[a]
@@ -261,57 +270,57 @@ def _edge_step_margins(rows, v1, s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, w
 @dataclass(frozen=True)
 class EdgeMargins:
     """:func:`_edge_step_margins` of R candidates: curve margin (the certified bound where
-    frames move), exact translating minimum and its time, step-end margin and S7 braking
-    margin (R, K), and the per-row verdicts (R,)."""
+    frames move), exact translating minimum and its time and step-end margin (R, K), and the
+    per-row verdicts (R,)."""
 
     curve_m: np.ndarray
     exact_m: np.ndarray
     t_min_s: np.ndarray
     end_m: np.ndarray
-    stop_m: np.ndarray
     curve_ok: np.ndarray
     stop_ok: np.ndarray
 
 
-def edge_margins(inp: StepInput, prep: Prepared, rows: np.ndarray | slice, v1: np.ndarray, *,
-                 certified_curve: bool = True) -> EdgeMargins:
+def edge_margins(inp: StepInput, prep: Prepared, rows: np.ndarray | slice,
+                 v1: np.ndarray) -> EdgeMargins:
     """The margins over every edge of candidates ``v1`` (R, 2) of agents ``rows``, from the
     normal components prepared once per step: the exact translating minimum, replaced by the
     certified bound of B6 on the pairs whose frames move non-uniformly
-    (:func:`navproof.boundary.margins.curve_min_margin_m`) unless ``certified_curve`` is False
-    (a caller that reads only the step-end and braking margins). Claim: B4, B5, B6, S7."""
+    (:func:`navproof.boundary.margins.curve_min_margin_m`). Claim: B4, B5, B6, S7."""
     idx = np.arange(inp.count) if isinstance(rows, slice) else np.asarray(rows, np.int64)
     r, k = idx.size, inp.edges.valid.shape[1]
-    curve, t_min, end, stop = (np.empty((r, k)) for _ in range(4))
+    curve, t_min, end = (np.empty((r, k)) for _ in range(3))
     curve_ok, stop_ok = np.empty(r, bool), np.empty(r, bool)
     edges = inp.edges
     args = (idx, np.ascontiguousarray(v1, dtype=np.float64), prep.s, prep.n_dot_e,
             prep.n_dot_u, prep.n_dot_v0, np.asarray(edges.normal, np.float64),
             np.asarray(edges.valid, bool), prep.wall, inp.dt_per_agent_s, prep.u,
-            prep.ref.r_mps, prep.kfac_s, prep.ref.exists, EPS, curve, t_min, end, stop, curve_ok,
+            prep.ref.r_mps, prep.kfac_s, prep.ref.exists, EPS, curve, t_min, end, curve_ok,
             stop_ok)
     run_row_pieces(lambda lo, hi: _edge_step_margins(*args, lo, hi), r,
                    min_rows=PARALLEL_MIN_ROWS)
-    if certified_curve and prep.moving is not None and prep.moving[rows].any():
+    if prep.moving is not None and prep.moving[rows].any():
         # B6: the exact minimum stands for the pairs that translate uniformly only
         bound = curve_min_margin_m(take_edges(edges, rows), take_support(inp.support, rows),
                                    inp.position_m[rows], inp.velocity_mps[rows], v1,
                                    inp.dt_per_agent_s[rows], exact_m=curve)
-        return EdgeMargins(bound, curve, t_min, end, stop, np.all(bound >= -EPS, axis=1),
-                            stop_ok)
-    return EdgeMargins(curve, curve, t_min, end, stop, curve_ok, stop_ok)
+        return EdgeMargins(bound, curve, t_min, end, np.all(bound >= -EPS, axis=1), stop_ok)
+    return EdgeMargins(curve, curve, t_min, end, curve_ok, stop_ok)
 
 
 def _sweep_margins(inp: StepInput, prep: Prepared, neighbors: Neighbors,
-                   rows: np.ndarray | slice, v1: np.ndarray) -> np.ndarray:
+                   rows: np.ndarray | slice, v1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """W1 margins (m, (R, J)) of candidates ``v1`` (R, 2) of agents ``rows``, from the pair
-    distances prepared once per step. Claim: W1."""
+    distances prepared once per step (as :func:`pair_sweep_margins_m`), and per row whether
+    every margin is >= -EPS (:func:`navproof.step.sweep.sweep_passes`). Claim: W1."""
     dt = inp.dt_per_agent_s[rows]
     assert prep.sweep_start_m is not None and prep.sweep_comb_m is not None
-    return pair_sweep_margins_m(inp.position_m[rows], prep.u[rows], inp.velocity_mps[rows],
-                                sweep_end_velocity_mps(inp.support, rows, v1, dt), dt,
-                                neighbors.take(rows), prep.sweep_start_m[rows],
-                                prep.sweep_comb_m[rows])[0]
+    nb = neighbors.take(rows)
+    margin, _, passes = pair_margins_m(
+        inp.position_m[rows], prep.u[rows], inp.velocity_mps[rows],
+        sweep_end_velocity_mps(inp.support, rows, v1, dt), dt, nb.position_m, nb.velocity_mps,
+        nb.valid, prep.sweep_start_m[rows], prep.sweep_comb_m[rows], SWEEP_EXACT_BAND_M)
+    return margin, passes
 
 
 def _rotating_stop_margins(inp: StepInput, prep: Prepared, rows: np.ndarray | slice,
@@ -344,8 +353,8 @@ def verify_candidates(inp: StepInput, prep: Prepared, rows: np.ndarray, v1: np.n
     sweep = None
     nb = inp.neighbors
     if check_sweep and nb is not None and nb.valid.shape[1]:
-        sweep = _sweep_margins(inp, prep, nb, at, v1)
-        ok &= sweep_passes(sweep)
+        sweep, passes = _sweep_margins(inp, prep, nb, at, v1)
+        ok &= passes
     return ok, Checked(em.curve_m, em.exact_m, em.t_min_s, em.end_m, sweep)
 
 
@@ -384,11 +393,11 @@ def recomputed_edge_margins(edges: EdgeSet, dt_s: np.ndarray, accel_mps2: np.nda
     rows, k = s_m.shape
     v1 = np.ascontiguousarray(v1_mps, dtype=np.float64)
     normal = np.asarray(edges.normal, np.float64)
-    curve, t_min, end, brake, env, stop, nec = (np.empty((rows, k)) for _ in range(7))
+    curve, t_min, end, env, stop, nec = (np.empty((rows, k)) for _ in range(6))
     curve_ok, stop_ok = np.empty(rows, bool), np.empty(rows, bool)
     args = (np.arange(rows), v1, s_m, frame.n_dot_e, frame.n_dot_u, frame.n_dot_v0, normal,
             np.asarray(edges.valid, bool), edges.wall, dt_s, u_mps, r_mps, kfac_s,
-            np.zeros(rows, bool), EPS, curve, t_min, end, brake, curve_ok, stop_ok)
+            np.zeros(rows, bool), EPS, curve, t_min, end, curve_ok, stop_ok)
     run_row_pieces(lambda lo, hi: _edge_step_margins(*args, lo, hi), rows,
                    min_rows=PARALLEL_MIN_ROWS)
     committed = (s_m, end, normal, edges.wall, dt_s, accel_mps2, frame.cmax, kfac_s, u_mps,
@@ -422,7 +431,7 @@ def committed_margins(inp: StepInput, prep: Prepared, v1: np.ndarray,
         curve[rest], end[rest] = em.curve_m, em.end_m
     rest = np.flatnonzero(~known.has_sweep)
     if rest.size and inp.neighbors is not None and sweep.shape[1]:
-        sweep[rest] = _sweep_margins(inp, prep, inp.neighbors, rest, v1[rest])
+        sweep[rest] = _sweep_margins(inp, prep, inp.neighbors, rest, v1[rest])[0]
     v1 = np.ascontiguousarray(v1, dtype=np.float64)
     env, stop, nec = (np.empty(prep.s.shape) for _ in range(3))
     args = (prep.s, end, np.asarray(inp.edges.normal, np.float64), prep.wall, dt,

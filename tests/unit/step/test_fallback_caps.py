@@ -98,3 +98,65 @@ def test_an_agent_starting_outside_the_corridor_never_speeds_up_beyond_its_cap()
     for _ in range(200):
         step = world.step()
         assert np.all(np.hypot(*step.velocity_mps.T) <= 1.2 + 1e-9)
+
+
+def _hardest_brake_in_numpy(inp, prep, agents, v_stop):
+    """F2's choice as whole-array numpy over the verification's edge margins (the expression
+    the compiled pass replaced)."""
+    from navproof.boundary.stop_envelope import brake_envelope_margin_m
+    from navproof.step.verify import edge_margins
+
+    def least_brake(v1):
+        end = edge_margins(inp, prep, agents, v1).end_m
+        stop = brake_envelope_margin_m(end, inp.edges.normal[agents],
+                                       prep.u[agents] + v1 - prep.ref.r_mps[agents],
+                                       prep.kfac_s[agents])
+        least = np.where(walls, np.minimum(end, stop), np.inf)
+        return least.min(axis=1, initial=np.inf)
+
+    v0 = inp.velocity_mps[agents]
+    reach = inp.accel_mps2[agents] * inp.dt_per_agent_s[agents]
+    vh = inp.vh_mps[agents]
+    walls = inp.edges.solid[agents]
+    best = within_caps(v0, v_stop, reach, vh)
+    score = least_brake(best)
+    normal = inp.edges.normal[agents]
+    for i in range(walls.shape[1]):
+        cand = within_caps(v0, v0 - normal[:, i] * reach[:, None], reach, vh)
+        cand_score = least_brake(cand)
+        better = walls[:, i] & (cand_score > score)
+        best = np.where(better[:, None], cand, best)
+        score = np.where(better, cand_score, score)
+    return best
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_hardest_brake_pass_equals_the_numpy_choice(seed):
+    # every body's F2 choice, bodies outside their walls, starts above the cap, portals,
+    # NaN stop targets and margins, tiny reaches and equal scores included, to the bit
+    from navproof.boundary.edges import EDGE_PORTAL
+    from navproof.step.constraints import prepare_constraints
+    from navproof.step.fallbacks import _hardest_brake
+    from navproof.step.inputs import check_valid_step_input
+
+    rng = np.random.default_rng(seed)
+    inp = random_walled_step(800, 10 + seed, start_speed_factor=2.0)
+    kind = np.where(rng.random((800, 4)) < 0.2, EDGE_PORTAL, 0)
+    edges = EdgeSet.build(inp.edges.normal, inp.edges.offset_m, kind=kind)
+    accel = inp.accel_mps2.copy()
+    accel[::37] = 1e-12
+    inp = check_valid_step_input(StepInput(inp.position_m, inp.velocity_mps, inp.preferred_mps,
+                                           DT, inp.support, edges, inp.vh_mps, accel,
+                                           inp.radius_m, neighbors=inp.neighbors))
+    prep = prepare_constraints(inp)
+    prep.s[::41, 2] = np.nan
+    agents = np.sort(rng.choice(800, 500, replace=False))
+    v_stop = prep.ref.v_stop_mps[agents].copy()
+    v_stop[::29] = np.nan
+    v_stop[::31] = inp.velocity_mps[agents[::31]]
+    got = _hardest_brake(inp, prep, agents, v_stop)
+    expect = _hardest_brake_in_numpy(inp, prep, agents, v_stop)
+    assert got.tobytes() == expect.tobytes()
+    moved = np.any(got != within_caps(inp.velocity_mps[agents], v_stop,
+                                      (accel * DT)[agents], inp.vh_mps[agents]), axis=1)
+    assert 50 < moved.sum() < 450

@@ -163,3 +163,120 @@ def test_sweep_margin_broadcasts_only_what_differs():
     assert sweep.sweep_margin_m(dmin, start, comb, valid).tobytes() == full.tobytes()
     assert sweep.sweep_margin_m(dmin, start, comb).tobytes() == sweep.sweep_margin_m(
         dmin, start, comb, np.ones(dmin.shape, bool)).tobytes()
+
+
+def _first_contact_every_pair(x0, u, v0, v1, op, ov, valid, comb):
+    """Each pair's first-contact step fraction with the roots of every valid pair found and
+    searched, as :func:`sweep._first_contact` did before it skipped pairs that stay clear."""
+    half, full, dt_rows = sweep._step_displacements(v0, v1, DT)
+    args = sweep._pairs(x0, u, op, ov)
+    pair_curve = sweep._pair_curve.compiled()
+    critical = sweep._critical_times.compiled()
+    gap_sq = sweep._gap_sq.compiled()
+    crit, lo_s, hi_s, sign_s = (np.empty(3) for _ in range(4))
+    first = np.ones(valid.shape)
+    for i in range(valid.shape[0]):
+        for j in range(valid.shape[1]):
+            if not valid[i, j]:
+                continue
+            curve = pair_curve(*args, half, full, dt_rows[i], i, j)
+            start = float(np.hypot(curve[0], curve[1]))
+            limit = start if start < comb[i, j] else float(comb[i, j])
+            limit_sq = limit * limit
+            tol_sq = sweep.EPS * (2.0 * limit + sweep.EPS)
+            critical(*curve, crit, lo_s, hi_s, sign_s)
+            taus = sorted(1.0 if c != c else float(c) for c in crit)
+            prev = 0.0
+            for k in range(4):
+                nxt = taus[k] if k < 3 else 1.0
+                if (gap_sq(*curve, limit_sq, prev) >= -tol_sq
+                        and gap_sq(*curve, limit_sq, nxt) < -tol_sq and nxt > prev):
+                    lo, hi = prev, nxt
+                    for _ in range(sweep.BISECTION_STEPS):
+                        mid = 0.5 * (lo + hi)
+                        if gap_sq(*curve, limit_sq, mid) < 0.0:
+                            hi = mid
+                        else:
+                            lo = mid
+                    first[i, j] = lo
+                    break
+                prev = max(prev, nxt)
+    return first
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-120, 1e-95, 1e95, 1e120])
+def test_first_contact_skips_only_pairs_whose_roots_find_nothing(scale):
+    # neighbours placed about |B| + |A| beyond the combined radius, within a few times the skip
+    # slack on either side, plus overlapping, coincident, resting and non-finite pairs: every
+    # pair's fraction must be, to the bit, what searching its roots gives
+    rng = np.random.default_rng(21)
+    n, j = 300, 6
+    x0 = rng.normal(size=(n, 2)) * scale
+    u = rng.normal(size=(n, 2)) * 0.3 * scale
+    v0, v1 = rng.normal(size=(n, 2)) * scale, rng.normal(size=(n, 2)) * scale
+    ov = rng.normal(size=(n, j, 2)) * scale
+    comb = rng.uniform(0.2, 2.0, (n, j)) * scale
+    v1[::31, 1] = np.nan
+    half, full, _ = sweep._step_displacements(v0, v1, DT)
+    carry = (u[:, None, :] - ov) * DT
+    reach = (np.hypot(*np.moveaxis(4.0 * half[:, None] + carry - full[:, None], -1, 0))
+             + np.hypot(*np.moveaxis(2.0 * full[:, None] - 4.0 * half[:, None], -1, 0)))
+    rel = rng.choice([-0.4, -0.2, -1e-8, -1e-9, 0.0, 1e-9, 2e-9, 1e-8, 1e-3, 0.5], (n, j))
+    gap = comb + reach + rel * (comb + 2.0 * reach)
+    angle = rng.uniform(0.0, 2.0 * np.pi, (n, j))
+    op = x0[:, None, :] - gap[..., None] * np.stack([np.cos(angle), np.sin(angle)], axis=-1)
+    op[::13, 0] = x0[::13]
+    ov[::17, 1] = u[::17]
+    comb[::19, 2] = 0.0
+    comb[::23, 3] = np.nan
+    op[::29, 4, 0] = np.inf
+    valid = rng.random((n, j)) < 0.95
+    first = np.empty(valid.shape)
+    sweep._first_contact(*sweep._pairs(x0, u, op, ov), half, full, np.full(n, DT), valid,
+                         np.ascontiguousarray(comb), first)
+    expect = _first_contact_every_pair(x0, u, v0, v1, op, ov, valid, comb)
+    assert first.tobytes() == expect.tobytes()
+    clear = sweep._clear_of_limit.compiled()
+    args = sweep._pairs(x0, u, op, ov)
+    skipped = 0
+    for i, k in np.argwhere(valid):
+        curve = sweep._pair_curve(*args, half, full, DT, i, k)
+        start = float(np.hypot(curve[0], curve[1]))
+        skipped += clear(start, *curve[2:], start if start < comb[i, k] else comb[i, k])
+    # beyond the decided limits (a squared distance that could underflow or overflow) nothing
+    # is skipped; tiny scales meet no contact (the EPS tolerance is larger than the radii)
+    assert skipped > 600 if 1e-100 < scale < 1e100 else skipped == 0
+    assert (expect < 1.0).sum() > 100 if scale >= 1.0 else True
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_pair_margins_equal_the_margin_rule_on_the_banded_distances(monkeypatch, threads):
+    # one loop applying the margin rule as it goes gives, to the bit, the margins of the
+    # distances exact within the band, their times and every row's verdict
+    monkeypatch.setattr(sweep, "thread_count", lambda work, least: threads)
+    x0, u, v0, v1, op, ov, valid = _random_pairs(31, n=2500, j=7)
+    rng = np.random.default_rng(32)
+    comb = rng.uniform(0.05, 1.2, valid.shape)
+    start = np.hypot(*np.moveaxis(x0[:, None, :] - op, -1, 0))
+    start[::11, 3] = comb[::11, 3]
+    start[::13, 1] = np.nan
+    comb[::17, 2] = np.inf
+    op[::19, 4, 1] = np.nan
+    v1[::23, 0] = -0.0
+    band = 0.3
+    for times in (False, True):
+        margin, t_min, passes = sweep.pair_margins_m(x0, u, v0, v1, DT, op, ov, valid, start,
+                                                     comb, band, times=times)
+        dmin, t_expect = sweep.sweep_min_distance_m(x0, u, v0, v1, DT, op, ov, valid,
+                                                    exact_within_m=comb + band)
+        expect = sweep.sweep_margin_m(dmin, start, comb, valid)
+        assert margin.tobytes() == expect.tobytes()
+        assert np.array_equal(passes, sweep.sweep_passes(expect))
+        assert (t_min is None) if not times else t_min.tobytes() == t_expect.tobytes()
+    # pairs solved exactly (a minimum after the start) and pairs beyond the band, rows that
+    # pass and rows that fail
+    assert (t_expect > 0.0).sum() > 1000 and (dmin > comb + band).sum() > 1000
+    assert (~passes).sum() > 100 and passes.sum() > 100
+    empty = sweep.pair_margins_m(x0, u, v0, v1, DT, op[:, :0], ov[:, :0], valid[:, :0],
+                                 start[:, :0], comb[:, :0], band)
+    assert empty[0].shape == (2500, 0) and empty[2].all()
