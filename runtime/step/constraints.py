@@ -177,17 +177,21 @@ class EdgeFrame:
     kfac_s: np.ndarray
 
 
-def edge_frame(inp: StepInput, accel_mps2: np.ndarray) -> EdgeFrame:
+def edge_frame(inp: StepInput, accel_mps2: np.ndarray, *,
+               into: tuple[np.ndarray, ...] | None = None) -> EdgeFrame:
     """The :class:`EdgeFrame` of every agent of ``inp``: one compiled pass over each agent's
     edges (:func:`_edge_components`), the moving and rotating pairs, the reference from those
     components, then ``cmax`` and the braking factor for the budgets ``accel_mps2`` (N,).
+    ``into``: C-contiguous storage written over for ``u`` (N, 2) and ``n_dot_e``, ``n_dot_u``,
+    ``n_dot_v0``, ``s`` and ``n_dot_e - n_dot_u`` (N, K), in that order; else new arrays.
     Claim: B1, B3, B6, R1, S3, S7."""
     edges, x0, v0 = inp.edges, inp.position_m, inp.velocity_mps
     n = edges.normal
     rows, k = n.shape[:2]
     sup, mot = inp.support.motion, edges.motion
-    u = np.empty((rows, 2))
-    n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u = (np.empty((rows, k)) for _ in range(5))
+    if into is None:
+        into = (np.empty((rows, 2)), *(np.empty((rows, k)) for _ in range(5)))
+    u, n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u = into
     components = (x0, _floats(v0, (rows, 2)), _floats(sup.pivot_m, (rows, 2)),
                   _floats(sup.velocity_mps, (rows, 2)), _floats(sup.omega_radps, (rows,)),
                   _floats(n, (rows, k, 2)), _floats(edges.offset_m, (rows, k)),

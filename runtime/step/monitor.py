@@ -20,15 +20,12 @@ import threading
 import numpy as np
 
 from navproof.boundary.margins import curve_min_margin_m
-from navproof.boundary.reference import reference_from_offsets
-from navproof.boundary.rigid import moving_frame_pairs, rotating_stop_pairs
 from navproof.boundary.slope import reach_margin_mps
-from navproof.boundary.stop_envelope import brake_envelope_factor_s, envelope_speed_cap_mps
 from navproof.core.errors import ObligationViolation
 from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS
-from navproof.step.constraints import _edge_components, _floats
+from navproof.step.constraints import _floats, edge_frame
 from navproof.step.inputs import PARALLEL_MIN_ROWS, StepInput
 from navproof.step.result import (
     DYNAMIC_AVOIDANCE_FAILED,
@@ -129,7 +126,7 @@ def _first_below(margin, owed, bit, limit):
 
 class _FrameBuffers:
     """Storage of the step frame the monitor recomputes (the carry u (N, 2) and the normal
-    components and initial margins (N, K) of :func:`navproof.step.constraints._edge_components`),
+    components and initial margins (N, K) of :func:`navproof.step.constraints.edge_frame`),
     written over from one step to the next on the same thread: allocated afresh, megabytes at
     20k agents would be handed back to the system after each step and faulted in again. Every
     value is written before it is read, and nothing the monitor raises refers to them."""
@@ -176,7 +173,6 @@ def _judged_rows(s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, wall, dt, a, u, r
     curve = np.empty((MONITOR_BLOCK_ROWS, k))
     t_min = np.empty((MONITOR_BLOCK_ROWS, k))
     end = np.empty((MONITOR_BLOCK_ROWS, k))
-    brake = np.empty((MONITOR_BLOCK_ROWS, k))
     env = np.empty((MONITOR_BLOCK_ROWS, k))
     stop = np.empty((MONITOR_BLOCK_ROWS, k))
     nec = np.empty((MONITOR_BLOCK_ROWS, k))
@@ -189,8 +185,7 @@ def _judged_rows(s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, wall, dt, a, u, r
         m = e - b
         _edge_step_margins(rows, v1[b:e], s[b:e], n_dot_e[b:e], n_dot_u[b:e], n_dot_v0[b:e],
                            normal[b:e], valid[b:e], wall[b:e], dt[b:e], u[b:e], r[b:e],
-                           kfac[b:e], no_ref, eps, curve, t_min, end, brake, curve_ok, stop_ok,
-                           0, m)
+                           kfac[b:e], no_ref, eps, curve, t_min, end, curve_ok, stop_ok, 0, m)
         _committed_edge_margins(s[b:e], end, normal[b:e], wall[b:e], dt[b:e], a[b:e],
                                 cmax[b:e], kfac[b:e], u[b:e], r[b:e], v1[b:e], env, stop, nec,
                                 0, m)
@@ -248,23 +243,13 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
     data = {"position_m": x0, "v0_mps": v0, "v1_mps": v1}
     edges, support = inp.edges, inp.support
     rows, k = edges.normal.shape[:2]
-    sup, mot = support.motion, edges.motion
     wall = edges.wall
     normal = _floats(edges.normal, (rows, k, 2))
-    u, n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u = frame = _thread_frame(rows, k)
-    components = (x0, _floats(v0, (rows, 2)), _floats(sup.pivot_m, (rows, 2)),
-                  _floats(sup.velocity_mps, (rows, 2)), _floats(sup.omega_radps, (rows,)),
-                  normal, _floats(edges.offset_m, (rows, k)), _floats(mot.pivot_m, (rows, k, 2)),
-                  _floats(mot.velocity_mps, (rows, k, 2)), _floats(mot.omega_radps, (rows, k)),
-                  *frame)
-    # the solve's frame (edge_frame), its (N, K) values written over the previous step's
-    run_row_pieces(lambda lo, hi: _edge_components(*components, lo, hi), rows,
-                   min_rows=PARALLEL_MIN_ROWS)
-    moving = moving_frame_pairs(edges, support)
-    rot = rotating_stop_pairs(edges, support, moving=moving)
-    ref = reference_from_offsets(edges, u, n_dot_e_minus_u, inp.vh_mps, certified=rot)
-    cmax = envelope_speed_cap_mps(inp.vh_mps, u, ref.r_mps)
-    kfac = brake_envelope_factor_s(cmax, dt_rows, budget)
+    # the solve's frame, its (N, K) values written over the previous step's
+    frame = edge_frame(inp, budget, into=_thread_frame(rows, k))
+    s, n_dot_e, n_dot_u, n_dot_v0 = frame.s, frame.n_dot_e, frame.n_dot_u, frame.n_dot_v0
+    u = frame.u
+    ref, rot, cmax, kfac = frame.ref, frame.rot_stop, frame.cmax, frame.kfac_s
     owed = np.empty(inp.count, np.uint8)
     first_r2 = _owed_claims(np.ascontiguousarray(label),
                             np.ascontiguousarray(inp.accel_mps2, np.float64),

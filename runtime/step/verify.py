@@ -32,7 +32,7 @@ from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.numpy_scalars import numpy_minimum
 from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS
-from navproof.step.constraints import EdgeFrame, Prepared
+from navproof.step.constraints import Prepared
 from navproof.step.inputs import PARALLEL_MIN_ROWS, Neighbors, StepInput
 from navproof.step.result import Margins
 from navproof.step.sweep import pair_margins_m
@@ -378,33 +378,6 @@ def _committed_edge_margins(s, end, normal, wall, dt, a, cmax, kfac, u, r, v1, e
                                                            a=ai)
             stop[i, j] = brake_envelope_margin(s_end=end[i, j], n_dot_c=n_dot_c, kfac=ki)
             nec[i, j] = necessary_normal_bound(s=s[i, j], dt=dti, a=ai) - n_dot_c
-
-
-def recomputed_edge_margins(edges: EdgeSet, dt_s: np.ndarray, accel_mps2: np.ndarray,
-                            frame: EdgeFrame, v1_mps: np.ndarray
-                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Of every agent's end velocity ``v1_mps`` (N, 2), from the step's frame recomputed from
-    the step input (:func:`navproof.step.constraints.edge_frame`): the exact translating
-    whole-step minimum (+inf for invalid edges), the step-end margin, and per wall the S3
-    envelope and S7 braking margins (+inf elsewhere), all (N, K), by the compiled passes of the
-    solve (:func:`_edge_step_margins`, :func:`_committed_edge_margins`). Claim: B4, B5, S3,
-    S7."""
-    s_m, u_mps, r_mps, kfac_s = frame.s, frame.u, frame.ref.r_mps, frame.kfac_s
-    rows, k = s_m.shape
-    v1 = np.ascontiguousarray(v1_mps, dtype=np.float64)
-    normal = np.asarray(edges.normal, np.float64)
-    curve, t_min, end, env, stop, nec = (np.empty((rows, k)) for _ in range(6))
-    curve_ok, stop_ok = np.empty(rows, bool), np.empty(rows, bool)
-    args = (np.arange(rows), v1, s_m, frame.n_dot_e, frame.n_dot_u, frame.n_dot_v0, normal,
-            np.asarray(edges.valid, bool), edges.wall, dt_s, u_mps, r_mps, kfac_s,
-            np.zeros(rows, bool), EPS, curve, t_min, end, curve_ok, stop_ok)
-    run_row_pieces(lambda lo, hi: _edge_step_margins(*args, lo, hi), rows,
-                   min_rows=PARALLEL_MIN_ROWS)
-    committed = (s_m, end, normal, edges.wall, dt_s, accel_mps2, frame.cmax, kfac_s, u_mps,
-                 r_mps, v1, env, stop, nec)
-    run_row_pieces(lambda lo, hi: _committed_edge_margins(*committed, lo, hi), rows,
-                   min_rows=PARALLEL_MIN_ROWS)
-    return curve, end, env, stop
 
 
 @compiled_loop

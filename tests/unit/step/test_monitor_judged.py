@@ -32,13 +32,39 @@ from navproof.step.monitor import (
 )
 from navproof.step.result import FLAG_CARRY_EXCEEDS_CANCEL, LABEL_NAMES
 from navproof.step.verify import (
-    recomputed_edge_margins,
+    _committed_edge_margins,
+    _edge_step_margins,
     rotating_stop_margins_m,
     sweep_end_velocity_mps,
     sweep_margins_m,
 )
 
 DT = 0.1
+
+
+def recomputed_edge_margins(edges: b.EdgeSet, dt_s: np.ndarray, accel_mps2: np.ndarray,
+                            frame: ss.constraints.EdgeFrame, v1_mps: np.ndarray
+                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Of every agent's end velocity ``v1_mps`` (N, 2), from the step's frame recomputed from
+    the step input (:func:`navproof.step.constraints.edge_frame`): the exact translating
+    whole-step minimum (+inf for invalid edges), the step-end margin, and per wall the S3
+    envelope and S7 braking margins (+inf elsewhere), all (N, K), by the compiled passes of the
+    solve (:func:`_edge_step_margins`, :func:`_committed_edge_margins`). Claim: B4, B5, S3,
+    S7."""
+    s_m, u_mps, r_mps, kfac_s = frame.s, frame.u, frame.ref.r_mps, frame.kfac_s
+    rows, k = s_m.shape
+    v1 = np.ascontiguousarray(v1_mps, dtype=np.float64)
+    normal = np.asarray(edges.normal, np.float64)
+    curve, t_min, end, env, stop, nec = (np.empty((rows, k)) for _ in range(6))
+    curve_ok, stop_ok = np.empty(rows, bool), np.empty(rows, bool)
+    args = (np.arange(rows), v1, s_m, frame.n_dot_e, frame.n_dot_u, frame.n_dot_v0, normal,
+            np.asarray(edges.valid, bool), edges.wall, dt_s, u_mps, r_mps, kfac_s,
+            np.zeros(rows, bool), EPS, curve, t_min, end, curve_ok, stop_ok)
+    _edge_step_margins(*args, 0, rows)
+    committed = (s_m, end, normal, edges.wall, dt_s, accel_mps2, frame.cmax, kfac_s, u_mps,
+                 r_mps, v1, env, stop, nec)
+    _committed_edge_margins(*committed, 0, rows)
+    return curve, end, env, stop
 
 
 def _whole_array_check(inp: ss.StepInput, result: ss.SafeStepResult) -> None:
