@@ -176,6 +176,18 @@ _PIVOT, _PIVOT_V, _PIVOT_A, _OMEGA, _HANDOFF, _END = 11, 13, 15, 17, 18, 19
 _COLUMNS = 21
 
 
+@inlined_loop
+def _same_support(pivot_v, pivot_a, i, support):
+    """Whether body ``i``'s support velocity and acceleration have the bits of ``support``
+    (vx, vy, ax, ay): equal values of equal signs (a NaN is equal to nothing)."""
+    values = (pivot_v[i, 0], pivot_v[i, 1], pivot_a[i, 0], pivot_a[i, 1])
+    for d in range(4):
+        if not (values[d] == support[d]
+                and math.copysign(1.0, values[d]) == math.copysign(1.0, support[d])):
+            return False
+    return True
+
+
 @compiled_loop
 def _curve_rows(start, v0, v1, commit, split, second, second_commit, pivot, pivot_v, pivot_a,
                 omega, end, handoff, options, grid, lo, hi, packed, speed_bound, rel_speed_bound,
@@ -189,9 +201,22 @@ def _curve_rows(start, v0, v1, commit, split, second, second_commit, pivot, pivo
     ``w + v0`` and ``w + alpha dt + v1`` at the ends of the step; whether its world velocity is
     linear in time (no rotation, truncation, split or handoff: a pair's relative speed is then
     largest at an end of the step); and its world position at every ``grid`` time
-    (:func:`_world_at`, into ``coarse`` (N, G, 2))."""
+    (:func:`_world_at`, into ``coarse`` (N, G, 2); in a step without split, rotation or handoff,
+    for a body committed past every sample time, with the ramp's ``t^2 / (2 dt)`` computed once
+    per step and the carry once per run of bodies with the same support bits)."""
     dt = options[0]
     has_split = split.shape[0] > 0
+    # a step without split, rotation or handoff evaluates :func:`_world_at`'s plain branch; its
+    # terms that depend on the sample time only (the ramp's s^2 / (2 dt) where s = t) or on the
+    # support (the carry) are computed once, the same operations on the same values
+    straight = options[1] == 0.0 and options[2] == 0.0 and options[3] == 0.0
+    samples = grid.shape[0]
+    ramp, carry = np.empty(samples), np.empty((samples, 2))
+    grid_top = -np.inf
+    for s in range(samples):
+        ramp[s] = grid[s] * grid[s] / (2.0 * dt)
+        grid_top = larger(grid_top, grid[s])
+    support = np.full(4, np.nan)
     # the support's speed and acceleration lengths, kept while the next body's are the same
     # values (bodies on one support, or on the ground; hypot of equal magnitudes is the same)
     last_v = last_a = (np.nan, np.nan)
@@ -237,8 +262,23 @@ def _curve_rows(start, v0, v1, commit, split, second, second_commit, pivot, pivo
             world_v1[i, d] = pivot_v[i, d] + pivot_a[i, d] * dt + v1[i, d]
         linear[i] = (not handoff[i] and omega[i] == 0.0 and commit[i] >= dt
                      and not (has_split and math.isfinite(split[i])))
-        for s in range(grid.shape[0]):
-            coarse[i, s, 0], coarse[i, s, 1] = _world_at(packed, options, i, grid[s])
+        if straight and commit[i] >= grid_top and not handoff[i]:
+            # committed past every sample time: s = t in the ramp, whose t^2 / (2 dt) is the
+            # step's; the carry of the same support bits is the previous body's
+            if not _same_support(pivot_v, pivot_a, i, support):
+                support[:] = (pivot_v[i, 0], pivot_v[i, 1], pivot_a[i, 0], pivot_a[i, 1])
+                for s in range(grid.shape[0]):
+                    t = grid[s]
+                    carry[s, 0] = pivot_v[i, 0] * t + 0.5 * pivot_a[i, 0] * t * t
+                    carry[s, 1] = pivot_v[i, 1] * t + 0.5 * pivot_a[i, 1] * t * t
+            dvx, dvy = v1[i, 0] - v0[i, 0], v1[i, 1] - v0[i, 1]
+            for s in range(grid.shape[0]):
+                t = grid[s]
+                coarse[i, s, 0] = start[i, 0] + v0[i, 0] * t + dvx * ramp[s] + carry[s, 0]
+                coarse[i, s, 1] = start[i, 1] + v0[i, 1] * t + dvy * ramp[s] + carry[s, 1]
+        else:
+            for s in range(grid.shape[0]):
+                coarse[i, s, 0], coarse[i, s, 1] = _world_at(packed, options, i, grid[s])
 
 
 _PER_THREAD = threading.local()
