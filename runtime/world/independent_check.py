@@ -347,17 +347,6 @@ class _Curves:
         run_row_pieces(lambda lo, hi: _curve_rows(*args, lo, hi, *outs), n,
                        min_rows=PARALLEL_MIN_ITEMS)
 
-    def pair_speed_bound_mps(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-        """Lipschitz constant (m/s, (P,)) of the distance of bodies i and j over the step: the
-        largest relative speed at the ends where both velocities are linear in time, else the
-        sum of the two speed bounds."""
-        out = np.empty(i.shape[0])
-        _pair_speed_bounds(np.ascontiguousarray(i, np.int64), np.ascontiguousarray(j, np.int64),
-                           self.linear, np.ascontiguousarray(self.world_v0_mps),
-                           np.ascontiguousarray(self.world_v1_mps),
-                           np.ascontiguousarray(self.speed_bound_mps, np.float64), out)
-        return out
-
 
 @inlined_loop
 def _relative_at(c, dt, split, i, t):
@@ -414,18 +403,21 @@ def _world_at(c, options, i, t):
 
 
 @compiled_loop
-def _pair_speed_bounds(first, second, linear, world_v0, world_v1, speed_bound, out):
-    """:meth:`_Curves.pair_speed_bound_mps` of pairs (first[p], second[p]) into ``out``: the
-    larger relative speed at the two ends (NaN wins) where both bodies are linear in time,
-    else the sum of their speed bounds."""
-    for p in range(first.shape[0]):
+def _pair_rows(first, second, radius, linear, world_v0, world_v1, speed_bound, lo, hi,
+               offset_m, lipschitz):
+    """Pairs ``lo:hi`` (bodies first[p], second[p]): the combined radius (m) into ``offset_m``
+    and the Lipschitz constant (m/s) of their distance over the step into ``lipschitz``: the
+    larger relative speed at the two ends (NaN wins) where both bodies' world velocities are
+    linear in time (:func:`_curve_rows`), else the sum of their speed bounds."""
+    for p in range(lo, hi):
         i, j = first[p], second[p]
+        offset_m[p] = radius[i] + radius[j]
         if linear[i] and linear[j]:
             d0 = math.hypot(world_v0[i, 0] - world_v0[j, 0], world_v0[i, 1] - world_v0[j, 1])
             d1 = math.hypot(world_v1[i, 0] - world_v1[j, 0], world_v1[i, 1] - world_v1[j, 1])
-            out[p] = larger(d0, d1)
+            lipschitz[p] = larger(d0, d1)
         else:
-            out[p] = speed_bound[i] + speed_bound[j]
+            lipschitz[p] = speed_bound[i] + speed_bound[j]
 
 
 DRIFT_CLEAR_SQ = (TOLERANCE_M * (1.0 - 1e-9)) ** 2
@@ -999,6 +991,34 @@ def _certified_min(kind: int, cur: _Curves, table: PolygonTable, body: np.ndarra
     return out
 
 
+def _pair_min(cur: _Curves, first: np.ndarray, second: np.ndarray, radius_m: np.ndarray,
+              grid: np.ndarray) -> np.ndarray:
+    """Certified minimum over the step (m, (P,)) of the clearance of every pair of bodies
+    (``first``, ``second``), as :func:`_certified_min`, with each piece's combined radii and
+    Lipschitz constants found first (:func:`_pair_rows`), in threads for many pairs."""
+    items = first.size
+    first = np.ascontiguousarray(first, np.int64)
+    second = np.ascontiguousarray(second, np.int64)
+    out = np.empty(items)
+    offset_m, lipschitz = _scratch("pair_offset", (items,)), _scratch("pair_lipschitz", (items,))
+    sampled = _scratch("sampled", (items, grid.size))
+    settled = _scratch("settled", (items,), np.bool_)
+    rows = (first, second, _f64(radius_m), cur.linear, cur.world_v0_mps, cur.world_v1_mps,
+            cur.speed_bound_mps)
+    args = (_PAIR, cur.packed, cur.options, _NO_POLYGONS.arrays, first, second, offset_m,
+            lipschitz, cur.coarse, grid)
+    threads = thread_count(items, PARALLEL_MIN_ITEMS)
+    bounds = piece_bounds(items, threads)
+
+    def piece(p: int) -> None:
+        _pair_rows(*rows, bounds[p], bounds[p + 1], offset_m, lipschitz)
+        _sampled_clearances(*args, bounds[p], bounds[p + 1], sampled, settled, out)
+        _certified_mins(*args, sampled, settled, bounds[p], bounds[p + 1], out)
+
+    run_pieces(piece, len(bounds) - 1, threads=threads)
+    return out
+
+
 def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every pair (i < j) of bodies whose start distance is at most ``reach_m[i] + reach_m[j]``,
     found by a uniform spatial hash with cells as wide as the largest ``2 reach`` (the 3 x 3
@@ -1266,10 +1286,7 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
     agent = inf.copy()
     pi, pj = candidate_pairs(mo.position_m, mo.radius_m + reach + 0.5 * report_band_m)
     if pi.size:
-        comb = mo.radius_m[pi] + mo.radius_m[pj]
-        vals = _certified_min(_PAIR, cur, _NO_POLYGONS, pi, pj, comb,
-                              cur.pair_speed_bound_mps(pi, pj), coarse, grid)
-        _fold_pairs(pi, pj, vals, agent)
+        _fold_pairs(pi, pj, _pair_min(cur, pi, pj, mo.radius_m, grid), agent)
 
     # O2 / V1: the end velocity against the cap (relative) and cap plus carry (world); T4: the
     # World's executed end state is the end of the re-built curve; then every rule's margin
