@@ -459,6 +459,10 @@ def _verdicts(dt, dt_sq, coarse, committed, commit, split, second, second_commit
     last = coarse.shape[1] - 1
     has_split = split.shape[0] > 0
     rotating = cos.shape[0] > 0
+    # lengths of equal magnitudes are the same number: the carry's is kept while the next
+    # body's carry has the same values (bodies on one support), and the end velocity's is the
+    # relative velocity's where the two are equal (bodies on the ground)
+    last_carry_x = last_carry_y = carry_speed = np.nan
     for i in range(lo, hi):
         full = commit[i] >= dt
         vx = committed[i, 0] if full else 0.0
@@ -476,10 +480,15 @@ def _verdicts(dt, dt_sq, coarse, committed, commit, split, second, second_commit
         world_x = carry_x + (c * vx - s * vy)
         world_y = carry_y + (s * vx + c * vy)
         ux, uy = end_velocity[i, 0], end_velocity[i, 1]
-        world_excess = math.hypot(ux, uy) - (cap[i] + math.hypot(carry_x, carry_y))
-        excess = world_excess
-        if not handoff[i]:
-            excess = larger(math.hypot(vx, vy) - cap[i], world_excess)
+        if not (carry_x == last_carry_x and carry_y == last_carry_y):
+            last_carry_x, last_carry_y = carry_x, carry_y
+            carry_speed = math.hypot(carry_x, carry_y)
+        if handoff[i]:
+            excess = math.hypot(ux, uy) - (cap[i] + carry_speed)
+        else:
+            rel_speed = math.hypot(vx, vy)
+            speed_u = rel_speed if ux == vx and uy == vy else math.hypot(ux, uy)
+            excess = larger(rel_speed - cap[i], speed_u - (cap[i] + carry_speed))
         speed[i] = excess
         drift_m = _drift(ex - end_position[i, 0], ey - end_position[i, 1])
         drift_mps = 0.0 if handoff[i] else _drift(world_x - ux, world_y - uy)

@@ -98,6 +98,16 @@ def test_verdicts_equal_the_numpy_expressions_bit_for_bit(rotating, split):
     offset *= (ic.TOLERANCE_M * rng.choice([0.0, 0.5, 1.0 - 1e-12, 1.0, 1.0 + 1e-12, 2.0], n)
                / np.maximum(np.hypot(*offset.T), 1e-300))[:, None]
     inputs["end_position"][near] = coarse[near, -1] + offset[near]
+    # bodies on shared supports (runs of equal carries) whose end velocity is, or nearly is,
+    # their relative velocity (zeros of either sign)
+    runs = np.repeat(np.arange(n // 8), 8)
+    shared = rng.random(n) < 0.5
+    for name in ("pivot_v", "pivot_a"):
+        inputs[name][shared] = inputs[name][runs][shared]
+    same = rng.random(n) < 0.4
+    inputs["end_velocity"][same] = inputs["committed"][same] * rng.choice(
+        [1.0, -1.0, 1.0 + 1e-15], (int(same.sum()), 1))
+    inputs["end_velocity"][same & (rng.random(n) < 0.1)] = np.array([0.0, -0.0])
     want = _numpy_verdicts(dt, coarse, split=split_s if split else None, second=second,
                            second_commit=second_commit, corridor=clearances[0],
                            patch=clearances[1], platform=clearances[2], obstacle=clearances[3],
