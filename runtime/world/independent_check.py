@@ -170,10 +170,9 @@ class StepTruth:
 
 
 # --------------------------------------------------------------------------- kinematics
-# columns of a body's packed curve record (see _Curves.packed)
-_START, _V0, _V1, _COMMIT, _SPLIT, _V2, _COMMIT2 = 0, 2, 4, 6, 7, 8, 10
-_PIVOT, _PIVOT_V, _PIVOT_A, _OMEGA, _HANDOFF, _END = 11, 13, 15, 17, 18, 19
-_COLUMNS = 21
+# a body's curve for the compiled loops is the tuple of the record's arrays (_Curves.curve):
+# start, v0, v1, commit time, split time, second velocity and commit time (the last three
+# empty without a split), pivot, its velocity and acceleration, omega, end position, handoff
 
 
 @inlined_loop
@@ -189,12 +188,10 @@ def _same_support(pivot_v, pivot_a, i, support):
 
 
 @compiled_loop
-def _curve_rows(start, v0, v1, commit, split, second, second_commit, pivot, pivot_v, pivot_a,
-                omega, end, handoff, options, grid, lo, hi, packed, speed_bound, rel_speed_bound,
-                world_v0, world_v1, linear, coarse):
-    """Rows ``lo:hi`` of every body's curve, in one pass per body: its record into ``packed``
-    (N, _COLUMNS; without a split, ``split`` empty, the split time is +inf and the second ramp
-    zero); the largest speed relative to its support (of v0, v1 and, when split, the second
+def _curve_rows(curve, options, grid, lo, hi, speed_bound, rel_speed_bound, world_v0,
+                world_v1, linear, coarse):
+    """Rows ``lo:hi`` of every body's curve (``curve``, see :meth:`_Curves.curve`), in one pass
+    per body: the largest speed relative to its support (of v0, v1 and, when split, the second
     ramp's velocity; NaN wins), its world speed bound
     ``|w| + |alpha| dt + |omega| (|x0 - c| + dt rel) + rel`` and, for a body moved by its
     handoff controller, its straight speed ``|x1 - x0| / dt`` for both; the world velocities
@@ -204,6 +201,8 @@ def _curve_rows(start, v0, v1, commit, split, second, second_commit, pivot, pivo
     (:func:`_world_at`, into ``coarse`` (N, G, 2); in a step without split, rotation or handoff,
     for a body committed past every sample time, with the ramp's ``t^2 / (2 dt)`` computed once
     per step and the carry once per run of bodies with the same support bits)."""
+    start, v0, v1, commit, split, second, second_commit, pivot, pivot_v, pivot_a, omega, end, \
+        handoff = curve
     dt = options[0]
     has_split = split.shape[0] > 0
     # a step without split, rotation or handoff evaluates :func:`_world_at`'s plain branch; its
@@ -222,17 +221,6 @@ def _curve_rows(start, v0, v1, commit, split, second, second_commit, pivot, pivo
     last_v = last_a = (np.nan, np.nan)
     support_v = support_a = np.nan
     for i in range(lo, hi):
-        row = packed[i]
-        for d in range(2):
-            row[_START + d], row[_V0 + d], row[_V1 + d] = start[i, d], v0[i, d], v1[i, d]
-            row[_PIVOT + d], row[_PIVOT_V + d] = pivot[i, d], pivot_v[i, d]
-            row[_PIVOT_A + d], row[_END + d] = pivot_a[i, d], end[i, d]
-            row[_V2 + d] = second[i, d] if has_split else 0.0
-        row[_COMMIT] = commit[i]
-        row[_SPLIT] = split[i] if has_split else np.inf
-        row[_COMMIT2] = second_commit[i] if has_split else 0.0
-        row[_OMEGA] = omega[i]
-        row[_HANDOFF] = 1.0 if handoff[i] else 0.0
         rel = larger(math.hypot(v0[i, 0], v0[i, 1]), math.hypot(v1[i, 0], v1[i, 1]))
         if has_split:
             rel = larger(rel, math.hypot(second[i, 0], second[i, 1]))
@@ -278,7 +266,7 @@ def _curve_rows(start, v0, v1, commit, split, second, second_commit, pivot, pivo
                 coarse[i, s, 1] = start[i, 1] + v0[i, 1] * t + dvy * ramp[s] + carry[s, 1]
         else:
             for s in range(grid.shape[0]):
-                coarse[i, s, 0], coarse[i, s, 1] = _world_at(packed, options, i, grid[s])
+                coarse[i, s, 0], coarse[i, s, 1] = _world_at(curve, options, i, grid[s])
 
 
 _PER_THREAD = threading.local()
@@ -301,7 +289,7 @@ def _scratch(name: str, shape: tuple[int, ...], dtype: type = np.float64) -> np.
 
 
 class _Curves:
-    """Every body's executed curve of one step: its packed record for the compiled loops
+    """Every body's executed curve of one step: its record's arrays for the compiled loops
     (:func:`_world_at`) and its Lipschitz bounds."""
 
     def __init__(self, mo: StepMotion, grid_s: np.ndarray) -> None:
@@ -319,10 +307,6 @@ class _Curves:
         self.options = np.array([dt, float(self.split), float(self.any_rotation),
                                  float(self.any_handoff)])
         """The step (s) and whether any body was split, rotates, is moved by its handoff."""
-        self.packed = _scratch("packed", (n, _COLUMNS))
-        """Per body (N, _COLUMNS): start, v0, v1, commit time, split time (+inf: none), second
-        velocity and commit time, pivot, its velocity and acceleration, omega, handoff (0/1),
-        end position."""
         # Lipschitz constants (m/s) of the world curve and of the support-frame curve, the
         # world velocities at the ends of a linear curve
         self.speed_bound_mps = _scratch("speed_bound", (n,))
@@ -334,18 +318,22 @@ class _Curves:
         self.coarse = _scratch("coarse", (n, grid_s.size, 2))
         """Every body's world position (m) at every time of the grid (N, G, 2)."""
         empty = np.zeros((0, 2))
-        args = (*(np.ascontiguousarray(a, np.float64) for a in (
+        self.curve = (*(np.ascontiguousarray(a, np.float64) for a in (
             mo.position_m, mo.velocity_rel_mps, mo.committed_rel_mps, mo.commit_s,
             mo.split_s if self.split else empty[:, 0],
             mo.second_rel_mps if self.split else empty,
             mo.second_commit_s if self.split else empty[:, 0],
             mo.pivot_m, mo.pivot_velocity_mps, mo.pivot_acceleration_mps2, mo.omega_radps,
-            mo.end_position_m)), self.handoff, self.options,
-            np.ascontiguousarray(grid_s, np.float64))
-        outs = (self.packed, self.speed_bound_mps, self.rel_speed_bound_mps,
-                self.world_v0_mps, self.world_v1_mps, self.linear, self.coarse)
-        run_row_pieces(lambda lo, hi: _curve_rows(*args, lo, hi, *outs), n,
-                       min_rows=PARALLEL_MIN_ITEMS)
+            mo.end_position_m)), self.handoff)
+        """Per body, the arrays the compiled loops read: start (m), v0, v1 (m/s), commit time
+        (s), split time (s), second velocity (m/s) and commit time (s) (the last three empty
+        without a split), pivot (m), its velocity (m/s) and acceleration (m/s^2), omega
+        (rad/s), end position (m), handoff (bool)."""
+        grid = np.ascontiguousarray(grid_s, np.float64)
+        outs = (self.speed_bound_mps, self.rel_speed_bound_mps, self.world_v0_mps,
+                self.world_v1_mps, self.linear, self.coarse)
+        run_row_pieces(lambda lo, hi: _curve_rows(self.curve, self.options, grid, lo, hi,
+                                                  *outs), n, min_rows=PARALLEL_MIN_ITEMS)
 
 
 @inlined_loop
@@ -353,26 +341,29 @@ def _relative_at(c, dt, split, i, t):
     """Support-frame point (m) of body ``i`` at time ``t`` in the start-of-step frame: the ramp
     from v0 towards v1 over dt up to the commit time, then rest; for a body split at a portal,
     the first ramp up to the split time, then a second ramp from the velocity reached there
-    towards v2 over the rest of the step (up to its own commit time)."""
-    x0x, x0y = c[i, _START], c[i, _START + 1]
-    v0x, v0y = c[i, _V0], c[i, _V0 + 1]
-    dvx, dvy = c[i, _V1] - v0x, c[i, _V1 + 1] - v0y
+    towards v2 over the rest of the step (up to its own commit time). ``c``: the bodies'
+    curves (:attr:`_Curves.curve`)."""
+    start, v0, v1, commit = c[0], c[1], c[2], c[3]
+    split_s, second, second_commit = c[4], c[5], c[6]
+    x0x, x0y = start[i, 0], start[i, 1]
+    v0x, v0y = v0[i, 0], v0[i, 1]
+    dvx, dvy = v1[i, 0] - v0x, v1[i, 1] - v0y
     if not split:
-        s = smaller(t, c[i, _COMMIT])
+        s = smaller(t, commit[i])
         k = s * s / (2.0 * dt)
         return x0x + v0x * s + dvx * k, x0y + v0y * s + dvy * k
-    tp = smaller(c[i, _SPLIT], dt)
+    tp = smaller(split_s[i], dt)
     if t > tp:
         k = tp * tp / (2.0 * dt)
         atx, aty = x0x + v0x * tp + dvx * k, x0y + v0y * tp + dvy * k
         q = tp / dt
         vax, vay = v0x + dvx * q, v0y + dvy * q
         rest = larger(dt - tp, 1e-300)
-        s2 = smaller(larger(t - tp, 0.0), c[i, _COMMIT2])
+        s2 = smaller(larger(t - tp, 0.0), second_commit[i])
         k2 = s2 * s2 / (2.0 * rest)
-        return (atx + vax * s2 + (c[i, _V2] - vax) * k2,
-                aty + vay * s2 + (c[i, _V2 + 1] - vay) * k2)
-    s1 = smaller(smaller(t, tp), c[i, _COMMIT])
+        return (atx + vax * s2 + (second[i, 0] - vax) * k2,
+                aty + vay * s2 + (second[i, 1] - vay) * k2)
+    s1 = smaller(smaller(t, tp), commit[i])
     k = s1 * s1 / (2.0 * dt)
     return x0x + v0x * s1 + dvx * k, x0y + v0y * s1 + dvy * k
 
@@ -384,21 +375,23 @@ def _world_at(c, options, i, t):
     body moved by its handoff controller goes straight from its start to its end."""
     dt = options[0]
     yx, yy = _relative_at(c, dt, options[1] != 0.0, i, t)
-    cx = c[i, _PIVOT_V] * t + 0.5 * c[i, _PIVOT_A] * t * t
-    cy = c[i, _PIVOT_V + 1] * t + 0.5 * c[i, _PIVOT_A + 1] * t * t
+    start, pivot, pivot_v, pivot_a = c[0], c[7], c[8], c[9]
+    omega, end, handoff = c[10], c[11], c[12]
+    cx = pivot_v[i, 0] * t + 0.5 * pivot_a[i, 0] * t * t
+    cy = pivot_v[i, 1] * t + 0.5 * pivot_a[i, 1] * t * t
     if options[2] != 0.0:
-        px, py = c[i, _PIVOT], c[i, _PIVOT + 1]
+        px, py = pivot[i, 0], pivot[i, 1]
         rx, ry = yx - px, yy - py
-        angle = c[i, _OMEGA] * t
+        angle = omega[i] * t
         cos, sin = math.cos(angle), math.sin(angle)
         wx = px + cx + (cos * rx - sin * ry)
         wy = py + cy + (sin * rx + cos * ry)
     else:
         wx, wy = yx + cx, yy + cy
-    if options[3] != 0.0 and c[i, _HANDOFF] != 0.0:
+    if options[3] != 0.0 and handoff[i]:
         q = t / dt
-        wx = c[i, _START] + (c[i, _END] - c[i, _START]) * q
-        wy = c[i, _START + 1] + (c[i, _END + 1] - c[i, _START + 1]) * q
+        wx = start[i, 0] + (end[i, 0] - start[i, 0]) * q
+        wy = start[i, 1] + (end[i, 1] - start[i, 1]) * q
     return wx, wy
 
 
@@ -982,7 +975,7 @@ def _certified_min(kind: int, cur: _Curves, table: PolygonTable, body: np.ndarra
     (:func:`_certified_mins`), in threads for many items."""
     items = body.size
     zeros_i = np.zeros(items, np.int64)
-    args = (kind, cur.packed, cur.options, table.arrays, np.ascontiguousarray(body, np.int64),
+    args = (kind, cur.curve, cur.options, table.arrays, np.ascontiguousarray(body, np.int64),
             zeros_i if other is None else np.ascontiguousarray(other, np.int64),
             np.zeros(items) if offset_m is None else np.ascontiguousarray(offset_m, np.float64),
             np.ascontiguousarray(lipschitz, np.float64), coarse, grid)
@@ -1014,7 +1007,7 @@ def _pair_min(cur: _Curves, first: np.ndarray, second: np.ndarray, radius_m: np.
     settled = _scratch("settled", (items,), np.bool_)
     rows = (first, second, _f64(radius_m), cur.linear, cur.world_v0_mps, cur.world_v1_mps,
             cur.speed_bound_mps)
-    args = (_PAIR, cur.packed, cur.options, _NO_POLYGONS.arrays, first, second, offset_m,
+    args = (_PAIR, cur.curve, cur.options, _NO_POLYGONS.arrays, first, second, offset_m,
             lipschitz, cur.coarse, grid)
     threads = thread_count(items, PARALLEL_MIN_ITEMS)
     bounds = piece_bounds(items, threads)

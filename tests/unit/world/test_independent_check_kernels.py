@@ -424,6 +424,6 @@ def test_curves_positions_equal_the_world_point_at_every_sample_bit_for_bit(flag
                        np.full(n, 0.3), end, v1, None, (), (), np.zeros(0, bool), (), *split)
     grid = np.linspace(0.0, dt, ic.SAMPLES + 1)
     cur = ic._Curves(mo, grid)
-    want = np.array([[ic._world_at(cur.packed, cur.options, i, t) for t in grid]
+    want = np.array([[ic._world_at(cur.curve, cur.options, i, t) for t in grid]
                      for i in range(n)])
     assert _same_bits(cur.coarse, want)
