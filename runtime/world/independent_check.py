@@ -610,6 +610,37 @@ MODEST_SCALE_M = 1e100
 
 
 @inlined_loop
+def _samples_box(scale, coarse, i):
+    """The box of body ``i``'s samples (m: x from, x to, y from, y to), whether every sample is
+    below MODEST_SCALE_M, the sum of the box's sides (m, at least its diagonal) and the skip
+    slack ``SKIP_SLACK_REL (1 + the largest coordinate of the polygon (its ``scale``) and of
+    the box)`` (m) of :func:`_polygon_on_samples`."""
+    x_lo = x_hi = coarse[i, 0, 0]
+    y_lo = y_hi = coarse[i, 0, 1]
+    modest = abs(x_lo) < MODEST_SCALE_M and abs(y_lo) < MODEST_SCALE_M
+    for s in range(1, coarse.shape[1]):
+        x, y = coarse[i, s, 0], coarse[i, s, 1]
+        modest = modest and abs(x) < MODEST_SCALE_M and abs(y) < MODEST_SCALE_M
+        x_lo, x_hi = min(x_lo, x), max(x_hi, x)
+        y_lo, y_hi = min(y_lo, y), max(y_hi, y)
+    box_scale = max(max(abs(x_lo), abs(x_hi)), max(abs(y_lo), abs(y_hi)))
+    diag = (x_hi - x_lo) + (y_hi - y_lo)
+    slack = SKIP_SLACK_REL * max(scale, 1.0 + box_scale)
+    return x_lo, x_hi, y_lo, y_hi, modest, diag, slack
+
+
+@inlined_loop
+def _beyond(edge_box, e, x_lo, x_hi, y_lo, y_hi, reach, slack):
+    """Whether edge ``e``'s bounding box lies farther than ``reach`` (m) from the samples' box
+    by ``slack`` (m): its squared gap exceeds the squared ``reach + slack`` by far more than
+    the roundings of either square, so its gap exceeds them (:func:`_polygon_on_samples`)."""
+    gap_x = max(0.0, max(edge_box[e, 0] - x_hi, x_lo - edge_box[e, 1]))
+    gap_y = max(0.0, max(edge_box[e, 2] - y_hi, y_lo - edge_box[e, 3]))
+    return gap_x * gap_x + gap_y * gap_y > (reach + slack) * (reach + slack) * (
+        1.0 + SKIP_SLACK_REL)
+
+
+@inlined_loop
 def _polygon_on_samples(table, g, coarse, i, listed, sq, inside):
     """:func:`_polygon_distance` of body ``i``'s sample points ``coarse[i, s]`` to polygon
     ``g`` as its two parts, the squared distance (m^2) to the nearest edge into ``sq`` and
@@ -651,24 +682,9 @@ def _polygon_on_samples(table, g, coarse, i, listed, sq, inside):
     sq[0], inside[0] = nearest_sq, crossings % 2 == 1 and solid[g]
     d0 = math.sqrt(nearest_sq)
     first_crossings = crossings
-    # the samples' box
-    x_lo = x_hi = coarse[i, 0, 0]
-    y_lo = y_hi = coarse[i, 0, 1]
-    modest = abs(x_lo) < MODEST_SCALE_M and abs(y_lo) < MODEST_SCALE_M
-    for s in range(1, samples):
-        x, y = coarse[i, s, 0], coarse[i, s, 1]
-        modest = modest and abs(x) < MODEST_SCALE_M and abs(y) < MODEST_SCALE_M
-        x_lo, x_hi = min(x_lo, x), max(x_hi, x)
-        y_lo, y_hi = min(y_lo, y), max(y_hi, y)
+    x_lo, x_hi, y_lo, y_hi, modest, diag, slack = _samples_box(scale[g], coarse, i)
     sure = modest and scale[g] == scale[g]
-    box_scale = max(max(abs(x_lo), abs(x_hi)), max(abs(y_lo), abs(y_hi)))
-    # the sum of the box's sides, at least its diagonal
-    diag = (x_hi - x_lo) + (y_hi - y_lo)
     reach = d0 + diag
-    slack = SKIP_SLACK_REL * max(scale[g], 1.0 + box_scale)
-    # an edge is left out when its squared gap exceeds the squared reach by far more than the
-    # roundings of either square (so its gap exceeds the reach, as the argument needs)
-    far_sq = (reach + slack) * (reach + slack) * (1.0 + SKIP_SLACK_REL)
     # the boundary farther than the box's diagonal from the first sample: no sample's
     # segment from the first crosses it, and every crossing test is decided as for the true
     # point (its distance to an edge is far above the test's roundings), so every sample
@@ -677,9 +693,7 @@ def _polygon_on_samples(table, g, coarse, i, listed, sq, inside):
     near = 0
     straddling = hi - lo
     for e in range(lo, hi):
-        gap_x = max(0.0, max(edge_box[e, 0] - x_hi, x_lo - edge_box[e, 1]))
-        gap_y = max(0.0, max(edge_box[e, 2] - y_hi, y_lo - edge_box[e, 3]))
-        if not (sure and gap_x * gap_x + gap_y * gap_y > far_sq):
+        if not (sure and _beyond(edge_box, e, x_lo, x_hi, y_lo, y_hi, reach, slack)):
             listed[near] = e
             near += 1
         if not (same_side or (modest and (y_hi < edge_box[e, 2] or y_lo >= edge_box[e, 3]))):
@@ -698,6 +712,65 @@ def _polygon_on_samples(table, g, coarse, i, listed, sq, inside):
             if _crosses(px, py, a[e, 0], a[e, 1], b[e, 1], x_slope[e]):
                 crossings += 1
         sq[s], inside[s] = nearest_sq, crossings % 2 == 1 and solid[g]
+
+
+@inlined_loop
+def _polygon_least_inside(table, g, coarse, i, half_lip_h):
+    """(the least clearance, True) of body ``i``'s samples against polygon ``g`` when every
+    sample is inside it and no interval of the grid can be refined, else (0, False): what
+    :func:`_polygon_on_samples` and :func:`_polygon_least_when_settled` find there, to the
+    bit, measuring fewer edges.
+
+    Every sample is inside when the first is, the coordinates are modest, the edges finite and
+    the boundary farther than the box's side sum from the first sample by the slack (then
+    every sample has the first one's crossings mod 2: ``same_side`` of
+    :func:`_polygon_on_samples`). Every clearance is then the square root of its squared
+    distance, and the least is the root of the least squared distance over every sample and
+    every edge (:func:`_polygon_least_when_settled`, whose samples' minima
+    :func:`_polygon_on_samples` finds without the edges that change none of them; the least of
+    finite numbers does not depend on their order, and no squared distance is -0.0). Here the
+    first sample's nearest edge is measured at every sample first; another edge is measured
+    unless its bounding box lies farther than ``r`` from the samples' box by the slack
+    (:func:`_beyond`), ``r`` the root of the least squared distance found so far: such an edge
+    is farther than ``r`` at every sample in computed values too (the argument of
+    :func:`_polygon_on_samples` with ``r`` for its reach, and ``r <= d0 <= reach``), so its
+    squared distances exceed the least found (the root is correctly rounded, hence monotone)
+    and leave it as it is. The first sample's loop also finds its nearest edge, which
+    :func:`_polygon_on_samples` does not need. Claim: B5, C4."""
+    a, b, ab, inv_length_sq, x_slope, first, solid, edge_box, scale = table
+    lo, hi = first[g], first[g + 1]
+    samples = coarse.shape[1]
+    px, py = coarse[i, 0, 0], coarse[i, 0, 1]
+    least_sq = np.inf
+    nearest = lo
+    crossings = 0
+    for e in range(lo, hi):
+        sq = _segment_distance_sq(px - a[e, 0], py - a[e, 1], ab[e, 0], ab[e, 1],
+                                  inv_length_sq[e])
+        if sq < least_sq:
+            least_sq, nearest = sq, e
+        if _crosses(px, py, a[e, 0], a[e, 1], b[e, 1], x_slope[e]):
+            crossings += 1
+    if not (crossings % 2 == 1 and solid[g] and scale[g] == scale[g]):
+        return 0.0, False
+    x_lo, x_hi, y_lo, y_hi, modest, diag, slack = _samples_box(scale[g], coarse, i)
+    if not (modest and math.sqrt(least_sq) - diag > slack):
+        return 0.0, False
+    # every value from here on is a finite number: the least is min's
+    for s in range(1, samples):
+        least_sq = min(least_sq, _segment_distance_sq(
+            coarse[i, s, 0] - a[nearest, 0], coarse[i, s, 1] - a[nearest, 1],
+            ab[nearest, 0], ab[nearest, 1], inv_length_sq[nearest]))
+    for e in range(lo, hi):
+        if e == nearest or _beyond(edge_box, e, x_lo, x_hi, y_lo, y_hi, math.sqrt(least_sq),
+                                   slack):
+            continue
+        for s in range(1, samples):
+            least_sq = min(least_sq, _segment_distance_sq(
+                coarse[i, s, 0] - a[e, 0], coarse[i, s, 1] - a[e, 1], ab[e, 0], ab[e, 1],
+                inv_length_sq[e]))
+    best = math.sqrt(least_sq)
+    return best, _settles(best, half_lip_h)
 
 
 @inlined_loop
@@ -861,9 +934,9 @@ def _sampled_clearances(kind, c, options, table, body, other, offset_m, lipschit
     loop over samples calls nothing (the same expressions, the same values); a polygon in the
     world is measured at all the samples of a body at once (:func:`_polygon_on_samples`). A
     pair, or a body's clearance in the corridor or its patch, that no interval refines is
-    settled here (:func:`_pair_on_samples`, :func:`_polygon_least_when_settled`): its certified
-    minimum into ``out`` and True into ``settled`` instead of its samples (``settled`` is False
-    for every other item)."""
+    settled here (:func:`_pair_on_samples`; :func:`_polygon_least_inside` where every sample is
+    inside, else :func:`_polygon_least_when_settled`): its certified minimum into ``out`` and
+    True into ``settled`` instead of its samples (``settled`` is False for every other item)."""
     samples = grid.shape[0]
     dt, split = options[0], options[1] != 0.0
     h = dt / SAMPLES
@@ -890,8 +963,13 @@ def _sampled_clearances(kind, c, options, table, body, other, offset_m, lipschit
                 yx, yy = _relative_at(c, dt, split, i, grid[s])
                 vals[k, s] = -_polygon_distance(table, j, yx, yy)
         elif kind == _CORRIDOR or kind == _PATCH:
-            _polygon_on_samples(table, 0 if kind == _CORRIDOR else j, coarse, i, listed, sq,
-                                inside)
+            polygon = 0 if kind == _CORRIDOR else j
+            least, settled[k] = _polygon_least_inside(table, polygon, coarse, i,
+                                                      0.5 * lipschitz[k] * h)
+            if settled[k]:
+                out[k] = least
+                continue
+            _polygon_on_samples(table, polygon, coarse, i, listed, sq, inside)
             least, settled[k] = _polygon_least_when_settled(sq, inside,
                                                             0.5 * lipschitz[k] * h)
             if settled[k]:

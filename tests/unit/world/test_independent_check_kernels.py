@@ -427,3 +427,40 @@ def test_curves_positions_equal_the_world_point_at_every_sample_bit_for_bit(flag
     want = np.array([[ic._world_at(cur.curve, cur.options, i, t) for t in grid]
                      for i in range(n)])
     assert _same_bits(cur.coarse, want)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_polygon_least_inside_equals_the_least_sample_bit_for_bit():
+    # where it decides, the least sampled clearance of every sample and edge, settled as the
+    # whole evaluation settles it: bodies deep inside, near corners and walls, across the
+    # boundary, outside, moving about as far as the boundary, not finite
+    rng = np.random.default_rng(59)
+    polygons = _polygons()
+    table = ic.PolygonTable(polygons)
+    n, samples = 3000, ic.SAMPLES + 1
+    start = rng.uniform(-5.0, 12.0, (n, 1, 2))
+    start[: n // 3] = rng.uniform(-3.0, 272.0, (n // 3, 1, 2))
+    start[n // 3: n // 2] = rng.choice([-2.0, 0.0, 2.0, 3.0, 124.0, 270.0], (n // 6, 1, 2)) \
+        + rng.normal(0.0, 0.3, (n // 6, 1, 2))
+    step = rng.normal(0.0, 0.05, (n, 1, 2)) * rng.choice([0.0, 1.0, 20.0, 200.0], (n, 1, 1))
+    coarse = start + step * np.arange(samples)[None, :, None]
+    coarse[0, :] = [0.0, 0.0]
+    coarse[1, :, 1] = 0.0
+    coarse[2, 3] = [np.nan, 1.0]
+    coarse[3, 5] = [np.inf, 0.5]
+    coarse[4, :] = [1e150, -1e150]
+    coarse[5, 4] = [-0.0, -0.0]
+    half_lip_h = rng.choice([0.0, 1e-9, 1e-3, 0.05, 1.0, 100.0, np.inf, np.nan], n)
+    decided = 0
+    for g in range(len(polygons)):
+        want = -table.signed_distance_m(coarse.reshape(-1, 2))[:, g].reshape(n, samples)
+        for i in range(n):
+            least, settled = ic._polygon_least_inside(table.arrays, g, coarse, i, half_lip_h[i])
+            if settled:
+                decided += 1
+                assert np.all(want[i] > 0.0), (g, i)
+                assert not _refined(want[i], half_lip_h[i]), (g, i)
+                assert np.float64(least).tobytes() == np.minimum.reduce(want[i]).tobytes(), (g, i)
+                sq, inside = _parts_on_samples(table, g, coarse, i)
+                assert ic._polygon_least_when_settled(sq, inside, half_lip_h[i]) == (least, True)
+    assert decided > n // 6
