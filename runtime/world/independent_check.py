@@ -170,44 +170,57 @@ class StepTruth:
 
 
 # --------------------------------------------------------------------------- kinematics
-# columns of a body's packed curve record (see _Curves.packed)
-_START, _V0, _V1, _COMMIT, _SPLIT, _V2, _COMMIT2 = 0, 2, 4, 6, 7, 8, 10
-_PIVOT, _PIVOT_V, _PIVOT_A, _OMEGA, _HANDOFF, _END = 11, 13, 15, 17, 18, 19
-_COLUMNS = 21
+# a body's curve for the compiled loops is the tuple of the record's arrays (_Curves.curve):
+# start, v0, v1, commit time, split time, second velocity and commit time (the last three
+# empty without a split), pivot, its velocity and acceleration, omega, end position, handoff
+
+
+@inlined_loop
+def _same_support(pivot_v, pivot_a, i, support):
+    """Whether body ``i``'s support velocity and acceleration have the bits of ``support``
+    (vx, vy, ax, ay): equal values of equal signs (a NaN is equal to nothing)."""
+    values = (pivot_v[i, 0], pivot_v[i, 1], pivot_a[i, 0], pivot_a[i, 1])
+    for d in range(4):
+        if not (values[d] == support[d]
+                and math.copysign(1.0, values[d]) == math.copysign(1.0, support[d])):
+            return False
+    return True
 
 
 @compiled_loop
-def _curve_rows(start, v0, v1, commit, split, second, second_commit, pivot, pivot_v, pivot_a,
-                omega, end, handoff, options, grid, lo, hi, packed, speed_bound, rel_speed_bound,
-                world_v0, world_v1, linear, coarse):
-    """Rows ``lo:hi`` of every body's curve, in one pass per body: its record into ``packed``
-    (N, _COLUMNS; without a split, ``split`` empty, the split time is +inf and the second ramp
-    zero); the largest speed relative to its support (of v0, v1 and, when split, the second
+def _curve_rows(curve, options, grid, lo, hi, speed_bound, rel_speed_bound, world_v0,
+                world_v1, linear, coarse):
+    """Rows ``lo:hi`` of every body's curve (``curve``, see :meth:`_Curves.curve`), in one pass
+    per body: the largest speed relative to its support (of v0, v1 and, when split, the second
     ramp's velocity; NaN wins), its world speed bound
     ``|w| + |alpha| dt + |omega| (|x0 - c| + dt rel) + rel`` and, for a body moved by its
     handoff controller, its straight speed ``|x1 - x0| / dt`` for both; the world velocities
     ``w + v0`` and ``w + alpha dt + v1`` at the ends of the step; whether its world velocity is
     linear in time (no rotation, truncation, split or handoff: a pair's relative speed is then
     largest at an end of the step); and its world position at every ``grid`` time
-    (:func:`_world_at`, into ``coarse`` (N, G, 2))."""
+    (:func:`_world_at`, into ``coarse`` (N, G, 2); in a step without split, rotation or handoff,
+    for a body committed past every sample time, with the ramp's ``t^2 / (2 dt)`` computed once
+    per step and the carry once per run of bodies with the same support bits)."""
+    start, v0, v1, commit, split, second, second_commit, pivot, pivot_v, pivot_a, omega, end, \
+        handoff = curve
     dt = options[0]
     has_split = split.shape[0] > 0
+    # a step without split, rotation or handoff evaluates :func:`_world_at`'s plain branch; its
+    # terms that depend on the sample time only (the ramp's s^2 / (2 dt) where s = t) or on the
+    # support (the carry) are computed once, the same operations on the same values
+    straight = options[1] == 0.0 and options[2] == 0.0 and options[3] == 0.0
+    samples = grid.shape[0]
+    ramp, carry = np.empty(samples), np.empty((samples, 2))
+    grid_top = -np.inf
+    for s in range(samples):
+        ramp[s] = grid[s] * grid[s] / (2.0 * dt)
+        grid_top = larger(grid_top, grid[s])
+    support = np.full(4, np.nan)
     # the support's speed and acceleration lengths, kept while the next body's are the same
     # values (bodies on one support, or on the ground; hypot of equal magnitudes is the same)
     last_v = last_a = (np.nan, np.nan)
     support_v = support_a = np.nan
     for i in range(lo, hi):
-        row = packed[i]
-        for d in range(2):
-            row[_START + d], row[_V0 + d], row[_V1 + d] = start[i, d], v0[i, d], v1[i, d]
-            row[_PIVOT + d], row[_PIVOT_V + d] = pivot[i, d], pivot_v[i, d]
-            row[_PIVOT_A + d], row[_END + d] = pivot_a[i, d], end[i, d]
-            row[_V2 + d] = second[i, d] if has_split else 0.0
-        row[_COMMIT] = commit[i]
-        row[_SPLIT] = split[i] if has_split else np.inf
-        row[_COMMIT2] = second_commit[i] if has_split else 0.0
-        row[_OMEGA] = omega[i]
-        row[_HANDOFF] = 1.0 if handoff[i] else 0.0
         rel = larger(math.hypot(v0[i, 0], v0[i, 1]), math.hypot(v1[i, 0], v1[i, 1]))
         if has_split:
             rel = larger(rel, math.hypot(second[i, 0], second[i, 1]))
@@ -237,8 +250,23 @@ def _curve_rows(start, v0, v1, commit, split, second, second_commit, pivot, pivo
             world_v1[i, d] = pivot_v[i, d] + pivot_a[i, d] * dt + v1[i, d]
         linear[i] = (not handoff[i] and omega[i] == 0.0 and commit[i] >= dt
                      and not (has_split and math.isfinite(split[i])))
-        for s in range(grid.shape[0]):
-            coarse[i, s, 0], coarse[i, s, 1] = _world_at(packed, options, i, grid[s])
+        if straight and commit[i] >= grid_top and not handoff[i]:
+            # committed past every sample time: s = t in the ramp, whose t^2 / (2 dt) is the
+            # step's; the carry of the same support bits is the previous body's
+            if not _same_support(pivot_v, pivot_a, i, support):
+                support[:] = (pivot_v[i, 0], pivot_v[i, 1], pivot_a[i, 0], pivot_a[i, 1])
+                for s in range(grid.shape[0]):
+                    t = grid[s]
+                    carry[s, 0] = pivot_v[i, 0] * t + 0.5 * pivot_a[i, 0] * t * t
+                    carry[s, 1] = pivot_v[i, 1] * t + 0.5 * pivot_a[i, 1] * t * t
+            dvx, dvy = v1[i, 0] - v0[i, 0], v1[i, 1] - v0[i, 1]
+            for s in range(grid.shape[0]):
+                t = grid[s]
+                coarse[i, s, 0] = start[i, 0] + v0[i, 0] * t + dvx * ramp[s] + carry[s, 0]
+                coarse[i, s, 1] = start[i, 1] + v0[i, 1] * t + dvy * ramp[s] + carry[s, 1]
+        else:
+            for s in range(grid.shape[0]):
+                coarse[i, s, 0], coarse[i, s, 1] = _world_at(curve, options, i, grid[s])
 
 
 _PER_THREAD = threading.local()
@@ -261,7 +289,7 @@ def _scratch(name: str, shape: tuple[int, ...], dtype: type = np.float64) -> np.
 
 
 class _Curves:
-    """Every body's executed curve of one step: its packed record for the compiled loops
+    """Every body's executed curve of one step: its record's arrays for the compiled loops
     (:func:`_world_at`) and its Lipschitz bounds."""
 
     def __init__(self, mo: StepMotion, grid_s: np.ndarray) -> None:
@@ -279,10 +307,6 @@ class _Curves:
         self.options = np.array([dt, float(self.split), float(self.any_rotation),
                                  float(self.any_handoff)])
         """The step (s) and whether any body was split, rotates, is moved by its handoff."""
-        self.packed = _scratch("packed", (n, _COLUMNS))
-        """Per body (N, _COLUMNS): start, v0, v1, commit time, split time (+inf: none), second
-        velocity and commit time, pivot, its velocity and acceleration, omega, handoff (0/1),
-        end position."""
         # Lipschitz constants (m/s) of the world curve and of the support-frame curve, the
         # world velocities at the ends of a linear curve
         self.speed_bound_mps = _scratch("speed_bound", (n,))
@@ -294,29 +318,22 @@ class _Curves:
         self.coarse = _scratch("coarse", (n, grid_s.size, 2))
         """Every body's world position (m) at every time of the grid (N, G, 2)."""
         empty = np.zeros((0, 2))
-        args = (*(np.ascontiguousarray(a, np.float64) for a in (
+        self.curve = (*(np.ascontiguousarray(a, np.float64) for a in (
             mo.position_m, mo.velocity_rel_mps, mo.committed_rel_mps, mo.commit_s,
             mo.split_s if self.split else empty[:, 0],
             mo.second_rel_mps if self.split else empty,
             mo.second_commit_s if self.split else empty[:, 0],
             mo.pivot_m, mo.pivot_velocity_mps, mo.pivot_acceleration_mps2, mo.omega_radps,
-            mo.end_position_m)), self.handoff, self.options,
-            np.ascontiguousarray(grid_s, np.float64))
-        outs = (self.packed, self.speed_bound_mps, self.rel_speed_bound_mps,
-                self.world_v0_mps, self.world_v1_mps, self.linear, self.coarse)
-        run_row_pieces(lambda lo, hi: _curve_rows(*args, lo, hi, *outs), n,
-                       min_rows=PARALLEL_MIN_ITEMS)
-
-    def pair_speed_bound_mps(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-        """Lipschitz constant (m/s, (P,)) of the distance of bodies i and j over the step: the
-        largest relative speed at the ends where both velocities are linear in time, else the
-        sum of the two speed bounds."""
-        out = np.empty(i.shape[0])
-        _pair_speed_bounds(np.ascontiguousarray(i, np.int64), np.ascontiguousarray(j, np.int64),
-                           self.linear, np.ascontiguousarray(self.world_v0_mps),
-                           np.ascontiguousarray(self.world_v1_mps),
-                           np.ascontiguousarray(self.speed_bound_mps, np.float64), out)
-        return out
+            mo.end_position_m)), self.handoff)
+        """Per body, the arrays the compiled loops read: start (m), v0, v1 (m/s), commit time
+        (s), split time (s), second velocity (m/s) and commit time (s) (the last three empty
+        without a split), pivot (m), its velocity (m/s) and acceleration (m/s^2), omega
+        (rad/s), end position (m), handoff (bool)."""
+        grid = np.ascontiguousarray(grid_s, np.float64)
+        outs = (self.speed_bound_mps, self.rel_speed_bound_mps, self.world_v0_mps,
+                self.world_v1_mps, self.linear, self.coarse)
+        run_row_pieces(lambda lo, hi: _curve_rows(self.curve, self.options, grid, lo, hi,
+                                                  *outs), n, min_rows=PARALLEL_MIN_ITEMS)
 
 
 @inlined_loop
@@ -324,26 +341,29 @@ def _relative_at(c, dt, split, i, t):
     """Support-frame point (m) of body ``i`` at time ``t`` in the start-of-step frame: the ramp
     from v0 towards v1 over dt up to the commit time, then rest; for a body split at a portal,
     the first ramp up to the split time, then a second ramp from the velocity reached there
-    towards v2 over the rest of the step (up to its own commit time)."""
-    x0x, x0y = c[i, _START], c[i, _START + 1]
-    v0x, v0y = c[i, _V0], c[i, _V0 + 1]
-    dvx, dvy = c[i, _V1] - v0x, c[i, _V1 + 1] - v0y
+    towards v2 over the rest of the step (up to its own commit time). ``c``: the bodies'
+    curves (:attr:`_Curves.curve`)."""
+    start, v0, v1, commit = c[0], c[1], c[2], c[3]
+    split_s, second, second_commit = c[4], c[5], c[6]
+    x0x, x0y = start[i, 0], start[i, 1]
+    v0x, v0y = v0[i, 0], v0[i, 1]
+    dvx, dvy = v1[i, 0] - v0x, v1[i, 1] - v0y
     if not split:
-        s = smaller(t, c[i, _COMMIT])
+        s = smaller(t, commit[i])
         k = s * s / (2.0 * dt)
         return x0x + v0x * s + dvx * k, x0y + v0y * s + dvy * k
-    tp = smaller(c[i, _SPLIT], dt)
+    tp = smaller(split_s[i], dt)
     if t > tp:
         k = tp * tp / (2.0 * dt)
         atx, aty = x0x + v0x * tp + dvx * k, x0y + v0y * tp + dvy * k
         q = tp / dt
         vax, vay = v0x + dvx * q, v0y + dvy * q
         rest = larger(dt - tp, 1e-300)
-        s2 = smaller(larger(t - tp, 0.0), c[i, _COMMIT2])
+        s2 = smaller(larger(t - tp, 0.0), second_commit[i])
         k2 = s2 * s2 / (2.0 * rest)
-        return (atx + vax * s2 + (c[i, _V2] - vax) * k2,
-                aty + vay * s2 + (c[i, _V2 + 1] - vay) * k2)
-    s1 = smaller(smaller(t, tp), c[i, _COMMIT])
+        return (atx + vax * s2 + (second[i, 0] - vax) * k2,
+                aty + vay * s2 + (second[i, 1] - vay) * k2)
+    s1 = smaller(smaller(t, tp), commit[i])
     k = s1 * s1 / (2.0 * dt)
     return x0x + v0x * s1 + dvx * k, x0y + v0y * s1 + dvy * k
 
@@ -355,37 +375,42 @@ def _world_at(c, options, i, t):
     body moved by its handoff controller goes straight from its start to its end."""
     dt = options[0]
     yx, yy = _relative_at(c, dt, options[1] != 0.0, i, t)
-    cx = c[i, _PIVOT_V] * t + 0.5 * c[i, _PIVOT_A] * t * t
-    cy = c[i, _PIVOT_V + 1] * t + 0.5 * c[i, _PIVOT_A + 1] * t * t
+    start, pivot, pivot_v, pivot_a = c[0], c[7], c[8], c[9]
+    omega, end, handoff = c[10], c[11], c[12]
+    cx = pivot_v[i, 0] * t + 0.5 * pivot_a[i, 0] * t * t
+    cy = pivot_v[i, 1] * t + 0.5 * pivot_a[i, 1] * t * t
     if options[2] != 0.0:
-        px, py = c[i, _PIVOT], c[i, _PIVOT + 1]
+        px, py = pivot[i, 0], pivot[i, 1]
         rx, ry = yx - px, yy - py
-        angle = c[i, _OMEGA] * t
+        angle = omega[i] * t
         cos, sin = math.cos(angle), math.sin(angle)
         wx = px + cx + (cos * rx - sin * ry)
         wy = py + cy + (sin * rx + cos * ry)
     else:
         wx, wy = yx + cx, yy + cy
-    if options[3] != 0.0 and c[i, _HANDOFF] != 0.0:
+    if options[3] != 0.0 and handoff[i]:
         q = t / dt
-        wx = c[i, _START] + (c[i, _END] - c[i, _START]) * q
-        wy = c[i, _START + 1] + (c[i, _END + 1] - c[i, _START + 1]) * q
+        wx = start[i, 0] + (end[i, 0] - start[i, 0]) * q
+        wy = start[i, 1] + (end[i, 1] - start[i, 1]) * q
     return wx, wy
 
 
 @compiled_loop
-def _pair_speed_bounds(first, second, linear, world_v0, world_v1, speed_bound, out):
-    """:meth:`_Curves.pair_speed_bound_mps` of pairs (first[p], second[p]) into ``out``: the
-    larger relative speed at the two ends (NaN wins) where both bodies are linear in time,
-    else the sum of their speed bounds."""
-    for p in range(first.shape[0]):
+def _pair_rows(first, second, radius, linear, world_v0, world_v1, speed_bound, lo, hi,
+               offset_m, lipschitz):
+    """Pairs ``lo:hi`` (bodies first[p], second[p]): the combined radius (m) into ``offset_m``
+    and the Lipschitz constant (m/s) of their distance over the step into ``lipschitz``: the
+    larger relative speed at the two ends (NaN wins) where both bodies' world velocities are
+    linear in time (:func:`_curve_rows`), else the sum of their speed bounds."""
+    for p in range(lo, hi):
         i, j = first[p], second[p]
+        offset_m[p] = radius[i] + radius[j]
         if linear[i] and linear[j]:
             d0 = math.hypot(world_v0[i, 0] - world_v0[j, 0], world_v0[i, 1] - world_v0[j, 1])
             d1 = math.hypot(world_v1[i, 0] - world_v1[j, 0], world_v1[i, 1] - world_v1[j, 1])
-            out[p] = larger(d0, d1)
+            lipschitz[p] = larger(d0, d1)
         else:
-            out[p] = speed_bound[i] + speed_bound[j]
+            lipschitz[p] = speed_bound[i] + speed_bound[j]
 
 
 DRIFT_CLEAR_SQ = (TOLERANCE_M * (1.0 - 1e-9)) ** 2
@@ -427,6 +452,10 @@ def _verdicts(dt, dt_sq, coarse, committed, commit, split, second, second_commit
     last = coarse.shape[1] - 1
     has_split = split.shape[0] > 0
     rotating = cos.shape[0] > 0
+    # lengths of equal magnitudes are the same number: the carry's is kept while the next
+    # body's carry has the same values (bodies on one support), and the end velocity's is the
+    # relative velocity's where the two are equal (bodies on the ground)
+    last_carry_x = last_carry_y = carry_speed = np.nan
     for i in range(lo, hi):
         full = commit[i] >= dt
         vx = committed[i, 0] if full else 0.0
@@ -444,10 +473,15 @@ def _verdicts(dt, dt_sq, coarse, committed, commit, split, second, second_commit
         world_x = carry_x + (c * vx - s * vy)
         world_y = carry_y + (s * vx + c * vy)
         ux, uy = end_velocity[i, 0], end_velocity[i, 1]
-        world_excess = math.hypot(ux, uy) - (cap[i] + math.hypot(carry_x, carry_y))
-        excess = world_excess
-        if not handoff[i]:
-            excess = larger(math.hypot(vx, vy) - cap[i], world_excess)
+        if not (carry_x == last_carry_x and carry_y == last_carry_y):
+            last_carry_x, last_carry_y = carry_x, carry_y
+            carry_speed = math.hypot(carry_x, carry_y)
+        if handoff[i]:
+            excess = math.hypot(ux, uy) - (cap[i] + carry_speed)
+        else:
+            rel_speed = math.hypot(vx, vy)
+            speed_u = rel_speed if ux == vx and uy == vy else math.hypot(ux, uy)
+            excess = larger(rel_speed - cap[i], speed_u - (cap[i] + carry_speed))
         speed[i] = excess
         drift_m = _drift(ex - end_position[i, 0], ey - end_position[i, 1])
         drift_mps = 0.0 if handoff[i] else _drift(world_x - ux, world_y - uy)
@@ -576,6 +610,37 @@ MODEST_SCALE_M = 1e100
 
 
 @inlined_loop
+def _samples_box(scale, coarse, i):
+    """The box of body ``i``'s samples (m: x from, x to, y from, y to), whether every sample is
+    below MODEST_SCALE_M, the sum of the box's sides (m, at least its diagonal) and the skip
+    slack ``SKIP_SLACK_REL (1 + the largest coordinate of the polygon (its ``scale``) and of
+    the box)`` (m) of :func:`_polygon_on_samples`."""
+    x_lo = x_hi = coarse[i, 0, 0]
+    y_lo = y_hi = coarse[i, 0, 1]
+    modest = abs(x_lo) < MODEST_SCALE_M and abs(y_lo) < MODEST_SCALE_M
+    for s in range(1, coarse.shape[1]):
+        x, y = coarse[i, s, 0], coarse[i, s, 1]
+        modest = modest and abs(x) < MODEST_SCALE_M and abs(y) < MODEST_SCALE_M
+        x_lo, x_hi = min(x_lo, x), max(x_hi, x)
+        y_lo, y_hi = min(y_lo, y), max(y_hi, y)
+    box_scale = max(max(abs(x_lo), abs(x_hi)), max(abs(y_lo), abs(y_hi)))
+    diag = (x_hi - x_lo) + (y_hi - y_lo)
+    slack = SKIP_SLACK_REL * max(scale, 1.0 + box_scale)
+    return x_lo, x_hi, y_lo, y_hi, modest, diag, slack
+
+
+@inlined_loop
+def _beyond(edge_box, e, x_lo, x_hi, y_lo, y_hi, reach, slack):
+    """Whether edge ``e``'s bounding box lies farther than ``reach`` (m) from the samples' box
+    by ``slack`` (m): its squared gap exceeds the squared ``reach + slack`` by far more than
+    the roundings of either square, so its gap exceeds them (:func:`_polygon_on_samples`)."""
+    gap_x = max(0.0, max(edge_box[e, 0] - x_hi, x_lo - edge_box[e, 1]))
+    gap_y = max(0.0, max(edge_box[e, 2] - y_hi, y_lo - edge_box[e, 3]))
+    return gap_x * gap_x + gap_y * gap_y > (reach + slack) * (reach + slack) * (
+        1.0 + SKIP_SLACK_REL)
+
+
+@inlined_loop
 def _polygon_on_samples(table, g, coarse, i, listed, sq, inside):
     """:func:`_polygon_distance` of body ``i``'s sample points ``coarse[i, s]`` to polygon
     ``g`` as its two parts, the squared distance (m^2) to the nearest edge into ``sq`` and
@@ -617,24 +682,9 @@ def _polygon_on_samples(table, g, coarse, i, listed, sq, inside):
     sq[0], inside[0] = nearest_sq, crossings % 2 == 1 and solid[g]
     d0 = math.sqrt(nearest_sq)
     first_crossings = crossings
-    # the samples' box
-    x_lo = x_hi = coarse[i, 0, 0]
-    y_lo = y_hi = coarse[i, 0, 1]
-    modest = abs(x_lo) < MODEST_SCALE_M and abs(y_lo) < MODEST_SCALE_M
-    for s in range(1, samples):
-        x, y = coarse[i, s, 0], coarse[i, s, 1]
-        modest = modest and abs(x) < MODEST_SCALE_M and abs(y) < MODEST_SCALE_M
-        x_lo, x_hi = min(x_lo, x), max(x_hi, x)
-        y_lo, y_hi = min(y_lo, y), max(y_hi, y)
+    x_lo, x_hi, y_lo, y_hi, modest, diag, slack = _samples_box(scale[g], coarse, i)
     sure = modest and scale[g] == scale[g]
-    box_scale = max(max(abs(x_lo), abs(x_hi)), max(abs(y_lo), abs(y_hi)))
-    # the sum of the box's sides, at least its diagonal
-    diag = (x_hi - x_lo) + (y_hi - y_lo)
     reach = d0 + diag
-    slack = SKIP_SLACK_REL * max(scale[g], 1.0 + box_scale)
-    # an edge is left out when its squared gap exceeds the squared reach by far more than the
-    # roundings of either square (so its gap exceeds the reach, as the argument needs)
-    far_sq = (reach + slack) * (reach + slack) * (1.0 + SKIP_SLACK_REL)
     # the boundary farther than the box's diagonal from the first sample: no sample's
     # segment from the first crosses it, and every crossing test is decided as for the true
     # point (its distance to an edge is far above the test's roundings), so every sample
@@ -643,9 +693,7 @@ def _polygon_on_samples(table, g, coarse, i, listed, sq, inside):
     near = 0
     straddling = hi - lo
     for e in range(lo, hi):
-        gap_x = max(0.0, max(edge_box[e, 0] - x_hi, x_lo - edge_box[e, 1]))
-        gap_y = max(0.0, max(edge_box[e, 2] - y_hi, y_lo - edge_box[e, 3]))
-        if not (sure and gap_x * gap_x + gap_y * gap_y > far_sq):
+        if not (sure and _beyond(edge_box, e, x_lo, x_hi, y_lo, y_hi, reach, slack)):
             listed[near] = e
             near += 1
         if not (same_side or (modest and (y_hi < edge_box[e, 2] or y_lo >= edge_box[e, 3]))):
@@ -664,6 +712,65 @@ def _polygon_on_samples(table, g, coarse, i, listed, sq, inside):
             if _crosses(px, py, a[e, 0], a[e, 1], b[e, 1], x_slope[e]):
                 crossings += 1
         sq[s], inside[s] = nearest_sq, crossings % 2 == 1 and solid[g]
+
+
+@inlined_loop
+def _polygon_least_inside(table, g, coarse, i, half_lip_h):
+    """(the least clearance, True) of body ``i``'s samples against polygon ``g`` when every
+    sample is inside it and no interval of the grid can be refined, else (0, False): what
+    :func:`_polygon_on_samples` and :func:`_polygon_least_when_settled` find there, to the
+    bit, measuring fewer edges.
+
+    Every sample is inside when the first is, the coordinates are modest, the edges finite and
+    the boundary farther than the box's side sum from the first sample by the slack (then
+    every sample has the first one's crossings mod 2: ``same_side`` of
+    :func:`_polygon_on_samples`). Every clearance is then the square root of its squared
+    distance, and the least is the root of the least squared distance over every sample and
+    every edge (:func:`_polygon_least_when_settled`, whose samples' minima
+    :func:`_polygon_on_samples` finds without the edges that change none of them; the least of
+    finite numbers does not depend on their order, and no squared distance is -0.0). Here the
+    first sample's nearest edge is measured at every sample first; another edge is measured
+    unless its bounding box lies farther than ``r`` from the samples' box by the slack
+    (:func:`_beyond`), ``r`` the root of the least squared distance found so far: such an edge
+    is farther than ``r`` at every sample in computed values too (the argument of
+    :func:`_polygon_on_samples` with ``r`` for its reach, and ``r <= d0 <= reach``), so its
+    squared distances exceed the least found (the root is correctly rounded, hence monotone)
+    and leave it as it is. The first sample's loop also finds its nearest edge, which
+    :func:`_polygon_on_samples` does not need. Claim: B5, C4."""
+    a, b, ab, inv_length_sq, x_slope, first, solid, edge_box, scale = table
+    lo, hi = first[g], first[g + 1]
+    samples = coarse.shape[1]
+    px, py = coarse[i, 0, 0], coarse[i, 0, 1]
+    least_sq = np.inf
+    nearest = lo
+    crossings = 0
+    for e in range(lo, hi):
+        sq = _segment_distance_sq(px - a[e, 0], py - a[e, 1], ab[e, 0], ab[e, 1],
+                                  inv_length_sq[e])
+        if sq < least_sq:
+            least_sq, nearest = sq, e
+        if _crosses(px, py, a[e, 0], a[e, 1], b[e, 1], x_slope[e]):
+            crossings += 1
+    if not (crossings % 2 == 1 and solid[g] and scale[g] == scale[g]):
+        return 0.0, False
+    x_lo, x_hi, y_lo, y_hi, modest, diag, slack = _samples_box(scale[g], coarse, i)
+    if not (modest and math.sqrt(least_sq) - diag > slack):
+        return 0.0, False
+    # every value from here on is a finite number: the least is min's
+    for s in range(1, samples):
+        least_sq = min(least_sq, _segment_distance_sq(
+            coarse[i, s, 0] - a[nearest, 0], coarse[i, s, 1] - a[nearest, 1],
+            ab[nearest, 0], ab[nearest, 1], inv_length_sq[nearest]))
+    for e in range(lo, hi):
+        if e == nearest or _beyond(edge_box, e, x_lo, x_hi, y_lo, y_hi, math.sqrt(least_sq),
+                                   slack):
+            continue
+        for s in range(1, samples):
+            least_sq = min(least_sq, _segment_distance_sq(
+                coarse[i, s, 0] - a[e, 0], coarse[i, s, 1] - a[e, 1], ab[e, 0], ab[e, 1],
+                inv_length_sq[e]))
+    best = math.sqrt(least_sq)
+    return best, _settles(best, half_lip_h)
 
 
 @inlined_loop
@@ -827,9 +934,9 @@ def _sampled_clearances(kind, c, options, table, body, other, offset_m, lipschit
     loop over samples calls nothing (the same expressions, the same values); a polygon in the
     world is measured at all the samples of a body at once (:func:`_polygon_on_samples`). A
     pair, or a body's clearance in the corridor or its patch, that no interval refines is
-    settled here (:func:`_pair_on_samples`, :func:`_polygon_least_when_settled`): its certified
-    minimum into ``out`` and True into ``settled`` instead of its samples (``settled`` is False
-    for every other item)."""
+    settled here (:func:`_pair_on_samples`; :func:`_polygon_least_inside` where every sample is
+    inside, else :func:`_polygon_least_when_settled`): its certified minimum into ``out`` and
+    True into ``settled`` instead of its samples (``settled`` is False for every other item)."""
     samples = grid.shape[0]
     dt, split = options[0], options[1] != 0.0
     h = dt / SAMPLES
@@ -856,8 +963,13 @@ def _sampled_clearances(kind, c, options, table, body, other, offset_m, lipschit
                 yx, yy = _relative_at(c, dt, split, i, grid[s])
                 vals[k, s] = -_polygon_distance(table, j, yx, yy)
         elif kind == _CORRIDOR or kind == _PATCH:
-            _polygon_on_samples(table, 0 if kind == _CORRIDOR else j, coarse, i, listed, sq,
-                                inside)
+            polygon = 0 if kind == _CORRIDOR else j
+            least, settled[k] = _polygon_least_inside(table, polygon, coarse, i,
+                                                      0.5 * lipschitz[k] * h)
+            if settled[k]:
+                out[k] = least
+                continue
+            _polygon_on_samples(table, polygon, coarse, i, listed, sq, inside)
             least, settled[k] = _polygon_least_when_settled(sq, inside,
                                                             0.5 * lipschitz[k] * h)
             if settled[k]:
@@ -941,7 +1053,7 @@ def _certified_min(kind: int, cur: _Curves, table: PolygonTable, body: np.ndarra
     (:func:`_certified_mins`), in threads for many items."""
     items = body.size
     zeros_i = np.zeros(items, np.int64)
-    args = (kind, cur.packed, cur.options, table.arrays, np.ascontiguousarray(body, np.int64),
+    args = (kind, cur.curve, cur.options, table.arrays, np.ascontiguousarray(body, np.int64),
             zeros_i if other is None else np.ascontiguousarray(other, np.int64),
             np.zeros(items) if offset_m is None else np.ascontiguousarray(offset_m, np.float64),
             np.ascontiguousarray(lipschitz, np.float64), coarse, grid)
@@ -952,6 +1064,34 @@ def _certified_min(kind: int, cur: _Curves, table: PolygonTable, body: np.ndarra
     bounds = piece_bounds(items, threads)
 
     def piece(p: int) -> None:
+        _sampled_clearances(*args, bounds[p], bounds[p + 1], sampled, settled, out)
+        _certified_mins(*args, sampled, settled, bounds[p], bounds[p + 1], out)
+
+    run_pieces(piece, len(bounds) - 1, threads=threads)
+    return out
+
+
+def _pair_min(cur: _Curves, first: np.ndarray, second: np.ndarray, radius_m: np.ndarray,
+              grid: np.ndarray) -> np.ndarray:
+    """Certified minimum over the step (m, (P,)) of the clearance of every pair of bodies
+    (``first``, ``second``), as :func:`_certified_min`, with each piece's combined radii and
+    Lipschitz constants found first (:func:`_pair_rows`), in threads for many pairs."""
+    items = first.size
+    first = np.ascontiguousarray(first, np.int64)
+    second = np.ascontiguousarray(second, np.int64)
+    out = np.empty(items)
+    offset_m, lipschitz = _scratch("pair_offset", (items,)), _scratch("pair_lipschitz", (items,))
+    sampled = _scratch("sampled", (items, grid.size))
+    settled = _scratch("settled", (items,), np.bool_)
+    rows = (first, second, _f64(radius_m), cur.linear, cur.world_v0_mps, cur.world_v1_mps,
+            cur.speed_bound_mps)
+    args = (_PAIR, cur.curve, cur.options, _NO_POLYGONS.arrays, first, second, offset_m,
+            lipschitz, cur.coarse, grid)
+    threads = thread_count(items, PARALLEL_MIN_ITEMS)
+    bounds = piece_bounds(items, threads)
+
+    def piece(p: int) -> None:
+        _pair_rows(*rows, bounds[p], bounds[p + 1], offset_m, lipschitz)
         _sampled_clearances(*args, bounds[p], bounds[p + 1], sampled, settled, out)
         _certified_mins(*args, sampled, settled, bounds[p], bounds[p + 1], out)
 
@@ -1226,10 +1366,7 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
     agent = inf.copy()
     pi, pj = candidate_pairs(mo.position_m, mo.radius_m + reach + 0.5 * report_band_m)
     if pi.size:
-        comb = mo.radius_m[pi] + mo.radius_m[pj]
-        vals = _certified_min(_PAIR, cur, _NO_POLYGONS, pi, pj, comb,
-                              cur.pair_speed_bound_mps(pi, pj), coarse, grid)
-        _fold_pairs(pi, pj, vals, agent)
+        _fold_pairs(pi, pj, _pair_min(cur, pi, pj, mo.radius_m, grid), agent)
 
     # O2 / V1: the end velocity against the cap (relative) and cap plus carry (world); T4: the
     # World's executed end state is the end of the re-built curve; then every rule's margin

@@ -98,6 +98,16 @@ def test_verdicts_equal_the_numpy_expressions_bit_for_bit(rotating, split):
     offset *= (ic.TOLERANCE_M * rng.choice([0.0, 0.5, 1.0 - 1e-12, 1.0, 1.0 + 1e-12, 2.0], n)
                / np.maximum(np.hypot(*offset.T), 1e-300))[:, None]
     inputs["end_position"][near] = coarse[near, -1] + offset[near]
+    # bodies on shared supports (runs of equal carries) whose end velocity is, or nearly is,
+    # their relative velocity (zeros of either sign)
+    runs = np.repeat(np.arange(n // 8), 8)
+    shared = rng.random(n) < 0.5
+    for name in ("pivot_v", "pivot_a"):
+        inputs[name][shared] = inputs[name][runs][shared]
+    same = rng.random(n) < 0.4
+    inputs["end_velocity"][same] = inputs["committed"][same] * rng.choice(
+        [1.0, -1.0, 1.0 + 1e-15], (int(same.sum()), 1))
+    inputs["end_velocity"][same & (rng.random(n) < 0.1)] = np.array([0.0, -0.0])
     want = _numpy_verdicts(dt, coarse, split=split_s if split else None, second=second,
                            second_commit=second_commit, corridor=clearances[0],
                            patch=clearances[1], platform=clearances[2], obstacle=clearances[3],
@@ -389,3 +399,68 @@ def test_sample_grid_is_numpys_linspace_of_each_step():
         want = np.linspace(0.0, dt, ic.SAMPLES + 1)
         assert grid.dtype == want.dtype and grid.tobytes() == want.tobytes(), dt
         assert ic._sample_grid(dt) is grid
+
+
+@pytest.mark.parametrize("flags", [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_curves_positions_equal_the_world_point_at_every_sample_bit_for_bit(flags):
+    # runs of bodies on shared supports (zeros of both signs, NaN), commit times before, at and
+    # past the step, NaN; a step split, rotating or with handoff bodies takes the general path
+    rng = np.random.default_rng(53)
+    n, dt = 2000, 0.1
+    runs = np.repeat(np.arange(n // 10), 10)
+    pivot_v, pivot_a = _random(rng, (n // 10, 2))[runs], _random(rng, (n // 10, 2))[runs]
+    pivot_v[rng.random(n) < 0.05] *= -0.0
+    pivot_a[rng.random(n) < 0.05] *= -0.0
+    start, pivot = _random(rng, (n, 2)), _random(rng, (n, 2))
+    v0, v1, end = _random(rng, (n, 2)), _random(rng, (n, 2)), _random(rng, (n, 2))
+    commit = rng.choice([dt, 0.05, 0.2, np.nan, np.inf, 0.0], n)
+    omega = np.where(rng.random(n) < 0.3, 0.4, 0.0) if flags[1] else np.zeros(n)
+    handoff = np.flatnonzero(rng.random(n) < 0.1) if flags[2] else np.zeros(0, np.int64)
+    split = (np.where(rng.random(n) < 0.3, 0.05, np.inf), v1[::-1].copy(), np.full(n, dt)) \
+        if flags[0] else (None, None, None)
+    mo = ic.StepMotion(0.0, dt, start, v0, v1, commit, pivot, pivot_v, pivot_a, omega,
+                       np.full(n, -1), np.full(n, -1), np.ones(n), np.ones(n), handoff,
+                       np.full(n, 0.3), end, v1, None, (), (), np.zeros(0, bool), (), *split)
+    grid = np.linspace(0.0, dt, ic.SAMPLES + 1)
+    cur = ic._Curves(mo, grid)
+    want = np.array([[ic._world_at(cur.curve, cur.options, i, t) for t in grid]
+                     for i in range(n)])
+    assert _same_bits(cur.coarse, want)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_polygon_least_inside_equals_the_least_sample_bit_for_bit():
+    # where it decides, the least sampled clearance of every sample and edge, settled as the
+    # whole evaluation settles it: bodies deep inside, near corners and walls, across the
+    # boundary, outside, moving about as far as the boundary, not finite
+    rng = np.random.default_rng(59)
+    polygons = _polygons()
+    table = ic.PolygonTable(polygons)
+    n, samples = 3000, ic.SAMPLES + 1
+    start = rng.uniform(-5.0, 12.0, (n, 1, 2))
+    start[: n // 3] = rng.uniform(-3.0, 272.0, (n // 3, 1, 2))
+    start[n // 3: n // 2] = rng.choice([-2.0, 0.0, 2.0, 3.0, 124.0, 270.0], (n // 6, 1, 2)) \
+        + rng.normal(0.0, 0.3, (n // 6, 1, 2))
+    step = rng.normal(0.0, 0.05, (n, 1, 2)) * rng.choice([0.0, 1.0, 20.0, 200.0], (n, 1, 1))
+    coarse = start + step * np.arange(samples)[None, :, None]
+    coarse[0, :] = [0.0, 0.0]
+    coarse[1, :, 1] = 0.0
+    coarse[2, 3] = [np.nan, 1.0]
+    coarse[3, 5] = [np.inf, 0.5]
+    coarse[4, :] = [1e150, -1e150]
+    coarse[5, 4] = [-0.0, -0.0]
+    half_lip_h = rng.choice([0.0, 1e-9, 1e-3, 0.05, 1.0, 100.0, np.inf, np.nan], n)
+    decided = 0
+    for g in range(len(polygons)):
+        want = -table.signed_distance_m(coarse.reshape(-1, 2))[:, g].reshape(n, samples)
+        for i in range(n):
+            least, settled = ic._polygon_least_inside(table.arrays, g, coarse, i, half_lip_h[i])
+            if settled:
+                decided += 1
+                assert np.all(want[i] > 0.0), (g, i)
+                assert not _refined(want[i], half_lip_h[i]), (g, i)
+                assert np.float64(least).tobytes() == np.minimum.reduce(want[i]).tobytes(), (g, i)
+                sq, inside = _parts_on_samples(table, g, coarse, i)
+                assert ic._polygon_least_when_settled(sq, inside, half_lip_h[i]) == (least, True)
+    assert decided > n // 6
