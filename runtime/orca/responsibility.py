@@ -104,7 +104,7 @@ def keep_right_and_yield(
     ``(yield_dir, yield_left)`` (unit directions (N, 2), steps left (N,)).
     """
     count = desired_mps.shape[0]
-    if not held.any() and not (yield_left > 0).any():
+    if not _held_or_yielding(held, yield_left):
         return desired_mps, yield_dir, yield_left
     out = turn_right(desired_mps, held, angle_rad)
     nb = neighbor_idx
@@ -123,6 +123,19 @@ def keep_right_and_yield(
     new_left = np.empty_like(yield_left)
     _yield_rows(out, yield_dir, half_cap, yield_left, new_out, new_left)
     return new_out, yield_dir, new_left
+
+
+@compiled_loop
+def _held_or_yielding(held, yield_left):
+    """Whether any agent of :func:`keep_right_and_yield` is ``held`` or has yield steps left
+    (above 0): otherwise nothing changes."""
+    for i in range(held.shape[0]):
+        if held[i]:
+            return True
+    for i in range(yield_left.shape[0]):
+        if yield_left[i] > 0:
+            return True
+    return False
 
 
 @compiled_loop

@@ -398,3 +398,36 @@ def test_o8_keep_right_and_yield_equals_the_numpy_expression(seed):
     for old, new in zip(expected, got, strict=True):
         assert old.dtype == new.dtype and old.shape == new.shape
         assert old.tobytes() == new.tobytes()
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 300])
+def test_o8_keep_right_and_yield_leaves_a_crowd_without_held_or_yielding_agents(n):
+    rng = np.random.default_rng(n)
+    desired, cap = rng.normal(0.0, 1.0, (n, 2)), np.ones(n)
+    yield_dir = rng.normal(0.0, 1.0, (n, 2))
+    nb = rng.integers(-1, max(n, 1), (n, 4))
+    for yield_left in (np.zeros(n, np.int64), -rng.integers(0, 3, n)):
+        held = np.zeros(n, dtype=bool)
+        args = (desired, cap, held, yield_dir, yield_left, nb, desired, cap, 0.5, 30, 1.0)
+        expected = _keep_right_and_yield_numpy(*args)
+        got = keep_right_and_yield(desired, cap, held=held, yield_dir=yield_dir,
+                                   yield_left=yield_left, neighbor_idx=nb, position_m=desired,
+                                   radius_m=cap, angle_rad=0.5, yield_steps=30,
+                                   yield_reach_m=1.0)
+        assert all(a is b for a, b in zip(expected, got, strict=True))
+        for row in range(n):
+            # one held or one yielding agent is enough to act
+            one_held, one_left = held.copy(), yield_left.copy()
+            if row % 2:
+                one_held[row] = True
+            else:
+                one_left[row] = 1
+            expected = _keep_right_and_yield_numpy(desired, cap, one_held, yield_dir, one_left,
+                                                   nb, desired, cap, 0.5, 30, 1.0)
+            got = keep_right_and_yield(desired, cap, held=one_held, yield_dir=yield_dir,
+                                       yield_left=one_left, neighbor_idx=nb,
+                                       position_m=desired, radius_m=cap, angle_rad=0.5,
+                                       yield_steps=30, yield_reach_m=1.0)
+            assert all(a.tobytes() == b.tobytes() for a, b in zip(expected, got, strict=True))
+            if row >= 20:
+                break
