@@ -55,7 +55,7 @@ from navproof.orca.responsibility import (
     turn_right,
     uniform_shares,
 )
-from navproof.orca.small_crowd import solve_small_crowd
+from navproof.orca.small_crowd import small_crowd_lines, solve_small_crowd
 from navproof.orca.state import check_valid_crowd_state
 
 if TYPE_CHECKING:
@@ -469,8 +469,19 @@ class Crowd:
         check_valid_crowd_state(self)
         if not self.obstacles.processed:
             self.obstacles.process()
+        n = self.num_agents
+        if (0 < n < PARALLEL_MIN_AGENTS and self.obstacles.point.shape[0] == 0
+                and self._uniform_shares()):
+            # the usual lines of a small crowd: the solve's passes in one compiled call
+            small = small_crowd_lines(self.position, self.velocity, self.radius,
+                                      self.time_horizon, self.neighbor_dist, self.max_neighbors,
+                                      self.time_step, self.responsibility)
+            if small is not None:
+                self.agent_neighbor_idx, point, direction, valid = small
+                self.obstacle_neighbor_idx = np.empty((n, 0), dtype=np.int64)
+                return point, direction, valid, np.zeros(n, dtype=np.int64)
         grid = build_grid(self.position, self.neighbor_dist, self.max_neighbors)
-        rows = np.arange(self.num_agents)
+        rows = np.arange(n)
         obst_idx = self._obstacle_neighbors(rows, grid)
         nb_idx = self._agent_neighbors(grid, threads=self.workers)
         self.agent_neighbor_idx = nb_idx

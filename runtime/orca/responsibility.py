@@ -31,6 +31,8 @@ lines) hold as before.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from navproof._generated.formulas import orca_pair_share
@@ -102,28 +104,83 @@ def keep_right_and_yield(
     ``(yield_dir, yield_left)`` (unit directions (N, 2), steps left (N,)).
     """
     count = desired_mps.shape[0]
-    if not held.any() and not (yield_left > 0).any():
+    if not _held_or_yielding(held, yield_left):
         return desired_mps, yield_dir, yield_left
     out = turn_right(desired_mps, held, angle_rad)
     nb = neighbor_idx
     if nb.shape[0] == count and nb.shape[1]:
-        rows = np.arange(count)[:, None]
-        j = np.where(nb >= 0, nb, 0)
-        away = position_m[:, None, :] - position_m[j]
-        reach = radius_m[:, None] + radius_m[j] + yield_reach_m
-        pair = (nb >= 0) & (nb < rows) & held[:, None] & held[j] \
-            & (np.hypot(away[..., 0], away[..., 1]) <= reach)
-        start = pair.any(axis=1) & (yield_left == 0)
-        if start.any():
-            first = np.argmax(pair, axis=1)
-            direction = away[np.arange(count), first]
-            length = np.hypot(*direction.T)
-            unit = direction / np.where(length > 0.0, length, 1.0)[:, None]
+        start = np.empty(count, dtype=np.bool_)
+        unit = np.zeros((count, 2))
+        if _yield_starts(np.ascontiguousarray(nb, dtype=np.int64),
+                         np.asarray(position_m, dtype=np.float64),
+                         np.asarray(radius_m, dtype=np.float64), held, yield_left,
+                         float(yield_reach_m), start, unit):
             yield_dir = np.where(start[:, None], turn_right(unit, start, angle_rad), yield_dir)
             yield_left = np.where(start, yield_steps, yield_left)
-    yielding = yield_left > 0
-    out = np.where(yielding[:, None], yield_dir * (0.5 * speed_cap_mps)[:, None], out)
-    return out, yield_dir, np.maximum(yield_left - 1, 0)
+    # half the cap in numpy's own type rules, then one pass picks each row's velocity
+    half_cap = np.broadcast_to(0.5 * np.asarray(speed_cap_mps), (count,))
+    new_out = np.empty(out.shape, dtype=np.result_type(yield_dir, half_cap, out))
+    new_left = np.empty_like(yield_left)
+    _yield_rows(out, yield_dir, half_cap, yield_left, new_out, new_left)
+    return new_out, yield_dir, new_left
+
+
+@compiled_loop
+def _held_or_yielding(held, yield_left):
+    """Whether any agent of :func:`keep_right_and_yield` is ``held`` or has yield steps left
+    (above 0): otherwise nothing changes."""
+    for i in range(held.shape[0]):
+        if held[i]:
+            return True
+    for i in range(yield_left.shape[0]):
+        if yield_left[i] > 0:
+            return True
+    return False
+
+
+@compiled_loop
+def _yield_starts(nb, position, radius, held, yield_left, reach_m, start, unit):
+    """The agents of :func:`keep_right_and_yield` that start to yield, into ``start`` (N,):
+    held, not yielding yet, with a held neighbour of lower index in ``nb (N, k)`` within
+    ``reach_m`` (m) of touching (the distance by ``hypot``, as numpy measures it); their rows
+    of ``unit`` get the unit vector (m/m) away from the first such neighbour (a zero vector
+    stays zero), the other rows are left as they are. Returns whether any agent starts."""
+    any_start = False
+    for i in range(nb.shape[0]):
+        start[i] = False
+        if not held[i] or yield_left[i] != 0:
+            continue
+        for j in range(nb.shape[1]):
+            other = nb[i, j]
+            if other < 0 or other >= i or not held[other]:
+                continue
+            ax = position[i, 0] - position[other, 0]
+            ay = position[i, 1] - position[other, 1]
+            if math.hypot(ax, ay) <= radius[i] + radius[other] + reach_m:
+                length = math.hypot(ax, ay)
+                scale = length if length > 0.0 else 1.0
+                unit[i, 0] = ax / scale
+                unit[i, 1] = ay / scale
+                start[i] = True
+                any_start = True
+                break
+    return any_start
+
+
+@compiled_loop
+def _yield_rows(out, yield_dir, half_cap, yield_left, new_out, new_left):
+    """The last step of :func:`keep_right_and_yield` per row: a yielding agent (steps left
+    above 0) backs off along its ``yield_dir`` at ``half_cap`` (m/s, half its speed cap), the
+    others keep ``out``; one step less is left, at least 0."""
+    for i in range(out.shape[0]):
+        if yield_left[i] > 0:
+            new_out[i, 0] = yield_dir[i, 0] * half_cap[i]
+            new_out[i, 1] = yield_dir[i, 1] * half_cap[i]
+        else:
+            new_out[i, 0] = out[i, 0]
+            new_out[i, 1] = out[i, 1]
+        left = yield_left[i] - 1
+        new_left[i] = left if left > 0 else 0
 
 
 @compiled_loop

@@ -10,7 +10,13 @@ import pytest
 from navproof.core.errors import InvalidInput, ObligationViolation
 from navproof.orca.crowd import AgentDefaults, Crowd
 from navproof.orca.monitor import check_reciprocity, pair_min_distance
-from navproof.orca.responsibility import STALL_SPEED_FRACTION, pair_shares, stall_count
+from navproof.orca.responsibility import (
+    STALL_SPEED_FRACTION,
+    keep_right_and_yield,
+    pair_shares,
+    stall_count,
+    turn_right,
+)
 
 SMALL = AgentDefaults(neighbor_dist=15.0, max_neighbors=10, time_horizon=10.0,
                       time_horizon_obst=10.0, radius=0.5, max_speed=2.0)
@@ -324,3 +330,104 @@ def test_o3_o6_reciprocity_reports_the_pair_the_measured_distances_find():
         assert got == expected
         seen.add(None if expected is None else expected[0])
     assert seen == {None, "O3", "O6"}
+
+
+def _keep_right_and_yield_numpy(desired, cap, held, yield_dir, yield_left, nb, position,
+                                radius, angle, steps, reach_m):
+    """keep_right_and_yield as the whole-array numpy expression it was written as."""
+    count = desired.shape[0]
+    if not held.any() and not (yield_left > 0).any():
+        return desired, yield_dir, yield_left
+    out = turn_right(desired, held, angle)
+    if nb.shape[0] == count and nb.shape[1]:
+        rows = np.arange(count)[:, None]
+        j = np.where(nb >= 0, nb, 0)
+        away = position[:, None, :] - position[j]
+        reach = radius[:, None] + radius[j] + reach_m
+        pair = (nb >= 0) & (nb < rows) & held[:, None] & held[j] \
+            & (np.hypot(away[..., 0], away[..., 1]) <= reach)
+        start = pair.any(axis=1) & (yield_left == 0)
+        if start.any():
+            first = np.argmax(pair, axis=1)
+            direction = away[np.arange(count), first]
+            length = np.hypot(*direction.T)
+            unit = direction / np.where(length > 0.0, length, 1.0)[:, None]
+            yield_dir = np.where(start[:, None], turn_right(unit, start, angle), yield_dir)
+            yield_left = np.where(start, steps, yield_left)
+    yielding = yield_left > 0
+    out = np.where(yielding[:, None], yield_dir * (0.5 * cap)[:, None], out)
+    return out, yield_dir, np.maximum(yield_left - 1, 0)
+
+
+def _special(rng, shape, scale):
+    """Random values with ties, zeros of both signs, NaN, infinities, subnormals, huge ones."""
+    values = rng.normal(0.0, scale, shape)
+    pick = rng.integers(0, 12, shape)
+    special = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 5e-324, -1e300, 1e300])
+    values = np.where(pick < special.size, special[pick % special.size], values)
+    return np.where(rng.random(shape) < 0.3, np.round(values), values)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_o8_keep_right_and_yield_equals_the_numpy_expression(seed):
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(1, 60)), int(rng.integers(0, 8))
+    position = rng.uniform(-3.0, 3.0, (n, 2))
+    position[rng.random(n) < 0.2] = position[0]  # coincident agents: zero vectors away
+    position[rng.random(n) < 0.1] = -position[0]
+    if seed % 4 == 0:
+        position = _special(rng, (n, 2), 2.0)
+    position = np.where(rng.random((n, 2)) < 0.05, -0.0, position)
+    radius = rng.choice([0.0, 0.3, 0.5, np.nan], n, p=[0.1, 0.4, 0.45, 0.05])
+    nb = np.where(rng.random((n, k)) < 0.2, -1, rng.integers(0, n, (n, k)))
+    held = rng.random(n) < (0.9 if seed % 3 else 0.3)
+    yield_left = np.where(rng.random(n) < 0.3, rng.integers(0, 4, n), 0).astype(np.int64)
+    if seed % 5 == 0:
+        yield_left[:] = 0
+    yield_dir = _special(rng, (n, 2), 1.0)
+    desired = _special(rng, (n, 2), 1.5)
+    cap = np.abs(_special(rng, n, 2.0))
+    reach_m = float(rng.choice([0.0, -0.0, 1.0, 0.25]))
+    args = (desired, cap, held, yield_dir, yield_left, nb, position, radius, 0.5, 30, reach_m)
+    with np.errstate(all="ignore"):
+        expected = _keep_right_and_yield_numpy(*args)
+    got = keep_right_and_yield(desired, cap, held=held, yield_dir=yield_dir,
+                               yield_left=yield_left, neighbor_idx=nb, position_m=position,
+                               radius_m=radius, angle_rad=0.5, yield_steps=30,
+                               yield_reach_m=reach_m)
+    for old, new in zip(expected, got, strict=True):
+        assert old.dtype == new.dtype and old.shape == new.shape
+        assert old.tobytes() == new.tobytes()
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 300])
+def test_o8_keep_right_and_yield_leaves_a_crowd_without_held_or_yielding_agents(n):
+    rng = np.random.default_rng(n)
+    desired, cap = rng.normal(0.0, 1.0, (n, 2)), np.ones(n)
+    yield_dir = rng.normal(0.0, 1.0, (n, 2))
+    nb = rng.integers(-1, max(n, 1), (n, 4))
+    for yield_left in (np.zeros(n, np.int64), -rng.integers(0, 3, n)):
+        held = np.zeros(n, dtype=bool)
+        args = (desired, cap, held, yield_dir, yield_left, nb, desired, cap, 0.5, 30, 1.0)
+        expected = _keep_right_and_yield_numpy(*args)
+        got = keep_right_and_yield(desired, cap, held=held, yield_dir=yield_dir,
+                                   yield_left=yield_left, neighbor_idx=nb, position_m=desired,
+                                   radius_m=cap, angle_rad=0.5, yield_steps=30,
+                                   yield_reach_m=1.0)
+        assert all(a is b for a, b in zip(expected, got, strict=True))
+        for row in range(n):
+            # one held or one yielding agent is enough to act
+            one_held, one_left = held.copy(), yield_left.copy()
+            if row % 2:
+                one_held[row] = True
+            else:
+                one_left[row] = 1
+            expected = _keep_right_and_yield_numpy(desired, cap, one_held, yield_dir, one_left,
+                                                   nb, desired, cap, 0.5, 30, 1.0)
+            got = keep_right_and_yield(desired, cap, held=one_held, yield_dir=yield_dir,
+                                       yield_left=one_left, neighbor_idx=nb,
+                                       position_m=desired, radius_m=cap, angle_rad=0.5,
+                                       yield_steps=30, yield_reach_m=1.0)
+            assert all(a.tobytes() == b.tobytes() for a, b in zip(expected, got, strict=True))
+            if row >= 20:
+                break

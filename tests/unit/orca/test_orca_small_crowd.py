@@ -62,3 +62,37 @@ def test_small_crowd_without_neighbours_and_integer_arrays(monkeypatch):
                 crowd.max_speed = np.full(50, 2, dtype=np.int32)
         assert (_steps(crowds[0], True, monkeypatch, 2)
                 == _steps(crowds[1], False, monkeypatch, 2))
+
+
+def _lines(crowd: Crowd, small: bool, monkeypatch: pytest.MonkeyPatch) -> list:
+    if not small:
+        monkeypatch.setattr(crowd_module, "small_crowd_lines", lambda *args: None)
+    lines = crowd.compute_lines()
+    monkeypatch.undo()
+    arrays = (*lines, crowd.agent_neighbor_idx, crowd.obstacle_neighbor_idx)
+    return [(a.dtype, a.shape, np.asarray(a).tobytes()) for a in arrays]
+
+
+@pytest.mark.parametrize("n, spread_m", [(1, 5.0), (40, 3.0), (300, 30.0), (900, 300.0)])
+def test_small_crowd_lines_equal_the_general_path(monkeypatch, n, spread_m):
+    for seed in range(3):
+        small = _crowd(np.random.default_rng(seed), n, spread_m)
+        general = _crowd(np.random.default_rng(seed), n, spread_m)
+        for _ in range(3):
+            assert _lines(small, True, monkeypatch) == _lines(general, False, monkeypatch)
+            small.step()
+            general.step()
+
+
+def test_small_crowd_lines_without_neighbours_and_integer_arrays(monkeypatch):
+    for case in range(3):
+        crowds = [_crowd(np.random.default_rng(200 + case), 50, 8.0) for _ in range(2)]
+        for crowd in crowds:
+            if case == 0:
+                crowd.max_neighbors = np.zeros(50, dtype=np.int64)
+            elif case == 1:
+                crowd.neighbor_dist = np.zeros(50)
+            else:
+                crowd.radius = np.ones(50, dtype=np.int64)
+                crowd.velocity = np.round(crowd.velocity).astype(np.int32)
+        assert _lines(crowds[0], True, monkeypatch) == _lines(crowds[1], False, monkeypatch)
