@@ -14,7 +14,10 @@ Compiled loops release the interpreter lock, so worker threads run them on separ
 A loop may call the generated formulas (:mod:`navproof._generated.formulas`) by keyword, as the
 numpy code does: they are compiled too, so the loop evaluates exactly the derived expressions.
 The disk cache only watches the loop's own source file, so the cached name of a loop carries a
-digest of the code of everything it calls: a regenerated formula compiles afresh.
+digest of everything its machine code depends on elsewhere: the code of every compiled loop and
+generated formula it calls, all the way down, and the values of the plain constants (numbers,
+strings, tuples of them) it and they read from their modules, which numba freezes at compile
+time. A regenerated formula, a changed callee's callee or a changed constant compiles afresh.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ class CompiledLoop:
         self.func = func
         self.inline = inline
         self._compiled: Callable[..., Any] | None = None
+        self._digest: str | None = None
         self.__doc__ = func.__doc__
         self.__name__ = func.__name__
 
@@ -44,7 +48,8 @@ class CompiledLoop:
         if self._compiled is None:
             with _LOCK:
                 if self._compiled is None:
-                    dispatcher = _compile(self.func, inline=self.inline)
+                    dispatcher = _compile(self.func, inline=self.inline,
+                                          digest=self.code_digest())
                     # from now on a call goes straight to numba's dispatcher: a loop called a
                     # hundred times per step would otherwise pay this wrapper's Python frames
                     # on every call
@@ -56,6 +61,13 @@ class CompiledLoop:
 
     def __call__(self, *args: Any) -> Any:
         return self.compiled()(*args)
+
+    def code_digest(self) -> str:
+        """Hex digest of what decides this loop's machine code (:func:`_code_digest`)."""
+        if self._digest is None:
+            self._digest = ""  # a loop that calls itself adds nothing more
+            self._digest = _code_digest(self.func)
+        return self._digest
 
 
 def compiled_loop(func: Callable[..., Any]) -> CompiledLoop:
@@ -70,27 +82,23 @@ def inlined_loop(func: Callable[..., Any]) -> CompiledLoop:
     return CompiledLoop(func, inline=True)
 
 
-def _compile(func: Callable[..., Any], *, inline: bool = False) -> Callable[..., Any]:
+def _compile(func: Callable[..., Any], *, inline: bool = False,
+             digest: str = "") -> Callable[..., Any]:
     import numba
 
     # compiled loops and generated formulas that the loop calls are seen under the same names
     # as machine-code functions (a loop is typed once, with its callees inlined)
     callees: dict[str, Any] = {}
-    digest = hashlib.sha256()
     for name in sorted(set(func.__code__.co_names)):
         value = func.__globals__.get(name)
         if isinstance(value, CompiledLoop):
             callees[name] = value.compiled()
-            _add_code(digest, value.func.__code__)
-        elif isinstance(value, types.FunctionType) and value.__module__ == _FORMULA_MODULE:
+        elif _is_formula(value):
             callees[name] = _formula(value)
-            for code in _formula_codes(value):
-                _add_code(digest, code)
-    if callees:
-        func = types.FunctionType(func.__code__, {**func.__globals__, **callees},
-                                  func.__name__, func.__defaults__, func.__closure__)
-        # the cache file is named after the qualified name: a changed callee gets a new one
-        func.__qualname__ = f"{func.__name__}_{digest.hexdigest()[:16]}"
+    func = types.FunctionType(func.__code__, {**func.__globals__, **callees}, func.__name__,
+                              func.__defaults__, func.__closure__)
+    # the cache file is named after the qualified name: a changed dependency gets a new one
+    func.__qualname__ = f"{func.__name__}_{digest[:16]}"
 
     how: Literal["always", "never"] = "always" if inline else "never"
     try:
@@ -119,22 +127,44 @@ def _formula(formula: Callable[..., Any]) -> Callable[..., Any]:
     return numba.njit(nogil=True)(plain)
 
 
+def _is_formula(value: Any) -> bool:
+    """Whether ``value`` is a function of the generated formula module."""
+    return isinstance(value, types.FunctionType) and value.__module__ == _FORMULA_MODULE
+
+
 def _formula_callees(formula: Callable[..., Any]) -> list[tuple[str, Any]]:
     """The generated module's functions that ``formula`` calls, by name."""
     found = []
     for name in sorted(set(formula.__code__.co_names)):
         value = formula.__globals__.get(name)
-        if isinstance(value, types.FunctionType) and value.__module__ == _FORMULA_MODULE:
+        if _is_formula(value):
             found.append((name, value))
     return found
 
 
-def _formula_codes(formula: Callable[..., Any]) -> list[types.CodeType]:
-    """The code of ``formula`` and of every generated function it calls."""
-    codes = [formula.__code__]
-    for _, callee in _formula_callees(formula):
-        codes += _formula_codes(callee)
-    return codes
+def _is_constant(value: Any) -> bool:
+    """Whether numba would freeze ``value`` into machine code as a plain constant."""
+    if isinstance(value, (bool, int, float, complex, str)):
+        return True
+    return isinstance(value, tuple) and all(_is_constant(item) for item in value)
+
+
+def _code_digest(func: Callable[..., Any]) -> str:
+    """Hex digest of what decides the machine code of ``func``: its code, the digest of every
+    compiled loop it calls (:meth:`CompiledLoop.code_digest`, so all the way down), the code of
+    every generated formula it calls with theirs, and the name and value of every plain
+    constant it reads from its module."""
+    digest = hashlib.sha256()
+    _add_code(digest, func.__code__)
+    for name in sorted(set(func.__code__.co_names)):
+        value = func.__globals__.get(name)
+        if isinstance(value, CompiledLoop):
+            digest.update(value.code_digest().encode())
+        elif _is_formula(value):
+            digest.update(_code_digest(value).encode())
+        elif _is_constant(value):
+            digest.update(repr((name, value)).encode())
+    return digest.hexdigest()
 
 
 def _add_code(digest: Any, code: types.CodeType) -> None:

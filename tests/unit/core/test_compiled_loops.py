@@ -119,3 +119,31 @@ def test_after_the_first_call_a_loop_calls_numbas_dispatcher_directly(monkeypatc
     caller = jit.compiled_loop(scope["doubled"])
     assert caller(values).tobytes() == (values * 2.0).tobytes()
     assert type(caller).__call__ is caller.compiled()
+
+
+def _chain(bottom_body: str, limit: float):
+    """Three compiled loops, top -> middle -> bottom, the bottom's body and a constant the
+    middle reads given."""
+    scope: dict = {"LIMIT": limit}
+    exec(f"def bottom(x):\n    return {bottom_body}\n", scope)
+    scope["bottom"] = jit.compiled_loop(scope["bottom"])
+    exec("def middle(x):\n    return bottom(x) if x < LIMIT else -1.0\n", scope)
+    scope["middle"] = jit.compiled_loop(scope["middle"])
+    exec("def top(x):\n    return middle(x) + 1.0\n", scope)
+    return jit.compiled_loop(scope["top"])
+
+
+def test_a_change_below_a_callee_or_in_a_constant_gives_the_loop_another_cache_name(
+        monkeypatch):
+    # numba's cache watches only the loop's own file and freezes the constants it reads: a
+    # loop whose callee's callee or constant changed must not load the old machine code
+    _no_disk_cache(monkeypatch)
+    runs = []
+    for body, limit in (("x * 2.0", 10.0), ("x * 3.0", 10.0), ("x * 2.0", 1.0),
+                        ("x * 2.0", 10.0)):
+        top = _chain(body, limit)
+        runs.append((top.compiled().py_func.__qualname__, top(2.0)))
+    assert [value for _, value in runs] == [5.0, 7.0, 0.0, 5.0]
+    names = [name for name, _ in runs]
+    assert len({names[0], names[1], names[2]}) == 3
+    assert names[0] == names[3]
