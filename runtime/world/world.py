@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import tempfile
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -533,16 +534,21 @@ class World:
         if orca_nb.shape[0] == n and orca_nb.shape[1]:
             executed_within = np.concatenate([executed_within, orca_nb], axis=1) \
                 if executed_within.shape[1] else orca_nb
-        # a truncated step ramps then rests (F2): its pairs are measured on that curve; a body
-        # that crossed its portal left it for the rebuilt curve, measured through its points
-        ramped = commit
+        # a truncated step ramps then rests (F2), a step split at its portal ramps up to the
+        # portal and again after it (B7): their pairs are measured on those curves
+        def points_at(rows: np.ndarray, t_s: np.ndarray) -> np.ndarray:
+            return executed_points_m(x0, v0, v1, commit, dt, support, rows, t_s)
+
+        split = None
         if crossed is not None and crossed.size:
-            ramped = commit.copy()
-            ramped[crossed] = dt
+            assert nav is not None
+            _, split_s, _, commit2_s = nav.split_motion
+            split = (crossed, split_s, np.where(commit2_s < dt - split_s, split_s + commit2_s,
+                                                dt))
+            points_at = partial(nav.executed_points_m, others=points_at)
         agent_clear = agent_clearance_m(
             x0, mid, position, self.radius_m, executed_within, dt, ordered_from=ordered_from,
-            truncated=(ramped, lambda rows, t_s: executed_points_m(x0, v0, v1, commit, dt,
-                                                                   support, rows, t_s)))
+            truncated=(commit, points_at), split=split)
         # each safe step was verified against its neighbours' predictions; a neighbour whose
         # committed step left its prediction (a fallback) may still have reached it (W1)
         _neighbour_fallbacks(agent_clear, -EPS, label)
