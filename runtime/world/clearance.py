@@ -16,6 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from navproof._generated.formulas import accel_step_displacement
+from navproof.boundary import Support
 from navproof.core.jit import compiled_loop
 from navproof.core.numpy_scalars import larger
 from navproof.core.parallel import piece_bounds, run_pieces, thread_count
@@ -52,7 +53,8 @@ def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
     (the World lists every body within reach of the executed step,
     :func:`navproof.world.reach.bodies_within_reach`): the minimum distance of the two executed
     curves (quadratic in time through their start, middle and end points; exact for bodies on
-    translating supports) minus the combined radius. The columns of ``neighbor_idx`` from
+    translating supports, within :func:`turning_allowance_m` on turning ones) minus the
+    combined radius. The columns of ``neighbor_idx`` from
     ``ordered_from`` on list each row's bodies in order of their squared start distance from it
     (ORCA's neighbours, :mod:`navproof.orca.neighbors`; None: no such columns).
 
@@ -112,6 +114,34 @@ def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
                                          bounds[k + 1], out),
                len(bounds) - 1, threads=threads)
     return out
+
+
+def turning_allowance_m(x0_m: np.ndarray, v0_mps: np.ndarray, v1_mps: np.ndarray,
+                        dt_s: float, support: Support, neighbor_idx: np.ndarray
+                        ) -> np.ndarray:
+    """How far (m, (N,)) each body's clearance from :func:`agent_clearance_m` may exceed the
+    true one because a body of its pairs turns with its support: the sum of its own and its
+    farthest-off listed neighbour's (``neighbor_idx``, -1 padded) certified bound.
+
+    A body on a support turning at ``omega`` follows ``c(t) + R(omega t) r(t)`` (``c`` the
+    pivot's quadratic path, ``r`` the arm: the support-frame ramp less the pivot, quadratic in
+    t on each piece the clearance measures), which no quadratic follows. The quadratic through
+    its points at the start, middle and end of a piece of length at most ``dt`` (``h = dt / 2``
+    apart) is off by at most ``M3 h^3 / (9 sqrt 3)``, ``M3`` a bound of the curve's third
+    derivative ``|omega|^3 |r| + 3 omega^2 |r'| + 3 |omega| |r''|`` with ``|r| <= |x0 - c| +
+    dt v``, ``|r'| <= v = max(|v0|, |v1|)`` and ``|r''| <= |v1 - v0| / dt`` (the ramp, then
+    rest), so a pair's distance by at most the sum of the two bounds. Zero where nothing
+    turns. Claim: W1, B6."""
+    m = support.motion
+    omega = np.abs(m.omega_radps)
+    speed = np.maximum(np.hypot(v0_mps[:, 0], v0_mps[:, 1]), np.hypot(v1_mps[:, 0], v1_mps[:, 1]))
+    arm = np.hypot(x0_m[:, 0] - m.pivot_m[:, 0], x0_m[:, 1] - m.pivot_m[:, 1]) + dt_s * speed
+    ramp = np.hypot(v1_mps[:, 0] - v0_mps[:, 0], v1_mps[:, 1] - v0_mps[:, 1]) / dt_s
+    third = omega**3 * arm + 3.0 * omega**2 * speed + 3.0 * omega * ramp
+    own = third * (0.5 * dt_s) ** 3 / (9.0 * math.sqrt(3.0))
+    valid = neighbor_idx >= 0
+    partner = np.where(valid, own[np.where(valid, neighbor_idx, 0)], 0.0)
+    return own + partner.max(axis=1, initial=0.0)
 
 
 def _truncated_pairs(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,

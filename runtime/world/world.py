@@ -66,7 +66,11 @@ from navproof.world.agents import (
     pad_routes,
     rows_snapshot,
 )
-from navproof.world.clearance import CLEARANCE_EXACT_BAND_M, agent_clearance_m
+from navproof.world.clearance import (
+    CLEARANCE_EXACT_BAND_M,
+    agent_clearance_m,
+    turning_allowance_m,
+)
 from navproof.world.handoffs import Handoffs
 from navproof.world.independent_check import (
     StepMotion,
@@ -550,8 +554,13 @@ class World:
             x0, mid, position, self.radius_m, executed_within, dt, ordered_from=ordered_from,
             truncated=(commit, points_at), split=split)
         # each safe step was verified against its neighbours' predictions; a neighbour whose
-        # committed step left its prediction (a fallback) may still have reached it (W1)
-        _neighbour_fallbacks(agent_clear, -EPS, label)
+        # committed step left its prediction (a fallback) may still have reached it (W1); a
+        # body turning with its support is measured through a quadratic, less its bound
+        fallback_clear = agent_clear
+        if support.motion.omega_radps.any():
+            fallback_clear = agent_clear - turning_allowance_m(x0, v0, v1, dt, support,
+                                                               executed_within)
+        _neighbour_fallbacks(fallback_clear, -EPS, label)
         wall_clear = layout.step_wall_clearance_m(start_wall, executed.mid_end_m,
                                                   self.radius_m, edges)
         if nav is not None:
