@@ -1,9 +1,9 @@
 """A step labelled safe never fails the independent check (``navproof.world.independent_check``):
 random Worlds with non-convex and clockwise obstacles, platforms near the corridor walls, moving
-and accelerating supports, tiny neighbour distances and ``max_neighbors = 0``, stepped and
-checked after every step. A layout or agent the World refuses (InvalidInput) cannot lie; every
-accepted one must keep every safe label true. The issue's known cases are pinned with
-``@example``. Claim: C4, C1, B5, W1, O2, V1, T4."""
+and accelerating supports, slope patches sharing a handoff edge, tiny neighbour distances and
+``max_neighbors = 0``, stepped and checked after every step. A layout or agent the World refuses
+(InvalidInput) cannot lie; every accepted one must keep every safe label true. The issue's known
+cases are pinned with ``@example``. Claim: C4, C1, B5, W1, O2, V1, T4."""
 
 from __future__ import annotations
 
@@ -177,7 +177,16 @@ def case(draw):
         rider = tuple(v.mean(axis=0).tolist())
         starts, goals = starts[:-1] + (rider,), goals[:-1] + (rider,)
     neighbors = draw(st.sampled_from([(None, None), (0.1, None), (None, 0), (0.1, 0)]))
-    return Case(half_m=half, obstacles=obstacles, supports=supports, starts=starts, goals=goals,
+    patches = ()
+    if draw(st.booleans()):
+        # two patches sharing a handoff edge x = cut, the second flat or sloped
+        cut = draw(st.floats(-half / 2, half / 2))
+        gradient = draw(st.sampled_from([0.0, 1.0, 3**0.5]))
+        patches = (("P", ((-half, -half), (cut, -half), (cut, half), (-half, half)), (0.0, 0.0)),
+                   ("Q", ((cut, -half), (half, -half), (half, half), (cut, half)),
+                    (gradient, 0.0)))
+    return Case(half_m=half, obstacles=obstacles, patches=patches, supports=supports,
+                starts=starts, goals=goals,
                 neighbor_dist_m=neighbors[0], max_neighbors=neighbors[1],
                 max_speed_mps=draw(st.floats(0.5, 2.0)), steps=STEPS)
 
