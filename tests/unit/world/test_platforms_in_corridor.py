@@ -140,3 +140,22 @@ def test_a_platform_driving_into_another_patch_never_carries_its_rider_across_la
         step = world.step()
         if step.label[0] == SAFE:
             assert before <= 1e-9 and world.position_m[0, 0] <= 1e-9
+
+
+def test_assertion_mode_accepts_a_safe_rider_at_its_moving_platforms_front_edge():
+    # the rider stands 1 mm inside the front edge of a cart moving at 0.3 m/s and walks
+    # towards the front: it ends each step beyond where that edge stood at the start of the
+    # step, but on the cart (B5 holds in the cart's frame, as the independent check measures)
+    from navproof.world.independent_check import check_world_step
+
+    def run(assertions):
+        world = World(Layout(corridor_m=CORRIDOR, supports=[cart(velocity_mps=(0.3, 0.0))]),
+                      assertions=assertions)
+        world.add_agents([[5.999, 0.0]], [[[7.5, 0.0]]], radius_m=0.4)
+        return world, [world.step() for _ in range(5)]
+
+    world, steps = run(False)
+    truths = [check_world_step(world, step) for step in steps]
+    assert any(step.label[0] == SAFE and step.wall_clearance_m[0] < -1e-3 for step in steps)
+    assert not any(truth.violated[0] for truth in truths)
+    run(True)
