@@ -16,6 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from navproof._generated.formulas import accel_step_displacement
+from navproof.boundary import Support
 from navproof.core.jit import compiled_loop
 from navproof.core.numpy_scalars import larger
 from navproof.core.parallel import piece_bounds, run_pieces, thread_count
@@ -45,20 +46,26 @@ def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
                       radius_m: np.ndarray, neighbor_idx: np.ndarray, dt_s: float, *,
                       ordered_from: int | None = None,
                       truncated: tuple[np.ndarray, Callable[[np.ndarray, np.ndarray],
-                                                            np.ndarray]] | None = None
+                                                            np.ndarray]] | None = None,
+                      split: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
                       ) -> np.ndarray:
     """Signed clearance (m, (N,)) of each body to its listed neighbours over the whole step
     (the World lists every body within reach of the executed step,
     :func:`navproof.world.reach.bodies_within_reach`): the minimum distance of the two executed
     curves (quadratic in time through their start, middle and end points; exact for bodies on
-    translating supports) minus the combined radius. The columns of ``neighbor_idx`` from
+    translating supports, within :func:`turning_allowance_m` on turning ones) minus the
+    combined radius. The columns of ``neighbor_idx`` from
     ``ordered_from`` on list each row's bodies in order of their squared start distance from it
     (ORCA's neighbours, :mod:`navproof.orca.neighbors`; None: no such columns).
 
     ``truncated`` is (commit times (s, (N,)), a function giving bodies' world positions (m,
     (K, 2)) at times (s, (K,))): a body committed for less than the step ramps and then rests
     (F2), a curve that no one quadratic through three of its points follows, so every pair
-    with such a body is measured piece by piece (:func:`_truncated_pairs`). Claim: W1, F2."""
+    with such a body is measured piece by piece (:func:`_truncated_pairs`). ``split`` is
+    (bodies (S,), times (s, (S,)), second break times (s, (S,))) of the bodies whose step was
+    split at a portal (B7): their curve, from the same function, ramps up to the split time,
+    then ramps again up to the second break (their commit time after the split) and rests, so
+    they are measured piece by piece too. Claim: W1, F2, B7."""
     n = x0_m.shape[0]
     out = np.full(n, np.inf)
     if neighbor_idx.shape[0] != n or neighbor_idx.shape[1] == 0:
@@ -67,12 +74,19 @@ def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
     if truncated is not None:
         commit_s, points_at = truncated
         cut = commit_s < dt
+        first_s = second_s = commit_s
+        if split is not None and split[0].size:
+            # a split body's curve breaks at the split and at its second commit time
+            cut = cut.copy()
+            cut[split[0]] = True
+            first_s, second_s = np.array(commit_s, dtype=np.float64), np.full(n, dt)
+            first_s[split[0]], second_s[split[0]] = split[1], split[2]
         if cut.any():
             valid = neighbor_idx >= 0
             pair_cut = valid & (cut[:, None] | cut[np.where(valid, neighbor_idx, 0)])
             rows, cols = np.nonzero(pair_cut)
-            least = _truncated_pairs(x0_m, mid_m, x1_m, radius_m, commit_s, cut, points_at,
-                                     rows, neighbor_idx[rows, cols], dt)
+            least = _truncated_pairs(x0_m, mid_m, x1_m, radius_m, first_s, second_s, cut,
+                                     points_at, rows, neighbor_idx[rows, cols], dt)
             out = agent_clearance_m(x0_m, mid_m, x1_m, radius_m,
                                     np.where(pair_cut, -1, neighbor_idx), dt,
                                     ordered_from=ordered_from)
@@ -102,20 +116,51 @@ def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
     return out
 
 
+def turning_allowance_m(x0_m: np.ndarray, v0_mps: np.ndarray, v1_mps: np.ndarray,
+                        dt_s: float, support: Support, neighbor_idx: np.ndarray
+                        ) -> np.ndarray:
+    """How far (m, (N,)) each body's clearance from :func:`agent_clearance_m` may exceed the
+    true one because a body of its pairs turns with its support: the sum of its own and its
+    farthest-off listed neighbour's (``neighbor_idx``, -1 padded) certified bound.
+
+    A body on a support turning at ``omega`` follows ``c(t) + R(omega t) r(t)`` (``c`` the
+    pivot's quadratic path, ``r`` the arm: the support-frame ramp less the pivot, quadratic in
+    t on each piece the clearance measures), which no quadratic follows. The quadratic through
+    its points at the start, middle and end of a piece of length at most ``dt`` (``h = dt / 2``
+    apart) is off by at most ``M3 h^3 / (9 sqrt 3)``, ``M3`` a bound of the curve's third
+    derivative ``|omega|^3 |r| + 3 omega^2 |r'| + 3 |omega| |r''|`` with ``|r| <= |x0 - c| +
+    dt v``, ``|r'| <= v = max(|v0|, |v1|)`` and ``|r''| <= |v1 - v0| / dt`` (the ramp, then
+    rest), so a pair's distance by at most the sum of the two bounds. Zero where nothing
+    turns. Claim: W1, B6."""
+    m = support.motion
+    omega = np.abs(m.omega_radps)
+    speed = np.maximum(np.hypot(v0_mps[:, 0], v0_mps[:, 1]), np.hypot(v1_mps[:, 0], v1_mps[:, 1]))
+    arm = np.hypot(x0_m[:, 0] - m.pivot_m[:, 0], x0_m[:, 1] - m.pivot_m[:, 1]) + dt_s * speed
+    ramp = np.hypot(v1_mps[:, 0] - v0_mps[:, 0], v1_mps[:, 1] - v0_mps[:, 1]) / dt_s
+    third = omega**3 * arm + 3.0 * omega**2 * speed + 3.0 * omega * ramp
+    own = third * (0.5 * dt_s) ** 3 / (9.0 * math.sqrt(3.0))
+    valid = neighbor_idx >= 0
+    partner = np.where(valid, own[np.where(valid, neighbor_idx, 0)], 0.0)
+    return own + partner.max(axis=1, initial=0.0)
+
+
 def _truncated_pairs(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
-                     radius_m: np.ndarray, commit_s: np.ndarray, cut: np.ndarray,
-                     points_at: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                     radius_m: np.ndarray, first_s: np.ndarray, second_s: np.ndarray,
+                     cut: np.ndarray, points_at: Callable[[np.ndarray, np.ndarray], np.ndarray],
                      rows: np.ndarray, others: np.ndarray, dt: float) -> np.ndarray:
     """Clearance (m, (K,)) of the pairs ``rows``, ``others`` (K,) of which one body or both
-    were committed for less than the step (``cut``, commit times ``commit_s``): the step split
-    at both commit times, each piece a quadratic of both curves (a truncated body's points from
-    ``points_at``, another body's from its start, middle and end) handed to the exact sweep
-    (W1) as :func:`_clearance_by_arrays` hands it the whole step. Claim: W1, F2."""
-    stop_s = np.minimum(commit_s, dt)
-    times = np.sort(np.stack([np.zeros(rows.size), stop_s[rows], stop_s[others],
-                              np.full(rows.size, dt)], axis=1), axis=1)
+    do not follow one quadratic over the step (``cut``; each body's curve is one quadratic up
+    to its first break time ``first_s``, one up to its second ``second_s`` and one up to the
+    end: a truncated body breaks at its commit time, twice, a body split at a portal at the
+    split and at its second commit time): the step split at both bodies' breaks, each piece a
+    quadratic of both curves (a cut body's points from ``points_at``, another body's from its
+    start, middle and end) handed to the exact sweep (W1) as :func:`_clearance_by_arrays`
+    hands it the whole step. Claim: W1, F2, B7."""
+    first, second = np.minimum(first_s, dt), np.minimum(second_s, dt)
+    times = np.sort(np.stack([np.zeros(rows.size), first[rows], second[rows], first[others],
+                              second[others], np.full(rows.size, dt)], axis=1), axis=1)
     starts, ends = times[:, :-1].ravel(), times[:, 1:].ravel()
-    pair = np.repeat(np.arange(rows.size), 3)
+    pair = np.repeat(np.arange(rows.size), 5)
     keep = ends > starts
     pair, starts, ends = pair[keep], starts[keep], ends[keep]
     piece_s = ends - starts

@@ -408,7 +408,8 @@ class Layout:
         """Every agent's walls: the corridor region and its patch's piece, or, on a platform, the
         platform's edges moving with it, and the corridor's walls too unless the platform stays
         inside the corridor over the next ``platform_lookahead_s`` (:meth:`platforms_inside`;
-        None: at its current pose); with ``position_m``, ``radius_m`` and ``horizon_m``
+        None: at its current pose), its patch's too unless it stays inside the patch
+        (:meth:`platforms_inside_patches`); with ``position_m``, ``radius_m`` and ``horizon_m``
         (N,) also one fixed obstacle side (EDGE_OBSTACLE: kept over the whole step, no stop
         envelope) per convex obstacle piece within the horizon of the body's disc
         (:meth:`obstacle_walls`). Without platforms and obstacle walls the answer depends on
@@ -457,9 +458,15 @@ class Layout:
         if kp:
             on = patch_index >= 0
             idx = np.where(on, patch_index, 0)
+            # likewise a carried body drops its patch's walls only while its platform stays
+            # inside that patch: only the handoff controller crosses a patch edge (C1, H4)
+            dropped = carried
+            if carried.any():
+                dropped = carried & self.platforms_inside_patches(platform_lookahead_s)[
+                    np.where(carried, support_index, 0), idx]
             parts_n.append(self.patch_normal[idx])
             parts_b.append(self.patch_offset[idx])
-            parts_v.append(self.patch_valid[idx] & (on & ~carried)[:, None])
+            parts_v.append(self.patch_valid[idx] & (on & ~dropped)[:, None])
             parts_id.append(100 * (idx[:, None] + 1) + np.arange(kp)[None, :])
         moving = None
         if platforms:
@@ -562,11 +569,13 @@ class Layout:
         wall_id = OBSTACLE_EDGE_ID + order
         return wall_n, np.where(wall_v, wall_b, 0.0), wall_v, wall_id
 
-    def platforms_inside(self, lookahead_s: float | None, *, piece_s: float = 0.1
-                         ) -> np.ndarray:
+    def platforms_inside(self, lookahead_s: float | None, *, piece_s: float = 0.1,
+                         region: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         """(S,) True for every platform that stays inside the corridor (and every conveyor,
         which does not move) from now over ``lookahead_s`` (None or 0: its current pose), by
         the platform's own motion (pivot ``w t + alpha t^2 / 2``, rotation ``omega t``).
+        ``region``: the half-planes (outward normals (K, 2), offsets (K,)) of another convex
+        region to stay inside instead of the corridor (a slope patch).
 
         Certified, not sampled: the time is cut into pieces of at most ``piece_s``; over a piece
         a vertex stays within ``r phi^2 / 4 + |alpha| tau^2 / 8`` (``phi = |omega| tau <= 1``,
@@ -575,8 +584,11 @@ class Layout:
         (the corridor is convex: the polygon stays inside when its vertices do). Claim: C1, C2,
         B3, B6."""
         out = np.ones(len(self.supports), bool)
-        if self.corridor is None:
-            return out
+        if region is None:
+            if self.corridor is None:
+                return out
+            region = (self.corridor_normal, self.corridor_offset)
+        region_normal, region_offset = region
         horizon = max(float(lookahead_s or 0.0), 0.0)
         pieces = max(int(np.ceil(horizon / piece_s)), 1) if horizon > 0.0 else 0
         tau = horizon / pieces if pieces else 0.0
@@ -596,8 +608,7 @@ class Layout:
                                               - si[:, None] * rel[None, :, 1],
                                               si[:, None] * rel[None, :, 0]
                                               + c[:, None] * rel[None, :, 1]], axis=-1)
-            margin = self.corridor_offset[None, None] - np.einsum("tvd,kd->tvk", x,
-                                                                  self.corridor_normal)
+            margin = region_offset[None, None] - np.einsum("tvd,kd->tvk", x, region_normal)
             phi = abs(spec.omega_radps) * tau
             bulge = (arm * phi * phi / 4.0 if phi <= 1.0 else 2.0 * arm) \
                 + float(np.hypot(*spec.acceleration_mps2)) * tau * tau / 8.0
@@ -606,6 +617,17 @@ class Layout:
                 out[s] = bool(np.all(ends >= bulge[None, :, None] - EPS))
             else:
                 out[s] = bool(np.all(margin >= -EPS))
+        return out
+
+    def platforms_inside_patches(self, lookahead_s: float | None) -> np.ndarray:
+        """(S, P) True where platform s stays inside patch p over ``lookahead_s``
+        (:meth:`platforms_inside` with the patch as the region; every conveyor: True).
+        Claim: C1, B6."""
+        out = np.ones((len(self.supports), len(self.patches)), bool)
+        for p in range(len(self.patches)):
+            valid = self.patch_valid[p]
+            out[:, p] = self.platforms_inside(lookahead_s, region=(
+                self.patch_normal[p][valid], self.patch_offset[p][valid]))
         return out
 
     def support_speed_range_mps(self, dt_s: float) -> np.ndarray:

@@ -19,7 +19,7 @@ leaves the eroded mesh and no step crosses a wall edge.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -410,9 +410,35 @@ class MeshNavigation:
         flags[agents] = flags[agents] | second.flags
         self._split = (agents, x0, x_at, end, tp, dt)
         self.split_motion = (agents, tp, v2, commit2)
+        self._curve = (agents, x0, u, v0, v1, dt, x_at, v_at, v2, rest, commit2)
         for a in agents.tolist():
             self.agents[a].region += 1
         return agents
+
+    def executed_points_m(self, rows: np.ndarray, t_s: np.ndarray,
+                          others: Callable[[np.ndarray, np.ndarray], np.ndarray]
+                          ) -> np.ndarray:
+        """World positions (m, (K, 2)) of bodies ``rows`` (K,) at times ``t_s`` (K,) of the
+        step just executed: a body that crossed its portal on the curve :meth:`finish` rebuilt
+        (its first ramp up to the split time, then the second ramp from the portal up to its
+        commit time, then at rest; the same expressions), every other body from ``others``.
+        Claim: B7, C3, W1."""
+        out = others(rows, t_s)
+        if self.split_motion is None:
+            return out
+        agents, x0, u, v0, v1, dt, x_at, v_at, v2, rest, commit2 = self._curve
+        where = dict(zip(agents.tolist(), range(agents.size), strict=True))
+        k = np.array([q for q, i in enumerate(rows.tolist()) if i in where], np.int64)
+        if k.size == 0:
+            return out
+        j = np.array([where[i] for i in rows[k].tolist()], np.int64)
+        t = np.asarray(t_s, dtype=np.float64)[k]
+        tp = self.split_motion[1][j]
+        first = x0[j] + curve_displacement_m(u[j], v0[j], v1[j], dt[j], np.minimum(t, tp))
+        second = x_at[j] + curve_displacement_m(u[j], v_at[j], v2[j], rest[j],
+                                                np.clip(t - tp, 0.0, commit2[j]))
+        out[k] = np.where((t <= tp)[:, None], first, second)
+        return out
 
     def wall_clearance_m(self, wall_clear_m: np.ndarray, crossed: np.ndarray,
                          mid_m: np.ndarray) -> np.ndarray:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import tempfile
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,11 @@ from navproof.world.agents import (
     pad_routes,
     rows_snapshot,
 )
-from navproof.world.clearance import CLEARANCE_EXACT_BAND_M, agent_clearance_m
+from navproof.world.clearance import (
+    CLEARANCE_EXACT_BAND_M,
+    agent_clearance_m,
+    turning_allowance_m,
+)
 from navproof.world.handoffs import Handoffs
 from navproof.world.independent_check import (
     StepMotion,
@@ -536,19 +541,29 @@ class World:
         if orca_nb.shape[0] == n and orca_nb.shape[1]:
             executed_within = np.concatenate([executed_within, orca_nb], axis=1) \
                 if executed_within.shape[1] else orca_nb
-        # a truncated step ramps then rests (F2): its pairs are measured on that curve; a body
-        # that crossed its portal left it for the rebuilt curve, measured through its points
-        ramped = commit
+        # a truncated step ramps then rests (F2), a step split at its portal ramps up to the
+        # portal and again after it (B7): their pairs are measured on those curves
+        def points_at(rows: np.ndarray, t_s: np.ndarray) -> np.ndarray:
+            return executed_points_m(x0, v0, v1, commit, dt, support, rows, t_s)
+
+        split = None
         if crossed is not None and crossed.size:
-            ramped = commit.copy()
-            ramped[crossed] = dt
+            assert nav is not None
+            _, split_s, _, commit2_s = nav.split_motion
+            split = (crossed, split_s, np.where(commit2_s < dt - split_s, split_s + commit2_s,
+                                                dt))
+            points_at = partial(nav.executed_points_m, others=points_at)
         agent_clear = agent_clearance_m(
             x0, mid, position, self.radius_m, executed_within, dt, ordered_from=ordered_from,
-            truncated=(ramped, lambda rows, t_s: executed_points_m(x0, v0, v1, commit, dt,
-                                                                   support, rows, t_s)))
+            truncated=(commit, points_at), split=split)
         # each safe step was verified against its neighbours' predictions; a neighbour whose
-        # committed step left its prediction (a fallback) may still have reached it (W1)
-        _neighbour_fallbacks(agent_clear, -EPS, label)
+        # committed step left its prediction (a fallback) may still have reached it (W1); a
+        # body turning with its support is measured through a quadratic, less its bound
+        fallback_clear = agent_clear
+        if support.motion.omega_radps.any():
+            fallback_clear = agent_clear - turning_allowance_m(x0, v0, v1, dt, support,
+                                                               executed_within)
+        _neighbour_fallbacks(fallback_clear, -EPS, label)
         wall_clear = layout.step_wall_clearance_m(start_wall, executed.mid_end_m,
                                                   self.radius_m, edges)
         if nav is not None:
@@ -560,7 +575,7 @@ class World:
                                     split=None if nav is None else nav.split_motion)
         truth = None
         if self.assertions:
-            self._check_step(label, wall_clear)
+            self._check_step(label, wall_clear, support_index)
             truth = check_motion(motion, label)
             assert_truthful(truth)
         self.position_m, self.velocity_mps = position, velocity
@@ -656,10 +671,13 @@ class World:
                 x_m=position[agent], v_world_mps=velocity[agent],
                 sweep_clear=self._sweep_clear(agent, position))
 
-    def _check_step(self, label: np.ndarray, wall_clear: np.ndarray) -> None:
+    def _check_step(self, label: np.ndarray, wall_clear: np.ndarray,
+                    support_index: np.ndarray) -> None:
         """Assertion mode over the executed step: a body labelled safe kept every wall (B5)
-        along its executed motion (every pair of bodies, W1, is the independent check's)."""
-        safe = label == SAFE
+        along its executed motion (every pair of bodies, W1, is the independent check's, and so
+        is a platform's rider: the wall clearance reads its platform's walls where they stood
+        at the start of the step, the check in the platform's frame)."""
+        safe = (label == SAFE) & ~np.isin(support_index, self.layout.platform_supports)
         bad = safe & (wall_clear < -EPS)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])

@@ -1,9 +1,9 @@
 """A step labelled safe never fails the independent check (``navproof.world.independent_check``):
 random Worlds with non-convex and clockwise obstacles, platforms near the corridor walls, moving
-and accelerating supports, tiny neighbour distances and ``max_neighbors = 0``, stepped and
-checked after every step. A layout or agent the World refuses (InvalidInput) cannot lie; every
-accepted one must keep every safe label true. The issue's known cases are pinned with
-``@example``. Claim: C4, C1, B5, W1, O2, V1, T4."""
+and accelerating supports, slope patches sharing a handoff edge, tiny neighbour distances and
+``max_neighbors = 0``, stepped and checked after every step. A layout or agent the World refuses
+(InvalidInput) cannot lie; every accepted one must keep every safe label true. The issue's known
+cases are pinned with ``@example``. Claim: C4, C1, B5, W1, O2, V1, T4."""
 
 from __future__ import annotations
 
@@ -23,11 +23,13 @@ STEPS = 20
 
 @dataclass(frozen=True)
 class Case:
-    """One World: corridor half-size (m), obstacles, supports, agents (start, goal), neighbour
-    search settings, speed cap (m/s) and radius (m) of every agent."""
+    """One World: corridor half-size (m), obstacles, slope patches (name, vertices, gradient),
+    supports, agents (start, goal), neighbour search settings, speed cap (m/s) and radius (m)
+    of every agent."""
 
     half_m: float = 6.0
     obstacles: tuple[tuple[tuple[float, float], ...], ...] = ()
+    patches: tuple[tuple[str, tuple[tuple[float, float], ...], tuple[float, float]], ...] = ()
     supports: tuple[dict, ...] = ()
     starts: tuple[tuple[float, float], ...] = ((-2.0, 0.0),)
     goals: tuple[tuple[float, float], ...] = ((2.0, 0.0),)
@@ -46,7 +48,8 @@ def lies(case: Case) -> list[tuple[int, int, str, float]]:
     try:
         supports = [SupportSpec.build(**s) for s in case.supports]
         layout = Layout(obstacles=[np.array(o) for o in case.obstacles], corridor_m=corridor,
-                        supports=supports)
+                        patches=[(name, np.array(v), np.array(g))
+                                 for name, v, g in case.patches], supports=supports)
         world = World(layout, assertions=False)
     except InvalidInput:
         return []
@@ -110,8 +113,19 @@ CORNER_TRUNCATED = Case(half_m=3.0, obstacles=(((0.0, 0.0), (1.0, 0.0), (1.0, 1.
                                                 (0.0, 1.0)),),
                         starts=((0.0, 0.0), (0.0, -1.0)), goals=((0.0, 0.0), (0.0, 0.0)),
                         max_speed_mps=1.0)
+# found by a probe: a platform at 0.3 m/s carries its rider, held at its goal until the back
+# edge picks it up, from patch P across the common edge into Q, labelled safe (C1, -24 mm at
+# step 73, 30 mm more every step): a carried body dropped its patch's walls even where its
+# platform left the patch
+PLATFORM_ACROSS_PATCHES = Case(
+    half_m=4.0, patches=(("P", ((-4.0, -4.0), (0.0, -4.0), (0.0, 4.0), (-4.0, 4.0)), (0.0, 0.0)),
+                         ("Q", ((0.0, -4.0), (4.0, -4.0), (4.0, 4.0), (0.0, 4.0)), (0.0, 0.0))),
+    supports=(dict(name="cart", kind="platform",
+                   vertices_m=[[-2.2, -1.0], [-0.2, -1.0], [-0.2, 1.0], [-2.2, 1.0]],
+                   pivot_m=(-1.2, 0.0), velocity_mps=(0.3, 0.0)),),
+    starts=((-1.2, 0.0),), goals=((-1.2, 0.0),), steps=90)
 KNOWN = (PLATFORM_OUT, PLATFORM_ACCEL, HEAD_ON_TINY, HEAD_ON_NONE, INSIDE_L, AT_PILLAR,
-         CW_PILLAR, START_INSIDE, PILLAR_HEAD_ON, CORNER_TRUNCATED)
+         CW_PILLAR, START_INSIDE, PILLAR_HEAD_ON, CORNER_TRUNCATED, PLATFORM_ACROSS_PATCHES)
 
 coord = st.floats(-4.5, 4.5, allow_nan=False)
 point = st.tuples(coord, coord)
@@ -163,7 +177,16 @@ def case(draw):
         rider = tuple(v.mean(axis=0).tolist())
         starts, goals = starts[:-1] + (rider,), goals[:-1] + (rider,)
     neighbors = draw(st.sampled_from([(None, None), (0.1, None), (None, 0), (0.1, 0)]))
-    return Case(half_m=half, obstacles=obstacles, supports=supports, starts=starts, goals=goals,
+    patches = ()
+    if draw(st.booleans()):
+        # two patches sharing a handoff edge x = cut, the second flat or sloped
+        cut = draw(st.floats(-half / 2, half / 2))
+        gradient = draw(st.sampled_from([0.0, 1.0, 3**0.5]))
+        patches = (("P", ((-half, -half), (cut, -half), (cut, half), (-half, half)), (0.0, 0.0)),
+                   ("Q", ((cut, -half), (half, -half), (half, half), (cut, half)),
+                    (gradient, 0.0)))
+    return Case(half_m=half, obstacles=obstacles, patches=patches, supports=supports,
+                starts=starts, goals=goals,
                 neighbor_dist_m=neighbors[0], max_neighbors=neighbors[1],
                 max_speed_mps=draw(st.floats(0.5, 2.0)), steps=STEPS)
 
@@ -180,6 +203,7 @@ def case(draw):
 @example(case=START_INSIDE)
 @example(case=PILLAR_HEAD_ON)
 @example(case=CORNER_TRUNCATED)
+@example(case=PLATFORM_ACROSS_PATCHES)
 def test_a_step_labelled_safe_never_fails_the_independent_check(case):
     found = lies(case)
     assert found == [], f"safe labels refuted (step, agent, claim, margin): {found[:5]}"

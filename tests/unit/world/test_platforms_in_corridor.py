@@ -1,10 +1,12 @@
-"""A platform's riders lose the corridor's walls only while the platform is certified inside
-the corridor over the time they could still be stopping; a platform that drives out never
-carries its rider through the wall with safe labels."""
+"""A platform's riders lose the corridor's walls, and their patch's, only while the platform is
+certified inside the corridor (the patch) over the time they could still be stopping; a platform
+that drives out never carries its rider through the wall, or across a patch edge, with safe
+labels."""
 
 import numpy as np
 import pytest
 
+from navproof.boundary import polygon_halfplanes
 from navproof.step import SAFE, Neighbors, StepInput, solve_safe_step
 from navproof.world import Layout, SupportSpec, World
 
@@ -89,3 +91,71 @@ def test_a_body_at_rest_on_a_platform_accelerating_towards_the_wall_is_not_safe(
     # at rest on the cart it would be carried into the wall: it must walk back, or not be safe
     if result.label[0] == SAFE:
         assert result.velocity_mps[0, 0] < 0.0
+
+
+P_AND_Q = [("P", np.array([[-8.0, -3.0], [0.0, -3.0], [0.0, 3.0], [-8.0, 3.0]]), np.zeros(2)),
+           ("Q", np.array([[0.0, -3.0], [8.0, -3.0], [8.0, 3.0], [0.0, 3.0]]), np.zeros(2))]
+"""Two flat patches sharing the handoff edge x = 0."""
+
+
+def test_platform_containment_in_each_patch_is_certified_over_the_lookahead():
+    # the cart's back edge (x = -5) crosses into Q after 16.7 s, its front edge (x = -2) after
+    # 6.7 s
+    layout = Layout(corridor_m=CORRIDOR, patches=P_AND_Q, supports=[SupportSpec.build(
+        "cart", "platform", [[-5.0, -1.0], [-2.0, -1.0], [-2.0, 1.0], [-5.0, 1.0]],
+        pivot_m=(-3.5, 0.0), velocity_mps=(0.3, 0.0))])
+    assert layout.platforms_inside_patches(6.0).tolist() == [[True, False]]
+    assert layout.platforms_inside_patches(7.0).tolist() == [[False, False]]
+    assert layout.platforms_inside_patches(7.0)[0].tolist() == [
+        layout.platforms_inside(7.0, region=polygon_halfplanes(P_AND_Q[p][1]))[0]
+        for p in range(2)]
+
+
+def test_riders_keep_their_patch_walls_when_their_platform_may_leave_the_patch():
+    layout = Layout(corridor_m=CORRIDOR, patches=P_AND_Q, supports=[SupportSpec.build(
+        "cart", "platform", [[-5.0, -1.0], [-2.0, -1.0], [-2.0, 1.0], [-5.0, 1.0]],
+        pivot_m=(-3.5, 0.0), velocity_mps=(0.3, 0.0))])
+    on = np.array([0])
+    patch_cols = slice(4, 8)
+    near = layout.edges(np.array([0]), on, platform_lookahead_s=10.0)
+    far = layout.edges(np.array([0]), on, platform_lookahead_s=1.0)
+    assert near.valid[0, patch_cols].all()
+    assert not far.valid[0, patch_cols].any()
+    # a conveyor does not carry its riders off the patch: they keep its walls anyway
+    belt = Layout(corridor_m=CORRIDOR, patches=P_AND_Q, supports=[SupportSpec.build(
+        "belt", "conveyor", [[-5.0, -1.0], [-2.0, -1.0], [-2.0, 1.0], [-5.0, 1.0]],
+        velocity_mps=(0.3, 0.0))])
+    assert belt.edges(np.array([0]), on, platform_lookahead_s=1.0).valid[0, patch_cols].all()
+
+
+def test_a_platform_driving_into_another_patch_never_carries_its_rider_across_labelled_safe():
+    # the rider holds its goal in the world until the back edge picks it up at 3.3 s; it is on
+    # the common edge x = 0 after 7.3 s
+    world = World(Layout(corridor_m=CORRIDOR, patches=P_AND_Q, supports=[SupportSpec.build(
+        "cart", "platform", [[-2.2, -1.0], [-0.2, -1.0], [-0.2, 1.0], [-2.2, 1.0]],
+        pivot_m=(-1.2, 0.0), velocity_mps=(0.3, 0.0))]), assertions=True)
+    world.add_agents([[-1.2, 0.0]], [[[-1.2, 0.0]]], radius_m=0.4)
+    for _ in range(90):
+        before = world.position_m[0, 0]
+        step = world.step()
+        if step.label[0] == SAFE:
+            assert before <= 1e-9 and world.position_m[0, 0] <= 1e-9
+
+
+def test_assertion_mode_accepts_a_safe_rider_at_its_moving_platforms_front_edge():
+    # the rider stands 1 mm inside the front edge of a cart moving at 0.3 m/s and walks
+    # towards the front: it ends each step beyond where that edge stood at the start of the
+    # step, but on the cart (B5 holds in the cart's frame, as the independent check measures)
+    from navproof.world.independent_check import check_world_step
+
+    def run(assertions):
+        world = World(Layout(corridor_m=CORRIDOR, supports=[cart(velocity_mps=(0.3, 0.0))]),
+                      assertions=assertions)
+        world.add_agents([[5.999, 0.0]], [[[7.5, 0.0]]], radius_m=0.4)
+        return world, [world.step() for _ in range(5)]
+
+    world, steps = run(False)
+    truths = [check_world_step(world, step) for step in steps]
+    assert any(step.label[0] == SAFE and step.wall_clearance_m[0] < -1e-3 for step in steps)
+    assert not any(truth.violated[0] for truth in truths)
+    run(True)

@@ -112,3 +112,49 @@ def test_c4_holds_on_random_routes_through_a_maze(seed):
     for _ in range(150):
         world.step()  # assertion mode raises ObligationViolation("C4", ...) on any breach
     assert np.all(mesh.locate(world.position_m) >= 0)
+
+
+ROOMS_CROWD = """
+[agent_defaults]
+radius_m = 0.2
+max_speed_mps = 1.5
+max_accel_mps2 = 20.0
+[navmesh]
+walkable = [[0.0, 0.0], [14.0, 0.0], [14.0, 8.0], [0.0, 8.0]]
+holes = [[[6.8, 0.0], [7.2, 0.0], [7.2, 3.2], [6.8, 3.2]],
+         [[6.8, 4.8], [7.2, 4.8], [7.2, 8.0], [6.8, 8.0]]]
+""" + "".join(f"[[agents]]\nposition = {list(p)}\ngoal = {list(g)}\n" for p, g in (
+    ((2.7197309992884753, 4.7274402701733615), (11.254321824648324, 0.9587020146786918)),
+    ((7.579007949329245, 6.36228357467522), (2.0561240859680456, 2.1403167273268746)),
+    ((6.473869013062776, 3.7918445526571354), (12.518768707646332, 3.834472460895345)),
+    ((11.33440884326497, 1.5543149681646675), (4.309163949711131, 6.576317150003077)),
+    ((3.639087262299808, 5.688762993410432), (11.528468852217555, 0.9482200675889811)),
+    ((12.049381477720903, 4.6376970805192235), (2.3076059570942737, 0.71708226028825)),
+    ((5.693163421873674, 3.809243620658268), (11.81294354439482, 6.651689601788372)),
+    ((11.784776901667215, 6.947690673087122), (2.8697804240044635, 6.106361396896598)),
+    ((3.167726336304564, 7.049107051931648), (12.77319996202825, 1.1821801681161404)),
+    ((8.315813161204014, 2.0189085886319615), (6.292880833389217, 3.553133066392005)),
+    ((4.259889745200824, 2.6071833889785374), (10.543457902974357, 3.201063811914318))))
+"""Eleven bodies swapping two rooms through a door at 20 m/s^2 (found by a random probe)."""
+
+
+def test_pairs_with_a_body_split_at_its_portal_are_measured_on_its_two_ramps(tmp_path):
+    # at step 126 agent 0 was labelled safe while it overlapped a body that crossed the
+    # door's portal by 1.5 um (W1): the World measured the split body through the quadratic
+    # of its start, middle and end points, up to 1.1 mm away from its two ramps
+    from navproof.scenario import load_world_scenario
+    from navproof.step import SAFE
+    from navproof.world.independent_check import check_world_step
+
+    path = tmp_path / "rooms.toml"
+    path.write_text(ROOMS_CROWD)
+    world = load_world_scenario(path, assertions=False).world
+    with world:
+        for k in range(130):
+            step = world.step()
+            truth = check_world_step(world, step)
+            assert not truth.lying.any(), (k, truth.claim[truth.lying], truth.margin[truth.lying])
+            # the World's clearance of a safe body is the check's wherever that is close
+            near = (step.label == SAFE) & (truth.agent_clearance_m < 0.01)
+            assert np.all(step.agent_clearance_m[near]
+                          <= truth.agent_clearance_m[near] + 1e-9)
