@@ -26,7 +26,7 @@ GENERATED_PATH = Path(navproof._generated.__file__).resolve().parent / "formulas
 REGENERATE_COMMAND = "navproof generate"
 
 
-SCALAR_FORMS = ("arrive_speed", "steering_change")
+SCALAR_FORMS = ("arrive_speed", "steering_change", "brake_envelope_factor")
 """Formulas also printed as a function of single floats (``<name>_scalar``) for compiled loops,
 which cannot call ``numpy.select`` or ``functools.reduce``: the same expression, its arithmetic
 printed by the same printer, only its Piecewise, Min and Max as conditionals and numpy's

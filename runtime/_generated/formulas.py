@@ -61,6 +61,7 @@ __all__ = [
     "arrive_speed",
     "discrete_brake_distance",
     "linear_ramp_speed",
+    "brake_envelope_factor_scalar",
     "steering_change_scalar",
     "arrive_speed_scalar",
 ]
@@ -480,6 +481,15 @@ def linear_ramp_speed(*, dist, max_speed, slow_radius):
     Claim: T3. Derived in navproof.proofs as ``Min(max_speed, dist*max_speed/slow_radius)``.
     """
     return functools.reduce(numpy.minimum, [max_speed, dist*max_speed/slow_radius])
+
+
+def brake_envelope_factor_scalar(*, cmax, dt, a):
+    """:func:`brake_envelope_factor` of single floats, for compiled loops [s].
+
+    Claim: S7. The same expression with its conditions and numpy's minimum and
+    maximum written out.
+    """
+    return ((-1/2*dt + cmax/a) if (cmax > a*dt) else ((1/2)*dt))
 
 
 def steering_change_scalar(*, gap, max_accel, dt):

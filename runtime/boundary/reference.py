@@ -19,7 +19,7 @@ from navproof.boundary.motion import Support
 from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS, RVO_EPSILON
-from navproof.core.validation import check_valid_finite
+from navproof.core.validation import check_valid_finite, floats_of_shape
 from navproof.core.vec2 import dot2
 from navproof.solver.closest import SOLVE_PARALLEL_MIN_ROWS, closest_row
 
@@ -137,11 +137,10 @@ def reference_from_offsets(edges: EdgeSet, u_mps: np.ndarray, n_dot_e_minus_u: n
     rows, k = walls.shape
     r, v_stop, exists, margin = np.empty((rows, 2)), np.empty((rows, 2)), \
         np.empty(rows, dtype=bool), np.empty(rows)
-    args = (np.broadcast_to(np.asarray(edges.normal, dtype=np.float64), (rows, k, 2)),
+    args = (floats_of_shape(edges.normal, (rows, k, 2)),
             np.asarray(n_dot_e_minus_u, dtype=np.float64), np.asarray(walls, dtype=bool),
             np.asarray(edges.edge_id, dtype=np.int64), np.asarray(u_mps, dtype=np.float64),
-            np.broadcast_to(np.asarray(vh_mps, dtype=np.float64), (rows,)), EPS, 0.0,
-            RVO_EPSILON)
+            floats_of_shape(vh_mps, (rows,)), EPS, 0.0, RVO_EPSILON)
     # RVO2's tolerances, as the crowd: a wall counts as violated beyond 0 m/s
     run_row_pieces(lambda lo, hi: _reference_rows(*args, lo, hi, r, v_stop, exists, margin),
                    rows, min_rows=SOLVE_PARALLEL_MIN_ROWS)

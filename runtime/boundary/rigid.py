@@ -16,6 +16,7 @@ from navproof.boundary.edges import EdgeSet
 from navproof.boundary.motion import Support
 from navproof.boundary.step_length import per_agent
 from navproof.core.jit import compiled_loop
+from navproof.core.validation import floats_of_shape
 from navproof.core.vec2 import dot2, norm2
 
 CERTIFIED_PIECES = 8
@@ -90,13 +91,6 @@ def same_motion(edges: EdgeSet, support: Support) -> np.ndarray:
                | (me.omega_radps == 0.0)))
 
 
-def _shaped(value: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """``value`` as float64 of ``shape``: itself where it already has it, else a broadcast
-    view (numpy's broadcast costs more than a small crowd's pass)."""
-    arr = np.asarray(value, dtype=np.float64)
-    return arr if arr.shape == shape else np.broadcast_to(arr, shape)
-
-
 def moving_frame_pairs(edges: EdgeSet, support: Support) -> np.ndarray:
     """(N, K) True where the edge's local frame moves non-uniformly relative to the support's:
     the support or the edge rotates, or their pivots accelerate differently. Elsewhere the
@@ -105,9 +99,10 @@ def moving_frame_pairs(edges: EdgeSet, support: Support) -> np.ndarray:
     me, ms = edges.motion, support.motion
     shape = edges.normal.shape[:2]
     out = np.empty(shape, bool)
-    _moving_frame_pairs(_shaped(me.omega_radps, shape), _shaped(ms.omega_radps, shape[:1]),
-                        _shaped(me.acceleration_mps2, (*shape, 2)),
-                        _shaped(ms.acceleration_mps2, (shape[0], 2)), out)
+    _moving_frame_pairs(floats_of_shape(me.omega_radps, shape),
+                        floats_of_shape(ms.omega_radps, shape[:1]),
+                        floats_of_shape(me.acceleration_mps2, (*shape, 2)),
+                        floats_of_shape(ms.acceleration_mps2, (shape[0], 2)), out)
     return out
 
 

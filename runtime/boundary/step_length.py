@@ -12,7 +12,7 @@ def per_edge(dt_s: float | np.ndarray) -> float | np.ndarray:
 
 
 def per_agent(dt_s: float | np.ndarray, n: int) -> np.ndarray:
-    """A step length as a float64 array (N,): a copy, broadcast only where its shape differs
-    (numpy's broadcast costs more than the copy of a thousand values)."""
+    """A step length as a float64 array (N,): a copy, filled by broadcasting only where its
+    shape differs (numpy's broadcast view costs more than the copy of a thousand values)."""
     arr = np.asarray(dt_s, dtype=np.float64)
-    return (arr if arr.shape == (n,) else np.broadcast_to(arr, (n,))).copy()
+    return arr.copy() if arr.shape == (n,) else np.full((n,), arr, dtype=np.float64)

@@ -14,13 +14,17 @@ from the same formulas in the compiled pass of :mod:`navproof.step.constraints`.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from navproof._generated import formulas
+from navproof._generated.formulas import brake_envelope_factor_scalar, envelope_speed_cap
 from navproof.boundary.margins import affine_root
 from navproof.boundary.step_length import per_edge
+from navproof.core.jit import compiled_loop
 from navproof.core.tolerances import EPS
-from navproof.core.validation import check_valid_budget, check_valid_finite
+from navproof.core.validation import check_valid_budget, check_valid_finite, floats_of_shape
 from navproof.core.vec2 import dot2, norm2
 
 
@@ -29,6 +33,33 @@ def envelope_speed_cap_mps(vh_mps: np.ndarray, u_mps: np.ndarray, r_mps: np.ndar
     """Shared envelope speed Cmax = Vh + |u - r| (m/s, (N,)). Claim: S4."""
     carry = norm2(np.asarray(u_mps) - np.asarray(r_mps))
     return formulas.envelope_speed_cap(vh=np.asarray(vh_mps, dtype=np.float64), carry=carry)
+
+
+@compiled_loop
+def _cap_and_factor_rows(vh, u, r, dt, a, cmax, kfac):
+    """Per agent Cmax = Vh + |u - r| (the generated ``envelope_speed_cap`` of the length
+    sqrt(x x + y y), as :func:`navproof.core.vec2.norm2`) and the braking factor K of the
+    generated ``brake_envelope_factor_scalar`` (s). Claim: S4, S7."""
+    for i in range(cmax.size):
+        x, y = u[i, 0] - r[i, 0], u[i, 1] - r[i, 1]
+        cap = envelope_speed_cap(vh=vh[i], carry=math.sqrt(x * x + y * y))
+        cmax[i] = cap
+        kfac[i] = brake_envelope_factor_scalar(cmax=cap, dt=dt[i], a=a[i])
+
+
+def envelope_cap_and_brake_factor(vh_mps: np.ndarray, u_mps: np.ndarray, r_mps: np.ndarray,
+                                  dt_s: float | np.ndarray, a_mps2: np.ndarray
+                                  ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`envelope_speed_cap_mps` Cmax (m/s, (N,)) and :func:`brake_envelope_factor_s` K
+    (s, (N,)) of that Cmax, in one compiled pass over the agents (the same values bit for bit).
+    Claim: S4, S7."""
+    a = check_valid_budget("a_mps2", a_mps2)
+    u = np.asarray(u_mps, dtype=np.float64)
+    rows = u.shape[0]
+    cmax, kfac = np.empty(rows), np.empty(rows)
+    _cap_and_factor_rows(floats_of_shape(vh_mps, (rows,)), u, np.asarray(r_mps, dtype=np.float64),
+                         floats_of_shape(dt_s, (rows,)), floats_of_shape(a, (rows,)), cmax, kfac)
+    return cmax, kfac
 
 
 def stop_displacement_m(c_mps: np.ndarray, dt_s: float, a_mps2: np.ndarray) -> np.ndarray:
@@ -167,6 +198,7 @@ __all__ = [
     "check_valid_budget",
     "end_stop_margin_m",
     "end_stop_offset_mps",
+    "envelope_cap_and_brake_factor",
     "envelope_margin_m",
     "envelope_speed_cap_mps",
     "hold_is_safe",

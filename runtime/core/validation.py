@@ -55,6 +55,14 @@ def _name(field: str, idx: tuple[int, ...]) -> str:
     return f"{field}[{', '.join(map(str, idx))}]" if idx else field
 
 
+def floats_of_shape(value: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """``value`` as float64 of exactly ``shape``: itself where it already has it, else numpy's
+    broadcast view (ValueError where it does not broadcast; numpy's broadcast costs more than a
+    small crowd's pass, so arrays already in shape skip it)."""
+    arr = np.asarray(value, dtype=np.float64)
+    return arr if arr.shape == shape else np.broadcast_to(arr, shape)
+
+
 def check_valid_finite(field: str, value: Any, *, shape: tuple[int, ...] | None = None
                        ) -> np.ndarray:
     """Return ``value`` as a float64 array; raise InvalidInput when it is not numeric, does not

@@ -24,7 +24,7 @@ from navproof._generated.formulas import (
 )
 from navproof.boundary.reference import Reference, reference_from_offsets
 from navproof.boundary.rigid import moving_frame_pairs, rotating_stop_pairs
-from navproof.boundary.stop_envelope import brake_envelope_factor_s, envelope_speed_cap_mps
+from navproof.boundary.stop_envelope import envelope_cap_and_brake_factor
 from navproof.core.jit import compiled_loop
 from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS
@@ -203,8 +203,8 @@ def edge_frame(inp: StepInput, accel_mps2: np.ndarray, *,
     moving = moving_frame_pairs(edges, inp.support)
     rot_stop = rotating_stop_pairs(edges, inp.support, moving=moving)
     ref = reference_from_offsets(edges, u, n_dot_e_minus_u, inp.vh_mps, certified=rot_stop)
-    cmax = envelope_speed_cap_mps(inp.vh_mps, u, ref.r_mps)
-    kfac = brake_envelope_factor_s(cmax, inp.dt_per_agent_s, accel_mps2)
+    cmax, kfac = envelope_cap_and_brake_factor(inp.vh_mps, u, ref.r_mps, inp.dt_per_agent_s,
+                                               accel_mps2)
     return EdgeFrame(u, n_dot_e, n_dot_u, n_dot_v0, s, moving, rot_stop, ref, cmax, kfac)
 
 

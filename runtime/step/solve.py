@@ -150,7 +150,10 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
                                    extra=separation_planes(inp, prep, apart))
         velocity[apart[sep]] = v1[sep]
         label[apart[sep]] = OVERLAP_RECOVERY
-        rest = np.setdiff1d(rest, apart[sep])
+        # rest is sorted and unique: dropping the separated agents keeps it so, as setdiff1d
+        left = np.ones(n, bool)
+        left[apart[sep]] = False
+        rest = rest[left[rest]]
     if rest.size:
         f1, v1 = f1_relaxed_neighbours(inp, prep, rest, known=known)
         velocity[rest[f1]] = v1[f1]

@@ -501,6 +501,59 @@ def pair_margins_m(x0_m: np.ndarray, u_mps: np.ndarray, v0_mps: np.ndarray,
     return margin, t_min, passes
 
 
+def gathered_pair_margins_m(rows: np.ndarray, x0_m: np.ndarray, u_mps: np.ndarray,
+                            v0_mps: np.ndarray, v1_mps: np.ndarray, alpha_mps2: np.ndarray,
+                            dt_s: np.ndarray, other_position_m: np.ndarray,
+                            other_velocity_mps: np.ndarray, valid: np.ndarray,
+                            start_m: np.ndarray, combined_radius_m: np.ndarray,
+                            exact_band_m: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pair_margins_m` (margins (m, (R, J)) and per-row verdicts (R,), no times) of the
+    agents ``rows`` (R,) (indices into the per-agent arrays (N, ...), float64 and bool as a
+    validated step input holds them, ``dt_s`` (N,) finite and > 0) with end velocities
+    ``v1_mps`` (R, 2) made the sweep's by the support's pivot acceleration ``alpha_mps2`` (N, 2):
+    v1 + alpha dt (as :func:`navproof.step.verify.sweep_end_velocity_mps`). One compiled pass
+    gathers the rows and their displacements instead of a numpy gather per array; the same
+    values to the bit. Claim: W1."""
+    r, j = rows.size, valid.shape[1]
+    x0, u, v0, half, full = (np.empty((r, 2)) for _ in range(5))
+    dt = np.empty(r)
+    position, velocity = np.empty((r, j, 2)), np.empty((r, j, 2))
+    row_valid = np.empty((r, j), dtype=np.bool_)
+    start, combined = np.empty((r, j)), np.empty((r, j))
+    _gather_sweep_rows(rows, x0_m, u_mps, v0_mps, v1_mps, alpha_mps2, dt_s, other_position_m,
+                       other_velocity_mps, valid, start_m, combined_radius_m, x0, u, v0, half,
+                       full, dt, position, velocity, row_valid, start, combined)
+    margin = np.empty((r, j))
+    passes = np.empty(r, dtype=np.bool_)
+    _run_sweep((x0, u, position, velocity, half, full, dt, row_valid, _NO_PAIRS, start,
+                combined, float(exact_band_m)), (margin, _NO_PAIRS, passes))
+    return margin, passes
+
+
+@compiled_loop
+def _gather_sweep_rows(rows, x0_all, u_all, v0_all, v1, alpha, dt_all, position_all,
+                       velocity_all, valid_all, start_all, combined_all, x0, u, v0, half, full,
+                       dt, position, velocity, valid, start, combined):
+    """Rows of :func:`gathered_pair_margins_m`: agent ``rows[i]``'s values into row ``i``, its
+    sweep end velocity v1 + alpha dt and the generated ``accel_step_displacement`` at t = dt / 2
+    and t = dt per axis (as :func:`_displacements`)."""
+    for i in range(rows.size):
+        a = rows[i]
+        d = dt_all[a]
+        dt[i] = d
+        for c in range(2):
+            x0[i, c], u[i, c], v0[i, c] = x0_all[a, c], u_all[a, c], v0_all[a, c]
+            v_end = v1[i, c] + alpha[a, c] * d
+            half[i, c] = accel_step_displacement(t=0.5 * d, dt=d, v0=v0[i, c], v1=v_end)
+            full[i, c] = accel_step_displacement(t=d, dt=d, v0=v0[i, c], v1=v_end)
+        for k in range(valid.shape[1]):
+            valid[i, k] = valid_all[a, k]
+            start[i, k], combined[i, k] = start_all[a, k], combined_all[a, k]
+            for c in range(2):
+                position[i, k, c] = position_all[a, k, c]
+                velocity[i, k, c] = velocity_all[a, k, c]
+
+
 @compiled_loop
 def _sweep_margins(min_distance, start, combined, valid, out):
     """Every pair of :func:`sweep_margin_m` (flat arrays), +inf where not ``valid``."""

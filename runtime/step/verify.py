@@ -32,10 +32,11 @@ from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.numpy_scalars import numpy_minimum
 from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS
+from navproof.core.validation import floats_of_shape
 from navproof.step.constraints import Prepared
 from navproof.step.inputs import PARALLEL_MIN_ROWS, Neighbors, StepInput
 from navproof.step.result import Margins
-from navproof.step.sweep import pair_margins_m
+from navproof.step.sweep import gathered_pair_margins_m, pair_margins_m
 
 SWEEP_EXACT_BAND_M = 1.0
 """Pairs whose certified lower distance bound is within this band (m) of the combined radius
@@ -313,8 +314,16 @@ def _sweep_margins(inp: StepInput, prep: Prepared, neighbors: Neighbors,
     """W1 margins (m, (R, J)) of candidates ``v1`` (R, 2) of agents ``rows``, from the pair
     distances prepared once per step (as :func:`pair_sweep_margins_m`), and per row whether
     every margin is >= -EPS (:func:`navproof.step.sweep.sweep_passes`). Claim: W1."""
-    dt = inp.dt_per_agent_s[rows]
     assert prep.sweep_start_m is not None and prep.sweep_comb_m is not None
+    if not isinstance(rows, slice):
+        # a few rows: one compiled gather instead of a numpy gather per array
+        return gathered_pair_margins_m(
+            np.asarray(rows, np.int64), inp.position_m, prep.u, inp.velocity_mps,
+            np.ascontiguousarray(v1, dtype=np.float64),
+            floats_of_shape(inp.support.motion.acceleration_mps2, (inp.count, 2)),
+            inp.dt_per_agent_s, neighbors.position_m, neighbors.velocity_mps, neighbors.valid,
+            prep.sweep_start_m, prep.sweep_comb_m, SWEEP_EXACT_BAND_M)
+    dt = inp.dt_per_agent_s[rows]
     nb = neighbors.take(rows)
     margin, _, passes = pair_margins_m(
         inp.position_m[rows], prep.u[rows], inp.velocity_mps[rows],

@@ -5,6 +5,7 @@ import pytest
 
 from navproof import boundary as b
 from navproof._generated import formulas
+from navproof.boundary.step_length import per_agent
 from navproof.core.errors import InvalidInput
 from navproof.core.tolerances import UNIT_LENGTH_TOL
 from navproof.core.validation import check_valid_step
@@ -178,3 +179,16 @@ def test_patch_halfplanes_and_slope_factor():
     normal, offset = q.halfplanes()
     assert np.allclose(normal, [[0, -1], [1, 0], [0, 1], [-1, 0]])
     assert offset.tolist() == pytest.approx([0, 1, 1, 0])
+
+
+@pytest.mark.parametrize("dt", [0.1, np.float32(0.1), np.array(1 / 30), np.array([0.05]),
+                                np.array([0.1, 0.2, 0.3]), [0.1, 0.2, 0.3], -0.0, np.nan])
+def test_per_agent_step_is_numpys_broadcast_copy(dt):
+    got = per_agent(dt, 3)
+    want = np.broadcast_to(np.asarray(dt, dtype=np.float64), (3,)).copy()
+    assert got.dtype == np.float64 and got.flags.c_contiguous and got.flags.writeable
+    assert got.tobytes() == want.tobytes()
+    source = np.array([0.1, 0.2, 0.3])
+    assert per_agent(source, 3) is not source
+    with pytest.raises(ValueError):
+        per_agent(np.ones(2), 3)

@@ -4,8 +4,10 @@ import numpy as np
 import pytest
 
 from navproof._generated import formulas
+from navproof._generated.formulas import brake_envelope_factor_scalar
 from navproof.boundary import stop_envelope as se
 from navproof.core.errors import InvalidInput
+from navproof.core.jit import compiled_loop
 
 DT = 0.1
 X_NORMAL = np.array([[[1.0, 0.0]]])
@@ -96,3 +98,63 @@ def test_end_stop_half_plane_covers_braking_from_the_step_end():
                                 n_dot_v1=q[0, 0])
     assert se.end_stop_margin_m(np.array([[end]]), X_NORMAL, v1, a)[0, 0] >= -1e-12
     assert se.hold_is_safe(X_NORMAL, zero, np.zeros((1, 1, 2)), np.ones((1, 1), bool))[0]
+
+
+SPECIAL = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 5e-324, -5e-324, 1e-300, 1e300, -1e300,
+                    0.1, 1.0, 2.0])
+
+
+def _special_columns(rng, n, *, positive):
+    """``n`` random values over many magnitudes, with special values and ties mixed in."""
+    col = rng.choice([1e-3, 0.1, 1.0, 10.0, 1e6], n) * rng.random(n)
+    if not positive:
+        col = np.where(rng.random(n) < 0.3, -col, col)
+        picks = rng.random(n) < 0.2
+        col[picks] = rng.choice(SPECIAL, picks.sum())
+    return col
+
+
+@compiled_loop
+def _scalar_brake_factor_rows(cmax, dt, a, out):
+    """The generated scalar form of the braking factor per row, from a compiled loop."""
+    for i in range(out.shape[0]):
+        out[i] = brake_envelope_factor_scalar(cmax=cmax[i], dt=dt[i], a=a[i])
+
+
+def test_brake_envelope_factor_scalar_form_equals_numpy_form_bit_for_bit():
+    rng = np.random.default_rng(3)
+    n = 20000
+    cmax, dt = _special_columns(rng, n, positive=False), _special_columns(rng, n, positive=False)
+    a = _special_columns(rng, n, positive=True) + 1e-12
+    a[:50] = np.array([5e-324, 1e-300, 1e300, 1.0, 10.0]).repeat(10)
+    ties = rng.random(n) < 0.1
+    cmax[ties] = a[ties] * dt[ties]  # exactly at the switch
+    with np.errstate(all="ignore"):
+        want = np.asarray(formulas.brake_envelope_factor(cmax=cmax, dt=dt, a=a), np.float64)
+        got = np.empty(n)
+        _scalar_brake_factor_rows(cmax, dt, a, got)
+    assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("scalar_step", [False, True])
+def test_envelope_cap_and_brake_factor_equals_cap_then_factor_bit_for_bit(scalar_step):
+    rng = np.random.default_rng(9)
+    n = 6000
+    vh = _special_columns(rng, n, positive=False)
+    u = np.stack([_special_columns(rng, n, positive=False) for _ in range(2)], axis=1)
+    r = np.where(rng.random((n, 1)) < 0.3, u, np.stack(
+        [_special_columns(rng, n, positive=False) for _ in range(2)], axis=1))
+    dt = 0.1 if scalar_step else _special_columns(rng, n, positive=False)
+    a = _special_columns(rng, n, positive=True) + 1e-12
+    with np.errstate(all="ignore"):
+        want_cmax = se.envelope_speed_cap_mps(vh, u, r)
+        want_k = se.brake_envelope_factor_s(want_cmax, dt, a)
+        cmax, kfac = se.envelope_cap_and_brake_factor(vh, u, r, dt, a)
+    assert cmax.tobytes() == want_cmax.tobytes()
+    assert kfac.tobytes() == want_k.tobytes()
+
+
+def test_envelope_cap_and_brake_factor_refuses_a_zero_budget():
+    with pytest.raises(InvalidInput):
+        se.envelope_cap_and_brake_factor(np.ones(2), np.zeros((2, 2)), np.zeros((2, 2)), 0.1,
+                                         np.array([1.0, 0.0]))

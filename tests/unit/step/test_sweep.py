@@ -280,3 +280,32 @@ def test_pair_margins_equal_the_margin_rule_on_the_banded_distances(monkeypatch,
     empty = sweep.pair_margins_m(x0, u, v0, v1, DT, op[:, :0], ov[:, :0], valid[:, :0],
                                  start[:, :0], comb[:, :0], band)
     assert empty[0].shape == (2500, 0) and empty[2].all()
+
+
+@pytest.mark.parametrize("rows_of", ["some", "every", "repeated", "none"])
+def test_gathered_pair_margins_equal_pair_margins_of_the_gathered_rows(rows_of):
+    # the compiled gather of a few rows (their sweep end velocities v1 + alpha dt and their
+    # displacements included) gives, to the bit, pair_margins_m of numpy's gather of them
+    x0, u, v0, v1, op, ov, valid = _random_pairs(41, n=900, j=5)
+    n = x0.shape[0]
+    rng = np.random.default_rng(42)
+    comb = rng.uniform(0.05, 1.2, valid.shape)
+    start = np.hypot(*np.moveaxis(x0[:, None, :] - op, -1, 0))
+    start[::13, 1] = np.nan
+    comb[::17, 2] = np.inf
+    op[::19, 4, 1] = np.nan
+    alpha = np.where(rng.random((n, 1)) < 0.5, 0.0, rng.normal(size=(n, 2)))
+    alpha[::7] = -0.0
+    dt = rng.choice([0.1, 0.05, 1 / 30], n)
+    rows = {"some": np.sort(rng.choice(n, 40, replace=False)), "every": np.arange(n),
+            "repeated": np.array([5, 5, 0, 899, 3]), "none": np.zeros(0, np.int64)}[rows_of]
+    v_end = v1[: rows.size].copy()
+    v_end[::3, 0] = -0.0
+    v_end[::5, 1] = 0.0
+    margin, passes = sweep.gathered_pair_margins_m(rows, x0, u, v0, v_end, alpha, dt, op, ov,
+                                                   valid, start, comb, 0.3)
+    expect, _, expect_passes = sweep.pair_margins_m(
+        x0[rows], u[rows], v0[rows], v_end + alpha[rows] * dt[rows].reshape(-1, 1), dt[rows],
+        op[rows], ov[rows], valid[rows], start[rows], comb[rows], 0.3)
+    assert margin.tobytes() == expect.tobytes()
+    assert passes.tobytes() == expect_passes.tobytes()
