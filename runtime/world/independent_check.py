@@ -395,22 +395,72 @@ def _world_at(c, options, i, t):
     return wx, wy
 
 
+PAIR_BOUND_REL = 2.0**-40
+"""Relative excess (far above the few roundings of a squared length and its root) by which
+:func:`_pair_speed_bound` exceeds the length hypot finds."""
+PAIR_BOUND_ABS_MPS = 1e-140
+"""Absolute excess (m/s) of :func:`_pair_speed_bound`: lengths below it square to numbers
+that may lose their precision below the normal range; its square is normal."""
+
+
+@inlined_loop
+def _pair_speed_bound(ax, ay, bx, by):
+    """An upper bound (m/s) of ``larger(hypot(ax, ay), hypot(bx, by))`` with square roots:
+    ``sqrt(larger(|a|^2, |b|^2)) (1 + PAIR_BOUND_REL) + PAIR_BOUND_ABS_MPS`` (NaN where a
+    squared length is NaN, +inf where it overflows). A squared length of a vector at least
+    PAIR_BOUND_ABS_MPS long is within 3 roundings of the true square and its root within 2 of
+    the true length, and hypot is within 1 of it, so the relative excess covers them; a shorter
+    vector's hypot is at most PAIR_BOUND_ABS_MPS (rounding is monotone), which the bound
+    exceeds (its other terms are not negative)."""
+    a_sq = ax * ax + ay * ay
+    b_sq = bx * bx + by * by
+    return math.sqrt(larger(a_sq, b_sq)) * (1.0 + PAIR_BOUND_REL) + PAIR_BOUND_ABS_MPS
+
+
 @compiled_loop
-def _pair_rows(first, second, radius, linear, world_v0, world_v1, speed_bound, lo, hi,
-               offset_m, lipschitz):
+def _pair_rows(first, second, radius, linear, world_v0, world_v1, speed_bound, step_s, lo, hi,
+               offset_m, lipschitz, bounded):
     """Pairs ``lo:hi`` (bodies first[p], second[p]): the combined radius (m) into ``offset_m``
     and the Lipschitz constant (m/s) of their distance over the step into ``lipschitz``: the
     larger relative speed at the two ends (NaN wins) where both bodies' world velocities are
-    linear in time (:func:`_curve_rows`), else the sum of their speed bounds."""
+    linear in time (:func:`_curve_rows`), else the sum of their speed bounds.
+
+    Where both are linear and the sample interval ``step_s / SAMPLES`` is positive, the
+    constant written is :func:`_pair_speed_bound`'s upper bound of the relative speed, and
+    ``bounded`` is True: a pair that the bound settles (:func:`_settles`) is settled by the
+    constant too (its ``0.5 L h`` is at most the bound's, rounding keeps the order, and the
+    settled value is the least sample, which neither changes), so the constant is needed only
+    for the pairs it does not settle (:func:`_pair_exact_rows` writes it there, before the
+    refinement reads it)."""
+    positive = step_s / SAMPLES > 0.0
     for p in range(lo, hi):
         i, j = first[p], second[p]
         offset_m[p] = radius[i] + radius[j]
         if linear[i] and linear[j]:
+            ax, ay = world_v0[i, 0] - world_v0[j, 0], world_v0[i, 1] - world_v0[j, 1]
+            bx, by = world_v1[i, 0] - world_v1[j, 0], world_v1[i, 1] - world_v1[j, 1]
+            if positive:
+                lipschitz[p] = _pair_speed_bound(ax, ay, bx, by)
+                bounded[p] = True
+            else:
+                lipschitz[p] = larger(math.hypot(ax, ay), math.hypot(bx, by))
+                bounded[p] = False
+        else:
+            lipschitz[p] = speed_bound[i] + speed_bound[j]
+            bounded[p] = False
+
+
+@compiled_loop
+def _pair_exact_rows(first, second, world_v0, world_v1, bounded, settled, lo, hi, lipschitz):
+    """The Lipschitz constant of :func:`_pair_rows` (the larger relative speed at the two ends,
+    m/s, NaN wins) into ``lipschitz`` for the pairs ``lo:hi`` that it ``bounded`` and that
+    the bound did not settle."""
+    for p in range(lo, hi):
+        if bounded[p] and not settled[p]:
+            i, j = first[p], second[p]
             d0 = math.hypot(world_v0[i, 0] - world_v0[j, 0], world_v0[i, 1] - world_v0[j, 1])
             d1 = math.hypot(world_v1[i, 0] - world_v1[j, 0], world_v1[i, 1] - world_v1[j, 1])
             lipschitz[p] = larger(d0, d1)
-        else:
-            lipschitz[p] = speed_bound[i] + speed_bound[j]
 
 
 DRIFT_CLEAR_SQ = (TOLERANCE_M * (1.0 - 1e-9)) ** 2
@@ -1081,18 +1131,21 @@ def _pair_min(cur: _Curves, first: np.ndarray, second: np.ndarray, radius_m: np.
     second = np.ascontiguousarray(second, np.int64)
     out = np.empty(items)
     offset_m, lipschitz = _scratch("pair_offset", (items,)), _scratch("pair_lipschitz", (items,))
+    bounded = _scratch("pair_bounded", (items,), np.bool_)
     sampled = _scratch("sampled", (items, grid.size))
     settled = _scratch("settled", (items,), np.bool_)
     rows = (first, second, _f64(radius_m), cur.linear, cur.world_v0_mps, cur.world_v1_mps,
-            cur.speed_bound_mps)
+            cur.speed_bound_mps, float(cur.options[0]))
     args = (_PAIR, cur.curve, cur.options, _NO_POLYGONS.arrays, first, second, offset_m,
             lipschitz, cur.coarse, grid)
     threads = thread_count(items, PARALLEL_MIN_ITEMS)
     bounds = piece_bounds(items, threads)
 
     def piece(p: int) -> None:
-        _pair_rows(*rows, bounds[p], bounds[p + 1], offset_m, lipschitz)
+        _pair_rows(*rows, bounds[p], bounds[p + 1], offset_m, lipschitz, bounded)
         _sampled_clearances(*args, bounds[p], bounds[p + 1], sampled, settled, out)
+        _pair_exact_rows(first, second, cur.world_v0_mps, cur.world_v1_mps, bounded, settled,
+                         bounds[p], bounds[p + 1], lipschitz)
         _certified_mins(*args, sampled, settled, bounds[p], bounds[p + 1], out)
 
     run_pieces(piece, len(bounds) - 1, threads=threads)

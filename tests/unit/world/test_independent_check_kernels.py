@@ -464,3 +464,64 @@ def test_polygon_least_inside_equals_the_least_sample_bit_for_bit():
                 sq, inside = _parts_on_samples(table, g, coarse, i)
                 assert ic._polygon_least_when_settled(sq, inside, half_lip_h[i]) == (least, True)
     assert decided > n // 6
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_pair_speed_bound_is_at_least_the_larger_relative_speed():
+    # tiny (subnormal squares), huge (overflowing squares), zeros of both signs, not finite
+    rng = np.random.default_rng(59)
+    scale = rng.choice([1e-320, 1e-300, 1e-160, 1e-141, 1e-140, 1e-139, 1e-3, 1.0, 1e150,
+                        1e154, 1e200, 1e300], (20000, 4))
+    comp = _random(rng, (20000, 4), special=0.1) * scale
+    want = np.maximum(np.hypot(comp[:, 0], comp[:, 1]), np.hypot(comp[:, 2], comp[:, 3]))
+    got = np.array([ic._pair_speed_bound(*row) for row in comp])
+    number = ~np.isnan(got)
+    assert np.all(np.isnan(got[np.isnan(want)]))
+    assert np.all(got[number] >= want[number])
+    assert number.sum() > 15000
+
+
+@pytest.mark.parametrize("dt", [0.1, -0.1])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_pair_min_equals_the_pairs_with_their_exact_lipschitz_constants_bit_for_bit(dt):
+    # bodies near contact and overlapping, moving alike and apart, linear or not (commit times
+    # within the step), with specials: the pairs the speed bound settles and those it does not
+    # end as with the exact constants everywhere (finite speeds: an unbounded constant
+    # bisects without end)
+    rng = np.random.default_rng(61)
+    n = 600
+    start = rng.uniform(0.0, 6.0, (n, 2))
+    v0, v1 = rng.normal(0.0, 2.0, (n, 2)), rng.normal(0.0, 2.0, (n, 2))
+    alike = rng.random(n) < 0.3
+    v0[alike], v1[alike] = 0.5, -0.25
+    v0[rng.random(n) < 0.02] *= 1e-160
+    v1[rng.random(n) < 0.02] *= -0.0
+    commit = rng.choice([dt, 0.5 * dt, np.inf], n, p=[0.6, 0.2, 0.2])
+    pivot = np.zeros((n, 2))
+    zeros, radius = np.zeros((n, 2)), rng.uniform(0.2, 0.4, n)
+    mo = ic.StepMotion(0.0, dt, start, v0, v1, commit, pivot, zeros, zeros, np.zeros(n),
+                       np.full(n, -1), np.full(n, -1), np.ones(n), np.ones(n),
+                       np.zeros(0, np.int64), np.full(n, 1.5), start, v1, None, (), (),
+                       np.zeros(0, bool), ())
+    grid = np.linspace(0.0, dt, ic.SAMPLES + 1)
+    cur = ic._Curves(mo, grid)
+    first, second = ic.candidate_pairs(start, radius + 0.5)
+    got = ic._pair_min(cur, first, second, radius, grid)
+
+    both = cur.linear[first] & cur.linear[second]
+    dv0, dv1 = cur.world_v0_mps[first] - cur.world_v0_mps[second], \
+        cur.world_v1_mps[first] - cur.world_v1_mps[second]
+    lipschitz = np.where(both, np.maximum(np.hypot(*dv0.T), np.hypot(*dv1.T)),
+                         cur.speed_bound_mps[first] + cur.speed_bound_mps[second])
+    offset = radius[first] + radius[second]
+    items = first.size
+    sampled, settled, want = np.empty((items, grid.size)), np.empty(items, bool), \
+        np.empty(items)
+    args = (ic._PAIR, cur.curve, cur.options, ic._NO_POLYGONS.arrays, first, second, offset,
+            lipschitz, cur.coarse, grid)
+    ic._sampled_clearances(*args, 0, items, sampled, settled, want)
+    ic._certified_mins(*args, sampled, settled, 0, items, want)
+    assert _same_bits(got, want)
+    if dt > 0.0:
+        assert 100 < settled.sum() < items - 20 and both.sum() > items // 2
+        assert (both & ~settled).sum() > 20
