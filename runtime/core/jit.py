@@ -26,7 +26,7 @@ import hashlib
 import threading
 import types
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 _LOCK = threading.RLock()
 _FORMULA_MODULE = "navproof._generated.formulas"
@@ -127,7 +127,7 @@ def _formula(formula: Callable[..., Any]) -> Callable[..., Any]:
     return numba.njit(nogil=True)(plain)
 
 
-def _is_formula(value: Any) -> bool:
+def _is_formula(value: Any) -> TypeGuard[types.FunctionType]:
     """Whether ``value`` is a function of the generated formula module."""
     return isinstance(value, types.FunctionType) and value.__module__ == _FORMULA_MODULE
 
