@@ -28,6 +28,7 @@ from navproof.boundary.stop_envelope import envelope_cap_and_brake_factor
 from navproof.core.jit import compiled_loop
 from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS
+from navproof.core.validation import floats_of_shape
 from navproof.orca.halfplanes import to_halfplanes
 from navproof.solver.halfplanes import HalfPlanes
 from navproof.step.inputs import PARALLEL_MIN_ROWS, StepInput
@@ -150,13 +151,6 @@ def _edge_halfplanes(s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, exists, wall,
                 out_normal[i, slot, 0], out_normal[i, slot, 1] = nx, ny
 
 
-def _floats(value: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """``value`` broadcast to ``shape`` as float64 (itself where it already is one, else a
-    view where it can be)."""
-    arr = np.asarray(value, dtype=np.float64)
-    return arr if arr.shape == shape else np.broadcast_to(arr, shape)
-
-
 @dataclass(frozen=True)
 class EdgeFrame:
     """What the solve and the assertion-mode re-check derive alike from a step input: the carry
@@ -192,11 +186,11 @@ def edge_frame(inp: StepInput, accel_mps2: np.ndarray, *,
     if into is None:
         into = (np.empty((rows, 2)), *(np.empty((rows, k)) for _ in range(5)))
     u, n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u = into
-    components = (x0, _floats(v0, (rows, 2)), _floats(sup.pivot_m, (rows, 2)),
-                  _floats(sup.velocity_mps, (rows, 2)), _floats(sup.omega_radps, (rows,)),
-                  _floats(n, (rows, k, 2)), _floats(edges.offset_m, (rows, k)),
-                  _floats(mot.pivot_m, (rows, k, 2)), _floats(mot.velocity_mps, (rows, k, 2)),
-                  _floats(mot.omega_radps, (rows, k)), u, n_dot_e, n_dot_u, n_dot_v0, s,
+    f = floats_of_shape
+    components = (x0, f(v0, (rows, 2)), f(sup.pivot_m, (rows, 2)), f(sup.velocity_mps, (rows, 2)),
+                  f(sup.omega_radps, (rows,)), f(n, (rows, k, 2)), f(edges.offset_m, (rows, k)),
+                  f(mot.pivot_m, (rows, k, 2)), f(mot.velocity_mps, (rows, k, 2)),
+                  f(mot.omega_radps, (rows, k)), u, n_dot_e, n_dot_u, n_dot_v0, s,
                   n_dot_e_minus_u)
     run_row_pieces(lambda lo, hi: _edge_components(*components, lo, hi), rows,
                    min_rows=PARALLEL_MIN_ROWS)
@@ -229,9 +223,10 @@ def prepare_constraints(inp: StepInput, *, slots: SlotBuffers | None = None) -> 
     # ORCA lines act on the world velocity w = u + v1
     to_halfplanes(inp.orca_point, inp.orca_direction, inp.orca_valid, shift_mps=u,
                   into=(normal[:, orca_slots], offset[:, orca_slots]))
-    planes = (frame.s, frame.n_dot_e, frame.n_dot_u, frame.n_dot_v0, _floats(n, (rows, k, 2)),
-              np.asarray(edges.valid, dtype=bool), ref.exists, np.asarray(wall, dtype=bool),
-              _floats(dt, (rows,)), _floats(inp.accel_mps2, (rows,)), cmax, kfac, u, ref.r_mps,
+    planes = (frame.s, frame.n_dot_e, frame.n_dot_u, frame.n_dot_v0,
+              floats_of_shape(n, (rows, k, 2)), np.asarray(edges.valid, dtype=bool), ref.exists,
+              np.asarray(wall, dtype=bool), floats_of_shape(dt, (rows,)),
+              floats_of_shape(inp.accel_mps2, (rows,)), cmax, kfac, u, ref.r_mps,
               EPS, IMPOSSIBLE_OFFSET_MPS, np.asarray(inp.orca_valid, dtype=bool), normal, offset,
               valid)
     run_row_pieces(lambda lo, hi: _edge_halfplanes(*planes, lo, hi), rows,

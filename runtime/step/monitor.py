@@ -25,7 +25,8 @@ from navproof.core.errors import ObligationViolation
 from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS
-from navproof.step.constraints import _floats, edge_frame
+from navproof.core.validation import floats_of_shape
+from navproof.step.constraints import edge_frame
 from navproof.step.inputs import PARALLEL_MIN_ROWS, StepInput
 from navproof.step.result import (
     DYNAMIC_AVOIDANCE_FAILED,
@@ -244,7 +245,7 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
     edges, support = inp.edges, inp.support
     rows, k = edges.normal.shape[:2]
     wall = edges.wall
-    normal = _floats(edges.normal, (rows, k, 2))
+    normal = floats_of_shape(edges.normal, (rows, k, 2))
     # the solve's frame, its (N, K) values written over the previous step's
     frame = edge_frame(inp, budget, into=_thread_frame(rows, k))
     s, n_dot_e, n_dot_u, n_dot_v0 = frame.s, frame.n_dot_e, frame.n_dot_u, frame.n_dot_v0
