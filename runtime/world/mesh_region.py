@@ -398,11 +398,8 @@ class MeshNavigation:
         commit2 = np.minimum(second.commit_time_s, rest)
         v2 = second.velocity_mps
         end = x_at + curve_displacement_m(u, v_at, v2, rest, commit2)
-        half = 0.5 * dt
-        first_mid = x0 + curve_displacement_m(u, v0, v1, dt, np.minimum(half, tp))
-        second_mid = x_at + curve_displacement_m(u, v_at, v2, rest,
-                                                 np.clip(half - tp, 0.0, commit2))
-        mid_m[agents] = np.where((tp >= half)[:, None], first_mid, second_mid)
+        curve = (x0, u, v0, v1, dt, tp, x_at, v_at, v2, rest, commit2)
+        mid_m[agents] = _split_points(curve, slice(None), 0.5 * dt)
         position_m[agents] = end
         velocity_mps[agents] = np.where((commit2 >= rest)[:, None], v2, 0.0) + u
         worse = second.label != SAFE
@@ -410,7 +407,7 @@ class MeshNavigation:
         flags[agents] = flags[agents] | second.flags
         self._split = (agents, x0, x_at, end, tp, dt)
         self.split_motion = (agents, tp, v2, commit2)
-        self._curve = (agents, x0, u, v0, v1, dt, x_at, v_at, v2, rest, commit2)
+        self._curve = (agents, curve)
         for a in agents.tolist():
             self.agents[a].region += 1
         return agents
@@ -426,18 +423,13 @@ class MeshNavigation:
         out = others(rows, t_s)
         if self.split_motion is None:
             return out
-        agents, x0, u, v0, v1, dt, x_at, v_at, v2, rest, commit2 = self._curve
+        agents, curve = self._curve
         where = dict(zip(agents.tolist(), range(agents.size), strict=True))
         k = np.array([q for q, i in enumerate(rows.tolist()) if i in where], np.int64)
         if k.size == 0:
             return out
         j = np.array([where[i] for i in rows[k].tolist()], np.int64)
-        t = np.asarray(t_s, dtype=np.float64)[k]
-        tp = self.split_motion[1][j]
-        first = x0[j] + curve_displacement_m(u[j], v0[j], v1[j], dt[j], np.minimum(t, tp))
-        second = x_at[j] + curve_displacement_m(u[j], v_at[j], v2[j], rest[j],
-                                                np.clip(t - tp, 0.0, commit2[j]))
-        out[k] = np.where((t <= tp)[:, None], first, second)
+        out[k] = _split_points(curve, j, np.asarray(t_s, dtype=np.float64)[k])
         return out
 
     def wall_clearance_m(self, wall_clear_m: np.ndarray, crossed: np.ndarray,
@@ -561,3 +553,17 @@ def check_goal(goal_m: Any) -> np.ndarray:
     if g.shape != (2,) or not np.all(np.isfinite(g)):
         raise InvalidInput("goal_m", np.asarray(goal_m).tolist(), "must be a finite pair (x, y)")
     return g
+
+
+def _split_points(curve: tuple[np.ndarray, ...], j: Any, t_s: np.ndarray) -> np.ndarray:
+    """World positions (m) at times ``t_s`` of the split bodies ``j`` of ``curve`` (start,
+    carry, velocities, step, split time, portal point and velocity, second velocity, rest and
+    second commit time, as :meth:`MeshNavigation.finish` rebuilt them): the first ramp up to
+    the split time, then the second ramp from the portal up to its commit time, then at rest.
+    Claim: B7, C3, W1."""
+    x0, u, v0, v1, dt, tp, x_at, v_at, v2, rest, commit2 = curve
+    tp_j = tp[j]
+    first = x0[j] + curve_displacement_m(u[j], v0[j], v1[j], dt[j], np.minimum(t_s, tp_j))
+    second = x_at[j] + curve_displacement_m(u[j], v_at[j], v2[j], rest[j],
+                                            np.clip(t_s - tp_j, 0.0, commit2[j]))
+    return np.where((t_s <= tp_j)[:, None], first, second)
