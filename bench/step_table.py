@@ -7,7 +7,11 @@ alternate, so that load from other processes hits them alike; a World advances o
 call, from the same state for its two variants):
 
 * ``world``: :meth:`navproof.world.World.step` of the corridor of ``world_bench.py`` against
-  the ORCA-only :meth:`navproof.orca.crowd.Crowd.step` of the same agents (``crowd ms``);
+  the ORCA-only :meth:`navproof.orca.crowd.Crowd.step` of the same agents (``crowd ms``), while
+  the two blocks still walk towards each other (after three steps);
+* ``meeting``: the same, after ``MEETING_STEPS`` World steps, when the blocks have met head-on
+  (their fronts meet after about 8 s): most agents have neighbours within reach, and the
+  safe step's verification rejects many closest velocities and searches further;
 * ``safe step``: :func:`navproof.step.solve_safe_step` of the dense disc of
   ``safe_step_bench.py`` against that crowd's ``compute_new_velocities``;
 * ``crowd``: :meth:`navproof.orca.crowd.Crowd.step` of the dense disc of ``orca_bench.py``;
@@ -63,9 +67,13 @@ def fastest(variants: list[Callable[[], None]], rounds: int) -> list[float]:
     return best
 
 
-def world_row(n: int, rounds: int) -> dict:
+MEETING_STEPS = 120
+"""World steps (of 0.1 s) before the ``meeting`` row is timed: 4 s after the fronts meet."""
+
+
+def world_row(n: int, rounds: int, *, warm_steps: int = 3, name: str = "world") -> dict:
     world = world_bench.build(n, assertions=False)
-    for _ in range(3):
+    for _ in range(warm_steps):
         world.step()
     crowd = world_bench.orca_crowd(world)
 
@@ -80,8 +88,12 @@ def world_row(n: int, rounds: int) -> dict:
     crowd_s, plain_s, checked_s = fastest([crowd.step, plain, checked], rounds)
     count = world.count
     world.close()
-    return {"row": "world", "agents": count, "crowd_ms": crowd_s * 1e3, "ms": plain_s * 1e3,
+    return {"row": name, "agents": count, "crowd_ms": crowd_s * 1e3, "ms": plain_s * 1e3,
             "assert_ms": checked_s * 1e3}
+
+
+def meeting_row(n: int, rounds: int) -> dict:
+    return world_row(n, rounds, warm_steps=MEETING_STEPS, name="meeting")
 
 
 def safe_step_row(n: int, rounds: int) -> dict:
@@ -162,11 +174,14 @@ def _status_kib(field: str) -> int:
     raise RuntimeError(f"{field} not in /proc/self/status")
 
 
+ROWS = ("world", "meeting", "safe step", "crowd", "circle")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 20000])
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--rows", nargs="+", default=["world", "safe step", "crowd", "circle"])
+    parser.add_argument("--rows", nargs="+", choices=ROWS, default=list(ROWS))
     parser.add_argument("--memory", type=int, nargs="*", default=[100000])
     parser.add_argument("--json")
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
@@ -174,8 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.memory_child:
         print(json.dumps(memory_child(args.memory_child)))
         return 0
-    builders = {"world": world_row, "safe step": safe_step_row, "crowd": crowd_row,
-                "circle": circle_row}
+    builders = {"world": world_row, "meeting": meeting_row, "safe step": safe_step_row,
+                "crowd": crowd_row, "circle": circle_row}
     if "circle" in args.rows and (rvo2_native.bundled_source() is None
                                   or rvo2_native.compiler() is None):
         print("circle row left out: it needs RVO2's sources (pyrvo) and a C++ compiler")
