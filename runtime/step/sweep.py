@@ -506,6 +506,10 @@ def _run_sweep(args: tuple, outputs: tuple[np.ndarray, np.ndarray, np.ndarray]) 
     up to :func:`thread_count` threads."""
     n = args[7].shape[0]
     threads = thread_count(args[7].size, SWEEP_PARALLEL_MIN_PAIRS)
+    if threads == 1:
+        # the one piece, called directly
+        _sweep_pairs(*args, 0, n, *outputs)
+        return
     bounds = piece_bounds(n, threads)
     run_pieces(lambda k: _sweep_pairs(*args, bounds[k], bounds[k + 1], *outputs),
                len(bounds) - 1, threads=threads)
