@@ -142,8 +142,12 @@ def reference_from_offsets(edges: EdgeSet, u_mps: np.ndarray, n_dot_e_minus_u: n
             np.asarray(edges.edge_id, dtype=np.int64), np.asarray(u_mps, dtype=np.float64),
             floats_of_shape(vh_mps, (rows,)), EPS, 0.0, RVO_EPSILON)
     # RVO2's tolerances, as the crowd: a wall counts as violated beyond 0 m/s
-    run_row_pieces(lambda lo, hi: _reference_rows(*args, lo, hi, r, v_stop, exists, margin),
-                   rows, min_rows=SOLVE_PARALLEL_MIN_ROWS)
+    if rows < SOLVE_PARALLEL_MIN_ROWS:
+        # run_row_pieces' one piece, called directly
+        _reference_rows(*args, 0, rows, r, v_stop, exists, margin)
+    else:
+        run_row_pieces(lambda lo, hi: _reference_rows(*args, lo, hi, r, v_stop, exists, margin),
+                       rows, min_rows=SOLVE_PARALLEL_MIN_ROWS)
     return Reference(r, v_stop, exists, exists & (margin >= -EPS), margin)
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from navproof.core.errors import InvalidInput
-from navproof.core.jit import inlined_loop
+from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.tolerances import ANGLE_TOL_RAD, EPS, UNIT_LENGTH_TOL
 
 MAX_LENGTH_M = 1e6
@@ -165,12 +165,22 @@ def check_valid_step(dt_s: float | np.ndarray) -> float | np.ndarray:
             raise InvalidInput("dt_s", dt_s, "step length must be finite and > 0 s")
         return dt
     arr = np.asarray(dt_s, dtype=np.float64)
-    bad = ~np.isfinite(arr) | (arr <= 0.0)
-    if bad.any():
-        idx = int(np.flatnonzero(bad.ravel())[0])
+    idx = _first_not_positive_finite(arr.reshape(-1))
+    if idx >= 0:
         raise InvalidInput(f"dt_s[{idx}]", float(arr.ravel()[idx]),
                            "step length must be finite and > 0 s")
     return arr
+
+
+@compiled_loop
+def _first_not_positive_finite(values):
+    """Index of the first of ``values`` (1-D) that is not finite and > 0 (NaN, an infinity, zero
+    of either sign or negative), -1 where every one is: numpy's first of ``~isfinite(v) | (v <=
+    0)``, in one pass that stops there (a step's lengths are checked at every sweep)."""
+    for i in range(values.size):
+        if not (values[i] > 0.0 and values[i] < np.inf):
+            return i
+    return -1
 
 
 def check_valid_budget(field: str, a_mps2: Any, *, allow_zero: bool = False) -> np.ndarray:

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from navproof.core.jit import compiled_loop
+from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.tolerances import EPS, PARALLEL_DET
 from navproof.core.vec2 import hypot_at_most
 from navproof.solver.closest import circle_crossing
@@ -58,7 +58,6 @@ def _candidate_rows(preferred, normal, offset, hp_valid, disk_centre, disk_radiu
     d = disk_valid.shape[1]
     total = 1 + k + d + k * (k - 1) // 2 + 2 * k * d + d * (d - 1)
     cand = np.empty((total, 2))
-    dist = np.empty(total)
     crossing = np.empty(4)
     keep = np.empty(k, dtype=np.bool_)
     keep_disk = np.empty(d, dtype=np.bool_)
@@ -138,28 +137,42 @@ def _candidate_rows(preferred, normal, offset, hp_valid, disk_centre, disk_radiu
                     cand[q, 0], cand[q, 1] = crossing[0], crossing[1]
                     cand[q + 1, 0], cand[q + 1, 1] = crossing[2], crossing[3]
                     q += 2
-        for t in range(q):
-            finite = np.isfinite(cand[t, 0]) and np.isfinite(cand[t, 1])
-            dist[t] = math.hypot(cand[t, 0] - px, cand[t, 1] - py) if finite else np.inf
-        # nearest first, then the first ``count`` feasible ones
+        # the feasible candidates of finite distance, nearest first (of equal distances the
+        # earlier in the fixed order), the first ``count`` of them kept as they are found:
+        # the same as ordering every candidate and testing them in that order
         have = 0
-        for t in np.argsort(dist[:q], kind="mergesort"):
-            if have == count or not np.isfinite(dist[t]):
-                break
+        for t in range(q):
             cx, cy = cand[t, 0], cand[t, 1]
-            feasible = True
-            for i in range(k):
-                if keep[i] and not ((cx * normal[r, i, 0] + cy * normal[r, i, 1])
-                                    - offset[r, i] <= tol):
-                    feasible = False
-            for a in range(d):
-                if keep_disk[a] and not hypot_at_most(cx - disk_centre[r, a, 0],
-                                                      cy - disk_centre[r, a, 1],
-                                                      disk_radius[r, a] + tol):
-                    feasible = False
-            if feasible:
-                out[r, have, 0], out[r, have, 1], out_dist[r, have] = cx, cy, dist[t]
+            if not (np.isfinite(cx) and np.isfinite(cy)):
+                continue
+            if not _feasible(cx, cy, normal, offset, keep, disk_centre, disk_radius, keep_disk,
+                             tol, r):
+                continue
+            gap = math.hypot(cx - px, cy - py)
+            if not np.isfinite(gap) or (have == count and not gap < out_dist[r, count - 1]):
+                continue
+            at = have if have < count else count - 1
+            while at > 0 and out_dist[r, at - 1] > gap:
+                out[r, at, 0], out[r, at, 1] = out[r, at - 1, 0], out[r, at - 1, 1]
+                out_dist[r, at] = out_dist[r, at - 1]
+                at -= 1
+            out[r, at, 0], out[r, at, 1], out_dist[r, at] = cx, cy, gap
+            if have < count:
                 have += 1
+
+
+@inlined_loop
+def _feasible(cx, cy, normal, offset, keep, centre, radius, keep_disk, tol, r):
+    """Whether the point (cx, cy) (m/s) meets every kept half-plane ``dot(n, v) - offset <=
+    tol`` of row ``r`` and lies within every kept disk's radius plus ``tol``."""
+    for i in range(keep.size):
+        if keep[i] and not ((cx * normal[r, i, 0] + cy * normal[r, i, 1]) - offset[r, i] <= tol):
+            return False
+    for a in range(keep_disk.size):
+        if keep_disk[a] and not hypot_at_most(cx - centre[r, a, 0], cy - centre[r, a, 1],
+                                              radius[r, a] + tol):
+            return False
+    return True
 
 
 @compiled_loop

@@ -274,9 +274,13 @@ def solve_in_pieces(rows_task: Callable[..., None], m: int, k: int, *, threads: 
     outcome = np.empty(m, dtype=np.int64)
     violation = np.empty(m)
     pieces = max(1, min(16, m // 1024)) if threads > 1 else 1
-    bounds = [m * i // pieces for i in range(pieces + 1)]
-    run_pieces(lambda i: rows_task(bounds[i], bounds[i + 1], velocity, outcome, violation),
-               pieces, threads=threads)
+    if pieces == 1:
+        # the one piece, called directly
+        rows_task(0, m, velocity, outcome, violation)
+    else:
+        bounds = [m * i // pieces for i in range(pieces + 1)]
+        run_pieces(lambda i: rows_task(bounds[i], bounds[i + 1], velocity, outcome, violation),
+                   pieces, threads=threads)
     return ClosestResult(velocity, outcome == k,
                          np.where((outcome >= 0) & (outcome < k), outcome, -1), violation)
 

@@ -26,12 +26,11 @@ from navproof.boundary.reference import Reference, reference_from_offsets
 from navproof.boundary.rigid import moving_frame_pairs, rotating_stop_pairs
 from navproof.boundary.stop_envelope import envelope_cap_and_brake_factor
 from navproof.core.jit import compiled_loop
-from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS
 from navproof.core.validation import floats_of_shape
 from navproof.orca.halfplanes import to_halfplanes
 from navproof.solver.halfplanes import HalfPlanes
-from navproof.step.inputs import PARALLEL_MIN_ROWS, StepInput
+from navproof.step.inputs import StepInput, run_step_rows
 from navproof.step.workspace import SlotBuffers
 
 IMPOSSIBLE_OFFSET_MPS = -1.0e6
@@ -192,8 +191,7 @@ def edge_frame(inp: StepInput, accel_mps2: np.ndarray, *,
                   f(mot.pivot_m, (rows, k, 2)), f(mot.velocity_mps, (rows, k, 2)),
                   f(mot.omega_radps, (rows, k)), u, n_dot_e, n_dot_u, n_dot_v0, s,
                   n_dot_e_minus_u)
-    run_row_pieces(lambda lo, hi: _edge_components(*components, lo, hi), rows,
-                   min_rows=PARALLEL_MIN_ROWS)
+    run_step_rows(lambda lo, hi: _edge_components(*components, lo, hi), rows)
     moving = moving_frame_pairs(edges, inp.support)
     rot_stop = rotating_stop_pairs(edges, inp.support, moving=moving)
     ref = reference_from_offsets(edges, u, n_dot_e_minus_u, inp.vh_mps, certified=rot_stop)
@@ -229,8 +227,7 @@ def prepare_constraints(inp: StepInput, *, slots: SlotBuffers | None = None) -> 
               floats_of_shape(inp.accel_mps2, (rows,)), cmax, kfac, u, ref.r_mps,
               EPS, IMPOSSIBLE_OFFSET_MPS, np.asarray(inp.orca_valid, dtype=bool), normal, offset,
               valid)
-    run_row_pieces(lambda lo, hi: _edge_halfplanes(*planes, lo, hi), rows,
-                   min_rows=PARALLEL_MIN_ROWS)
+    run_step_rows(lambda lo, hi: _edge_halfplanes(*planes, lo, hi), rows)
     solve_planes = HalfPlanes(normal, offset, valid)
     edge_planes = halfplane_slots(solve_planes, slice(0, 3 * k))
     orca_planes = halfplane_slots(solve_planes, orca_slots)

@@ -30,6 +30,7 @@ from navproof.core.parallel import piece_bounds, run_pieces, thread_count
 from navproof.core.tolerances import BISECTION_STEPS, EPS
 from navproof.core.validation import check_valid_step
 from navproof.core.vec2 import HYPOT_DECIDED_MAX, HYPOT_DECIDED_MIN, HYPOT_SIDE_SLACK
+from navproof.step.hypot import usual_hypot
 
 SWEEP_BLOCK_ROWS = 64
 """Rows of pairs whose brackets are bisected side by side (bounds the loop's scratch memory)."""
@@ -189,6 +190,28 @@ def _lower_bound(d0x, d0y, bx, by, ax, ay):
 
 
 @compiled_loop
+def _block_lower_bounds(curve, count, lower):
+    """:func:`_lower_bound` of the first ``count`` curves (d0x, d0y, Bx, By, Ax, Ay: the rows
+    of ``curve`` (6, count or more)) into ``lower``, to the bit: the lengths of usual vectors
+    by :func:`navproof.step.hypot.usual_hypot` side by side in the vector units, then
+    :func:`_lower_bound` itself for the curves with another vector. Claim: W1."""
+    unusual = 0
+    for p in range(count):
+        h_d, d_ok = usual_hypot(curve[0, p], curve[1, p])
+        h_b, b_ok = usual_hypot(curve[2, p], curve[3, p])
+        h_a, a_ok = usual_hypot(curve[4, p], curve[5, p])
+        # NaN where a length is not usual: found again below
+        lower[p] = h_d - h_b - h_a if d_ok and b_ok and a_ok else np.nan
+        unusual += 0 if d_ok and b_ok and a_ok else 1
+    if unusual == 0:
+        return
+    for p in range(count):
+        if lower[p] != lower[p]:
+            lower[p] = _lower_bound(curve[0, p], curve[1, p], curve[2, p], curve[3, p],
+                                    curve[4, p], curve[5, p])
+
+
+@compiled_loop
 def _closest(d0x, d0y, bx, by, ax, ay, r0, r1, r2):
     """Least |d0 + B tau + A tau^2| (m) over the ends tau = 0, 1 and the stationary points
     ``r0, r1, r2`` (NaN where absent), and its step fraction (the first of equal ones)."""
@@ -223,6 +246,26 @@ def _margin(min_distance, start, combined):
 
 
 @compiled_loop
+def _pair_brackets(curve, p, c3s, c2s, c1s, c0s, lo, hi, sign_lo, slot, count, roots):
+    """The brackets of the stationary points of pair ``p`` of a sweep block (its curve in column
+    ``p`` of ``curve`` (6, P)): the coefficients of :func:`_stationary_cubic`, each monotone
+    piece's ends and sign (:func:`_monotone_pieces`) and the pair's slot ``3 p + piece``, from
+    index ``count`` on; ``roots[p]`` NaN until bisected. Returns the new count. A call of its
+    own, so the loop over a block's pairs, most of them settled by their certified bound, stays
+    small. Claim: W1."""
+    c3, c2, c1, c0 = _stationary_cubic(curve[0, p], curve[1, p], curve[2, p], curve[3, p],
+                                       curve[4, p], curve[5, p])
+    found = _monotone_pieces(c3, c2, c1, c0, lo, hi, sign_lo, count)
+    for piece in range(3):
+        roots[p, piece] = np.nan
+        if found & (1 << piece):
+            c3s[count], c2s[count], c1s[count], c0s[count] = c3, c2, c1, c0
+            slot[count] = 3 * p + piece
+            count += 1
+    return count
+
+
+@compiled_loop
 def _sweep_pairs(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, exact_within,
                  start, combined, band, row_lo, row_hi, dmin, tmin, passes):
     """Rows ``row_lo:row_hi`` of :func:`sweep_min_distance_m`, into ``dmin`` and ``tmin``, or
@@ -236,11 +279,13 @@ def _sweep_pairs(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, exact
     SWEEP_BLOCK_ROWS at a time: first every pair's curve, its certified lower bound and, for
     the pairs to be solved exactly, the brackets of the stationary points; then all brackets'
     bisections side by side; then each exact pair's least distance over the ends and its
-    stationary points."""
+    stationary points. A block's curves are written first and their certified lower bounds
+    taken in one pass (:func:`_block_lower_bounds`) before any pair is decided."""
     j_count = valid.shape[1]
     block = SWEEP_BLOCK_ROWS
     cap = block * j_count
-    curve = np.empty((cap, 6))
+    curve = np.empty((6, cap))
+    lower_at = np.empty(cap)
     exact = np.zeros(cap, dtype=np.bool_)
     roots = np.empty((cap, 3))
     c3s = np.empty(3 * cap)
@@ -255,6 +300,18 @@ def _sweep_pairs(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, exact
     times = tmin.shape[0] > 0
     for first in range(row_lo, row_hi, block):
         last = min(first + block, row_hi)
+        for i in range(first, last):
+            for j in range(j_count):
+                p = (i - first) * j_count + j
+                if valid[i, j]:
+                    (curve[0, p], curve[1, p], curve[2, p], curve[3, p], curve[4, p],
+                     curve[5, p]) = _pair_curve(x0, u, other_p, other_v, disp_half, disp_full,
+                                                dt[i], i, j)
+                else:
+                    # a stand-in of the common path, never read
+                    for c in range(6):
+                        curve[c, p] = 1.0
+        _block_lower_bounds(curve, (last - first) * j_count, lower_at)
         count = 0
         for i in range(first, last):
             for j in range(j_count):
@@ -265,9 +322,7 @@ def _sweep_pairs(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, exact
                     if times:
                         tmin[i, j] = 0.0
                     continue
-                d0x, d0y, bx, by, ax, ay = _pair_curve(x0, u, other_p, other_v, disp_half,
-                                                       disp_full, dt[i], i, j)
-                lower = _lower_bound(d0x, d0y, bx, by, ax, ay)
+                lower = lower_at[p]
                 if margins:
                     far = not lower < combined[i, j] + band
                 else:
@@ -280,16 +335,8 @@ def _sweep_pairs(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, exact
                         tmin[i, j] = 0.0
                     continue
                 exact[p] = True
-                curve[p, 0], curve[p, 1], curve[p, 2] = d0x, d0y, bx
-                curve[p, 3], curve[p, 4], curve[p, 5] = by, ax, ay
-                c3, c2, c1, c0 = _stationary_cubic(d0x, d0y, bx, by, ax, ay)
-                found = _monotone_pieces(c3, c2, c1, c0, lo, hi, sign_lo, count)
-                for piece in range(3):
-                    roots[p, piece] = np.nan
-                    if found & (1 << piece):
-                        c3s[count], c2s[count], c1s[count], c0s[count] = c3, c2, c1, c0
-                        slot[count] = 3 * p + piece
-                        count += 1
+                count = _pair_brackets(curve, p, c3s, c2s, c1s, c0s, lo, hi, sign_lo, slot,
+                                       count, roots)
         _bisect_all(c3s, c2s, c1s, c0s, sign_lo, lo, hi, count)
         for w in range(count):
             roots[slot[w] // 3, slot[w] % 3] = 0.5 * (lo[w] + hi[w])
@@ -299,8 +346,8 @@ def _sweep_pairs(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, exact
                 if not exact[p]:
                     continue
                 # exact: the least distance over the ends and the stationary points
-                d0x, d0y, bx, by = curve[p, 0], curve[p, 1], curve[p, 2], curve[p, 3]
-                ax, ay = curve[p, 4], curve[p, 5]
+                d0x, d0y, bx, by = curve[0, p], curve[1, p], curve[2, p], curve[3, p]
+                ax, ay = curve[4, p], curve[5, p]
                 best, best_tau = _closest(d0x, d0y, bx, by, ax, ay, roots[p, 0], roots[p, 1],
                                           roots[p, 2])
                 dmin[i, j] = _margin(best, start[i, j], combined[i, j]) if margins else best
@@ -471,6 +518,10 @@ def _run_sweep(args: tuple, outputs: tuple[np.ndarray, np.ndarray, np.ndarray]) 
     up to :func:`thread_count` threads."""
     n = args[7].shape[0]
     threads = thread_count(args[7].size, SWEEP_PARALLEL_MIN_PAIRS)
+    if threads == 1:
+        # the one piece, called directly
+        _sweep_pairs(*args, 0, n, *outputs)
+        return
     bounds = piece_bounds(n, threads)
     run_pieces(lambda k: _sweep_pairs(*args, bounds[k], bounds[k + 1], *outputs),
                len(bounds) - 1, threads=threads)

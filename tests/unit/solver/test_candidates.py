@@ -98,3 +98,38 @@ def test_no_rows_or_no_half_planes():
         assert out.shape == (m, 2, 2) and dist.shape == (m, 2)
         if m:
             assert np.all(np.isfinite(dist[:, 0]))
+
+
+def test_the_first_feasible_candidates_are_a_prefix_of_every_feasible_one_nearest_first():
+    # the pass keeps the first ``count`` feasible candidates as it meets them, nearest first
+    # (of equal distances the earlier in the fixed order): with room for every candidate it
+    # lists every feasible one in that order, and fewer places keep a prefix of that list
+    preferred, normal, offset, valid, centre, radius, disk_valid = _random_problems(7, m=800)
+    # equal distances: the preferred velocity at a disk's centre ties its circle's points
+    preferred[::23] = centre[::23, 1]
+    k, d = normal.shape[1], centre.shape[1]
+    total = 1 + k + d + k * (k - 1) // 2 + 2 * k * d + d * (d - 1)
+    every, every_dist = cd.closest_candidates(preferred, normal, offset, valid, centre, radius,
+                                              disk_valid, count=total)
+    finite = np.isfinite(every_dist)
+    # listed first, nearest first
+    assert np.all(finite[:, :-1] | ~finite[:, 1:])
+    with np.errstate(invalid="ignore"):
+        step = np.diff(np.where(finite, every_dist, np.inf), axis=1)
+    assert np.all(step[finite[:, 1:]] >= 0.0)
+    # each listed candidate is feasible and at its distance from the preferred velocity
+    tol = 0.5 * cd.EPS
+    for r, i in zip(*np.nonzero(finite), strict=True):
+        v = every[r, i]
+        assert np.all((normal[r] @ v - offset[r] <= tol) | ~valid[r])
+        gap = np.hypot(*(v - centre[r]).T)
+        assert np.all((gap <= radius[r] + tol) | ~disk_valid[r])
+        assert every_dist[r, i] == np.hypot(*(v - preferred[r]))
+    assert finite[:, 1].mean() > 0.2
+    for count in (1, 2, 4):
+        out, dist = cd.closest_candidates(preferred, normal, offset, valid, centre, radius,
+                                          disk_valid, count=count)
+        assert np.array_equal(_bits(dist), _bits(every_dist[:, :count]))
+        assert np.array_equal(_bits(out[finite[:, :count]]),
+                              _bits(every[:, :count][finite[:, :count]]))
+        assert np.all(out[~finite[:, :count]] == 0.0)
