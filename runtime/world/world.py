@@ -83,6 +83,7 @@ from navproof.world.progress import route_targets, update_status
 from navproof.world.reach import (
     bodies_within_reach,
     executed_reach_m,
+    nearest_hold_every_pair,
     step_reach_m,
     stopping_horizon,
 )
@@ -526,21 +527,25 @@ class World:
             for agent in handoff_rows.tolist():
                 self._step_handoff(agent, tick, position, velocity, mid)
         self._begin_handoffs(tick, position, velocity, target, free)
-        # the step's answer where the executed extents stay inside the step's, else ORCA's
-        # nearest neighbours where they hold every pair (the executed curve may bulge beyond
-        # the step's reach bound), before any new spatial query
-        executed_within = bodies_within_reach(
-            x0, executed_reach_m(x0, mid, position, radius_m=self.radius_m,
-                                 band_m=0.5 * CLEARANCE_EXACT_BAND_M),
-            wider=(within, step_extent),
-            nearest=(crowd.agent_neighbor_idx, crowd.max_neighbors))
         # every pair within reach of the executed step, and ORCA's neighbours further away (so
         # the report also measures pairs that kept their distance)
-        orca_nb = self.crowd.agent_neighbor_idx
-        ordered_from = executed_within.shape[1]
-        if orca_nb.shape[0] == n and orca_nb.shape[1]:
-            executed_within = np.concatenate([executed_within, orca_nb], axis=1) \
-                if executed_within.shape[1] else orca_nb
+        executed_extent = executed_reach_m(x0, mid, position, radius_m=self.radius_m,
+                                           band_m=0.5 * CLEARANCE_EXACT_BAND_M)
+        orca_nb = crowd.agent_neighbor_idx
+        nearest = (orca_nb, crowd.max_neighbors)
+        if nearest_hold_every_pair(x0, executed_extent, nearest):
+            # ORCA's lists already hold every pair within reach: a body's clearance is the
+            # least over the same pairs (listed twice before), with no query and no copy
+            executed_within, ordered_from = orca_nb, 0
+        else:
+            # the step's answer where the executed extents stay inside the step's (the
+            # executed curve may bulge beyond the step's reach bound), else a new query
+            executed_within = bodies_within_reach(x0, executed_extent,
+                                                  wider=(within, step_extent))
+            ordered_from = executed_within.shape[1]
+            if orca_nb.shape[0] == n and orca_nb.shape[1]:
+                executed_within = np.concatenate([executed_within, orca_nb], axis=1) \
+                    if executed_within.shape[1] else orca_nb
         # a truncated step ramps then rests (F2), a step split at its portal ramps up to the
         # portal and again after it (B7): their pairs are measured on those curves
         def points_at(rows: np.ndarray, t_s: np.ndarray) -> np.ndarray:
