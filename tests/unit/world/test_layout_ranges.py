@@ -136,6 +136,41 @@ def test_support_motion_gathers_each_support_like_the_whole_array_evaluation():
     assert Layout().support_motion(np.full(3, -1)).motion.pivot_m.tolist() == [[0.0, 0.0]] * 3
 
 
+def test_support_motion_reuses_its_tables_until_a_pivot_moves():
+    belt = SupportSpec.build("belt", "conveyor", [[0.0, 0.0], [4.0, 0.0], [4.0, 2.0], [0.0, 2.0]],
+                             velocity_mps=(0.3, -0.1), acceleration_mps2=(0.2, 0.0))
+    cart = SupportSpec.build("cart", "platform", [[5.0, 0.0], [7.0, 0.0], [7.0, 2.0], [5.0, 2.0]],
+                             velocity_mps=(0.1, 0.2), pivot_m=(6.0, 1.0),
+                             acceleration_mps2=(0.0, 0.5))
+    index = np.array([-1, 0, 1, 1, 0])
+
+    def fresh(layout):
+        # the tables built anew for this call
+        layout._motion_table_key = None
+        return layout.support_motion(index).motion
+
+    for supports, moves in (([belt], False), ([belt, cart], True)):
+        layout = Layout(supports=supports)
+        index = np.minimum(index, len(supports) - 1)
+        for _ in range(3):
+            first = layout._motion_table()
+            got = layout.support_motion(index).motion
+            assert layout._motion_table() is first
+            want = fresh(layout)
+            for a, b in ((got.pivot_m, want.pivot_m), (got.velocity_mps, want.velocity_mps),
+                         (got.acceleration_mps2, want.acceleration_mps2),
+                         (got.omega_radps, want.omega_radps), (got.version, want.version)):
+                assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+            kept = layout._motion_table()
+            assert not any(table.flags.writeable for table in kept)
+            layout.advance(0.1)
+            # a platform's pivot moves: its tables are built again
+            assert (layout._motion_table() is not kept) == moves
+    # other supports: other tables
+    layout.supports = [cart]
+    assert layout._motion_table()[0].tolist() == [[6.0, 1.0]]
+
+
 def test_the_carry_speed_range_per_support_is_the_supports_own_when_nothing_turns():
     rng = np.random.default_rng(9)
     belts = [SupportSpec.build(f"belt{k}", "conveyor",
