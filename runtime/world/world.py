@@ -288,6 +288,7 @@ class World:
         self._handoffs: Handoffs | None = None
         self.navigation = navigation
         self._tick: float | None = None
+        self._too_fast: tuple[Any, Any, Any, np.ndarray | None] | None = None
 
     # ------------------------------------------------------------------------ agents
     @property
@@ -515,8 +516,9 @@ class World:
                                     actual, assertions=self.assertions)
             _solved_rows(free, result.label, result.flags, result.commit_time_s,
                          result.velocity_mps,
-                         self._outside_profile(solve_inp, support_index[free],
-                                               carry_range if free.size == n else None),
+                         self._outside_profile(
+                             solve_inp, support_index if free.size == n else support_index[free],
+                             carry_range if free.size == n else None),
                          start_wall, EPS, label, flags, commit, v1)
         executed = execute(x0, v0, v1, commit, dt, support)
         position, velocity, mid = executed.position_m, executed.velocity_world_mps, executed.mid_m
@@ -603,15 +605,36 @@ class World:
         outside = agents_outside_profile(inp, self.profile, support_speed_mps=carry_range_mps,
                                          fixed_edges=fixed)
         if self.layout.supports:
-            speed = self.layout.support_speed_range_mps(self.dt_s)
-            hi = min(float(self.profile["support_speed_mps"].max),
-                     float(self.profile["edge_speed_mps"].max))
-            fast = speed > hi * (1.0 + 1e-12)
+            fast = self._supports_too_fast()
             # no support too fast (the usual case): no row changes, nothing to gather
-            if fast.any():
-                # the last entry is the static ground's (support index -1)
-                outside |= np.append(fast, False)[support_index]
+            if fast is not None:
+                outside |= fast[support_index]
         return outside
+
+    def _supports_too_fast(self) -> np.ndarray | None:
+        """(S + 1,) True for the supports whose largest surface speed over the next step
+        (:meth:`Layout.support_speed_range_mps`) exceeds the profile's support or edge speed
+        range, read-only, the last entry the static ground's (support index -1, False); None
+        when none does (the usual case). Found again only when the supports, a support's
+        velocity, the step or the profile's parameters changed (a parameter and its bounds are
+        immutable). Claim: B3, B6, S4."""
+        layout = self.layout
+        support_p, edge_p = self.profile["support_speed_mps"], self.profile["edge_speed_mps"]
+        key = (tuple(map(id, layout.supports)), layout.support_velocity_mps.tobytes(),
+               self.dt_s)
+        cached = self._too_fast
+        if (cached is not None and cached[0] == key and cached[1] is support_p
+                and cached[2] is edge_p):
+            return cached[3]
+        speed = layout.support_speed_range_mps(self.dt_s)
+        hi = min(float(support_p.max), float(edge_p.max))
+        fast = speed > hi * (1.0 + 1e-12)
+        answer = None
+        if fast.any():
+            answer = np.append(fast, False)
+            answer.flags.writeable = False
+        self._too_fast = (key, support_p, edge_p, answer)
+        return answer
 
     def _tick_s(self) -> float:
         if self._tick is None:
