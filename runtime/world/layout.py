@@ -295,6 +295,9 @@ class Layout:
         self._support_table_key: tuple[object, ...] | None = None
         self._support_table_cache: tuple[np.ndarray, np.ndarray, np.ndarray] = _table([])
         self._carry_range_key: tuple[object, ...] | None = None
+        self._motion_table_key: tuple[object, ...] | None = None
+        self._motion_table_cache: tuple[np.ndarray, np.ndarray, np.ndarray] = (
+            np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0))
         self._edges_patch: np.ndarray | None = None
         self._edges_cache: EdgeSet | None = None
         self._carry_range_table = np.zeros(1)
@@ -351,15 +354,29 @@ class Layout:
             return np.full(x_m.shape[0], -1, np.int64)
         return _first_containing(*self._support_table(), x_m)
 
+    def _motion_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every support's current pivot (m, (S, 2)), acceleration (m/s^2, (S, 2)) and rotation
+        rate (rad/s, (S,)), read-only, rebuilt only when a pivot moved (a platform's shift) or
+        the supports changed (a conveyor's never do)."""
+        key = (tuple(map(id, self.supports)), self.support_shift_m.tobytes())
+        if self._motion_table_key != key:
+            count = len(self.supports)
+            tables = (np.array([self.support_pivot_m(s) for s in range(count)],
+                               dtype=np.float64).reshape(count, 2),
+                      np.array([s.acceleration_mps2 for s in self.supports],
+                               dtype=np.float64).reshape(count, 2),
+                      np.array([s.omega_radps for s in self.supports], dtype=np.float64))
+            for table in tables:
+                table.flags.writeable = False
+            self._motion_table_cache = tables
+            self._motion_table_key = key
+        return self._motion_table_cache
+
     def support_motion(self, support_index: np.ndarray) -> Support:
         """The supports of N agents (static ground where the index is -1): each support's
         current pivot and velocity, its acceleration and rotation rate. Claim: B3, B6."""
-        n, count = support_index.shape[0], len(self.supports)
-        table_pivot = np.array([self.support_pivot_m(s) for s in range(count)],
-                               dtype=np.float64).reshape(count, 2)
-        table_acc = np.array([s.acceleration_mps2 for s in self.supports],
-                             dtype=np.float64).reshape(count, 2)
-        table_omega = np.array([s.omega_radps for s in self.supports], dtype=np.float64)
+        n = support_index.shape[0]
+        table_pivot, table_acc, table_omega = self._motion_table()
         pivot, vel, acc = np.empty((n, 2)), np.empty((n, 2)), np.empty((n, 2))
         omega, version = np.empty(n), np.empty(n, np.int64)
         _motion_rows(np.asarray(support_index, dtype=np.int64), table_pivot,

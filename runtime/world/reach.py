@@ -184,7 +184,7 @@ def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray, *,
         width = _nearest_cover(pos, np.asarray(extent_m, dtype=np.float64) + REACH_SLACK_M,
                                np.ascontiguousarray(nearest[0], dtype=np.int64),
                                np.asarray(nearest[1], dtype=np.int64), NEAREST_COVER_REL, kept,
-                               np.empty(n, np.int64))
+                               np.empty(n, np.int64), True)
         if width >= 0:
             return kept if width == kept.shape[1] else kept[:, :width].copy()
     ext = np.empty(n)
@@ -210,6 +210,24 @@ def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray, *,
     return out
 
 
+def nearest_hold_every_pair(position_m: np.ndarray, extent_m: np.ndarray,
+                            nearest: tuple[np.ndarray, np.ndarray]) -> bool:
+    """Whether ``nearest``, each body's k nearest other bodies at ``position_m`` (N, K), -1
+    padded, and each body's k (N,) (ORCA's neighbours, :mod:`navproof.orca.neighbors`), list
+    every pair :func:`bodies_within_reach` finds for ``extent_m`` (m, (N,)): its answer is
+    then a part of each body's list (the test of :func:`_nearest_cover`, without the answer).
+    False for fewer than two bodies. Claim: W1, O6."""
+    pos = np.ascontiguousarray(position_m, dtype=np.float64)
+    n = pos.shape[0]
+    if n < 2 or nearest[0].shape[0] != n or nearest[0].shape[1] == 0:
+        return False
+    none = np.empty((0, 0), np.int64)
+    return _nearest_cover(pos, np.asarray(extent_m, dtype=np.float64) + REACH_SLACK_M,
+                          np.ascontiguousarray(nearest[0], dtype=np.int64),
+                          np.asarray(nearest[1], dtype=np.int64), NEAREST_COVER_REL, none,
+                          np.empty(0, np.int64), False) >= 0
+
+
 @inlined_loop
 def _insert_sorted(rows, i, count, j):
     """Body ``j`` inserted into the ascending first ``count`` entries of row ``i`` of
@@ -222,12 +240,12 @@ def _insert_sorted(rows, i, count, j):
 
 
 @compiled_loop
-def _nearest_cover(pos, ext, nearest, count, rel, kept, met_count):
+def _nearest_cover(pos, ext, nearest, count, rel, kept, met_count, fill):
     """The pairs of ``nearest`` whose extent disks ``ext`` (slack included) meet, the test of
     :func:`_pairs`, each row's sorted by index into ``kept`` (-1 padded up to the largest
-    count, their number into ``met_count``); returns the largest count, or -1 when
-    ``nearest``, each body's ``count[i]`` nearest other bodies (any order, -1 padded), may
-    miss a pair that meets.
+    count, their number into ``met_count``; neither is touched unless ``fill``); returns the
+    largest count, or -1 when ``nearest``, each body's ``count[i]`` nearest other bodies (any
+    order, -1 padded), may miss a pair that meets.
 
     A body outside i's full list is at least as far from i as the farthest listed one, at the
     squared distance ``far_sq`` (the same differences and squares as the pair test). With no
@@ -258,18 +276,21 @@ def _nearest_cover(pos, ext, nearest, count, rel, kept, met_count):
                 far_sq = d_sq
             reach = ext[i] + ext[j]
             if d_sq <= reach * reach:
-                _insert_sorted(kept, i, met, j)
+                if fill:
+                    _insert_sorted(kept, i, met, j)
                 met += 1
         reach = ext[i] + largest
         if found == 0 or found != count[i] or not far_sq * (1.0 - rel) > reach * reach:
             return -1
-        met_count[i] = met
+        if fill:
+            met_count[i] = met
         if met > width:
             width = met
     # the padding of the answer's columns only
-    for i in range(nearest.shape[0]):
-        for k in range(met_count[i], width):
-            kept[i, k] = -1
+    if fill:
+        for i in range(nearest.shape[0]):
+            for k in range(met_count[i], width):
+                kept[i, k] = -1
     return width
 
 

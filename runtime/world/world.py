@@ -83,6 +83,7 @@ from navproof.world.progress import route_targets, update_status
 from navproof.world.reach import (
     bodies_within_reach,
     executed_reach_m,
+    nearest_hold_every_pair,
     step_reach_m,
     stopping_horizon,
 )
@@ -287,6 +288,7 @@ class World:
         self._handoffs: Handoffs | None = None
         self.navigation = navigation
         self._tick: float | None = None
+        self._too_fast: tuple[Any, Any, Any, np.ndarray | None] | None = None
 
     # ------------------------------------------------------------------------ agents
     @property
@@ -514,8 +516,9 @@ class World:
                                     actual, assertions=self.assertions)
             _solved_rows(free, result.label, result.flags, result.commit_time_s,
                          result.velocity_mps,
-                         self._outside_profile(solve_inp, support_index[free],
-                                               carry_range if free.size == n else None),
+                         self._outside_profile(
+                             solve_inp, support_index if free.size == n else support_index[free],
+                             carry_range if free.size == n else None),
                          start_wall, EPS, label, flags, commit, v1)
         executed = execute(x0, v0, v1, commit, dt, support)
         position, velocity, mid = executed.position_m, executed.velocity_world_mps, executed.mid_m
@@ -526,21 +529,25 @@ class World:
             for agent in handoff_rows.tolist():
                 self._step_handoff(agent, tick, position, velocity, mid)
         self._begin_handoffs(tick, position, velocity, target, free)
-        # the step's answer where the executed extents stay inside the step's, else ORCA's
-        # nearest neighbours where they hold every pair (the executed curve may bulge beyond
-        # the step's reach bound), before any new spatial query
-        executed_within = bodies_within_reach(
-            x0, executed_reach_m(x0, mid, position, radius_m=self.radius_m,
-                                 band_m=0.5 * CLEARANCE_EXACT_BAND_M),
-            wider=(within, step_extent),
-            nearest=(crowd.agent_neighbor_idx, crowd.max_neighbors))
         # every pair within reach of the executed step, and ORCA's neighbours further away (so
         # the report also measures pairs that kept their distance)
-        orca_nb = self.crowd.agent_neighbor_idx
-        ordered_from = executed_within.shape[1]
-        if orca_nb.shape[0] == n and orca_nb.shape[1]:
-            executed_within = np.concatenate([executed_within, orca_nb], axis=1) \
-                if executed_within.shape[1] else orca_nb
+        executed_extent = executed_reach_m(x0, mid, position, radius_m=self.radius_m,
+                                           band_m=0.5 * CLEARANCE_EXACT_BAND_M)
+        orca_nb = crowd.agent_neighbor_idx
+        nearest = (orca_nb, crowd.max_neighbors)
+        if nearest_hold_every_pair(x0, executed_extent, nearest):
+            # ORCA's lists already hold every pair within reach: a body's clearance is the
+            # least over the same pairs (listed twice before), with no query and no copy
+            executed_within, ordered_from = orca_nb, 0
+        else:
+            # the step's answer where the executed extents stay inside the step's (the
+            # executed curve may bulge beyond the step's reach bound), else a new query
+            executed_within = bodies_within_reach(x0, executed_extent,
+                                                  wider=(within, step_extent))
+            ordered_from = executed_within.shape[1]
+            if orca_nb.shape[0] == n and orca_nb.shape[1]:
+                executed_within = np.concatenate([executed_within, orca_nb], axis=1) \
+                    if executed_within.shape[1] else orca_nb
         # a truncated step ramps then rests (F2), a step split at its portal ramps up to the
         # portal and again after it (B7): their pairs are measured on those curves
         def points_at(rows: np.ndarray, t_s: np.ndarray) -> np.ndarray:
@@ -598,15 +605,36 @@ class World:
         outside = agents_outside_profile(inp, self.profile, support_speed_mps=carry_range_mps,
                                          fixed_edges=fixed)
         if self.layout.supports:
-            speed = self.layout.support_speed_range_mps(self.dt_s)
-            hi = min(float(self.profile["support_speed_mps"].max),
-                     float(self.profile["edge_speed_mps"].max))
-            fast = speed > hi * (1.0 + 1e-12)
+            fast = self._supports_too_fast()
             # no support too fast (the usual case): no row changes, nothing to gather
-            if fast.any():
-                # the last entry is the static ground's (support index -1)
-                outside |= np.append(fast, False)[support_index]
+            if fast is not None:
+                outside |= fast[support_index]
         return outside
+
+    def _supports_too_fast(self) -> np.ndarray | None:
+        """(S + 1,) True for the supports whose largest surface speed over the next step
+        (:meth:`Layout.support_speed_range_mps`) exceeds the profile's support or edge speed
+        range, read-only, the last entry the static ground's (support index -1, False); None
+        when none does (the usual case). Found again only when the supports, a support's
+        velocity, the step or the profile's parameters changed (a parameter and its bounds are
+        immutable). Claim: B3, B6, S4."""
+        layout = self.layout
+        support_p, edge_p = self.profile["support_speed_mps"], self.profile["edge_speed_mps"]
+        key = (tuple(map(id, layout.supports)), layout.support_velocity_mps.tobytes(),
+               self.dt_s)
+        cached = self._too_fast
+        if (cached is not None and cached[0] == key and cached[1] is support_p
+                and cached[2] is edge_p):
+            return cached[3]
+        speed = layout.support_speed_range_mps(self.dt_s)
+        hi = min(float(support_p.max), float(edge_p.max))
+        fast = speed > hi * (1.0 + 1e-12)
+        answer = None
+        if fast.any():
+            answer = np.append(fast, False)
+            answer.flags.writeable = False
+        self._too_fast = (key, support_p, edge_p, answer)
+        return answer
 
     def _tick_s(self) -> float:
         if self._tick is None:

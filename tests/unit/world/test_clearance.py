@@ -107,6 +107,48 @@ def test_neighbours_in_order_of_distance_end_a_row_at_the_first_too_far(seed):
             assert got.tobytes() == want.tobytes()
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_lists_holding_every_pair_within_reach_give_the_clearance_of_both_lists(seed):
+    # the World measures on ORCA's neighbours alone when they hold every pair within reach
+    # of the executed step (the pairs it listed first, and twice): the same bits, a truncated
+    # step's (F2) and a turning support's allowance included
+    from navproof.orca.neighbors import agent_neighbors
+    from navproof.world.reach import nearest_hold_every_pair
+
+    rng = np.random.default_rng(seed + 70)
+    side, dt = 20, [0.1, 1 / 30, 0.1, 0.05][seed]
+    x0 = np.stack(np.meshgrid(np.arange(side), np.arange(side)), -1).reshape(-1, 2) * 1.2
+    n = x0.shape[0]
+    x0 = x0 + rng.normal(0.0, [0.0, 0.05, 0.2, 0.1][seed], (n, 2))
+    v0, v1 = rng.uniform(-1.2, 1.2, (2, n, 2))
+    v1[rng.random(n) < 0.1] = 0.0
+    commit = np.where(rng.random(n) < [0.0, 0.1, 0.3, 0.5][seed], rng.uniform(0.0, dt, n), dt)
+    support = Support(Motion(np.zeros((n, 2)), rng.uniform(-0.3, 0.3, (n, 2)),
+                             np.where(rng.random(n) < 0.3 * (seed % 2), 0.4, 0.0),
+                             np.zeros(n, np.int64)))
+    done = execute(x0, v0, v1, commit, dt, support)
+    radius = np.full(n, 0.4)
+    extent = executed_reach_m(x0, done.mid_m, done.position_m, radius_m=radius,
+                              band_m=0.5 * CLEARANCE_EXACT_BAND_M)
+    nearest, _ = agent_neighbors(x0, np.full(n, 5.0), np.full(n, 10))
+    assert nearest_hold_every_pair(x0, extent, (nearest, np.full(n, 10)))
+    within = bodies_within_reach(x0, extent)
+    assert within.shape[1] > 0
+    both = np.concatenate([within, nearest], axis=1)
+
+    def points_at(rows, t_s):
+        return executed_points_m(x0, v0, v1, commit, dt, support, rows, t_s)
+
+    for truncated in (None, (commit, points_at)):
+        got = agent_clearance_m(x0, done.mid_m, done.position_m, radius, nearest, dt,
+                                ordered_from=0, truncated=truncated)
+        want = agent_clearance_m(x0, done.mid_m, done.position_m, radius, both, dt,
+                                 ordered_from=within.shape[1], truncated=truncated)
+        assert got.tobytes() == want.tobytes()
+    assert (turning_allowance_m(x0, v0, v1, dt, support, nearest).tobytes()
+            == turning_allowance_m(x0, v0, v1, dt, support, both).tobytes())
+
+
 def test_executed_extents_give_numpys_widest_extent_plus_radius():
     from navproof.world.clearance import _executed_extents
 

@@ -100,6 +100,40 @@ def test_only_the_bodies_on_a_support_out_of_the_range_are_flagged():
     assert seen == {False, True}
 
 
+def test_the_supports_too_fast_are_found_again_only_when_their_inputs_change():
+    import dataclasses
+
+    fast = SupportSpec.build("fast", "conveyor", [[-8.0, 1.0], [8.0, 1.0], [8.0, 3.0],
+                                                   [-8.0, 3.0]], velocity_mps=(0.25, 0.0))
+    slow = SupportSpec.build("slow", "conveyor", [[-8.0, -3.0], [8.0, -3.0], [8.0, -1.0],
+                                                   [-8.0, -1.0]], velocity_mps=(-0.1, 0.0))
+    world = World(Layout(supports=[fast, slow]))
+
+    def fresh():
+        speed = world.layout.support_speed_range_mps(world.dt_s)
+        hi = min(float(world.profile["support_speed_mps"].max),
+                 float(world.profile["edge_speed_mps"].max))
+        return np.append(speed > hi * (1.0 + 1e-12), False)
+
+    assert world._supports_too_fast() is None and not fresh().any()
+    first = world._too_fast
+    assert world._supports_too_fast() is None and world._too_fast is first
+    # the first support's state leaves the range: found, then reused
+    world.layout.support_velocity_mps[0] = (0.31, 0.0)
+    found = world._supports_too_fast()
+    assert found is not None and found.tolist() == fresh().tolist() == [True, False, False]
+    assert not found.flags.writeable and world._supports_too_fast() is found
+    # another step length, another profile with a wider range: found again
+    world.dt_s = 0.05
+    again = world._supports_too_fast()
+    assert again is not found and again.tolist() == fresh().tolist()
+    wider = {name: dataclasses.replace(world.profile[name], max=world.profile[name].max * 2)
+             for name in ("support_speed_mps", "edge_speed_mps")}
+    world.profile = dataclasses.replace(world.profile,
+                                        parameters={**world.profile.parameters, **wider})
+    assert world._supports_too_fast() is None and not fresh().any()
+
+
 def test_a_step_inside_every_range_is_not_flagged():
     world = World(Layout(corridor_m=CORRIDOR))
     world.add_agents([[-4.0, 0.0]], [[[4.0, 0.0]]], radius_m=0.4)
@@ -134,6 +168,41 @@ def test_support_motion_gathers_each_support_like_the_whole_array_evaluation():
                       (motion.version, want_version)):
         assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
     assert Layout().support_motion(np.full(3, -1)).motion.pivot_m.tolist() == [[0.0, 0.0]] * 3
+
+
+def test_support_motion_reuses_its_tables_until_a_pivot_moves():
+    belt = SupportSpec.build("belt", "conveyor", [[0.0, 0.0], [4.0, 0.0], [4.0, 2.0], [0.0, 2.0]],
+                             velocity_mps=(0.3, -0.1), acceleration_mps2=(0.2, 0.0))
+    cart = SupportSpec.build("cart", "platform", [[5.0, 0.0], [7.0, 0.0], [7.0, 2.0], [5.0, 2.0]],
+                             velocity_mps=(0.1, 0.2), pivot_m=(6.0, 1.0),
+                             acceleration_mps2=(0.0, 0.5))
+    index = np.array([-1, 0, 1, 1, 0])
+
+    def fresh(layout):
+        # the tables built anew for this call
+        layout._motion_table_key = None
+        return layout.support_motion(index).motion
+
+    for supports, moves in (([belt], False), ([belt, cart], True)):
+        layout = Layout(supports=supports)
+        index = np.minimum(index, len(supports) - 1)
+        for _ in range(3):
+            first = layout._motion_table()
+            got = layout.support_motion(index).motion
+            assert layout._motion_table() is first
+            want = fresh(layout)
+            for a, b in ((got.pivot_m, want.pivot_m), (got.velocity_mps, want.velocity_mps),
+                         (got.acceleration_mps2, want.acceleration_mps2),
+                         (got.omega_radps, want.omega_radps), (got.version, want.version)):
+                assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+            kept = layout._motion_table()
+            assert not any(table.flags.writeable for table in kept)
+            layout.advance(0.1)
+            # a platform's pivot moves: its tables are built again
+            assert (layout._motion_table() is not kept) == moves
+    # other supports: other tables
+    layout.supports = [cart]
+    assert layout._motion_table()[0].tolist() == [[6.0, 1.0]]
 
 
 def test_the_carry_speed_range_per_support_is_the_supports_own_when_nothing_turns():

@@ -223,17 +223,56 @@ def test_the_nearest_neighbours_cover_only_full_lists_far_enough():
     kept, met = np.empty(nearest.shape, np.int64), np.empty(25, np.int64)
     # the fourth nearest is 1 m away: extents below 0.5 m are covered, and no pair meets
     assert _nearest_cover(position, np.full(25, 0.49), nearest, np.full(25, 4), 1e-9,
-                          kept, met) == 0
+                          kept, met, True) == 0
     assert np.all(met == 0)
     assert _nearest_cover(position, np.full(25, 0.5), nearest, np.full(25, 4), 1e-9,
-                          kept, met) == -1
+                          kept, met, True) == -1
     # a list that is not full, a negative or NaN extent: no cover
     assert _nearest_cover(position, np.full(25, 0.1), nearest, np.full(25, 5), 1e-9,
-                          kept, met) == -1
+                          kept, met, True) == -1
     for bad in (-0.1, np.nan):
         extent = np.full(25, 0.1)
         extent[7] = bad
-        assert _nearest_cover(position, extent, nearest, np.full(25, 4), 1e-9, kept, met) == -1
+        assert _nearest_cover(position, extent, nearest, np.full(25, 4), 1e-9, kept, met,
+                              True) == -1
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 12, 40, 1500])
+def test_nearest_lists_hold_every_pair_exactly_when_the_cover_answers(n):
+    from navproof.orca.neighbors import agent_neighbors
+    from navproof.world.reach import (
+        NEAREST_COVER_REL,
+        REACH_SLACK_M,
+        _nearest_cover,
+        nearest_hold_every_pair,
+    )
+
+    rng = np.random.default_rng(n + 11)
+    side = max(1, int(np.ceil(np.sqrt(n))))
+    grid = np.stack(np.meshgrid(np.arange(side), np.arange(side)), -1).reshape(-1, 2)[:n]
+    held = 0
+    for spacing, jitter in ((1.2, 0.0), (1.2, 0.3), (0.5, 0.2)):
+        position = grid * spacing + rng.normal(0.0, jitter, (n, 2))
+        for k in (0, 1, 4, 10):
+            nearest, _ = agent_neighbors(position, np.full(n, 5.0), np.full(n, k))
+            count = np.full(n, k)
+            for extent in (np.full(n, 0.5), rng.uniform(0.0, 0.7, n), np.full(n, 3.0),
+                           np.zeros(n), np.where(np.arange(n) == n // 2, np.nan, 0.1),
+                           np.where(np.arange(n) == n // 3, -0.1, 0.1)):
+                holds = nearest_hold_every_pair(position, extent, (nearest, count))
+                if n < 2 or k == 0:
+                    assert not holds
+                    continue
+                # the decision of the answer from the nearest neighbours
+                kept, met = np.empty(nearest.shape, np.int64), np.empty(n, np.int64)
+                assert holds == (_nearest_cover(position, extent + REACH_SLACK_M, nearest,
+                                                count, NEAREST_COVER_REL, kept, met, True) >= 0)
+                if holds:
+                    held += 1
+                    found = bodies_within_reach(position, extent)
+                    for i in range(n):
+                        assert set(found[i][found[i] >= 0]) <= set(nearest[i][nearest[i] >= 0])
+    assert held > 0 or n < 2
 
 
 def test_the_counting_sort_gives_the_order_of_a_stable_sort():
