@@ -525,7 +525,7 @@ class World:
         if handoff_rows.size:
             for agent in handoff_rows.tolist():
                 self._step_handoff(agent, tick, position, velocity, mid)
-        self._begin_handoffs(tick, position, velocity, target, free)
+        self._begin_handoffs(tick, position, velocity, target, free, accel)
         # the step's answer where the executed extents stay inside the step's, else ORCA's
         # nearest neighbours where they hold every pair (the executed curve may bulge beyond
         # the step's reach bound), before any new spatial query
@@ -646,9 +646,11 @@ class World:
         mid[agent] = 0.5 * (x + position[agent])
 
     def _begin_handoffs(self, tick: int, position: np.ndarray, velocity: np.ndarray,
-                        target: np.ndarray, free: np.ndarray) -> None:
+                        target: np.ndarray, free: np.ndarray, accel_mps2: np.ndarray) -> None:
         """Hand the bodies whose route crosses a patch edge and that reached it to the handoff
-        controller (vectorised test; the few found are registered one by one). Claim: H1."""
+        controller (vectorised test; the few found are registered one by one), with the
+        horizontal acceleration cap on P their step had (m/s^2, (N,)) for the brake before the
+        access curve. Claim: H1, A4."""
         layout = self.layout
         if not layout.common_edges or free.size == 0:
             return
@@ -669,7 +671,8 @@ class World:
             self._handoff_machinery().begin(
                 agent, edge, layout, tick=tick, time_s=self.time_s + self.dt_s,
                 x_m=position[agent], v_world_mps=velocity[agent],
-                sweep_clear=self._sweep_clear(agent, position))
+                sweep_clear=self._sweep_clear(agent, position),
+                brake_budget_mps2=float(accel_mps2[agent]))
 
     def _check_step(self, label: np.ndarray, wall_clear: np.ndarray,
                     support_index: np.ndarray) -> None:

@@ -111,6 +111,29 @@ def test_p_to_q_handoff_adopts_q_and_halves_the_caps():
     world.close()
 
 
+def test_a_body_braking_before_its_handoff_stops_in_p_at_its_own_budget():
+    # a 20 m/s^2 body reaches the trigger distance fast (its steps on P stop before the common
+    # edge at 20 m/s^2); braking at the access magnitude of 1 m/s^2 crossed into Q before
+    # adoption (A4 in assertion mode, a failed handoff in plain mode)
+    half = 3.0
+    layout = Layout(corridor_m=np.array([[-half, -half], [half, -half], [half, half],
+                                         [-half, half]]),
+                    patches=[("P", np.array([[-half, -half], [0.0, -half], [0.0, half],
+                                             [-half, half]]), np.zeros(2)),
+                             ("Q", np.array([[0.0, -half], [half, -half], [half, half],
+                                             [0.0, half]]), np.array([1.0, 0.0]))])
+    world = World(layout, assertions=True, time_step_s=0.1)
+    world.add_agents([[-1.5, 0.0]], [[[1.5, 0.0]]], radius_m=0.2, max_speed_mps=2.0,
+                     max_accel_mps2=20.0)
+    with world:
+        for _ in range(60):
+            world.step()
+        outcome, = world.handoffs.outcomes
+        assert outcome.phase == "Following" and outcome.attempts_used == 1
+        assert "guarantee-void" not in outcome.events
+        assert world.patch[0] == 1
+
+
 def test_assertion_mode_names_the_claim_when_a_safe_body_crosses_a_wall(monkeypatch):
     real = safe_step.solve_safe_step
 
