@@ -565,7 +565,7 @@ class World:
                                                                executed_within)
         _neighbour_fallbacks(fallback_clear, -EPS, label)
         wall_clear = layout.step_wall_clearance_m(start_wall, executed.mid_end_m,
-                                                  self.radius_m, edges)
+                                                  self.radius_m, edges, dt)
         if nav is not None:
             wall_clear = nav.wall_clearance_m(wall_clear, crossed, mid)
             if self.assertions:
@@ -678,8 +678,8 @@ class World:
                     support_index: np.ndarray) -> None:
         """Assertion mode over the executed step: a body labelled safe kept every wall (B5)
         along its executed motion (every pair of bodies, W1, is the independent check's, and so
-        is a platform's rider: the wall clearance reads its platform's walls where they stood
-        at the start of the step, the check in the platform's frame)."""
+        is a platform's rider, which the check bounds in the platform's frame over the whole
+        step)."""
         safe = (label == SAFE) & ~np.isin(support_index, self.layout.platform_supports)
         bad = safe & (wall_clear < -EPS)
         if bad.any():

@@ -134,6 +134,26 @@ def test_a_body_braking_before_its_handoff_stops_in_p_at_its_own_budget():
         assert world.patch[0] == 1
 
 
+def test_a_riders_wall_clearance_reads_the_platform_walls_where_they_stand():
+    # a body holding its world position on a platform moving at 0.2 m/s: the platform's
+    # trailing wall comes 0.02 m closer every 0.1 s step; the step's clearance is the least
+    # over the step, at its end, as the independent check measures it in the platform's frame
+    corridor = np.array([[-5.0, -5.0], [5.0, -5.0], [5.0, 5.0], [-5.0, 5.0]])
+    platform = SupportSpec.build(name="p", kind="platform",
+                                 vertices_m=[[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]],
+                                 pivot_m=(0.0, 0.0), velocity_mps=(0.2, 0.0))
+    world = World(Layout(corridor_m=corridor, supports=[platform]), assertions=True,
+                  time_step_s=0.1)
+    world.add_agents([[-0.55, 0.0]], [[[-0.55, 0.0]]], radius_m=0.4)
+    with world:
+        for k in range(3):
+            step = world.step()
+            assert world.position_m[0, 0] == pytest.approx(-0.55, abs=1e-9)
+            assert step.wall_clearance_m[0] == pytest.approx(0.43 - 0.02 * k, abs=1e-9)
+            assert step.wall_clearance_m[0] == pytest.approx(step.truth.wall_clearance_m[0],
+                                                             abs=1e-9)
+
+
 def test_assertion_mode_names_the_claim_when_a_safe_body_crosses_a_wall(monkeypatch):
     real = safe_step.solve_safe_step
 
