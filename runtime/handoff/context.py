@@ -52,7 +52,8 @@ class MotionState:
     the last command, ``last_fb`` the last actual feedback, ``tick`` the current logical tick,
     ``now_s`` [s] the end of the last commanded step, ``guarantee_voided`` whether the stop
     guarantee was voided (H8) and ``wait_logged_version`` the obstacle version of the last
-    logged wait.
+    logged wait. ``stop_guaranteed`` is False while the running brake was started with no stop
+    guarantee before the common edge (A5: reported when it starts, so A4 does not apply to it).
     """
 
     motion: CurveMotion | BrakeMotion | None = None
@@ -63,6 +64,7 @@ class MotionState:
     now_s: float = 0.0
     guarantee_voided: bool = False
     wait_logged_version: int | None = None
+    stop_guaranteed: bool = True
 
 
 class HandoffContext:
@@ -150,14 +152,18 @@ class HandoffContext:
         """k of Q from its planar gradient (Claim: V1)."""
         return float(slope_factor(np.asarray(self.target.q_gradient_xy, dtype=float)))
 
-    def start_brake(self, fb: Feedback) -> None:
-        """Brake from the actual velocity at the actual patch's magnitude (Claim: H8)."""
+    def start_brake(self, fb: Feedback, *, accel_mps2: float | None = None) -> None:
+        """Brake from the actual velocity at the actual patch's magnitude, or at ``accel_mps2``
+        [m/s^2] when given (Claim: H8)."""
         self.state.motion = brake_from_velocity(
-            fb.velocity, accel_mps2=self.brake_accel_mps2(fb), start_time_s=fb.time_s
+            fb.velocity, accel_mps2=self.brake_accel_mps2(fb) if accel_mps2 is None
+            else accel_mps2, start_time_s=fb.time_s
         )
         self.state.kind = "brake"
+        self.state.stop_guaranteed = True
 
     def release(self) -> None:
         """No motion: the body is held (or, after the handoff, released)."""
         self.state.motion = None
         self.state.kind = "none"
+        self.state.stop_guaranteed = True

@@ -25,7 +25,7 @@ import numpy as np
 
 from navproof.core.errors import InvalidInput, ObligationViolation
 from navproof.core.tolerances import EPS
-from navproof.handoff.access import CurveMotion
+from navproof.handoff.access import CurveMotion, stop_guarantee
 from navproof.handoff.attempts import AttemptSteps
 from navproof.handoff.context import HandoffContext
 from navproof.handoff.phases import (
@@ -85,10 +85,18 @@ class HandoffController:
         epoch: int, tick: int, feedback: Feedback, snapshot: Snapshot,
         assert_mode: bool | None = None, listener: Callable[[HandoffEvent], None] | None = None,
         on_dispatch: Callable[[int], None] | None = None,
+        brake_budget_mps2: float | None = None,
     ) -> HandoffController:
         """Register a new handoff: ``Following -> Approaching`` with the deadline counted from
         this tick and the attempt budget of the profile; the first access attempt is registered
-        and dispatched when the body is at rest, otherwise it brakes first (Claim: H1, H5)."""
+        and dispatched when the body is at rest, otherwise it brakes first (Claim: H1, H5).
+
+        The brake before the access curve keeps P's budget (seed 000: Approaching and Stopping
+        use P's boundaries and budget): it decelerates at ``brake_budget_mps2`` [m/s^2], the
+        braking the body's ordinary steps on P counted on to stop before the common edge, when
+        that is stronger than the access magnitude. When even that brake cannot stop before
+        the edge, the decision says so (no stop guarantee, A5) and A4 does not claim the brake
+        (Claim: A4, A5)."""
         if not feedback.valid:
             raise InvalidInput("feedback", feedback, "must be finite to begin a handoff")
         ctrl = cls(record, target, params, epoch=epoch, assert_mode=assert_mode,
@@ -120,9 +128,22 @@ class HandoffController:
         if feedback.speed_mps <= params.stop_speed_threshold_mps:
             ctrl.attempts.register_and_dispatch(feedback, snapshot, from_phase=Phase.APPROACHING)
         else:
-            ctrl.ctx.start_brake(feedback)
-            ctrl.ctx.decide("approach-brake", feedback, updates={"current_motion": "brake"},
-                            message="braking to rest before the access curve")
+            accel_mps2 = ctrl.ctx.brake_accel_mps2(feedback)
+            if brake_budget_mps2 is not None and brake_budget_mps2 > accel_mps2:
+                accel_mps2 = float(brake_budget_mps2)
+            ctrl.ctx.start_brake(feedback, accel_mps2=accel_mps2)
+            guarantee = stop_guarantee(
+                remaining_m=max(-ctrl.ctx.signed_edge_distance_m(feedback), 0.0),
+                speed_mps=feedback.speed_mps, accel_mps2=accel_mps2)
+            ctrl.state.stop_guaranteed = guarantee.guaranteed
+            ctrl.ctx.decide(
+                "approach-brake", feedback, updates={"current_motion": "brake"},
+                detail={"brake_accel_mps2": accel_mps2, "stop_guaranteed": guarantee.guaranteed,
+                        "stop_margin_m": guarantee.margin_m},
+                message="braking to rest before the access curve" + (
+                    "" if guarantee.guaranteed else
+                    f"; NO STOP GUARANTEE before the edge: short by "
+                    f"{-guarantee.margin_m:.4f} m at {accel_mps2:g} m/s^2 (A5)"))
         return ctrl
 
     @classmethod
@@ -358,8 +379,10 @@ class HandoffController:
 
     def _check_commanded_stays_in_p(self, start_xy: np.ndarray, disp_xy: np.ndarray) -> None:
         """Assertion mode: a commanded curve or brake step that starts in P never ends beyond
-        the common edge before adoption (Claim: A4)."""
-        if self.row.patch != self.target.p_patch or self.state.guarantee_voided:
+        the common edge before adoption, unless it is a brake reported without a stop
+        guarantee when it started (Claim: A4, A5)."""
+        if self.row.patch != self.target.p_patch or self.state.guarantee_voided \
+                or not self.state.stop_guaranteed:
             return
         start = float(self.target.normal @ start_xy) - self.target.edge_offset_m
         end = start + float(self.target.normal @ disp_xy)

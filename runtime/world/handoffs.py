@@ -101,8 +101,11 @@ class Handoffs:
 
     def begin(self, agent: int, edge: CommonEdge, layout: Layout, *, tick: int, time_s: float,
               x_m: np.ndarray, v_world_mps: np.ndarray,
-              sweep_clear: Callable[[np.ndarray, np.ndarray], bool]) -> None:
-        """Register the handoff of ``agent`` across ``edge`` (Following -> Approaching)."""
+              sweep_clear: Callable[[np.ndarray, np.ndarray], bool],
+              brake_budget_mps2: float | None = None) -> None:
+        """Register the handoff of ``agent`` across ``edge`` (Following -> Approaching); a moving
+        body brakes first, at least at ``brake_budget_mps2`` [m/s^2], its horizontal
+        acceleration cap on P (Claim: H1, A4)."""
         p_name, q_name = layout.patch_names[edge.p], layout.patch_names[edge.q]
         q_patch = layout.patches[edge.q]
         p_patch = layout.patches[edge.p]
@@ -118,7 +121,8 @@ class Handoffs:
         fb = self.feedback(body, time_s, x_m, v_world_mps)
         body.controller = HandoffController.begin(
             self.record, target, self.params, epoch=self.epoch, tick=tick, feedback=fb,
-            snapshot=self.snapshot(body, x_m, sweep_clear), assert_mode=self.assertions)
+            snapshot=self.snapshot(body, x_m, sweep_clear), assert_mode=self.assertions,
+            brake_budget_mps2=brake_budget_mps2)
         self.active[agent] = body
 
     def step(self, body: HandoffBody, *, tick: int, step_index: int, time_s: float,

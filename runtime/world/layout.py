@@ -194,6 +194,32 @@ def _edge_kinds(edge_id, obstacle_id, kind):
             kind[i, k] = EDGE_OBSTACLE if edge_id[i, k] >= obstacle_id else EDGE_WALL
 
 
+def _moving_edges(edges: EdgeSet) -> np.ndarray:
+    """(N, K) True for the valid edges whose rigid motion moves them during the step (a
+    platform's: a pivot velocity or acceleration or a rotation rate that is not zero)."""
+    m = edges.motion
+    return edges.valid & ((m.omega_radps != 0.0) | (m.velocity_mps != 0.0).any(axis=-1)
+                          | (m.acceleration_mps2 != 0.0).any(axis=-1))
+
+
+def _edges_at(edges: EdgeSet, moving: np.ndarray, t_s: float) -> tuple[np.ndarray, np.ndarray]:
+    """Unit normals (N, K, 2) and offsets (m, (N, K)) of the edges where they stand at step
+    time ``t_s`` [s]: a ``moving`` edge carried by its rigid motion ``c + w t + alpha t^2 / 2 +
+    R(omega t)(x - c)``, so its normal turns by ``omega t`` and its offset follows its pivot
+    (``b - n . c + n(t) . c(t)``); the others exactly as they are. Claim: B5, B6."""
+    m = edges.motion
+    n, c = edges.normal, m.pivot_m
+    angle = m.omega_radps * t_s
+    cos, sin = np.cos(angle), np.sin(angle)
+    nx = cos * n[..., 0] - sin * n[..., 1]
+    ny = sin * n[..., 0] + cos * n[..., 1]
+    c_t = c + m.velocity_mps * t_s + 0.5 * m.acceleration_mps2 * (t_s * t_s)
+    offset = (edges.offset_m - (n[..., 0] * c[..., 0] + n[..., 1] * c[..., 1])
+              + (nx * c_t[..., 0] + ny * c_t[..., 1]))
+    normal = np.where(moving[..., None], np.stack([nx, ny], axis=-1), n)
+    return normal, np.where(moving, offset, edges.offset_m)
+
+
 def _freeze(edges: EdgeSet) -> None:
     """Every array of ``edges`` and of its motion made read-only."""
     m = edges.motion
@@ -682,23 +708,35 @@ class Layout:
         return out
 
     def step_wall_clearance_m(self, start_clearance_m: np.ndarray, mid_end_m: np.ndarray,
-                              radius_m: np.ndarray, edges: EdgeSet) -> np.ndarray:
-        """Least signed clearance (m, (N,)) of every body over the step: numpy's minimum of
-        ``start_clearance_m``, :meth:`wall_clearance_m` at the middle ``mid_end_m[0]`` and at
-        the end ``mid_end_m[1]`` of the step (m, (2, N, 2)), in that order, with one pass over
-        the edges. Claim: B5."""
+                              radius_m: np.ndarray, edges: EdgeSet, dt_s: float) -> np.ndarray:
+        """Least signed clearance (m, (N,)) of every body over the step of ``dt_s`` [s]: numpy's
+        minimum of ``start_clearance_m``, :meth:`wall_clearance_m` at the middle
+        ``mid_end_m[0]`` and at the end ``mid_end_m[1]`` of the step (m, (2, N, 2)), in that
+        order, each against the walls where they stand then (a platform's walls move with it:
+        :func:`_edges_at`), with one pass over the edges when no wall moves. Claim: B5, B6."""
         out = np.array(start_clearance_m, dtype=np.float64)
-        self._least_clearance_m(np.asarray(mid_end_m, dtype=np.float64), radius_m, edges, out)
+        points = np.asarray(mid_end_m, dtype=np.float64)
+        moving = _moving_edges(edges)
+        if not moving.any():
+            self._least_clearance_m(points, radius_m, edges, out)
+            return out
+        for p, t_s in enumerate((0.5 * dt_s, dt_s)):
+            normal, offset = _edges_at(edges, moving, t_s)
+            self._least_clearance_m(points[p:p + 1], radius_m, edges, out,
+                                    normal=normal, offset_m=offset)
         return out
 
     def _least_clearance_m(self, x_m: np.ndarray, radius_m: np.ndarray, edges: EdgeSet,
-                           out: np.ndarray) -> None:
+                           out: np.ndarray, *, normal: np.ndarray | None = None,
+                           offset_m: np.ndarray | None = None) -> None:
         """:func:`_least_wall_margin` of the points ``x_m`` (P, N, 2) into ``out`` (N,), the
-        obstacles' exact clearances of each point included."""
+        obstacles' exact clearances of each point included; the walls' ``normal`` and
+        ``offset_m`` are the edges' own unless given."""
         # obstacle walls are conservative stand-ins; the exact distance is measured here
         obstacle = np.empty((x_m.shape[0], x_m.shape[1], len(self.obstacles)))
         for o, poly in enumerate(self.obstacles):
             for p in range(x_m.shape[0]):
                 obstacle[p, :, o] = polygon_signed_distance_m(poly, x_m[p]) - radius_m
-        _least_wall_margin(edges.normal, edges.offset_m, edges.valid, edges.edge_id,
-                           OBSTACLE_EDGE_ID, x_m, obstacle, out)
+        _least_wall_margin(edges.normal if normal is None else normal,
+                           edges.offset_m if offset_m is None else offset_m, edges.valid,
+                           edges.edge_id, OBSTACLE_EDGE_ID, x_m, obstacle, out)

@@ -528,7 +528,7 @@ class World:
         if handoff_rows.size:
             for agent in handoff_rows.tolist():
                 self._step_handoff(agent, tick, position, velocity, mid)
-        self._begin_handoffs(tick, position, velocity, target, free)
+        self._begin_handoffs(tick, position, velocity, target, free, accel)
         # every pair within reach of the executed step, and ORCA's neighbours further away (so
         # the report also measures pairs that kept their distance)
         executed_extent = executed_reach_m(x0, mid, position, radius_m=self.radius_m,
@@ -572,7 +572,7 @@ class World:
                                                                executed_within)
         _neighbour_fallbacks(fallback_clear, -EPS, label)
         wall_clear = layout.step_wall_clearance_m(start_wall, executed.mid_end_m,
-                                                  self.radius_m, edges)
+                                                  self.radius_m, edges, dt)
         if nav is not None:
             wall_clear = nav.wall_clearance_m(wall_clear, crossed, mid)
             if self.assertions:
@@ -674,9 +674,11 @@ class World:
         mid[agent] = 0.5 * (x + position[agent])
 
     def _begin_handoffs(self, tick: int, position: np.ndarray, velocity: np.ndarray,
-                        target: np.ndarray, free: np.ndarray) -> None:
+                        target: np.ndarray, free: np.ndarray, accel_mps2: np.ndarray) -> None:
         """Hand the bodies whose route crosses a patch edge and that reached it to the handoff
-        controller (vectorised test; the few found are registered one by one). Claim: H1."""
+        controller (vectorised test; the few found are registered one by one), with the
+        horizontal acceleration cap on P their step had (m/s^2, (N,)) for the brake before the
+        access curve. Claim: H1, A4."""
         layout = self.layout
         if not layout.common_edges or free.size == 0:
             return
@@ -697,14 +699,15 @@ class World:
             self._handoff_machinery().begin(
                 agent, edge, layout, tick=tick, time_s=self.time_s + self.dt_s,
                 x_m=position[agent], v_world_mps=velocity[agent],
-                sweep_clear=self._sweep_clear(agent, position))
+                sweep_clear=self._sweep_clear(agent, position),
+                brake_budget_mps2=float(accel_mps2[agent]))
 
     def _check_step(self, label: np.ndarray, wall_clear: np.ndarray,
                     support_index: np.ndarray) -> None:
         """Assertion mode over the executed step: a body labelled safe kept every wall (B5)
         along its executed motion (every pair of bodies, W1, is the independent check's, and so
-        is a platform's rider: the wall clearance reads its platform's walls where they stood
-        at the start of the step, the check in the platform's frame)."""
+        is a platform's rider, which the check bounds in the platform's frame over the whole
+        step)."""
         safe = (label == SAFE) & ~np.isin(support_index, self.layout.platform_supports)
         bad = safe & (wall_clear < -EPS)
         if bad.any():

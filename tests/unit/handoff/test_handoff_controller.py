@@ -9,6 +9,7 @@ import math
 
 import pytest
 
+from navproof.core.tolerances import EPS
 from navproof.demos.pq_handoff.data import default_pq_scenario
 from navproof.demos.pq_handoff.run import PQWorld, drive, run_pq_handoff
 from navproof.handoff.controller import (
@@ -520,3 +521,75 @@ def test_support_change_before_the_stop_voids_the_guarantee_and_cancels(tmp_path
     assert ctrl.phase is Phase.FAILURE
     assert world.position_xy_m[0] == pytest.approx(-0.085 + 0.005)  # braked from 0.1 m/s
     record.close()
+
+
+def brake_before_access(tmp_path, *, x0_m, speed_mps, brake_budget_mps2):
+    """A body moving along +X at ``speed_mps`` from ``x0_m`` (the edge is X = 0) handed to the
+    controller in assertion mode; the mover executes every command until the handoff ends.
+    Returns the record, the action and the largest X the body reached while P owned it."""
+    params = HandoffParams.from_profile()
+    record = HandoffRecord.open(tmp_path / "h.db")
+    target = pq_target()
+    epoch = record.begin_run("brake-before-access")
+
+    def feedback(t_s, x_m, v_mps):
+        contact = target.p_patch if x_m < 0.0 else target.q_patch
+        return Feedback(t_s, (x_m, 0.0), (v_mps, 0.0), contact, target.support_id)
+
+    def snapshot(x_m):
+        return Snapshot(obstacle_version=1, versions=target.versions, target_valid=True,
+                        support_valid=True, q_contact_ok=x_m >= 0.0,
+                        sweep_clear=lambda start, end: True)
+
+    x_m, v_mps, t_s, dt_s = x0_m, speed_mps, 0.0, params.step_s
+    ctrl = HandoffController.begin(record, target, params, epoch=epoch, tick=0,
+                                   feedback=feedback(t_s, x_m, v_mps), snapshot=snapshot(x_m),
+                                   assert_mode=True, brake_budget_mps2=brake_budget_mps2)
+    furthest_in_p_m = x_m
+    for k in range(400):
+        ctrl.tick(k, feedback(t_s, x_m, v_mps), snapshot(x_m))
+        cmd = ctrl.command(k, t_s, t_s + dt_s) if not ctrl.done else None
+        if cmd is None:
+            break
+        x_m += cmd.displacement_xy_m[0]
+        v_mps = cmd.end_velocity_xy_mps[0]
+        t_s += dt_s
+        if ctrl.row.patch == target.p_patch:
+            furthest_in_p_m = max(furthest_in_p_m, x_m)
+        ctrl.accept(StepReport(cmd.tags, k, t_s - dt_s, t_s, cmd.displacement_xy_m,
+                               feedback(t_s, x_m, v_mps)))
+    return record, ctrl, furthest_in_p_m
+
+
+def test_the_brake_before_the_access_curve_keeps_p_budget_and_stops_before_the_edge(tmp_path):
+    # 1.2 m/s at 0.143 m from the edge: the body's ordinary steps on P counted on its 20 m/s^2
+    # (0.036 m to stop); the access magnitude of 1 m/s^2 would need 0.72 m and cross (A4)
+    record, ctrl, furthest_m = brake_before_access(tmp_path, x0_m=-0.143, speed_mps=1.2,
+                                                   brake_budget_mps2=20.0)
+    brake = next(d for d in record.decisions(ACTION_ID) if d.kind == "approach-brake")
+    assert brake.detail["brake_accel_mps2"] == 20.0
+    assert brake.detail["stop_guaranteed"] is True
+    assert brake.detail["stop_margin_m"] == pytest.approx(0.143 - 1.2 ** 2 / 40.0)
+    assert furthest_m <= EPS  # the access curve ends on the edge
+    assert ctrl.phase == Phase.FOLLOWING and ctrl.row.patch == pq_target().q_patch
+
+
+def test_a_brake_before_the_access_curve_that_cannot_stop_says_so(tmp_path):
+    # at the access magnitude (the body's budget on P is smaller) no brake stops before the
+    # edge: the decision reports no stop guarantee with the shortfall (A5), the crossing voids
+    # the guarantee (H8) and the handoff fails; A4 claims no stop for such a brake
+    record, ctrl, furthest_m = brake_before_access(tmp_path, x0_m=-0.143, speed_mps=1.2,
+                                                   brake_budget_mps2=0.5)
+    brake = next(d for d in record.decisions(ACTION_ID) if d.kind == "approach-brake")
+    assert brake.detail["brake_accel_mps2"] == params_access_accel()
+    assert brake.detail["stop_guaranteed"] is False
+    assert brake.detail["stop_margin_m"] == pytest.approx(0.143 - 1.2 ** 2 / 2.0)
+    assert "NO STOP GUARANTEE" in next(e.message for e in ctrl.events
+                                       if e.kind == "approach-brake")
+    assert furthest_m > 0.0
+    assert "guarantee-void" in [e.kind for e in ctrl.events]
+    assert ctrl.phase == Phase.FAILURE
+
+
+def params_access_accel():
+    return HandoffParams.from_profile().access_accel_mps2

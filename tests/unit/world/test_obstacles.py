@@ -13,7 +13,7 @@ from navproof.boundary.polygons import (
     signed_area_m2,
 )
 from navproof.step import FLAG_OBSTACLE_STOP_UNCERTIFIED, IN_VIOLATION, LABEL_NAMES, SAFE
-from navproof.world import Layout, World
+from navproof.world import Layout, SupportSpec, World
 from navproof.world.layout import OBSTACLE_EDGE_ID
 from navproof.world.summary import RunSummary
 
@@ -175,5 +175,45 @@ def test_wall_clearances_over_the_step_match_the_whole_array_evaluation(obstacle
     start[:20] = -0.0
     start[100:200] = -0.0
     start[200:300] = np.nan
-    got = layout.step_wall_clearance_m(start, points[1:3], radius, edges)
+    got = layout.step_wall_clearance_m(start, points[1:3], radius, edges, 0.1)
     assert got.tobytes() == np.minimum.reduce([start, each[1], each[2]]).tobytes()
+
+
+def test_wall_clearances_over_the_step_read_moving_walls_where_they_stand():
+    # riders of a turning, accelerating platform next to bodies on the ground: the middle and
+    # end points are measured against the platform's walls at dt/2 and dt (each point mapped
+    # back through the wall's rigid motion, B6), the fixed walls exactly as before
+    corridor = np.array([[-6.0, -4.0], [6.0, -4.0], [6.0, 4.0], [-6.0, 4.0]])
+    platform = SupportSpec.build(name="p", kind="platform",
+                                 vertices_m=[[-1.0, -1.0], [1.5, -1.0], [1.5, 1.0], [-1.0, 1.0]],
+                                 pivot_m=(0.2, 0.1), velocity_mps=(0.15, -0.1), omega_radps=0.4,
+                                 acceleration_mps2=(0.3, 0.2))
+    layout = Layout(corridor_m=corridor, supports=[platform])
+    rng = np.random.default_rng(5)
+    n, dt_s = 400, 0.1
+    start = rng.uniform(-1.5, 1.8, (n, 2))
+    mid_end = start[None] + rng.uniform(-0.2, 0.2, (2, n, 2))
+    radius = rng.uniform(0.0, 0.3, n)
+    support = layout.support_of(start)
+    assert (support == 0).any() and (support == -1).any()
+    edges = layout.edges(np.full(n, -1), support)
+    start_clear = layout.wall_clearance_m(start, radius, edges)
+    got = layout.step_wall_clearance_m(start_clear, mid_end, radius, edges, dt_s)
+    m = edges.motion
+    want = start_clear.copy()
+    for p, t in enumerate((0.5 * dt_s, dt_s)):
+        c_t = m.pivot_m + m.velocity_mps * t + 0.5 * m.acceleration_mps2 * t * t
+        d = mid_end[p][:, None, :] - c_t
+        cos, sin = np.cos(-m.omega_radps * t), np.sin(-m.omega_radps * t)
+        local = m.pivot_m + np.stack([cos * d[..., 0] - sin * d[..., 1],
+                                      sin * d[..., 0] + cos * d[..., 1]], axis=-1)
+        margin = edges.offset_m - np.einsum("nkj,nkj->nk", edges.normal, local)
+        want = np.minimum(want, np.where(edges.valid, margin, np.inf).min(axis=1))
+    assert np.allclose(got, want, rtol=0.0, atol=1e-12)
+    # the ground bodies' walls do not move: bit for bit the one-pass evaluation
+    ground = support == -1
+    fixed = layout.step_wall_clearance_m(start_clear, mid_end, radius, edges, 0.0)
+    assert got[ground].tobytes() == fixed[ground].tobytes()
+    # a rider's middle and end read the moved walls, not the walls at the start of the step
+    riders = support == 0
+    assert (got[riders] != fixed[riders]).any()

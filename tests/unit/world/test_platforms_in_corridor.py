@@ -145,17 +145,27 @@ def test_a_platform_driving_into_another_patch_never_carries_its_rider_across_la
 def test_assertion_mode_accepts_a_safe_rider_at_its_moving_platforms_front_edge():
     # the rider stands 1 mm inside the front edge of a cart moving at 0.3 m/s and walks
     # towards the front: it ends each step beyond where that edge stood at the start of the
-    # step, but on the cart (B5 holds in the cart's frame, as the independent check measures)
+    # step, but on the cart (B5 holds in the cart's frame, as the independent check measures,
+    # and the step's wall clearance reads the edge where it stands, not where it stood)
     from navproof.world.independent_check import check_world_step
 
     def run(assertions):
         world = World(Layout(corridor_m=CORRIDOR, supports=[cart(velocity_mps=(0.3, 0.0))]),
                       assertions=assertions)
         world.add_agents([[5.999, 0.0]], [[[7.5, 0.0]]], radius_m=0.4)
-        return world, [world.step() for _ in range(5)]
+        steps, end_x_m = [], []
+        for _ in range(5):
+            steps.append(world.step())
+            end_x_m.append(float(world.position_m[0, 0]))
+        return world, steps, end_x_m
 
-    world, steps = run(False)
+    world, steps, end_x_m = run(False)
     truths = [check_world_step(world, step) for step in steps]
-    assert any(step.label[0] == SAFE and step.wall_clearance_m[0] < -1e-3 for step in steps)
+    front_at_start_m = [6.0 + 0.3 * (step.time_s - world.dt_s) for step in steps]
+    assert any(step.label[0] == SAFE and x > front + 1e-3
+               for step, x, front in zip(steps, end_x_m, front_at_start_m, strict=True))
     assert not any(truth.violated[0] for truth in truths)
+    for step, truth in zip(steps, truths, strict=True):
+        assert step.wall_clearance_m[0] >= -1e-12
+        assert step.wall_clearance_m[0] == pytest.approx(truth.wall_clearance_m[0], abs=1e-9)
     run(True)

@@ -111,6 +111,49 @@ def test_p_to_q_handoff_adopts_q_and_halves_the_caps():
     world.close()
 
 
+def test_a_body_braking_before_its_handoff_stops_in_p_at_its_own_budget():
+    # a 20 m/s^2 body reaches the trigger distance fast (its steps on P stop before the common
+    # edge at 20 m/s^2); braking at the access magnitude of 1 m/s^2 crossed into Q before
+    # adoption (A4 in assertion mode, a failed handoff in plain mode)
+    half = 3.0
+    layout = Layout(corridor_m=np.array([[-half, -half], [half, -half], [half, half],
+                                         [-half, half]]),
+                    patches=[("P", np.array([[-half, -half], [0.0, -half], [0.0, half],
+                                             [-half, half]]), np.zeros(2)),
+                             ("Q", np.array([[0.0, -half], [half, -half], [half, half],
+                                             [0.0, half]]), np.array([1.0, 0.0]))])
+    world = World(layout, assertions=True, time_step_s=0.1)
+    world.add_agents([[-1.5, 0.0]], [[[1.5, 0.0]]], radius_m=0.2, max_speed_mps=2.0,
+                     max_accel_mps2=20.0)
+    with world:
+        for _ in range(60):
+            world.step()
+        outcome, = world.handoffs.outcomes
+        assert outcome.phase == "Following" and outcome.attempts_used == 1
+        assert "guarantee-void" not in outcome.events
+        assert world.patch[0] == 1
+
+
+def test_a_riders_wall_clearance_reads_the_platform_walls_where_they_stand():
+    # a body holding its world position on a platform moving at 0.2 m/s: the platform's
+    # trailing wall comes 0.02 m closer every 0.1 s step; the step's clearance is the least
+    # over the step, at its end, as the independent check measures it in the platform's frame
+    corridor = np.array([[-5.0, -5.0], [5.0, -5.0], [5.0, 5.0], [-5.0, 5.0]])
+    platform = SupportSpec.build(name="p", kind="platform",
+                                 vertices_m=[[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]],
+                                 pivot_m=(0.0, 0.0), velocity_mps=(0.2, 0.0))
+    world = World(Layout(corridor_m=corridor, supports=[platform]), assertions=True,
+                  time_step_s=0.1)
+    world.add_agents([[-0.55, 0.0]], [[[-0.55, 0.0]]], radius_m=0.4)
+    with world:
+        for k in range(3):
+            step = world.step()
+            assert world.position_m[0, 0] == pytest.approx(-0.55, abs=1e-9)
+            assert step.wall_clearance_m[0] == pytest.approx(0.43 - 0.02 * k, abs=1e-9)
+            assert step.wall_clearance_m[0] == pytest.approx(step.truth.wall_clearance_m[0],
+                                                             abs=1e-9)
+
+
 def test_assertion_mode_names_the_claim_when_a_safe_body_crosses_a_wall(monkeypatch):
     real = safe_step.solve_safe_step
 
