@@ -1173,8 +1173,9 @@ def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, n
     pieces: list[np.ndarray] = [np.zeros((2, 0), np.int64)] * (len(bounds) - 1)
 
     def piece(k: int) -> None:
-        pieces[k] = _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach, rank,
-                                bounds[k], bounds[k + 1])
+        pairs, found = _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach,
+                                   rank, bounds[k], bounds[k + 1])
+        pieces[k] = pairs[:, :found]
 
     run_pieces(piece, len(bounds) - 1, threads=threads)
     out = pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=1)
@@ -1290,43 +1291,49 @@ def _within(dx, dy, limit):
 
 
 @inlined_loop
-def _cell_run(sorted_key, start, probe):
-    """Sorted indices ``[first, end)`` of the bodies in cell ``probe``: read from ``start``
-    (every cell's first sorted index) when given, else found by binary search."""
+def _cells_run(sorted_key, start, first_cell, last_cell):
+    """Sorted indices ``[first, end)`` of the bodies in the cells ``first_cell`` to
+    ``last_cell`` (consecutive keys): read from ``start`` (every cell's first sorted index)
+    when given, else found by binary search."""
     if start.shape[0] > 0:
-        return start[probe], start[probe + 1]
-    return _first_at_least(sorted_key, probe), _first_at_least(sorted_key, probe + 1)
+        return start[first_cell], start[last_cell + 1]
+    return _first_at_least(sorted_key, first_cell), _first_at_least(sorted_key, last_cell + 1)
 
 
 @compiled_loop
 def _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach, rank, lo, hi):
-    """The pairs of :func:`candidate_pairs` of the bodies ``lo:hi``, (2, P), body after body:
-    each body i, the 3 x 3 cells around it in ``offsets`` order, the bodies of each cell in
-    sorted order, kept when i < j and within reach. ``sorted_x`` and ``sorted_reach`` are the
-    positions and reaches in sorted order, ``rank`` every body's place in it. A first pass
-    finds every cell's run and sizes the output (the bodies of the 3 x 3 cells bound a body's
-    pairs), so the second writes without growing."""
-    cells = offsets.shape[0]
-    run = np.empty((hi - lo, cells, 2), np.int64)
+    """The pairs of :func:`candidate_pairs` of the bodies ``lo:hi``, body after body: each body
+    i, the 3 x 3 cells around it in ``offsets`` order, the bodies of each cell in sorted order,
+    kept when i < j and within reach; returns the pairs' storage (2, room) and their count
+    (the first ``count`` columns). ``sorted_x`` and ``sorted_reach`` are the positions and
+    reaches in sorted order, ``rank`` every body's place in it. The three cells of a column
+    (``offsets`` ``3 c`` to ``3 c + 2``) have consecutive keys, so their bodies in sorted order
+    are one run, from the first cell's first to the last cell's end, in the same order as cell
+    after cell. A first pass finds every column's run and sizes the output (the bodies of the
+    3 x 3 cells bound a body's pairs), so the second writes without growing."""
+    columns = offsets.shape[0] // 3
+    run = np.empty((hi - lo, columns, 2), np.int64)
     room = 0
     for i in range(lo, hi):
-        for o in range(cells):
-            first, end = _cell_run(sorted_key, start, sorted_key[rank[i]] + offsets[o])
-            run[i - lo, o, 0], run[i - lo, o, 1] = first, end
+        key = sorted_key[rank[i]]
+        for c in range(columns):
+            first, end = _cells_run(sorted_key, start, key + offsets[3 * c],
+                                    key + offsets[3 * c + 2])
+            run[i - lo, c, 0], run[i - lo, c, 1] = first, end
             room += end - first
     out = np.empty((2, room), np.int64)
     found = 0
     for i in range(lo, hi):
         s = rank[i]
-        for o in range(cells):
-            for q in range(run[i - lo, o, 0], run[i - lo, o, 1]):
+        for c in range(columns):
+            for q in range(run[i - lo, c, 0], run[i - lo, c, 1]):
                 j = order[q]
                 if i < j and _within(sorted_x[s, 0] - sorted_x[q, 0],
                                      sorted_x[s, 1] - sorted_x[q, 1],
                                      sorted_reach[s] + sorted_reach[q]):
                     out[0, found], out[1, found] = i, j
                     found += 1
-    return out[:, :found].copy()
+    return out, found
 
 
 @compiled_loop
