@@ -1096,6 +1096,36 @@ def _certified_mins(kind, c, options, table, body, other, offset_m, lipschitz, c
         out[k] = best
 
 
+@compiled_loop
+def _piece_mins(kind, c, options, table, body, other, offset_m, lipschitz, coarse, grid,
+                item_lo, item_hi, sampled, settled, out):
+    """Certified minima (m) of the clearance ``kind`` of items ``item_lo:item_hi`` into
+    ``out``: :func:`_sampled_clearances` then :func:`_certified_mins` of those items, in one
+    call (a piece's arrays are handed to compiled code once)."""
+    _sampled_clearances(kind, c, options, table, body, other, offset_m, lipschitz, coarse, grid,
+                        item_lo, item_hi, sampled, settled, out)
+    _certified_mins(kind, c, options, table, body, other, offset_m, lipschitz, coarse, grid,
+                    sampled, settled, item_lo, item_hi, out)
+
+
+@compiled_loop
+def _pair_piece_mins(first, second, radius, linear, world_v0, world_v1, speed_bound, c,
+                     options, table, coarse, grid, lo, hi, offset_m, lipschitz, bounded,
+                     sampled, settled, out):
+    """Certified minima (m) of the clearances of pairs ``lo:hi`` (bodies first[p],
+    second[p]) into ``out``, in one call: their combined radii and Lipschitz constants
+    (:func:`_pair_rows`, the step ``options[0]``), the samples (:func:`_sampled_clearances`),
+    the exact constants of the pairs the bound did not settle (:func:`_pair_exact_rows`), then
+    the refinement (:func:`_certified_mins`); ``table`` is the empty polygon table."""
+    _pair_rows(first, second, radius, linear, world_v0, world_v1, speed_bound, options[0], lo,
+               hi, offset_m, lipschitz, bounded)
+    _sampled_clearances(_PAIR, c, options, table, first, second, offset_m, lipschitz, coarse,
+                        grid, lo, hi, sampled, settled, out)
+    _pair_exact_rows(first, second, world_v0, world_v1, bounded, settled, lo, hi, lipschitz)
+    _certified_mins(_PAIR, c, options, table, first, second, offset_m, lipschitz, coarse, grid,
+                    sampled, settled, lo, hi, out)
+
+
 def _certified_min(kind: int, cur: _Curves, table: PolygonTable, body: np.ndarray,
                    other: np.ndarray | None, offset_m: np.ndarray | None,
                    lipschitz: np.ndarray, coarse: np.ndarray, grid: np.ndarray) -> np.ndarray:
@@ -1114,8 +1144,7 @@ def _certified_min(kind: int, cur: _Curves, table: PolygonTable, body: np.ndarra
     bounds = piece_bounds(items, threads)
 
     def piece(p: int) -> None:
-        _sampled_clearances(*args, bounds[p], bounds[p + 1], sampled, settled, out)
-        _certified_mins(*args, sampled, settled, bounds[p], bounds[p + 1], out)
+        _piece_mins(*args, bounds[p], bounds[p + 1], sampled, settled, out)
 
     run_pieces(piece, len(bounds) - 1, threads=threads)
     return out
@@ -1134,19 +1163,14 @@ def _pair_min(cur: _Curves, first: np.ndarray, second: np.ndarray, radius_m: np.
     bounded = _scratch("pair_bounded", (items,), np.bool_)
     sampled = _scratch("sampled", (items, grid.size))
     settled = _scratch("settled", (items,), np.bool_)
-    rows = (first, second, _f64(radius_m), cur.linear, cur.world_v0_mps, cur.world_v1_mps,
-            cur.speed_bound_mps, float(cur.options[0]))
-    args = (_PAIR, cur.curve, cur.options, _NO_POLYGONS.arrays, first, second, offset_m,
-            lipschitz, cur.coarse, grid)
+    args = (first, second, _f64(radius_m), cur.linear, cur.world_v0_mps, cur.world_v1_mps,
+            cur.speed_bound_mps, cur.curve, cur.options, _NO_POLYGONS.arrays, cur.coarse, grid)
     threads = thread_count(items, PARALLEL_MIN_ITEMS)
     bounds = piece_bounds(items, threads)
 
     def piece(p: int) -> None:
-        _pair_rows(*rows, bounds[p], bounds[p + 1], offset_m, lipschitz, bounded)
-        _sampled_clearances(*args, bounds[p], bounds[p + 1], sampled, settled, out)
-        _pair_exact_rows(first, second, cur.world_v0_mps, cur.world_v1_mps, bounded, settled,
-                         bounds[p], bounds[p + 1], lipschitz)
-        _certified_mins(*args, sampled, settled, bounds[p], bounds[p + 1], out)
+        _pair_piece_mins(*args, bounds[p], bounds[p + 1], offset_m, lipschitz, bounded, sampled,
+                         settled, out)
 
     run_pieces(piece, len(bounds) - 1, threads=threads)
     return out

@@ -579,3 +579,38 @@ def test_pair_min_equals_the_pairs_with_their_exact_lipschitz_constants_bit_for_
     if dt > 0.0:
         assert 100 < settled.sum() < items - 20 and both.sum() > items // 2
         assert (both & ~settled).sum() > 20
+
+
+@pytest.mark.parametrize("kind", [ic._CORRIDOR, ic._PATCH, ic._OBSTACLE])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_piece_mins_equal_the_samples_then_the_refinement_bit_for_bit(kind):
+    # one call per piece gives what the sampling pass then the refinement pass give, for
+    # bodies inside, across and outside the polygons, fast and slow, cut into pieces anywhere
+    rng = np.random.default_rng(67)
+    n, dt = 500, 0.1
+    start = rng.uniform(-3.0, 8.0, (n, 2))
+    v0, v1 = rng.normal(0.0, 3.0, (n, 2)), rng.normal(0.0, 3.0, (n, 2))
+    commit = rng.choice([dt, 0.5 * dt], n)
+    zeros = np.zeros((n, 2))
+    mo = ic.StepMotion(0.0, dt, start, v0, v1, commit, zeros, zeros, zeros, np.zeros(n),
+                       np.full(n, -1), np.full(n, -1), np.ones(n), np.ones(n),
+                       np.zeros(0, np.int64), np.full(n, 1.5), start, v1, None, (), (),
+                       np.zeros(0, bool), ())
+    grid = np.linspace(0.0, dt, ic.SAMPLES + 1)
+    cur = ic._Curves(mo, grid)
+    polygons = _polygons()
+    table = ic.PolygonTable(polygons)
+    other = rng.integers(0, len(polygons), n) if kind == ic._PATCH else np.zeros(n, np.int64)
+    offset = rng.uniform(0.0, 0.5, n) if kind == ic._OBSTACLE else np.zeros(n)
+    args = (kind, cur.curve, cur.options, table.arrays, np.arange(n), other, offset,
+            cur.speed_bound_mps.copy(), cur.coarse, grid)
+    sampled, settled = np.empty((n, grid.size)), np.empty(n, bool)
+    want = np.empty(n)
+    ic._sampled_clearances(*args, 0, n, sampled, settled, want)
+    ic._certified_mins(*args, sampled, settled, 0, n, want)
+    got = np.empty(n)
+    cuts = np.unique(np.concatenate([[0, n], rng.integers(0, n + 1, 5)]))
+    for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
+        ic._piece_mins(*args, lo, hi, sampled, settled, got)
+    assert _same_bits(got, want)
+    assert (want < 0.0).any() and (want > 0.0).any()
