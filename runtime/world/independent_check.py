@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 import struct
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -1128,9 +1128,12 @@ def _pair_piece_mins(first, second, radius, linear, world_v0, world_v1, speed_bo
 
 def _certified_min(kind: int, cur: _Curves, table: PolygonTable, body: np.ndarray,
                    other: np.ndarray | None, offset_m: np.ndarray | None,
-                   lipschitz: np.ndarray, coarse: np.ndarray, grid: np.ndarray) -> np.ndarray:
+                   lipschitz: np.ndarray, coarse: np.ndarray, grid: np.ndarray,
+                   also: Callable[[], None] | None = None) -> np.ndarray:
     """Certified minimum over the step (m, (items,)) of the clearance ``kind`` of every item
-    (:func:`_certified_mins`), in threads for many items."""
+    (:func:`_certified_mins`), in threads for many items; ``also``, when given, is one more
+    piece of the same run (a compiled pass that reads and writes none of these arrays, so
+    that a free core takes the items' pieces meanwhile)."""
     items = body.size
     zeros_i = np.zeros(items, np.int64)
     args = (kind, cur.curve, cur.options, table.arrays, np.ascontiguousarray(body, np.int64),
@@ -1143,10 +1146,16 @@ def _certified_min(kind: int, cur: _Curves, table: PolygonTable, body: np.ndarra
     threads = thread_count(items, PARALLEL_MIN_ITEMS)
     bounds = piece_bounds(items, threads)
 
-    def piece(p: int) -> None:
-        _piece_mins(*args, bounds[p], bounds[p + 1], sampled, settled, out)
+    extra = 0 if also is None else 1
 
-    run_pieces(piece, len(bounds) - 1, threads=threads)
+    def piece(p: int) -> None:
+        if p < extra:
+            assert also is not None
+            also()
+        else:
+            _piece_mins(*args, bounds[p - extra], bounds[p - extra + 1], sampled, settled, out)
+
+    run_pieces(piece, len(bounds) - 1 + extra, threads=threads)
     return out
 
 
@@ -1176,34 +1185,57 @@ def _pair_min(cur: _Curves, first: np.ndarray, second: np.ndarray, radius_m: np.
     return out
 
 
+class _SpatialHash:
+    """The spatial hash of :func:`candidate_pairs` of bodies at ``x_m`` (m, (N, 2)) reaching
+    ``reach_m`` (m, (N,)), N >= 2: its storage is made here, :meth:`build` fills it
+    (:func:`_hash_table`, a compiled pass that any thread may run) and :meth:`pairs` then finds
+    the pairs. Claim: W1."""
+
+    def __init__(self, x_m: np.ndarray, reach_m: np.ndarray) -> None:
+        n = x_m.shape[0]
+        self.x = np.ascontiguousarray(x_m, dtype=np.float64)
+        self.reach = np.ascontiguousarray(reach_m, dtype=np.float64)
+        self.order, self.sorted_key = np.empty(n, np.int64), np.empty(n, np.int64)
+        self.sorted_x, self.sorted_reach = np.empty((n, 2)), np.empty(n)
+        self.offsets = np.empty(9, np.int64)
+        self.rank = np.empty(n, np.int64)
+        self.start = np.zeros(0, np.int64)
+
+    def build(self) -> None:
+        """Every body's cell, the bodies in key order and the cells' runs (:func:`_hash_table`)."""
+        self.start = _hash_table(self.x, self.reach, CELL_TABLE_PER_BODY, self.order,
+                                 self.sorted_key, self.sorted_x, self.sorted_reach,
+                                 self.offsets, self.rank)
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs of :func:`candidate_pairs` (after :meth:`build`), in threads for many
+        bodies."""
+        n = self.x.shape[0]
+        threads = thread_count(n, PARALLEL_MIN_ITEMS)
+        bounds = piece_bounds(n, threads)
+        pieces: list[np.ndarray] = [np.zeros((2, 0), np.int64)] * (len(bounds) - 1)
+        hashed = (self.order, self.sorted_key, self.offsets, self.start, self.sorted_x,
+                  self.sorted_reach, self.rank)
+
+        def piece(k: int) -> None:
+            pairs, found = _hash_pairs(*hashed, bounds[k], bounds[k + 1])
+            pieces[k] = pairs[:, :found]
+
+        run_pieces(piece, len(bounds) - 1, threads=threads)
+        out = pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=1)
+        return out[0], out[1]
+
+
 def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every pair (i < j) of bodies whose start distance is at most ``reach_m[i] + reach_m[j]``,
     found by a uniform spatial hash with cells as wide as the largest ``2 reach`` (the 3 x 3
     cells around a body hold every body it can reach; :func:`_hash_table`). Returns index
     arrays (P,), (P,), by body ``i``, then cell, then position in the cell."""
-    n = x_m.shape[0]
-    if n < 2:
+    if x_m.shape[0] < 2:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    x = np.ascontiguousarray(x_m, dtype=np.float64)
-    reach = np.ascontiguousarray(reach_m, dtype=np.float64)
-    order, sorted_key = np.empty(n, np.int64), np.empty(n, np.int64)
-    sorted_x, sorted_reach = np.empty((n, 2)), np.empty(n)
-    offsets = np.empty(9, np.int64)
-    rank = np.empty(n, np.int64)
-    start = _hash_table(x, reach, CELL_TABLE_PER_BODY, order, sorted_key, sorted_x,
-                        sorted_reach, offsets, rank)
-    threads = thread_count(n, PARALLEL_MIN_ITEMS)
-    bounds = piece_bounds(n, threads)
-    pieces: list[np.ndarray] = [np.zeros((2, 0), np.int64)] * (len(bounds) - 1)
-
-    def piece(k: int) -> None:
-        pairs, found = _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach,
-                                   rank, bounds[k], bounds[k + 1])
-        pieces[k] = pairs[:, :found]
-
-    run_pieces(piece, len(bounds) - 1, threads=threads)
-    out = pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=1)
-    return out[0], out[1]
+    hashed = _SpatialHash(x_m, reach_m)
+    hashed.build()
+    return hashed.pairs()
 
 
 CELL_TABLE_PER_BODY = 64
@@ -1409,11 +1441,22 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
     coarse = cur.coarse
     lip = cur.speed_bound_mps
 
+    # W1's spatial hash of the start positions and reaches, built as one more piece of the
+    # corridor's run (neither reads the other's arrays) so that a free core takes corridor
+    # pieces meanwhile
+    reach = lip * dt
+    hashed = _SpatialHash(mo.position_m, mo.radius_m + reach + 0.5 * report_band_m) \
+        if n >= 2 else None
+    build = None if hashed is None else hashed.build
+
     # C4: the corridor region (centre space)
-    corridor = inf.copy()
     if mo.corridor_m is not None and n:
         corridor = _certified_min(_CORRIDOR, cur, _static_table((mo.corridor_m,)), every,
-                                  None, None, lip, coarse, grid)
+                                  None, None, lip, coarse, grid, also=build)
+    else:
+        corridor = inf.copy()
+        if build is not None:
+            build()
 
     # C1: the patch piece of every body its handoff controller does not move
     patch = inf.copy()
@@ -1435,7 +1478,6 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
 
     # B5: obstacles (disc against any simple polygon; the nearest obstacle at each time)
     obstacle = inf.copy()
-    reach = lip * dt
     if mo.obstacles_m and n:
         ot = _static_table(mo.obstacles_m)
         start = ot.signed_distance_m(mo.position_m).min(axis=1) - mo.radius_m
@@ -1448,9 +1490,10 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
 
     # W1: every pair of bodies within reach of each other
     agent = inf.copy()
-    pi, pj = candidate_pairs(mo.position_m, mo.radius_m + reach + 0.5 * report_band_m)
-    if pi.size:
-        _fold_pairs(pi, pj, _pair_min(cur, pi, pj, mo.radius_m, grid), agent)
+    if hashed is not None:
+        pi, pj = hashed.pairs()
+        if pi.size:
+            _fold_pairs(pi, pj, _pair_min(cur, pi, pj, mo.radius_m, grid), agent)
 
     # O2 / V1: the end velocity against the cap (relative) and cap plus carry (world); T4: the
     # World's executed end state is the end of the re-built curve; then every rule's margin
