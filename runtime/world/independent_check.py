@@ -1465,12 +1465,15 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
         patch[rows] = _certified_min(_PATCH, cur, _static_table(mo.patches_m), rows,
                                      mo.patch[rows], None, lip[rows], coarse, grid)
 
-    # B5: a carried body stays on its platform (in the platform's own frame)
+    # B5: a carried body stays on its platform (in the platform's own frame; no body is
+    # carried where no support is a platform)
     platform = inf.copy()
-    on = mo.support_index >= 0
-    carried = np.zeros(n, bool)
-    carried[on] = mo.platform[mo.support_index[on]] & ~cur.handoff[on]
-    rows_c = np.flatnonzero(carried)
+    rows_c = every[:0]
+    if mo.platform.any():
+        on = mo.support_index >= 0
+        carried = np.zeros(n, bool)
+        carried[on] = mo.platform[mo.support_index[on]] & ~cur.handoff[on]
+        rows_c = np.flatnonzero(carried)
     if rows_c.size:
         platform[rows_c] = _certified_min(_PLATFORM, cur, PolygonTable(mo.supports_m), rows_c,
                                           mo.support_index[rows_c], None,
