@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 import struct
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -1096,11 +1096,44 @@ def _certified_mins(kind, c, options, table, body, other, offset_m, lipschitz, c
         out[k] = best
 
 
+@compiled_loop
+def _piece_mins(kind, c, options, table, body, other, offset_m, lipschitz, coarse, grid,
+                item_lo, item_hi, sampled, settled, out):
+    """Certified minima (m) of the clearance ``kind`` of items ``item_lo:item_hi`` into
+    ``out``: :func:`_sampled_clearances` then :func:`_certified_mins` of those items, in one
+    call (a piece's arrays are handed to compiled code once)."""
+    _sampled_clearances(kind, c, options, table, body, other, offset_m, lipschitz, coarse, grid,
+                        item_lo, item_hi, sampled, settled, out)
+    _certified_mins(kind, c, options, table, body, other, offset_m, lipschitz, coarse, grid,
+                    sampled, settled, item_lo, item_hi, out)
+
+
+@compiled_loop
+def _pair_piece_mins(first, second, radius, linear, world_v0, world_v1, speed_bound, c,
+                     options, table, coarse, grid, lo, hi, offset_m, lipschitz, bounded,
+                     sampled, settled, out):
+    """Certified minima (m) of the clearances of pairs ``lo:hi`` (bodies first[p],
+    second[p]) into ``out``, in one call: their combined radii and Lipschitz constants
+    (:func:`_pair_rows`, the step ``options[0]``), the samples (:func:`_sampled_clearances`),
+    the exact constants of the pairs the bound did not settle (:func:`_pair_exact_rows`), then
+    the refinement (:func:`_certified_mins`); ``table`` is the empty polygon table."""
+    _pair_rows(first, second, radius, linear, world_v0, world_v1, speed_bound, options[0], lo,
+               hi, offset_m, lipschitz, bounded)
+    _sampled_clearances(_PAIR, c, options, table, first, second, offset_m, lipschitz, coarse,
+                        grid, lo, hi, sampled, settled, out)
+    _pair_exact_rows(first, second, world_v0, world_v1, bounded, settled, lo, hi, lipschitz)
+    _certified_mins(_PAIR, c, options, table, first, second, offset_m, lipschitz, coarse, grid,
+                    sampled, settled, lo, hi, out)
+
+
 def _certified_min(kind: int, cur: _Curves, table: PolygonTable, body: np.ndarray,
                    other: np.ndarray | None, offset_m: np.ndarray | None,
-                   lipschitz: np.ndarray, coarse: np.ndarray, grid: np.ndarray) -> np.ndarray:
+                   lipschitz: np.ndarray, coarse: np.ndarray, grid: np.ndarray,
+                   also: Callable[[], None] | None = None) -> np.ndarray:
     """Certified minimum over the step (m, (items,)) of the clearance ``kind`` of every item
-    (:func:`_certified_mins`), in threads for many items."""
+    (:func:`_certified_mins`), in threads for many items; ``also``, when given, is one more
+    piece of the same run (a compiled pass that reads and writes none of these arrays, so
+    that a free core takes the items' pieces meanwhile)."""
     items = body.size
     zeros_i = np.zeros(items, np.int64)
     args = (kind, cur.curve, cur.options, table.arrays, np.ascontiguousarray(body, np.int64),
@@ -1113,11 +1146,16 @@ def _certified_min(kind: int, cur: _Curves, table: PolygonTable, body: np.ndarra
     threads = thread_count(items, PARALLEL_MIN_ITEMS)
     bounds = piece_bounds(items, threads)
 
-    def piece(p: int) -> None:
-        _sampled_clearances(*args, bounds[p], bounds[p + 1], sampled, settled, out)
-        _certified_mins(*args, sampled, settled, bounds[p], bounds[p + 1], out)
+    extra = 0 if also is None else 1
 
-    run_pieces(piece, len(bounds) - 1, threads=threads)
+    def piece(p: int) -> None:
+        if p < extra:
+            assert also is not None
+            also()
+        else:
+            _piece_mins(*args, bounds[p - extra], bounds[p - extra + 1], sampled, settled, out)
+
+    run_pieces(piece, len(bounds) - 1 + extra, threads=threads)
     return out
 
 
@@ -1134,22 +1172,58 @@ def _pair_min(cur: _Curves, first: np.ndarray, second: np.ndarray, radius_m: np.
     bounded = _scratch("pair_bounded", (items,), np.bool_)
     sampled = _scratch("sampled", (items, grid.size))
     settled = _scratch("settled", (items,), np.bool_)
-    rows = (first, second, _f64(radius_m), cur.linear, cur.world_v0_mps, cur.world_v1_mps,
-            cur.speed_bound_mps, float(cur.options[0]))
-    args = (_PAIR, cur.curve, cur.options, _NO_POLYGONS.arrays, first, second, offset_m,
-            lipschitz, cur.coarse, grid)
+    args = (first, second, _f64(radius_m), cur.linear, cur.world_v0_mps, cur.world_v1_mps,
+            cur.speed_bound_mps, cur.curve, cur.options, _NO_POLYGONS.arrays, cur.coarse, grid)
     threads = thread_count(items, PARALLEL_MIN_ITEMS)
     bounds = piece_bounds(items, threads)
 
     def piece(p: int) -> None:
-        _pair_rows(*rows, bounds[p], bounds[p + 1], offset_m, lipschitz, bounded)
-        _sampled_clearances(*args, bounds[p], bounds[p + 1], sampled, settled, out)
-        _pair_exact_rows(first, second, cur.world_v0_mps, cur.world_v1_mps, bounded, settled,
-                         bounds[p], bounds[p + 1], lipschitz)
-        _certified_mins(*args, sampled, settled, bounds[p], bounds[p + 1], out)
+        _pair_piece_mins(*args, bounds[p], bounds[p + 1], offset_m, lipschitz, bounded, sampled,
+                         settled, out)
 
     run_pieces(piece, len(bounds) - 1, threads=threads)
     return out
+
+
+class _SpatialHash:
+    """The spatial hash of :func:`candidate_pairs` of bodies at ``x_m`` (m, (N, 2)) reaching
+    ``reach_m`` (m, (N,)), N >= 2: its storage is made here, :meth:`build` fills it
+    (:func:`_hash_table`, a compiled pass that any thread may run) and :meth:`pairs` then finds
+    the pairs. Claim: W1."""
+
+    def __init__(self, x_m: np.ndarray, reach_m: np.ndarray) -> None:
+        n = x_m.shape[0]
+        self.x = np.ascontiguousarray(x_m, dtype=np.float64)
+        self.reach = np.ascontiguousarray(reach_m, dtype=np.float64)
+        self.order, self.sorted_key = np.empty(n, np.int64), np.empty(n, np.int64)
+        self.sorted_x, self.sorted_reach = np.empty((n, 2)), np.empty(n)
+        self.offsets = np.empty(9, np.int64)
+        self.rank = np.empty(n, np.int64)
+        self.start = np.zeros(0, np.int64)
+
+    def build(self) -> None:
+        """Every body's cell, the bodies in key order and the cells' runs (:func:`_hash_table`)."""
+        self.start = _hash_table(self.x, self.reach, CELL_TABLE_PER_BODY, self.order,
+                                 self.sorted_key, self.sorted_x, self.sorted_reach,
+                                 self.offsets, self.rank)
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs of :func:`candidate_pairs` (after :meth:`build`), in threads for many
+        bodies."""
+        n = self.x.shape[0]
+        threads = thread_count(n, PARALLEL_MIN_ITEMS)
+        bounds = piece_bounds(n, threads)
+        pieces: list[np.ndarray] = [np.zeros((2, 0), np.int64)] * (len(bounds) - 1)
+        hashed = (self.order, self.sorted_key, self.offsets, self.start, self.sorted_x,
+                  self.sorted_reach, self.rank)
+
+        def piece(k: int) -> None:
+            pairs, found = _hash_pairs(*hashed, bounds[k], bounds[k + 1])
+            pieces[k] = pairs[:, :found]
+
+        run_pieces(piece, len(bounds) - 1, threads=threads)
+        out = pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=1)
+        return out[0], out[1]
 
 
 def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1157,28 +1231,11 @@ def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, n
     found by a uniform spatial hash with cells as wide as the largest ``2 reach`` (the 3 x 3
     cells around a body hold every body it can reach; :func:`_hash_table`). Returns index
     arrays (P,), (P,), by body ``i``, then cell, then position in the cell."""
-    n = x_m.shape[0]
-    if n < 2:
+    if x_m.shape[0] < 2:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    x = np.ascontiguousarray(x_m, dtype=np.float64)
-    reach = np.ascontiguousarray(reach_m, dtype=np.float64)
-    order, sorted_key = np.empty(n, np.int64), np.empty(n, np.int64)
-    sorted_x, sorted_reach = np.empty((n, 2)), np.empty(n)
-    offsets = np.empty(9, np.int64)
-    rank = np.empty(n, np.int64)
-    start = _hash_table(x, reach, CELL_TABLE_PER_BODY, order, sorted_key, sorted_x,
-                        sorted_reach, offsets, rank)
-    threads = thread_count(n, PARALLEL_MIN_ITEMS)
-    bounds = piece_bounds(n, threads)
-    pieces: list[np.ndarray] = [np.zeros((2, 0), np.int64)] * (len(bounds) - 1)
-
-    def piece(k: int) -> None:
-        pieces[k] = _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach, rank,
-                                bounds[k], bounds[k + 1])
-
-    run_pieces(piece, len(bounds) - 1, threads=threads)
-    out = pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=1)
-    return out[0], out[1]
+    hashed = _SpatialHash(x_m, reach_m)
+    hashed.build()
+    return hashed.pairs()
 
 
 CELL_TABLE_PER_BODY = 64
@@ -1290,43 +1347,49 @@ def _within(dx, dy, limit):
 
 
 @inlined_loop
-def _cell_run(sorted_key, start, probe):
-    """Sorted indices ``[first, end)`` of the bodies in cell ``probe``: read from ``start``
-    (every cell's first sorted index) when given, else found by binary search."""
+def _cells_run(sorted_key, start, first_cell, last_cell):
+    """Sorted indices ``[first, end)`` of the bodies in the cells ``first_cell`` to
+    ``last_cell`` (consecutive keys): read from ``start`` (every cell's first sorted index)
+    when given, else found by binary search."""
     if start.shape[0] > 0:
-        return start[probe], start[probe + 1]
-    return _first_at_least(sorted_key, probe), _first_at_least(sorted_key, probe + 1)
+        return start[first_cell], start[last_cell + 1]
+    return _first_at_least(sorted_key, first_cell), _first_at_least(sorted_key, last_cell + 1)
 
 
 @compiled_loop
 def _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach, rank, lo, hi):
-    """The pairs of :func:`candidate_pairs` of the bodies ``lo:hi``, (2, P), body after body:
-    each body i, the 3 x 3 cells around it in ``offsets`` order, the bodies of each cell in
-    sorted order, kept when i < j and within reach. ``sorted_x`` and ``sorted_reach`` are the
-    positions and reaches in sorted order, ``rank`` every body's place in it. A first pass
-    finds every cell's run and sizes the output (the bodies of the 3 x 3 cells bound a body's
-    pairs), so the second writes without growing."""
-    cells = offsets.shape[0]
-    run = np.empty((hi - lo, cells, 2), np.int64)
+    """The pairs of :func:`candidate_pairs` of the bodies ``lo:hi``, body after body: each body
+    i, the 3 x 3 cells around it in ``offsets`` order, the bodies of each cell in sorted order,
+    kept when i < j and within reach; returns the pairs' storage (2, room) and their count
+    (the first ``count`` columns). ``sorted_x`` and ``sorted_reach`` are the positions and
+    reaches in sorted order, ``rank`` every body's place in it. The three cells of a column
+    (``offsets`` ``3 c`` to ``3 c + 2``) have consecutive keys, so their bodies in sorted order
+    are one run, from the first cell's first to the last cell's end, in the same order as cell
+    after cell. A first pass finds every column's run and sizes the output (the bodies of the
+    3 x 3 cells bound a body's pairs), so the second writes without growing."""
+    columns = offsets.shape[0] // 3
+    run = np.empty((hi - lo, columns, 2), np.int64)
     room = 0
     for i in range(lo, hi):
-        for o in range(cells):
-            first, end = _cell_run(sorted_key, start, sorted_key[rank[i]] + offsets[o])
-            run[i - lo, o, 0], run[i - lo, o, 1] = first, end
+        key = sorted_key[rank[i]]
+        for c in range(columns):
+            first, end = _cells_run(sorted_key, start, key + offsets[3 * c],
+                                    key + offsets[3 * c + 2])
+            run[i - lo, c, 0], run[i - lo, c, 1] = first, end
             room += end - first
     out = np.empty((2, room), np.int64)
     found = 0
     for i in range(lo, hi):
         s = rank[i]
-        for o in range(cells):
-            for q in range(run[i - lo, o, 0], run[i - lo, o, 1]):
+        for c in range(columns):
+            for q in range(run[i - lo, c, 0], run[i - lo, c, 1]):
                 j = order[q]
                 if i < j and _within(sorted_x[s, 0] - sorted_x[q, 0],
                                      sorted_x[s, 1] - sorted_x[q, 1],
                                      sorted_reach[s] + sorted_reach[q]):
                     out[0, found], out[1, found] = i, j
                     found += 1
-    return out[:, :found].copy()
+    return out, found
 
 
 @compiled_loop
@@ -1378,11 +1441,22 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
     coarse = cur.coarse
     lip = cur.speed_bound_mps
 
+    # W1's spatial hash of the start positions and reaches, built as one more piece of the
+    # corridor's run (neither reads the other's arrays) so that a free core takes corridor
+    # pieces meanwhile
+    reach = lip * dt
+    hashed = _SpatialHash(mo.position_m, mo.radius_m + reach + 0.5 * report_band_m) \
+        if n >= 2 else None
+    build = None if hashed is None else hashed.build
+
     # C4: the corridor region (centre space)
-    corridor = inf.copy()
     if mo.corridor_m is not None and n:
         corridor = _certified_min(_CORRIDOR, cur, _static_table((mo.corridor_m,)), every,
-                                  None, None, lip, coarse, grid)
+                                  None, None, lip, coarse, grid, also=build)
+    else:
+        corridor = inf.copy()
+        if build is not None:
+            build()
 
     # C1: the patch piece of every body its handoff controller does not move
     patch = inf.copy()
@@ -1391,12 +1465,15 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
         patch[rows] = _certified_min(_PATCH, cur, _static_table(mo.patches_m), rows,
                                      mo.patch[rows], None, lip[rows], coarse, grid)
 
-    # B5: a carried body stays on its platform (in the platform's own frame)
+    # B5: a carried body stays on its platform (in the platform's own frame; no body is
+    # carried where no support is a platform)
     platform = inf.copy()
-    on = mo.support_index >= 0
-    carried = np.zeros(n, bool)
-    carried[on] = mo.platform[mo.support_index[on]] & ~cur.handoff[on]
-    rows_c = np.flatnonzero(carried)
+    rows_c = every[:0]
+    if mo.platform.any():
+        on = mo.support_index >= 0
+        carried = np.zeros(n, bool)
+        carried[on] = mo.platform[mo.support_index[on]] & ~cur.handoff[on]
+        rows_c = np.flatnonzero(carried)
     if rows_c.size:
         platform[rows_c] = _certified_min(_PLATFORM, cur, PolygonTable(mo.supports_m), rows_c,
                                           mo.support_index[rows_c], None,
@@ -1404,7 +1481,6 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
 
     # B5: obstacles (disc against any simple polygon; the nearest obstacle at each time)
     obstacle = inf.copy()
-    reach = lip * dt
     if mo.obstacles_m and n:
         ot = _static_table(mo.obstacles_m)
         start = ot.signed_distance_m(mo.position_m).min(axis=1) - mo.radius_m
@@ -1417,9 +1493,10 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
 
     # W1: every pair of bodies within reach of each other
     agent = inf.copy()
-    pi, pj = candidate_pairs(mo.position_m, mo.radius_m + reach + 0.5 * report_band_m)
-    if pi.size:
-        _fold_pairs(pi, pj, _pair_min(cur, pi, pj, mo.radius_m, grid), agent)
+    if hashed is not None:
+        pi, pj = hashed.pairs()
+        if pi.size:
+            _fold_pairs(pi, pj, _pair_min(cur, pi, pj, mo.radius_m, grid), agent)
 
     # O2 / V1: the end velocity against the cap (relative) and cap plus carry (world); T4: the
     # World's executed end state is the end of the re-built curve; then every rule's margin

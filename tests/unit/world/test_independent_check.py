@@ -240,6 +240,9 @@ def test_b5_a_carried_body_walking_off_its_platform_is_flagged_in_the_platform_f
     assert truth.margin[0] == pytest.approx(-0.1, abs=TOLERANCE_M)
     # the same walk on the ground (no platform under it) keeps every rule
     assert not check_motion(ground_step(x0, [[2.0, 0.0]]), safe(1)).violated[0]
+    # on a support that is not a platform (a conveyor) the body is not carried: no B5
+    belt = dataclasses.replace(mo, platform=np.array([False]))
+    assert not check_motion(belt, safe(1)).violated[0]
 
 
 def test_c4_the_second_ramp_of_a_step_split_at_a_portal_is_checked():

@@ -391,6 +391,60 @@ def test_hash_table_puts_every_body_in_one_cell_when_a_value_is_not_finite():
     assert 3 not in set(i.tolist()) | set(j.tolist())
 
 
+def _cell_by_cell_pairs(x, reach, table_per_body):
+    """The pairs of the spatial hash found cell by cell: every body i, each of the 3 x 3 cells
+    around it in ``offsets`` order, that cell's bodies in sorted order, kept when i < j and
+    within reach (numpy's hypot)."""
+    order, sorted_key, _, _, offsets, _ = _numpy_hash_table(x, reach, table_per_body)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    first, second = [], []
+    for i in range(x.shape[0]):
+        for offset in offsets:
+            for q in np.flatnonzero(sorted_key == sorted_key[rank[i]] + offset):
+                j = int(order[q])
+                if i < j and np.hypot(*(x[i] - x[j])) <= reach[i] + reach[j]:
+                    first.append(i)
+                    second.append(j)
+    return np.array(first, np.int64), np.array(second, np.int64)
+
+
+@pytest.mark.parametrize("table_per_body", [64, 0])
+def test_hash_pairs_are_found_cell_by_cell_in_order(table_per_body):
+    # each column of three cells is read as one run of sorted bodies: the same pairs in the
+    # same order as cell after cell, with the cell table and with binary search, in dense,
+    # clustered and coincident crowds, cut into pieces at any body
+    rng = np.random.default_rng(61)
+    size = ic.CELL_TABLE_PER_BODY
+    try:
+        ic.CELL_TABLE_PER_BODY = table_per_body
+        for trial in range(60):
+            n = int(rng.integers(2, 150))
+            x = rng.uniform(-10.0, 10.0, (n, 2))
+            if trial % 3 == 0:
+                x[: n // 2] += 300.0
+            if trial % 4 == 0:
+                x[rng.integers(0, n, 4)] = [1.0, -0.0]
+            reach = rng.uniform(0.0, 2.0, n) * rng.choice([0.1, 1.0, 5.0])
+            got = ic.candidate_pairs(x, reach)
+            want = _cell_by_cell_pairs(x, reach, table_per_body)
+            assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1]), trial
+            order, sorted_key, rank = (np.empty(n, np.int64) for _ in range(3))
+            sorted_x, sorted_reach, offsets = np.empty((n, 2)), np.empty(n), np.empty(9, np.int64)
+            start = ic._hash_table(x, reach, table_per_body, order, sorted_key, sorted_x,
+                                   sorted_reach, offsets, rank)
+            cuts = np.unique(np.concatenate([[0, n], rng.integers(0, n + 1, 3)]))
+            pieces = []
+            for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
+                pairs, found = ic._hash_pairs(order, sorted_key, offsets, start, sorted_x,
+                                              sorted_reach, rank, lo, hi)
+                pieces.append(pairs[:, :found])
+            cut = np.concatenate(pieces, axis=1)
+            assert np.array_equal(cut, np.stack(want)), trial
+    finally:
+        ic.CELL_TABLE_PER_BODY = size
+
+
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_sample_grid_is_numpys_linspace_of_each_step():
     for dt in [0.1, 0.05, 1.0 / 3.0, 0.0, -0.0, np.nan, np.float64(0.1), np.float32(0.1),
@@ -525,3 +579,38 @@ def test_pair_min_equals_the_pairs_with_their_exact_lipschitz_constants_bit_for_
     if dt > 0.0:
         assert 100 < settled.sum() < items - 20 and both.sum() > items // 2
         assert (both & ~settled).sum() > 20
+
+
+@pytest.mark.parametrize("kind", [ic._CORRIDOR, ic._PATCH, ic._OBSTACLE])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_piece_mins_equal_the_samples_then_the_refinement_bit_for_bit(kind):
+    # one call per piece gives what the sampling pass then the refinement pass give, for
+    # bodies inside, across and outside the polygons, fast and slow, cut into pieces anywhere
+    rng = np.random.default_rng(67)
+    n, dt = 500, 0.1
+    start = rng.uniform(-3.0, 8.0, (n, 2))
+    v0, v1 = rng.normal(0.0, 3.0, (n, 2)), rng.normal(0.0, 3.0, (n, 2))
+    commit = rng.choice([dt, 0.5 * dt], n)
+    zeros = np.zeros((n, 2))
+    mo = ic.StepMotion(0.0, dt, start, v0, v1, commit, zeros, zeros, zeros, np.zeros(n),
+                       np.full(n, -1), np.full(n, -1), np.ones(n), np.ones(n),
+                       np.zeros(0, np.int64), np.full(n, 1.5), start, v1, None, (), (),
+                       np.zeros(0, bool), ())
+    grid = np.linspace(0.0, dt, ic.SAMPLES + 1)
+    cur = ic._Curves(mo, grid)
+    polygons = _polygons()
+    table = ic.PolygonTable(polygons)
+    other = rng.integers(0, len(polygons), n) if kind == ic._PATCH else np.zeros(n, np.int64)
+    offset = rng.uniform(0.0, 0.5, n) if kind == ic._OBSTACLE else np.zeros(n)
+    args = (kind, cur.curve, cur.options, table.arrays, np.arange(n), other, offset,
+            cur.speed_bound_mps.copy(), cur.coarse, grid)
+    sampled, settled = np.empty((n, grid.size)), np.empty(n, bool)
+    want = np.empty(n)
+    ic._sampled_clearances(*args, 0, n, sampled, settled, want)
+    ic._certified_mins(*args, sampled, settled, 0, n, want)
+    got = np.empty(n)
+    cuts = np.unique(np.concatenate([[0, n], rng.integers(0, n + 1, 5)]))
+    for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
+        ic._piece_mins(*args, lo, hi, sampled, settled, got)
+    assert _same_bits(got, want)
+    assert (want < 0.0).any() and (want > 0.0).any()
