@@ -27,6 +27,7 @@ from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS, RVO_EPSILON
 from navproof.core.validation import check_valid_budget, floats_of_shape
+from navproof.core.vec2 import squared_side
 from navproof.step.constraints import _edge_components
 from navproof.step.inputs import PARALLEL_MIN_ROWS, StepInput
 from navproof.step.result import (
@@ -82,11 +83,31 @@ MONITOR_BLOCK_ROWS = 1024
 the second-level cache instead of (N, K) arrays written to memory and read back, in few enough
 blocks that the calls per block cost little."""
 
-B5_FOUND, S3_FOUND, S7_FOUND, FRAME_MOVES = 1, 2, 4, 8
+B5_FOUND, S3_FOUND, S7_FOUND, FRAME_MOVES, REACH_OPEN = 1, 2, 4, 8, 16
 """The bits :func:`_checked_rows` returns: an owed agent's curve (B5), envelope (S3) or braking
 (S7) margin falls below the limit; an edge's local frame moves non-uniformly relative to its
 agent's support (:func:`navproof.boundary.rigid.moving_frame_pairs`), where the pass is asked
-to stop there."""
+to stop there; an owed agent's V2 margin is not surely at least the limit
+(:func:`_reach_held`)."""
+
+REACH_HELD_MAX_MPS = 1.0e3
+"""Largest reachable-disk radius (m/s) :func:`_reach_held` decides: its rounding, 2^-53 of the
+radius, stays far below half the slack EPS there."""
+
+
+@inlined_loop
+def _reach_held(dx, dy, radius, eps):
+    """Whether the V2 margin ``radius - sqrt(dx dx + dy dy)`` (m/s) that
+    :func:`navproof.boundary.slope.reach_margin_mps` computes of the same ``v1 - v0`` and
+    radius ``a dt`` is surely at least ``-eps``, without its root; False where undecided (it is
+    then measured). For 0 <= radius <= REACH_HELD_MAX_MPS, :func:`navproof.core.vec2.squared_side`
+    below the limit m = radius + eps/2 (rounded) certifies the rounded root L < m. Where
+    L <= radius the rounded difference is >= 0; else 0 < L - radius < m - radius
+    <= eps/2 + 2^-53 (radius + eps/2) < 0.51 eps, so the difference rounds to above -eps. NaN
+    and infinities are never decided. Claim: V2."""
+    if not (radius >= 0.0 and radius <= REACH_HELD_MAX_MPS):
+        return False
+    return squared_side(dx * dx + dy * dy, radius + 0.5 * eps) < 0
 
 
 @inlined_loop
@@ -131,8 +152,8 @@ def _first_below(margin, owed, bit, limit):
 @compiled_loop
 def _checked_rows(x0, v0, sup_pivot, sup_vel, sup_omega, normal, offset, e_pivot, e_vel,
                   e_omega, e_accel, sup_accel, valid, wall, ref_walls, edge_id, vh, dt, a,
-                  accel, label, flags, carry_flag, v1, stop_if_moving, judge_curve, limit, eps,
-                  tol, parallel_det, u, owed, kept, lo, hi):
+                  accel, radius, label, flags, carry_flag, v1, stop_if_moving, judge_curve,
+                  limit, eps, tol, parallel_det, u, owed, kept, lo, hi):
     """Rows ``lo:hi``, block by block, by the compiled passes of the solve in the order of
     :func:`navproof.step.constraints.edge_frame` and of its verification: the step frame
     (:func:`navproof.step.constraints._edge_components`; the carry u (N, 2) into ``u``), the
@@ -146,11 +167,13 @@ def _checked_rows(x0, v0, sup_pivot, sup_vel, sup_omega, normal, offset, e_pivot
 
     Returns the union of B5_FOUND (an agent owing OWES_CORRIDOR whose least exact curve margin
     (m) is below ``limit``, when ``judge_curve``), S3_FOUND and S7_FOUND (an agent owing
-    OWES_ENVELOPE whose least envelope or braking margin (m) is), and FRAME_MOVES (a block with
-    a moving pair, where ``stop_if_moving``: the pass ends before that block), with the first
-    R2 violation of :func:`_owed_claims` (-1: none). Where ``kept`` (3, N, K) has rows, the
-    exact curve, envelope and braking margins of each agent are written there.
-    Claim: B1, B3, B5, B6, R1, R2, S3, S7."""
+    OWES_ENVELOPE whose least envelope or braking margin (m) is), REACH_OPEN (an agent owing
+    OWES_REACH whose V2 margin of the disk of radius ``radius`` around v0 is not surely at
+    least -``eps``, :func:`_reach_held`) and FRAME_MOVES (a block with a moving pair, where
+    ``stop_if_moving``: the pass ends before that block), with the first R2 violation of
+    :func:`_owed_claims` (-1: none). Where ``kept`` (3, N, K) has rows, the exact curve,
+    envelope and braking margins of each agent are written there.
+    Claim: B1, B3, B5, B6, R1, R2, S3, S7, V2."""
     k = offset.shape[1]
     block = MONITOR_BLOCK_ROWS
     rows = np.arange(block)
@@ -203,6 +226,10 @@ def _checked_rows(x0, v0, sup_pivot, sup_vel, sup_omega, normal, offset, e_pivot
                     found |= S3_FOUND
                 if _least_below(stop, i, limit):
                     found |= S7_FOUND
+            if bits & OWES_REACH and not _reach_held(v1[b + i, 0] - v0[b + i, 0],
+                                                      v1[b + i, 1] - v0[b + i, 1],
+                                                      radius[b + i], eps):
+                found |= REACH_OPEN
             if keep:
                 for j in range(k):
                     kept[0, b + i, j] = curve[i, j]
@@ -248,10 +275,12 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
     data = {"position_m": x0, "v0_mps": v0, "v1_mps": v1}
     edges, support = inp.edges, inp.support
     rows, k = edges.normal.shape[:2]
-    found, first_r2, u, owed = checked_frame(inp, result, budget, None, stop_if_moving=True,
-                                             judge_curve=True, kept=np.empty((3, 0, k)))
+    radius = floats_of_shape(inp.accel_mps2 * dt, (rows,))
+    found, first_r2, u, owed = checked_frame(inp, result, budget, radius, None,
+                                             stop_if_moving=True, judge_curve=True,
+                                             kept=np.empty((3, 0, k)))
     rot = None
-    if found:
+    if found & (B5_FOUND | S3_FOUND | S7_FOUND | FRAME_MOVES):
         # a moving frame (B6's curve bound and local-frame stops) or a violation: every
         # margin again, the reference without the walls certified in their local frame
         rot = rotating_stop_pairs(edges, support, moving=moving_frame_pairs(edges, support))
@@ -260,8 +289,9 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
         moves = rot is not None
         # the same owed claims, R2 and carry, now of every agent (the first pass may have
         # ended at a moving frame)
-        _, first_r2, u, owed = checked_frame(inp, result, budget, rot, stop_if_moving=False,
-                                             judge_curve=not moves, kept=kept)
+        found, first_r2, u, owed = checked_frame(inp, result, budget, radius, rot,
+                                                 stop_if_moving=False, judge_curve=not moves,
+                                                 kept=kept)
         exact, env, brake = kept
         # B6: the exact translating minimum stands for the pairs that translate uniformly only
         curve = curve_min_margin_m(edges, support, x0, v0, v1, dt, exact_m=exact) \
@@ -279,9 +309,11 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
         _raise_first("B6", "stop or hold next to rotating or accelerating motion not certified",
                      rot_m, owed, OWES_ROTATING, {**data, "rotating_stop_margin_m": rot_m},
                      label)
-    reach = reach_margin_mps(v1, v0, inp.accel_mps2 * dt)
-    _raise_first("V2", "committed velocity outside the acceleration-reachable disk", reach,
-                 owed, OWES_REACH, {**data, "reach_margin_mps": reach}, label)
+    if found & REACH_OPEN:
+        # V2 is measured where the pass could not certify it
+        reach = reach_margin_mps(v1, v0, radius)
+        _raise_first("V2", "committed velocity outside the acceleration-reachable disk", reach,
+                     owed, OWES_REACH, {**data, "reach_margin_mps": reach}, label)
     nb = inp.neighbors
     if nb is not None and nb.valid.shape[1]:
         v_sweep = sweep_end_velocity_mps(support, slice(None), v1, dt_rows)
@@ -294,10 +326,12 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
 
 
 def checked_frame(inp: StepInput, result: SafeStepResult, budget_mps2: np.ndarray,
-                  certified: np.ndarray | None, *, stop_if_moving: bool, judge_curve: bool,
-                  kept: np.ndarray) -> tuple[int, int, np.ndarray, np.ndarray]:
+                  radius_mps: np.ndarray, certified: np.ndarray | None, *,
+                  stop_if_moving: bool, judge_curve: bool, kept: np.ndarray
+                  ) -> tuple[int, int, np.ndarray, np.ndarray]:
     """:func:`_checked_rows` of every agent of the committed step (threads for many), with the
-    braking budgets ``budget_mps2`` (N,) (> 0), the reference of the walls not in
+    braking budgets ``budget_mps2`` (N,) (> 0) and reachable-disk radii ``radius_mps`` (N,),
+    the reference of the walls not in
     ``certified`` (N, K) (as :func:`navproof.boundary.reference.reference_from_offsets`): the
     union of its bits, the first R2 violation (-1: none), the carry u (m/s, (N, 2)) and the
     owed claims (N,) (uint8). Claim: B1, B3, B5, B6, R1, R2, S3, S7."""
@@ -317,7 +351,7 @@ def checked_frame(inp: StepInput, result: SafeStepResult, budget_mps2: np.ndarra
             wall, wall if certified is None else wall & ~certified,
             np.asarray(edges.edge_id, dtype=np.int64),
             f(inp.vh_mps, (rows,)), inp.dt_per_agent_s, budget_mps2,
-            np.ascontiguousarray(inp.accel_mps2, np.float64),
+            np.ascontiguousarray(inp.accel_mps2, np.float64), radius_mps,
             np.ascontiguousarray(result.label), np.ascontiguousarray(result.flags),
             FLAG_CARRY_EXCEEDS_CANCEL, np.ascontiguousarray(result.velocity_mps, np.float64),
             stop_if_moving, judge_curve, -EPS, EPS, 0.0, RVO_EPSILON, u, owed, kept)
