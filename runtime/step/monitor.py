@@ -83,12 +83,12 @@ MONITOR_BLOCK_ROWS = 1024
 the second-level cache instead of (N, K) arrays written to memory and read back, in few enough
 blocks that the calls per block cost little."""
 
-B5_FOUND, S3_FOUND, S7_FOUND, FRAME_MOVES, REACH_OPEN = 1, 2, 4, 8, 16
+B5_FOUND, S3_FOUND, S7_FOUND, FRAME_MOVES, REACH_OPEN, BUDGET_REFUSED = 1, 2, 4, 8, 16, 32
 """The bits :func:`_checked_rows` returns: an owed agent's curve (B5), envelope (S3) or braking
 (S7) margin falls below the limit; an edge's local frame moves non-uniformly relative to its
 agent's support (:func:`navproof.boundary.rigid.moving_frame_pairs`), where the pass is asked
 to stop there; an owed agent's V2 margin is not surely at least the limit
-(:func:`_reach_held`)."""
+(:func:`_reach_held`); a braking budget is not finite (the pass ends there)."""
 
 REACH_HELD_MAX_MPS = 1.0e3
 """Largest reachable-disk radius (m/s) :func:`_reach_held` decides: its rounding, 2^-53 of the
@@ -151,8 +151,8 @@ def _first_below(margin, owed, bit, limit):
 
 @compiled_loop
 def _checked_rows(x0, v0, sup_pivot, sup_vel, sup_omega, normal, offset, e_pivot, e_vel,
-                  e_omega, e_accel, sup_accel, valid, wall, ref_walls, edge_id, vh, dt, a,
-                  accel, radius, label, flags, carry_flag, v1, stop_if_moving, judge_curve,
+                  e_omega, e_accel, sup_accel, valid, wall, ref_walls, edge_id, vh, dt, accel,
+                  a, radius, label, flags, carry_flag, v1, stop_if_moving, judge_curve,
                   limit, eps, tol, parallel_det, u, owed, kept, lo, hi):
     """Rows ``lo:hi``, block by block, by the compiled passes of the solve in the order of
     :func:`navproof.step.constraints.edge_frame` and of its verification: the step frame
@@ -160,7 +160,8 @@ def _checked_rows(x0, v0, sup_pivot, sup_vel, sup_omega, normal, offset, e_pivot
     moving pairs (:func:`navproof.boundary.rigid._moving_frame_pairs`), the reference of the
     walls ``ref_walls`` (:func:`navproof.boundary.reference._reference_rows`, reachable where
     its R2 margin is at least -``eps``), the envelope cap and braking factor of the budgets
-    ``a`` (:func:`navproof.boundary.stop_envelope._cap_and_factor_rows`), the owed claims
+    ``a`` (:func:`navproof.boundary.stop_envelope._cap_and_factor_rows`; written first, from
+    the budgets ``accel``: S6), the owed claims
     (:func:`_owed_claims` into ``owed``), then each agent's edge margins
     (:func:`navproof.step.verify._edge_step_margins`,
     :func:`navproof.step.verify._committed_edge_margins`), judged in the block.
@@ -170,7 +171,8 @@ def _checked_rows(x0, v0, sup_pivot, sup_vel, sup_omega, normal, offset, e_pivot
     OWES_ENVELOPE whose least envelope or braking margin (m) is), REACH_OPEN (an agent owing
     OWES_REACH whose V2 margin of the disk of radius ``radius`` around v0 is not surely at
     least -``eps``, :func:`_reach_held`) and FRAME_MOVES (a block with a moving pair, where
-    ``stop_if_moving``: the pass ends before that block), with the first R2 violation of
+    ``stop_if_moving``: the pass ends before that block) or BUDGET_REFUSED (a braking budget
+    in ``a`` is not finite: the pass ends once ``a`` is written), with the first R2 violation of
     :func:`_owed_claims` (-1: none). Where ``kept`` (3, N, K) has rows, the exact curve,
     envelope and braking margins of each agent are written there.
     Claim: B1, B3, B5, B6, R1, R2, S3, S7, V2."""
@@ -188,6 +190,14 @@ def _checked_rows(x0, v0, sup_pivot, sup_vel, sup_omega, normal, offset, e_pivot
     env, stop, nec = np.empty((block, k)), np.empty((block, k)), np.empty((block, k))
     curve_ok, stop_ok = np.empty(block, np.bool_), np.empty(block, np.bool_)
     keep = kept.shape[1] > 0
+    refused = False
+    for i in range(lo, hi):
+        # S6: a zero budget enters no stop formula (its hold keeps v0, checked by V2)
+        a[i] = accel[i] if accel[i] > 0.0 else 1.0
+        if not np.isfinite(a[i]):
+            refused = True
+    if refused:
+        return BUDGET_REFUSED, -1
     found = 0
     first_r2 = -1
     for b in range(lo, hi, block):
@@ -270,15 +280,17 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
     dt_rows = inp.dt_per_agent_s
     x0, v0, v1 = inp.position_m, inp.velocity_mps, result.velocity_mps
     label = result.label
-    # S6: a zero budget enters no stop formula (its hold keeps v0, checked by V2 below)
-    budget = check_valid_budget("a_mps2", np.where(inp.accel_mps2 > 0.0, inp.accel_mps2, 1.0))
     data = {"position_m": x0, "v0_mps": v0, "v1_mps": v1}
     edges, support = inp.edges, inp.support
     rows, k = edges.normal.shape[:2]
     radius = floats_of_shape(inp.accel_mps2 * dt, (rows,))
+    budget = np.empty(rows)
     found, first_r2, u, owed = checked_frame(inp, result, budget, radius, None,
                                              stop_if_moving=True, judge_curve=True,
                                              kept=np.empty((3, 0, k)))
+    if found & BUDGET_REFUSED:
+        # names the first budget the stop formulas cannot take
+        check_valid_budget("a_mps2", budget)
     rot = None
     if found & (B5_FOUND | S3_FOUND | S7_FOUND | FRAME_MOVES):
         # a moving frame (B6's curve bound and local-frame stops) or a violation: every
@@ -330,7 +342,8 @@ def checked_frame(inp: StepInput, result: SafeStepResult, budget_mps2: np.ndarra
                   stop_if_moving: bool, judge_curve: bool, kept: np.ndarray
                   ) -> tuple[int, int, np.ndarray, np.ndarray]:
     """:func:`_checked_rows` of every agent of the committed step (threads for many), with the
-    braking budgets ``budget_mps2`` (N,) (> 0) and reachable-disk radii ``radius_mps`` (N,),
+    braking budgets written into ``budget_mps2`` (N,) and the reachable-disk radii
+    ``radius_mps`` (N,),
     the reference of the walls not in
     ``certified`` (N, K) (as :func:`navproof.boundary.reference.reference_from_offsets`): the
     union of its bits, the first R2 violation (-1: none), the carry u (m/s, (N, 2)) and the
@@ -350,8 +363,8 @@ def checked_frame(inp: StepInput, result: SafeStepResult, budget_mps2: np.ndarra
             f(sup.acceleration_mps2, (rows, 2)), np.asarray(edges.valid, bool),
             wall, wall if certified is None else wall & ~certified,
             np.asarray(edges.edge_id, dtype=np.int64),
-            f(inp.vh_mps, (rows,)), inp.dt_per_agent_s, budget_mps2,
-            np.ascontiguousarray(inp.accel_mps2, np.float64), radius_mps,
+            f(inp.vh_mps, (rows,)), inp.dt_per_agent_s,
+            np.ascontiguousarray(inp.accel_mps2, np.float64), budget_mps2, radius_mps,
             np.ascontiguousarray(result.label), np.ascontiguousarray(result.flags),
             FLAG_CARRY_EXCEEDS_CANCEL, np.ascontiguousarray(result.velocity_mps, np.float64),
             stop_if_moving, judge_curve, -EPS, EPS, 0.0, RVO_EPSILON, u, owed, kept)

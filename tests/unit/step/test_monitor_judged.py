@@ -9,6 +9,8 @@ Claim: B5, S3, S7, B6, V2, W1, R2."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -17,8 +19,9 @@ from navproof import step as ss
 from navproof.boundary.margins import curve_min_margin_m
 from navproof.boundary.rigid import moving_frame_pairs
 from navproof.boundary.slope import reach_margin_mps
-from navproof.core.errors import ObligationViolation
+from navproof.core.errors import InvalidInput, ObligationViolation
 from navproof.core.tolerances import EPS
+from navproof.core.validation import check_valid_budget
 from navproof.step.constraints import edge_frame
 from navproof.step.monitor import (
     B5_FOUND,
@@ -259,9 +262,11 @@ def test_the_block_pass_computes_the_whole_arrays_bit_for_bit(motion):
         radius = inp.accel_mps2 * inp.dt_s
         reach = reach_margin_mps(result.velocity_mps, inp.velocity_mps, radius)
         kept = np.full((3, n, k), np.nan)
-        found, first, u, got_owed = checked_frame(inp, result, budget, radius, frame.rot_stop,
-                                                  stop_if_moving=False, judge_curve=True,
-                                                  kept=kept)
+        got_budget = np.full(n, np.nan)
+        found, first, u, got_owed = checked_frame(inp, result, got_budget, radius,
+                                                  frame.rot_stop, stop_if_moving=False,
+                                                  judge_curve=True, kept=kept)
+        assert _bits(got_budget) == _bits(budget)
         assert found & ~REACH_OPEN == want, trial
         # V2 is left open wherever it fails (and measured then)
         assert found & REACH_OPEN or not (reach < -EPS).any(), trial
@@ -309,3 +314,17 @@ def test_reach_held_only_where_numpys_v2_margin_is_at_least_minus_eps():
     usual = np.isfinite(margin) & (margin >= -0.1 * EPS) & (radius >= 1e-9) & (radius <= 0.5)
     assert usual.sum() > 1000 and held[usual].all()
     assert (~held[~(margin >= -EPS)]).all() and (~(margin >= -EPS)).sum() > 1000
+
+
+def test_an_infinite_budget_is_refused_as_before():
+    rng = np.random.default_rng(79)
+    for n in (1, 300, 6000):
+        inp, result = _random_step(rng, n, 3, motion="fixed")
+        accel = np.array(inp.accel_mps2, copy=True)
+        accel[rng.integers(0, n, 2)] = np.inf
+        inp = dataclasses.replace(inp, accel_mps2=accel)
+        with pytest.raises(InvalidInput) as want:
+            check_valid_budget("a_mps2", np.where(accel > 0.0, accel, 1.0))
+        with pytest.raises(InvalidInput) as got:
+            check_committed_step(inp, result)
+        assert str(got.value) == str(want.value)
