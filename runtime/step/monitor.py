@@ -160,19 +160,18 @@ def _checked_rows(x0, v0, sup_pivot, sup_vel, sup_omega, normal, offset, e_pivot
     moving pairs (:func:`navproof.boundary.rigid._moving_frame_pairs`), the reference of the
     walls ``ref_walls`` (:func:`navproof.boundary.reference._reference_rows`, reachable where
     its R2 margin is at least -``eps``), the envelope cap and braking factor of the budgets
-    ``a`` (:func:`navproof.boundary.stop_envelope._cap_and_factor_rows`; written first, from
-    the budgets ``accel``: S6), the owed claims
-    (:func:`_owed_claims` into ``owed``), then each agent's edge margins
-    (:func:`navproof.step.verify._edge_step_margins`,
+    ``a`` (:func:`navproof.boundary.stop_envelope._cap_and_factor_rows`; ``a`` is written
+    first, from the budgets ``accel``: S6), the owed claims (:func:`_owed_claims` into
+    ``owed``), then each agent's edge margins (:func:`navproof.step.verify._edge_step_margins`,
     :func:`navproof.step.verify._committed_edge_margins`), judged in the block.
 
     Returns the union of B5_FOUND (an agent owing OWES_CORRIDOR whose least exact curve margin
     (m) is below ``limit``, when ``judge_curve``), S3_FOUND and S7_FOUND (an agent owing
     OWES_ENVELOPE whose least envelope or braking margin (m) is), REACH_OPEN (an agent owing
     OWES_REACH whose V2 margin of the disk of radius ``radius`` around v0 is not surely at
-    least -``eps``, :func:`_reach_held`) and FRAME_MOVES (a block with a moving pair, where
-    ``stop_if_moving``: the pass ends before that block) or BUDGET_REFUSED (a braking budget
-    in ``a`` is not finite: the pass ends once ``a`` is written), with the first R2 violation of
+    least -``eps``, :func:`_reach_held`), FRAME_MOVES (a block with a moving pair, where
+    ``stop_if_moving``: the pass ends before that block) and BUDGET_REFUSED (a budget in ``a``
+    is not finite: the pass ends once ``a`` is written), with the first R2 violation of
     :func:`_owed_claims` (-1: none). Where ``kept`` (3, N, K) has rows, the exact curve,
     envelope and braking margins of each agent are written there.
     Claim: B1, B3, B5, B6, R1, R2, S3, S7, V2."""
@@ -341,13 +340,12 @@ def checked_frame(inp: StepInput, result: SafeStepResult, budget_mps2: np.ndarra
                   radius_mps: np.ndarray, certified: np.ndarray | None, *,
                   stop_if_moving: bool, judge_curve: bool, kept: np.ndarray
                   ) -> tuple[int, int, np.ndarray, np.ndarray]:
-    """:func:`_checked_rows` of every agent of the committed step (threads for many), with the
-    braking budgets written into ``budget_mps2`` (N,) and the reachable-disk radii
-    ``radius_mps`` (N,),
-    the reference of the walls not in
-    ``certified`` (N, K) (as :func:`navproof.boundary.reference.reference_from_offsets`): the
-    union of its bits, the first R2 violation (-1: none), the carry u (m/s, (N, 2)) and the
-    owed claims (N,) (uint8). Claim: B1, B3, B5, B6, R1, R2, S3, S7."""
+    """:func:`_checked_rows` of every agent of the committed step (threads for many), the
+    braking budgets written into ``budget_mps2`` (m/s^2, (N,)), with the reachable-disk radii
+    ``radius_mps`` (m/s, (N,)) and the reference of the walls not in ``certified`` (N, K) (as
+    :func:`navproof.boundary.reference.reference_from_offsets`): the union of its bits, the
+    first R2 violation (-1: none), the carry u (m/s, (N, 2)) and the owed claims (N,) (uint8).
+    Claim: B1, B3, B5, B6, R1, R2, S3, S7, V2."""
     edges, support = inp.edges, inp.support
     wall = np.asarray(edges.wall, bool)
     rows, k = edges.normal.shape[:2]
