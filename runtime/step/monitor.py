@@ -15,18 +15,20 @@ guarantee`` (F2) and ``solve failed`` (F3) steps owe V2 only, and they are never
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
 from navproof.boundary.margins import curve_min_margin_m
+from navproof.boundary.reference import _reference_rows
+from navproof.boundary.rigid import _moving_frame_pairs, moving_frame_pairs, rotating_stop_pairs
 from navproof.boundary.slope import reach_margin_mps
+from navproof.boundary.stop_envelope import _cap_and_factor_rows
 from navproof.core.errors import ObligationViolation
 from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.parallel import run_row_pieces
-from navproof.core.tolerances import EPS
-from navproof.core.validation import floats_of_shape
-from navproof.step.constraints import edge_frame
+from navproof.core.tolerances import EPS, RVO_EPSILON
+from navproof.core.validation import check_valid_budget, floats_of_shape
+from navproof.core.vec2 import squared_side
+from navproof.step.constraints import _edge_components
 from navproof.step.inputs import PARALLEL_MIN_ROWS, StepInput
 from navproof.step.result import (
     DYNAMIC_AVOIDANCE_FAILED,
@@ -81,9 +83,31 @@ MONITOR_BLOCK_ROWS = 1024
 the second-level cache instead of (N, K) arrays written to memory and read back, in few enough
 blocks that the calls per block cost little."""
 
-B5_FOUND, S3_FOUND, S7_FOUND = 1, 2, 4
-"""The bits :func:`_judged_rows` returns: an owed agent's curve (B5), envelope (S3) or braking
-(S7) margin falls below the limit."""
+B5_FOUND, S3_FOUND, S7_FOUND, FRAME_MOVES, REACH_OPEN, BUDGET_REFUSED = 1, 2, 4, 8, 16, 32
+"""The bits :func:`_checked_rows` returns: an owed agent's curve (B5), envelope (S3) or braking
+(S7) margin falls below the limit; an edge's local frame moves non-uniformly relative to its
+agent's support (:func:`navproof.boundary.rigid.moving_frame_pairs`), where the pass is asked
+to stop there; an owed agent's V2 margin is not surely at least the limit
+(:func:`_reach_held`); a braking budget is not finite (the pass ends there)."""
+
+REACH_HELD_MAX_MPS = 1.0e3
+"""Largest reachable-disk radius (m/s) :func:`_reach_held` decides: its rounding, 2^-53 of the
+radius, stays far below half the slack EPS there."""
+
+
+@inlined_loop
+def _reach_held(dx, dy, radius, eps):
+    """Whether the V2 margin ``radius - sqrt(dx dx + dy dy)`` (m/s) that
+    :func:`navproof.boundary.slope.reach_margin_mps` computes of the same ``v1 - v0`` and
+    radius ``a dt`` is surely at least ``-eps``, without its root; False where undecided (it is
+    then measured). For 0 <= radius <= REACH_HELD_MAX_MPS, :func:`navproof.core.vec2.squared_side`
+    below the limit m = radius + eps/2 (rounded) certifies the rounded root L < m. Where
+    L <= radius the rounded difference is >= 0; else 0 < L - radius < m - radius
+    <= eps/2 + 2^-53 (radius + eps/2) < 0.51 eps, so the difference rounds to above -eps. NaN
+    and infinities are never decided. Claim: V2."""
+    if not (radius >= 0.0 and radius <= REACH_HELD_MAX_MPS):
+        return False
+    return squared_side(dx * dx + dy * dy, radius + 0.5 * eps) < 0
 
 
 @inlined_loop
@@ -125,71 +149,83 @@ def _first_below(margin, owed, bit, limit):
     return -1, 0.0
 
 
-class _FrameBuffers:
-    """Storage of the step frame the monitor recomputes (the carry u (N, 2) and the normal
-    components and initial margins (N, K) of :func:`navproof.step.constraints.edge_frame`),
-    written over from one step to the next on the same thread: allocated afresh, megabytes at
-    20k agents would be handed back to the system after each step and faulted in again. Every
-    value is written before it is read, and nothing the monitor raises refers to them."""
-
-    def __init__(self) -> None:
-        self._u = np.empty(0)
-        self._edges = np.empty(0)
-
-    def frame(self, rows: int, k: int) -> tuple[np.ndarray, ...]:
-        """(u, n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u): C-contiguous views of shapes
-        (rows, 2) and (rows, k), their values left from earlier use."""
-        size = rows * k
-        if self._u.size < 2 * rows or self._edges.size < 5 * size:
-            self._u = np.empty(2 * rows)
-            self._edges = np.empty(5 * size)
-        return (self._u[:2 * rows].reshape(rows, 2),
-                *(self._edges[c * size:(c + 1) * size].reshape(rows, k) for c in range(5)))
-
-
-_PER_THREAD = threading.local()
-
-
-def _thread_frame(rows: int, k: int) -> tuple[np.ndarray, ...]:
-    """The calling thread's :meth:`_FrameBuffers.frame` (other threads have their own)."""
-    buffers = getattr(_PER_THREAD, "frame", None)
-    if buffers is None:
-        buffers = _PER_THREAD.frame = _FrameBuffers()
-    return buffers.frame(rows, k)
-
-
 @compiled_loop
-def _judged_rows(s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, wall, dt, a, u, r, cmax, kfac,
-                 v1, owed, judge_curve, limit, eps, kept, lo, hi):
-    """Rows ``lo:hi``: each agent's edge margins from the step's frame, block by block, by the
-    passes of the solve (:func:`navproof.step.verify._edge_step_margins`, then
-    :func:`navproof.step.verify._committed_edge_margins`), judged in the block: the union of
-    B5_FOUND (an agent owing OWES_CORRIDOR whose least exact curve margin (m) is below
-    ``limit``, when ``judge_curve``), S3_FOUND and S7_FOUND (an agent owing OWES_ENVELOPE whose
-    least envelope or braking margin (m) is). Where ``kept`` (3, N, K) has rows, the exact
-    curve, envelope and braking margins of each agent are written there. Claim: B5, S3, S7."""
-    k = s.shape[1]
-    rows = np.arange(MONITOR_BLOCK_ROWS)
-    no_ref = np.zeros(MONITOR_BLOCK_ROWS, np.bool_)
-    curve = np.empty((MONITOR_BLOCK_ROWS, k))
-    t_min = np.empty((MONITOR_BLOCK_ROWS, k))
-    end = np.empty((MONITOR_BLOCK_ROWS, k))
-    env = np.empty((MONITOR_BLOCK_ROWS, k))
-    stop = np.empty((MONITOR_BLOCK_ROWS, k))
-    nec = np.empty((MONITOR_BLOCK_ROWS, k))
-    curve_ok = np.empty(MONITOR_BLOCK_ROWS, np.bool_)
-    stop_ok = np.empty(MONITOR_BLOCK_ROWS, np.bool_)
+def _checked_rows(x0, v0, sup_pivot, sup_vel, sup_omega, normal, offset, e_pivot, e_vel,
+                  e_omega, e_accel, sup_accel, valid, wall, ref_walls, edge_id, vh, dt, accel,
+                  a, radius, label, flags, carry_flag, v1, stop_if_moving, judge_curve,
+                  limit, eps, tol, parallel_det, u, owed, kept, lo, hi):
+    """Rows ``lo:hi``, block by block, by the compiled passes of the solve in the order of
+    :func:`navproof.step.constraints.edge_frame` and of its verification: the step frame
+    (:func:`navproof.step.constraints._edge_components`; the carry u (N, 2) into ``u``), the
+    moving pairs (:func:`navproof.boundary.rigid._moving_frame_pairs`), the reference of the
+    walls ``ref_walls`` (:func:`navproof.boundary.reference._reference_rows`, reachable where
+    its R2 margin is at least -``eps``), the envelope cap and braking factor of the budgets
+    ``a`` (:func:`navproof.boundary.stop_envelope._cap_and_factor_rows`; ``a`` is written
+    first, from the budgets ``accel``: S6), the owed claims (:func:`_owed_claims` into
+    ``owed``), then each agent's edge margins (:func:`navproof.step.verify._edge_step_margins`,
+    :func:`navproof.step.verify._committed_edge_margins`), judged in the block.
+
+    Returns the union of B5_FOUND (an agent owing OWES_CORRIDOR whose least exact curve margin
+    (m) is below ``limit``, when ``judge_curve``), S3_FOUND and S7_FOUND (an agent owing
+    OWES_ENVELOPE whose least envelope or braking margin (m) is), REACH_OPEN (an agent owing
+    OWES_REACH whose V2 margin of the disk of radius ``radius`` around v0 is not surely at
+    least -``eps``, :func:`_reach_held`), FRAME_MOVES (a block with a moving pair, where
+    ``stop_if_moving``: the pass ends before that block) and BUDGET_REFUSED (a budget in ``a``
+    is not finite: the pass ends once ``a`` is written), with the first R2 violation of
+    :func:`_owed_claims` (-1: none). Where ``kept`` (3, N, K) has rows, the exact curve,
+    envelope and braking margins of each agent are written there.
+    Claim: B1, B3, B5, B6, R1, R2, S3, S7, V2."""
+    k = offset.shape[1]
+    block = MONITOR_BLOCK_ROWS
+    rows = np.arange(block)
+    no_ref = np.zeros(block, np.bool_)
+    s, n_dot_e, n_dot_u = np.empty((block, k)), np.empty((block, k)), np.empty((block, k))
+    n_dot_v0, n_dot_e_minus_u = np.empty((block, k)), np.empty((block, k))
+    moving = np.empty((block, k), np.bool_)
+    r, v_stop = np.empty((block, 2)), np.empty((block, 2))
+    exists, reachable = np.empty(block, np.bool_), np.empty(block, np.bool_)
+    stop_margin, cmax, kfac = np.empty(block), np.empty(block), np.empty(block)
+    curve, t_min, end = np.empty((block, k)), np.empty((block, k)), np.empty((block, k))
+    env, stop, nec = np.empty((block, k)), np.empty((block, k)), np.empty((block, k))
+    curve_ok, stop_ok = np.empty(block, np.bool_), np.empty(block, np.bool_)
     keep = kept.shape[1] > 0
+    refused = False
+    for i in range(lo, hi):
+        # S6: a zero budget enters no stop formula (its hold keeps v0, checked by V2)
+        a[i] = accel[i] if accel[i] > 0.0 else 1.0
+        if not np.isfinite(a[i]):
+            refused = True
+    if refused:
+        return BUDGET_REFUSED, -1
     found = 0
-    for b in range(lo, hi, MONITOR_BLOCK_ROWS):
-        e = b + MONITOR_BLOCK_ROWS if b + MONITOR_BLOCK_ROWS < hi else hi
+    first_r2 = -1
+    for b in range(lo, hi, block):
+        e = b + block if b + block < hi else hi
         m = e - b
-        _edge_step_margins(rows, v1[b:e], s[b:e], n_dot_e[b:e], n_dot_u[b:e], n_dot_v0[b:e],
-                           normal[b:e], valid[b:e], wall[b:e], dt[b:e], u[b:e], r[b:e],
-                           kfac[b:e], no_ref, eps, curve, t_min, end, curve_ok, stop_ok, 0, m)
-        _committed_edge_margins(s[b:e], end, normal[b:e], wall[b:e], dt[b:e], a[b:e],
-                                cmax[b:e], kfac[b:e], u[b:e], r[b:e], v1[b:e], env, stop, nec,
-                                0, m)
+        if stop_if_moving:
+            _moving_frame_pairs(e_omega[b:e], sup_omega[b:e], e_accel[b:e], sup_accel[b:e],
+                                moving[:m])
+            for i in range(m):
+                for j in range(k):
+                    if moving[i, j]:
+                        return found | FRAME_MOVES, first_r2
+        _edge_components(x0[b:e], v0[b:e], sup_pivot[b:e], sup_vel[b:e], sup_omega[b:e],
+                         normal[b:e], offset[b:e], e_pivot[b:e], e_vel[b:e], e_omega[b:e],
+                         u[b:e], n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u, 0, m)
+        _reference_rows(normal[b:e], n_dot_e_minus_u, ref_walls[b:e], edge_id[b:e], u[b:e],
+                        vh[b:e], eps, tol, parallel_det, 0, m, r, v_stop, exists, stop_margin)
+        for i in range(m):
+            reachable[i] = exists[i] and stop_margin[i] >= -eps
+        _cap_and_factor_rows(vh[b:e], u[b:e], r, dt[b:e], a[b:e], cmax[:m], kfac[:m])
+        first = _owed_claims(label[b:e], accel[b:e], exists, reachable, flags[b:e],
+                             carry_flag, owed[b:e])
+        if first_r2 < 0 and first >= 0:
+            first_r2 = b + first
+        _edge_step_margins(rows, v1[b:e], s, n_dot_e, n_dot_u, n_dot_v0, normal[b:e],
+                           valid[b:e], wall[b:e], dt[b:e], u[b:e], r, kfac, no_ref, eps, curve,
+                           t_min, end, curve_ok, stop_ok, 0, m)
+        _committed_edge_margins(s, end, normal[b:e], wall[b:e], dt[b:e], a[b:e], cmax, kfac,
+                                u[b:e], r, v1[b:e], env, stop, nec, 0, m)
         for i in range(m):
             bits = owed[b + i]
             if judge_curve and bits & OWES_CORRIDOR and _least_below(curve, i, limit):
@@ -199,12 +235,16 @@ def _judged_rows(s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, wall, dt, a, u, r
                     found |= S3_FOUND
                 if _least_below(stop, i, limit):
                     found |= S7_FOUND
+            if bits & OWES_REACH and not _reach_held(v1[b + i, 0] - v0[b + i, 0],
+                                                      v1[b + i, 1] - v0[b + i, 1],
+                                                      radius[b + i], eps):
+                found |= REACH_OPEN
             if keep:
                 for j in range(k):
                     kept[0, b + i, j] = curve[i, j]
                     kept[1, b + i, j] = env[i, j]
                     kept[2, b + i, j] = stop[i, j]
-    return found
+    return found, first_r2
 
 
 def _raise_first(claim: str, message: str, margin: np.ndarray, owed: np.ndarray, bit: int,
@@ -239,36 +279,30 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
     dt_rows = inp.dt_per_agent_s
     x0, v0, v1 = inp.position_m, inp.velocity_mps, result.velocity_mps
     label = result.label
-    # S6: a zero budget enters no stop formula (its hold keeps v0, checked by V2 below)
-    budget = np.where(inp.accel_mps2 > 0.0, inp.accel_mps2, 1.0)
     data = {"position_m": x0, "v0_mps": v0, "v1_mps": v1}
     edges, support = inp.edges, inp.support
     rows, k = edges.normal.shape[:2]
-    wall = edges.wall
-    normal = floats_of_shape(edges.normal, (rows, k, 2))
-    # the solve's frame, its (N, K) values written over the previous step's
-    frame = edge_frame(inp, budget, into=_thread_frame(rows, k))
-    s, n_dot_e, n_dot_u, n_dot_v0 = frame.s, frame.n_dot_e, frame.n_dot_u, frame.n_dot_v0
-    u = frame.u
-    ref, rot, cmax, kfac = frame.ref, frame.rot_stop, frame.cmax, frame.kfac_s
-    owed = np.empty(inp.count, np.uint8)
-    first_r2 = _owed_claims(np.ascontiguousarray(label),
-                            np.ascontiguousarray(inp.accel_mps2, np.float64),
-                            np.ascontiguousarray(ref.exists, np.bool_),
-                            np.ascontiguousarray(ref.reachable, np.bool_),
-                            np.ascontiguousarray(result.flags), FLAG_CARRY_EXCEEDS_CANCEL, owed)
-    # rotating_stop_pairs names no pair exactly when no frame moves
-    moves = rot is not None
-    judged = (s, n_dot_e, n_dot_u, n_dot_v0, normal, np.asarray(edges.valid, bool), wall,
-              dt_rows, budget, u, ref.r_mps, cmax, kfac,
-              np.ascontiguousarray(v1, dtype=np.float64), owed, not moves, -EPS, EPS)
-    kept = np.empty((3, rows if moves else 0, k))
-    found = _judged(judged, kept, rows)
-    if found or moves:
-        if not moves:
-            # a violation: every margin again, for the first agent and its payload
-            kept = np.empty((3, rows, k))
-            _judged(judged, kept, rows)
+    radius = floats_of_shape(inp.accel_mps2 * dt, (rows,))
+    budget = np.empty(rows)
+    found, first_r2, u, owed = checked_frame(inp, result, budget, radius, None,
+                                             stop_if_moving=True, judge_curve=True,
+                                             kept=np.empty((3, 0, k)))
+    if found & BUDGET_REFUSED:
+        # names the first budget the stop formulas cannot take
+        check_valid_budget("a_mps2", budget)
+    rot = None
+    if found & (B5_FOUND | S3_FOUND | S7_FOUND | FRAME_MOVES):
+        # a moving frame (B6's curve bound and local-frame stops) or a violation: every
+        # margin again, the reference without the walls certified in their local frame
+        rot = rotating_stop_pairs(edges, support, moving=moving_frame_pairs(edges, support))
+        kept = np.empty((3, rows, k))
+        # rotating_stop_pairs names no pair exactly when no frame moves
+        moves = rot is not None
+        # the same owed claims, R2 and carry, now of every agent (the first pass may have
+        # ended at a moving frame)
+        found, first_r2, u, owed = checked_frame(inp, result, budget, radius, rot,
+                                                 stop_if_moving=False, judge_curve=not moves,
+                                                 kept=kept)
         exact, env, brake = kept
         # B6: the exact translating minimum stands for the pairs that translate uniformly only
         curve = curve_min_margin_m(edges, support, x0, v0, v1, dt, exact_m=exact) \
@@ -286,9 +320,11 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
         _raise_first("B6", "stop or hold next to rotating or accelerating motion not certified",
                      rot_m, owed, OWES_ROTATING, {**data, "rotating_stop_margin_m": rot_m},
                      label)
-    reach = reach_margin_mps(v1, v0, inp.accel_mps2 * dt)
-    _raise_first("V2", "committed velocity outside the acceleration-reachable disk", reach,
-                 owed, OWES_REACH, {**data, "reach_margin_mps": reach}, label)
+    if found & REACH_OPEN:
+        # V2 is measured where the pass could not certify it
+        reach = reach_margin_mps(v1, v0, radius)
+        _raise_first("V2", "committed velocity outside the acceleration-reachable disk", reach,
+                     owed, OWES_REACH, {**data, "reach_margin_mps": reach}, label)
     nb = inp.neighbors
     if nb is not None and nb.valid.shape[1]:
         v_sweep = sweep_end_velocity_mps(support, slice(None), v1, dt_rows)
@@ -300,14 +336,45 @@ def check_committed_step(inp: StepInput, result: SafeStepResult) -> None:
     _raise_at("R2", "unreachable stop target labelled safe", first_r2, -1.0, data, label)
 
 
-def _judged(args: tuple, kept: np.ndarray, rows: int) -> int:
-    """:func:`_judged_rows` of every agent (threads for many), the union of its bits."""
+def checked_frame(inp: StepInput, result: SafeStepResult, budget_mps2: np.ndarray,
+                  radius_mps: np.ndarray, certified: np.ndarray | None, *,
+                  stop_if_moving: bool, judge_curve: bool, kept: np.ndarray
+                  ) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """:func:`_checked_rows` of every agent of the committed step (threads for many), the
+    braking budgets written into ``budget_mps2`` (m/s^2, (N,)), with the reachable-disk radii
+    ``radius_mps`` (m/s, (N,)) and the reference of the walls not in ``certified`` (N, K) (as
+    :func:`navproof.boundary.reference.reference_from_offsets`): the union of its bits, the
+    first R2 violation (-1: none), the carry u (m/s, (N, 2)) and the owed claims (N,) (uint8).
+    Claim: B1, B3, B5, B6, R1, R2, S3, S7, V2."""
+    edges, support = inp.edges, inp.support
+    wall = np.asarray(edges.wall, bool)
+    rows, k = edges.normal.shape[:2]
+    sup, mot = support.motion, edges.motion
+    f = floats_of_shape
+    u, owed = np.empty((rows, 2)), np.empty(rows, np.uint8)
+    # RVO2's tolerances for the reference, as the crowd: a wall counts as violated beyond 0
+    args = (inp.position_m, f(inp.velocity_mps, (rows, 2)), f(sup.pivot_m, (rows, 2)),
+            f(sup.velocity_mps, (rows, 2)), f(sup.omega_radps, (rows,)),
+            f(edges.normal, (rows, k, 2)), f(edges.offset_m, (rows, k)),
+            f(mot.pivot_m, (rows, k, 2)), f(mot.velocity_mps, (rows, k, 2)),
+            f(mot.omega_radps, (rows, k)), f(mot.acceleration_mps2, (rows, k, 2)),
+            f(sup.acceleration_mps2, (rows, 2)), np.asarray(edges.valid, bool),
+            wall, wall if certified is None else wall & ~certified,
+            np.asarray(edges.edge_id, dtype=np.int64),
+            f(inp.vh_mps, (rows,)), inp.dt_per_agent_s,
+            np.ascontiguousarray(inp.accel_mps2, np.float64), budget_mps2, radius_mps,
+            np.ascontiguousarray(result.label), np.ascontiguousarray(result.flags),
+            FLAG_CARRY_EXCEEDS_CANCEL, np.ascontiguousarray(result.velocity_mps, np.float64),
+            stop_if_moving, judge_curve, -EPS, EPS, 0.0, RVO_EPSILON, u, owed, kept)
     if rows < PARALLEL_MIN_ROWS:
-        return int(_judged_rows(*args, kept, 0, rows))
-    pieces: list[int] = []
-    run_row_pieces(lambda lo, hi: pieces.append(_judged_rows(*args, kept, lo, hi)), rows,
+        found, first_r2 = _checked_rows(*args, 0, rows)
+        return int(found), int(first_r2), u, owed
+    pieces: list[tuple[int, int]] = []
+    run_row_pieces(lambda lo, hi: pieces.append(_checked_rows(*args, lo, hi)), rows,
                    min_rows=PARALLEL_MIN_ROWS)
-    found = 0
-    for bits in pieces:
+    found, first_r2 = 0, -1
+    for bits, first in pieces:
         found |= bits
-    return found
+        if first >= 0 and (first_r2 < 0 or first < first_r2):
+            first_r2 = first
+    return int(found), int(first_r2), u, owed

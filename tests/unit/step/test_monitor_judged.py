@@ -1,12 +1,15 @@
-"""The step monitor's block pass over the edges (frame written over reused storage, margins
-judged block by block) raises exactly what the whole-array re-check it replaced raised: the
-same claim, agent, observed value, margin, message and payload, bit for bit, on random crowds
-with failing steps (walls and portals, moving and rotating edges and supports, zero budgets,
-every label). The reference below is that re-check, over the solve's step frame
+"""The step monitor's block pass over the edges (the step frame, reference, owed claims and
+margins computed and judged block by block) raises exactly what the whole-array re-check it
+replaced raised: the same claim, agent, observed value, margin, message and payload, bit for
+bit, on random crowds with failing steps (walls and portals, moving and rotating edges and
+supports, zero budgets, every label); its carry, owed claims, R2 agent and margins equal the
+whole arrays bit for bit. The reference below is that re-check, over the solve's step frame
 (:func:`navproof.step.constraints.edge_frame`) and its recomputed (N, K) margins.
 Claim: B5, S3, S7, B6, V2, W1, R2."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pytest
@@ -14,21 +17,31 @@ import pytest
 from navproof import boundary as b
 from navproof import step as ss
 from navproof.boundary.margins import curve_min_margin_m
+from navproof.boundary.rigid import moving_frame_pairs
 from navproof.boundary.slope import reach_margin_mps
-from navproof.core.errors import ObligationViolation
+from navproof.core.errors import InvalidInput, ObligationViolation
 from navproof.core.tolerances import EPS
+from navproof.core.validation import check_valid_budget
 from navproof.step.constraints import edge_frame
 from navproof.step.monitor import (
+    B5_FOUND,
+    FRAME_MOVES,
     OWES_CORRIDOR,
     OWES_ENVELOPE,
     OWES_REACH,
     OWES_ROTATING,
     OWES_SWEEP,
+    REACH_HELD_MAX_MPS,
+    REACH_OPEN,
+    S3_FOUND,
+    S7_FOUND,
     _least_below,
     _owed_claims,
     _raise_at,
     _raise_first,
+    _reach_held,
     check_committed_step,
+    checked_frame,
 )
 from navproof.step.result import FLAG_CARRY_EXCEEDS_CANCEL, LABEL_NAMES
 from navproof.step.verify import (
@@ -217,3 +230,101 @@ def test_least_below_is_numpys_row_minimum_below_the_limit(columns):
         np.minimum(least, margin[:, j], out=least)
     for i in range(margin.shape[0]):
         assert _least_below(margin, i, -EPS) == bool(least[i] < -EPS)
+
+
+def _bits(a: np.ndarray) -> bytes:
+    return np.ascontiguousarray(a, dtype=np.float64).tobytes()
+
+
+@pytest.mark.parametrize("motion", ["fixed", "translating", "rotating"])
+def test_the_block_pass_computes_the_whole_arrays_bit_for_bit(motion):
+    rng = np.random.default_rng({"fixed": 61, "translating": 67, "rotating": 71}[motion])
+    for trial in range(40):
+        n = int(rng.choice([1, 17, 300, 5000]))
+        k = int(rng.choice([0, 1, 4]))
+        inp, result = _random_step(rng, n, k, motion=motion)
+        budget = np.where(inp.accel_mps2 > 0.0, inp.accel_mps2, 1.0)
+        frame = edge_frame(inp, budget)
+        owed = np.empty(n, np.uint8)
+        first_r2 = _owed_claims(np.ascontiguousarray(result.label),
+                                np.ascontiguousarray(inp.accel_mps2, np.float64),
+                                np.ascontiguousarray(frame.ref.exists, np.bool_),
+                                np.ascontiguousarray(frame.ref.reachable, np.bool_),
+                                np.ascontiguousarray(result.flags), FLAG_CARRY_EXCEEDS_CANCEL,
+                                owed)
+        exact, _, env, brake = recomputed_edge_margins(inp.edges, inp.dt_per_agent_s, budget,
+                                                       frame, np.asarray(result.velocity_mps))
+        moves = bool(moving_frame_pairs(inp.edges, inp.support).any())
+        least = [np.full(n, np.inf) if k == 0 else np.min(m, axis=1) for m in (exact, env, brake)]
+        want = ((B5_FOUND if (((owed & OWES_CORRIDOR) > 0) & (least[0] < -EPS)).any() else 0)
+                | (S3_FOUND if (((owed & OWES_ENVELOPE) > 0) & (least[1] < -EPS)).any() else 0)
+                | (S7_FOUND if (((owed & OWES_ENVELOPE) > 0) & (least[2] < -EPS)).any() else 0))
+        radius = inp.accel_mps2 * inp.dt_s
+        reach = reach_margin_mps(result.velocity_mps, inp.velocity_mps, radius)
+        kept = np.full((3, n, k), np.nan)
+        got_budget = np.full(n, np.nan)
+        found, first, u, got_owed = checked_frame(inp, result, got_budget, radius,
+                                                  frame.rot_stop, stop_if_moving=False,
+                                                  judge_curve=True, kept=kept)
+        assert _bits(got_budget) == _bits(budget)
+        assert found & ~REACH_OPEN == want, trial
+        # V2 is left open wherever it fails (and measured then)
+        assert found & REACH_OPEN or not (reach < -EPS).any(), trial
+        assert first == first_r2, trial
+        assert _bits(u) == _bits(frame.u)
+        assert got_owed.tobytes() == owed.tobytes()
+        for got, ref in zip(kept, (exact, env, brake), strict=True):
+            assert _bits(got) == _bits(ref), trial
+        # the fast pass: the same verdicts, or a moving frame named before any of them
+        fast = checked_frame(inp, result, budget, radius, None, stop_if_moving=True,
+                             judge_curve=True, kept=np.empty((3, 0, k)))
+        if moves:
+            assert fast[0] & FRAME_MOVES, trial
+        else:
+            assert fast[0] == found and fast[1] == first_r2, trial
+            assert _bits(fast[2]) == _bits(frame.u)
+            assert fast[3].tobytes() == owed.tobytes()
+
+
+def test_reach_held_only_where_numpys_v2_margin_is_at_least_minus_eps():
+    rng = np.random.default_rng(73)
+    n = 60000
+    radius = rng.choice([0.0, 1e-300, 1e-12, 1e-9, 0.1, 3.0, REACH_HELD_MAX_MPS,
+                         REACH_HELD_MAX_MPS * 1.5, np.inf, np.nan, -0.1], n)
+    mix = rng.random(n) < 0.5
+    radius[mix] = rng.uniform(0.0, 2.0, int(mix.sum()))
+    angle = rng.uniform(0.0, 2.0 * np.pi, n)
+    # lengths at the radius within a few EPS and ulps, inside, outside, tiny and huge
+    with np.errstate(invalid="ignore"):
+        length = radius * rng.choice([0.0, 0.5, 1.0, 1.0 + 1e-16, 1.0 - 1e-16, 2.0], n) \
+            + rng.choice([0.0, 0.0, 0.4, 0.5, 0.51, 0.9, 1.0, 1.1, -0.5], n) * EPS
+    length = np.where(np.isfinite(length), length, rng.uniform(0.0, 1.0, n))
+    d = np.stack([length * np.cos(angle), length * np.sin(angle)], axis=-1)
+    specials = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 1e-320, 1e200])
+    pick = rng.random((n, 2)) < 0.02
+    d[pick] = rng.choice(specials, int(pick.sum()))
+    v0 = rng.normal(0.0, 1.0, (n, 2))
+    v1 = v0 + d
+    with np.errstate(invalid="ignore"):
+        margin = reach_margin_mps(v1, v0, radius)
+    dx, dy = v1[:, 0] - v0[:, 0], v1[:, 1] - v0[:, 1]
+    held = np.array([_reach_held(dx[i], dy[i], radius[i], EPS) for i in range(n)])
+    assert not (held & ~(margin >= -EPS)).any()
+    # a step of a radius below 0.5 m/s at or inside its disk up to rounding is decided
+    usual = np.isfinite(margin) & (margin >= -0.1 * EPS) & (radius >= 1e-9) & (radius <= 0.5)
+    assert usual.sum() > 1000 and held[usual].all()
+    assert (~held[~(margin >= -EPS)]).all() and (~(margin >= -EPS)).sum() > 1000
+
+
+def test_an_infinite_budget_is_refused_as_before():
+    rng = np.random.default_rng(79)
+    for n in (1, 300, 6000):
+        inp, result = _random_step(rng, n, 3, motion="fixed")
+        accel = np.array(inp.accel_mps2, copy=True)
+        accel[rng.integers(0, n, 2)] = np.inf
+        inp = dataclasses.replace(inp, accel_mps2=accel)
+        with pytest.raises(InvalidInput) as want:
+            check_valid_budget("a_mps2", np.where(accel > 0.0, accel, 1.0))
+        with pytest.raises(InvalidInput) as got:
+            check_committed_step(inp, result)
+        assert str(got.value) == str(want.value)
