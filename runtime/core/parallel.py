@@ -77,7 +77,12 @@ def piece_bounds(rows: int, threads: int) -> list[int]:
 
 def run_row_pieces(task: Callable[[int, int], None], rows: int, *, min_rows: int) -> None:
     """Call ``task(lo, hi)`` on the pieces of a compiled loop over ``rows`` rows
-    (:func:`piece_bounds`), on :func:`thread_count` threads (one below ``min_rows`` rows)."""
+    (:func:`piece_bounds`), on :func:`thread_count` threads; below ``min_rows`` rows that is
+    the one piece ``task(0, rows)``, called directly (no pieces and no hand-off: a step of a
+    thousand agents makes some ten such calls)."""
+    if rows < min_rows:
+        task(0, rows)
+        return
     threads = thread_count(rows, min_rows)
     bounds = piece_bounds(rows, threads)
     run_pieces(lambda k: task(bounds[k], bounds[k + 1]), len(bounds) - 1, threads=threads)

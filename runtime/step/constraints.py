@@ -26,11 +26,12 @@ from navproof.boundary.reference import Reference, reference_from_offsets
 from navproof.boundary.rigid import moving_frame_pairs, rotating_stop_pairs
 from navproof.boundary.stop_envelope import envelope_cap_and_brake_factor
 from navproof.core.jit import compiled_loop
+from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS
 from navproof.core.validation import floats_of_shape
 from navproof.orca.halfplanes import to_halfplanes
 from navproof.solver.halfplanes import HalfPlanes
-from navproof.step.inputs import StepInput, run_step_rows
+from navproof.step.inputs import PARALLEL_MIN_ROWS, StepInput
 from navproof.step.workspace import SlotBuffers
 
 IMPOSSIBLE_OFFSET_MPS = -1.0e6
@@ -170,28 +171,25 @@ class EdgeFrame:
     kfac_s: np.ndarray
 
 
-def edge_frame(inp: StepInput, accel_mps2: np.ndarray, *,
-               into: tuple[np.ndarray, ...] | None = None) -> EdgeFrame:
+def edge_frame(inp: StepInput, accel_mps2: np.ndarray) -> EdgeFrame:
     """The :class:`EdgeFrame` of every agent of ``inp``: one compiled pass over each agent's
     edges (:func:`_edge_components`), the moving and rotating pairs, the reference from those
     components, then ``cmax`` and the braking factor for the budgets ``accel_mps2`` (N,).
-    ``into``: C-contiguous storage written over for ``u`` (N, 2) and ``n_dot_e``, ``n_dot_u``,
-    ``n_dot_v0``, ``s`` and ``n_dot_e - n_dot_u`` (N, K), in that order; else new arrays.
     Claim: B1, B3, B6, R1, S3, S7."""
     edges, x0, v0 = inp.edges, inp.position_m, inp.velocity_mps
     n = edges.normal
     rows, k = n.shape[:2]
     sup, mot = inp.support.motion, edges.motion
-    if into is None:
-        into = (np.empty((rows, 2)), *(np.empty((rows, k)) for _ in range(5)))
-    u, n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u = into
+    u, n_dot_e, n_dot_u, n_dot_v0, s, n_dot_e_minus_u = (
+        np.empty((rows, 2)), *(np.empty((rows, k)) for _ in range(5)))
     f = floats_of_shape
     components = (x0, f(v0, (rows, 2)), f(sup.pivot_m, (rows, 2)), f(sup.velocity_mps, (rows, 2)),
                   f(sup.omega_radps, (rows,)), f(n, (rows, k, 2)), f(edges.offset_m, (rows, k)),
                   f(mot.pivot_m, (rows, k, 2)), f(mot.velocity_mps, (rows, k, 2)),
                   f(mot.omega_radps, (rows, k)), u, n_dot_e, n_dot_u, n_dot_v0, s,
                   n_dot_e_minus_u)
-    run_step_rows(lambda lo, hi: _edge_components(*components, lo, hi), rows)
+    run_row_pieces(lambda lo, hi: _edge_components(*components, lo, hi), rows,
+                   min_rows=PARALLEL_MIN_ROWS)
     moving = moving_frame_pairs(edges, inp.support)
     rot_stop = rotating_stop_pairs(edges, inp.support, moving=moving)
     ref = reference_from_offsets(edges, u, n_dot_e_minus_u, inp.vh_mps, certified=rot_stop)
@@ -227,7 +225,8 @@ def prepare_constraints(inp: StepInput, *, slots: SlotBuffers | None = None) -> 
               floats_of_shape(inp.accel_mps2, (rows,)), cmax, kfac, u, ref.r_mps,
               EPS, IMPOSSIBLE_OFFSET_MPS, np.asarray(inp.orca_valid, dtype=bool), normal, offset,
               valid)
-    run_step_rows(lambda lo, hi: _edge_halfplanes(*planes, lo, hi), rows)
+    run_row_pieces(lambda lo, hi: _edge_halfplanes(*planes, lo, hi), rows,
+                   min_rows=PARALLEL_MIN_ROWS)
     solve_planes = HalfPlanes(normal, offset, valid)
     edge_planes = halfplane_slots(solve_planes, slice(0, 3 * k))
     orca_planes = halfplane_slots(solve_planes, orca_slots)

@@ -8,7 +8,6 @@ Claim: S6, B1, O2, O5, W1.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,17 +37,6 @@ from navproof.core.validation import (
 PARALLEL_MIN_ROWS = 4096
 """The step's compiled passes over at least this many agents (or candidates) run in threads
 (:mod:`navproof.core.parallel`); each row's values do not depend on the thread."""
-
-
-def run_step_rows(task: Callable[[int, int], None], rows: int) -> None:
-    """``task(lo, hi)`` over ``rows`` rows as :func:`navproof.core.parallel.run_row_pieces`
-    runs it from PARALLEL_MIN_ROWS rows on; fewer rows are its one piece ``task(0, rows)``,
-    called directly (no pieces, threads or hand-off: some ten such passes per step of a
-    thousand agents)."""
-    if rows < PARALLEL_MIN_ROWS:
-        task(0, rows)
-    else:
-        run_row_pieces(task, rows, min_rows=PARALLEL_MIN_ROWS)
 
 
 @dataclass(frozen=True)
@@ -94,7 +82,8 @@ class Neighbors:
         args = (np.asarray(x0_m, np.float64), np.asarray(self.position_m, np.float64),
                 np.asarray(radius_m, np.float64), np.asarray(self.radius_m, np.float64), start,
                 comb)
-        run_step_rows(lambda lo, hi: _start_distance_and_reach(*args, lo, hi), n)
+        run_row_pieces(lambda lo, hi: _start_distance_and_reach(*args, lo, hi), n,
+                       min_rows=PARALLEL_MIN_ROWS)
         return start, comb
 
 
@@ -430,7 +419,8 @@ def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
     except _STRUCTURE_ERRORS:
         return None
     verdicts: list[bool] = []
-    run_step_rows(lambda lo, hi: verdicts.append(_clearly_valid_rows(*args, lo, hi)), n)
+    run_row_pieces(lambda lo, hi: verdicts.append(_clearly_valid_rows(*args, lo, hi)), n,
+                   min_rows=PARALLEL_MIN_ROWS)
     if not all(verdicts):
         return None
     return _validated(inp, x0, dt, orca_point, orca_direction, orca_valid, neighbors, num_hard)

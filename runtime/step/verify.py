@@ -30,10 +30,11 @@ from navproof.boundary.stop_envelope import (
 )
 from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.numpy_scalars import numpy_minimum
+from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS
 from navproof.core.validation import floats_of_shape
 from navproof.step.constraints import Prepared
-from navproof.step.inputs import Neighbors, StepInput, run_step_rows
+from navproof.step.inputs import PARALLEL_MIN_ROWS, Neighbors, StepInput
 from navproof.step.result import Margins
 from navproof.step.sweep import gathered_pair_margins_m, pair_margins_m
 
@@ -297,7 +298,8 @@ def edge_margins(inp: StepInput, prep: Prepared, rows: np.ndarray | slice,
             np.asarray(edges.valid, bool), prep.wall, inp.dt_per_agent_s, prep.u,
             prep.ref.r_mps, prep.kfac_s, prep.ref.exists, EPS, curve, t_min, end, curve_ok,
             stop_ok)
-    run_step_rows(lambda lo, hi: _edge_step_margins(*args, lo, hi), r)
+    run_row_pieces(lambda lo, hi: _edge_step_margins(*args, lo, hi), r,
+                   min_rows=PARALLEL_MIN_ROWS)
     if prep.moving is not None and prep.moving[rows].any():
         # B6: the exact minimum stands for the pairs that translate uniformly only
         bound = curve_min_margin_m(take_edges(edges, rows), take_support(inp.support, rows),
@@ -416,14 +418,16 @@ def committed_margins(inp: StepInput, prep: Prepared, v1: np.ndarray,
     env, stop, nec = (np.empty(prep.s.shape) for _ in range(3))
     args = (prep.s, end, np.asarray(inp.edges.normal, np.float64), prep.wall, dt,
             inp.accel_mps2, prep.cmax, prep.kfac_s, prep.u, prep.ref.r_mps, v1, env, stop, nec)
-    run_step_rows(lambda lo, hi: _committed_edge_margins(*args, lo, hi), inp.count)
+    run_row_pieces(lambda lo, hi: _committed_edge_margins(*args, lo, hi), inp.count,
+                   min_rows=PARALLEL_MIN_ROWS)
     rot = _rotating_stop_margins(inp, prep, slice(None), v1)
     if rot is not None:
         stop = np.minimum(stop, rot)
     orca = prep.orca_planes
     orca_m = np.empty(orca.offset.shape)
-    run_step_rows(lambda lo, hi: _halfplane_margins(orca.normal, orca.offset, orca.valid, v1,
-                                                    orca_m, lo, hi), inp.count)
+    run_row_pieces(lambda lo, hi: _halfplane_margins(orca.normal, orca.offset, orca.valid, v1,
+                                                     orca_m, lo, hi),
+                   inp.count, min_rows=PARALLEL_MIN_ROWS)
     return Margins(curve, env, stop, nec, sweep,
                    reach_margin_mps(v1, inp.velocity_mps, inp.accel_mps2 * dt),
                    speed_margin_mps(v1, inp.vh_mps), orca_m)

@@ -165,17 +165,3 @@ def test_a_broken_rule_is_left_to_the_exact_checks_which_name_it(name: str) -> N
     with pytest.raises(InvalidInput) as err:
         ss.check_valid_step_input(inp)
     assert field in str(err.value)
-
-
-def test_step_rows_run_below_the_threading_size_as_their_one_piece() -> None:
-    from navproof.core.parallel import piece_bounds, thread_count
-    from navproof.step.inputs import PARALLEL_MIN_ROWS, run_step_rows
-
-    for rows in (0, 1, 999, PARALLEL_MIN_ROWS - 1, PARALLEL_MIN_ROWS, 3 * PARALLEL_MIN_ROWS + 5):
-        calls: list[tuple[int, int]] = []
-        run_step_rows(lambda lo, hi, calls=calls: calls.append((lo, hi)), rows)
-        bounds = piece_bounds(rows, thread_count(rows, PARALLEL_MIN_ROWS))
-        # the pieces run_row_pieces cuts, each once (threads may take them in any order)
-        assert sorted(calls) == list(zip(bounds[:-1], bounds[1:], strict=True))
-        if rows < PARALLEL_MIN_ROWS:
-            assert calls == [(0, rows)]
