@@ -1,7 +1,12 @@
 """Whole-step verification: the margins of accepted candidates are kept row by row."""
 
+import dataclasses
+
 import numpy as np
 
+from navproof.boundary import EdgeSet, Support
+from navproof.orca.crowd import AgentDefaults, Crowd
+from navproof.step import StepInput, solve_safe_step, step_input_from_crowd
 from navproof.step.verify import Checked, KnownMargins
 
 
@@ -80,3 +85,72 @@ def test_as_index_is_a_slice_exactly_for_every_agent_in_order() -> None:
         assert isinstance(got, slice) == old(rows, 50 if rows.size else 0)
         if not isinstance(got, slice):
             assert got is rows
+
+
+def test_the_margins_storage_is_made_only_where_it_is_read_or_written_row_by_row() -> None:
+    rng = np.random.default_rng(9)
+    n, k, j = 30, 4, 3
+    fresh = KnownMargins.empty(n, k, j)
+    for name, shape in (("curve_m", (n, k)), ("end_m", (n, k)), ("sweep_m", (n, j))):
+        kept = getattr(fresh, name)
+        assert kept.shape == shape and kept.dtype == np.float64 and not kept.any()
+        assert getattr(fresh, name) is kept
+    whole = Checked(*(rng.normal(size=(n, k)) for _ in range(4)), rng.normal(size=(n, j)))
+    known = KnownMargins.empty(n, k, j)
+    known.store(np.arange(n), whole, rng.random(n) < 0.5)
+    assert known.curve_m is whole.curve_m and known.end_m is whole.end_m
+    assert known.sweep_m is whole.sweep_m
+    # a store of another layout is written row by row into zeros
+    strided = Checked(*(rng.normal(size=(n, 2 * k))[:, ::2] for _ in range(4)), None)
+    known = KnownMargins.empty(n, k, j)
+    known.store(np.arange(n), strided, np.ones(n, bool))
+    assert known.curve_m is not strided.curve_m
+    assert np.array_equal(known.curve_m, strided.curve_m)
+    assert not known.sweep_m.any() and not known.has_sweep.any()
+
+
+def _crowd_step_input(n: int) -> StepInput:
+    """N agents of a 2.5 m lattice heading through the origin, each in its own box of walls
+    0.2 to 3 m away (one riding a 0.2 m/s platform): first rounds, enumerations and fallbacks
+    alike."""
+    rng = np.random.default_rng(3)
+    side = int(np.ceil(np.sqrt(n)))
+    grid = np.stack(np.meshgrid(np.arange(side), np.arange(side)), axis=-1).reshape(-1, 2)
+    pos = (grid[:n] - (side - 1) / 2.0) * 2.5
+    crowd = Crowd(0.1, defaults=AgentDefaults(neighbor_dist_m=15.0, max_neighbors=10,
+                                              time_horizon_s=10.0, time_horizon_obst_s=10.0,
+                                              radius_m=1.0, max_speed_mps=2.0))
+    crowd.add_agents(pos, velocity_mps=-0.5 * pos / np.maximum(np.hypot(*pos.T), 1.0)[:, None])
+    crowd.set_pref_velocities(-2.0 * pos / np.maximum(np.hypot(*pos.T), 1.0)[:, None])
+    normal = np.broadcast_to(np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]]),
+                             (n, 4, 2)).copy()
+    offset = np.einsum("nkj,nj->nk", normal, pos) + rng.uniform(0.2, 3.0, (n, 4))
+    u = np.zeros((n, 2))
+    u[:, 0] = 0.2
+    edge_v = np.zeros((n, 4, 2))
+    edge_v[:, 0] = u
+    edges = EdgeSet.build(normal, offset, edge_velocity_mps=edge_v)
+    return step_input_from_crowd(crowd, support=Support.translating(u), edges=edges,
+                                 vh_mps=np.full(n, 2.0), accel_mps2=np.full(n, 1.0))
+
+
+def test_the_solve_reads_no_margin_it_has_not_kept_or_computed(monkeypatch) -> None:
+    inp = _crowd_step_input(60)
+    expect = solve_safe_step(inp)
+    assert len(set(expect.label.tolist())) > 1
+    made: list[str] = []
+
+    def not_a_number(self: KnownMargins, name: str) -> np.ndarray:
+        # storage that was never zeroed: every value read before it is written shows
+        if name not in self._storage:
+            made.append(name)
+            self._storage[name] = np.full(self._shapes[name], np.nan)
+        return self._storage[name]
+
+    monkeypatch.setattr(KnownMargins, "_margins", not_a_number)
+    got = solve_safe_step(inp)
+    for name in ("velocity_mps", "label", "flags", "commit_time_s"):
+        assert getattr(got, name).tobytes() == getattr(expect, name).tobytes(), name
+    for field in dataclasses.fields(expect.margins):
+        assert (getattr(got.margins, field.name).tobytes()
+                == getattr(expect.margins, field.name).tobytes()), field.name
