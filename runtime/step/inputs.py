@@ -58,13 +58,26 @@ class Neighbors:
     @staticmethod
     def gather(index: np.ndarray, position_m: np.ndarray, velocity_mps: np.ndarray,
                radius_m: np.ndarray) -> Neighbors:
-        """Neighbours by index (N, J), padded with -1, from crowd-wide arrays (M, ...)."""
+        """Neighbours by index (N, J), padded with -1, from crowd-wide arrays (M, ...): a slot
+        of negative index is not valid and holds the first body's position (m) and radius (m)
+        and a zero velocity (m/s). One compiled pass over the slots; IndexError where a slot's
+        body (the first, for a slot that is not valid) is not in every array."""
         idx = np.asarray(index, dtype=np.int64)
-        valid = idx >= 0
-        safe = np.where(valid, idx, 0)
-        return Neighbors(np.asarray(position_m, float)[safe],
-                         np.where(valid[..., None], np.asarray(velocity_mps, float)[safe], 0.0),
-                         np.asarray(radius_m, float)[safe], valid)
+        position = np.asarray(position_m, float)
+        velocity = np.asarray(velocity_mps, float)
+        radius = np.asarray(radius_m, float)
+        n, j = idx.shape
+        out = Neighbors(np.empty((n, j, position.shape[1])), np.empty((n, j, velocity.shape[1])),
+                        np.empty((n, j)), np.empty((n, j), bool))
+        missing: list[bool] = []
+        if idx.size:  # no slot (a crowd spread beyond every reach): nothing to read or check
+            run_row_pieces(lambda lo, hi: missing.append(_gather_rows(
+                idx, position, velocity, radius, out.position_m, out.velocity_mps,
+                out.radius_m, out.valid, lo, hi)), n, min_rows=PARALLEL_MIN_ROWS)
+        if any(missing):
+            raise IndexError(f"neighbour index out of range for {position.shape[0]}, "
+                             f"{velocity.shape[0]} and {radius.shape[0]} bodies")
+        return out
 
     def take(self, rows: np.ndarray | slice) -> Neighbors:
         return Neighbors(self.position_m[rows], self.velocity_mps[rows], self.radius_m[rows],
@@ -85,6 +98,28 @@ class Neighbors:
         run_row_pieces(lambda lo, hi: _start_distance_and_reach(*args, lo, hi), n,
                        min_rows=PARALLEL_MIN_ROWS)
         return start, comb
+
+
+@compiled_loop
+def _gather_rows(index, position, velocity, radius, out_position, out_velocity, out_radius,
+                 out_valid, lo, hi):
+    """Rows ``lo:hi`` of :meth:`Neighbors.gather`: a slot is valid where its index is >= 0 and
+    reads body ``index`` there, body 0 elsewhere (its velocity then 0.0); True, leaving the
+    rest unwritten, at the first slot whose body some array does not hold."""
+    for i in range(lo, hi):
+        for k in range(index.shape[1]):
+            valid = index[i, k] >= 0
+            body = index[i, k] if valid else 0
+            if not (body < position.shape[0] and body < velocity.shape[0]
+                    and body < radius.shape[0]):
+                return True
+            out_valid[i, k] = valid
+            for c in range(position.shape[1]):
+                out_position[i, k, c] = position[body, c]
+            for c in range(velocity.shape[1]):
+                out_velocity[i, k, c] = velocity[body, c] if valid else 0.0
+            out_radius[i, k] = radius[body]
+    return False
 
 
 @compiled_loop
