@@ -354,16 +354,18 @@ def check_valid_step_input(inp: StepInput) -> StepInput:
             low=0, high=orca_valid.shape[1]), (n,)).copy()
     neighbors = inp.neighbors if inp.neighbors is not None else Neighbors.none(n)
     _check_valid_neighbors(neighbors, n)
-    return _validated(inp, x0, dt, orca_point, orca_direction, orca_valid, neighbors, num_hard)
+    return _validated(inp, x0, per_agent(dt, n), orca_point, orca_direction, orca_valid,
+                      neighbors, num_hard)
 
 
-def _validated(inp: StepInput, x0: np.ndarray, dt: float | np.ndarray, orca_point: Any,
+def _validated(inp: StepInput, x0: np.ndarray, dt_s: np.ndarray, orca_point: Any,
                orca_direction: Any, orca_valid: np.ndarray, neighbors: Neighbors,
                num_hard: np.ndarray) -> StepInput:
-    """The validated input: ``inp`` with per-agent float64 arrays and the defaults filled in."""
+    """The validated input: ``inp`` with per-agent float64 arrays and the defaults filled in;
+    ``dt_s`` is already every agent's own copy of the step length (s, (N,))."""
     n = x0.shape[0]
     return StepInput(x0, np.asarray(inp.velocity_mps, float), np.asarray(inp.preferred_mps, float),
-                     per_agent(dt, n), inp.support, inp.edges, per_agent(inp.vh_mps, n),
+                     dt_s, inp.support, inp.edges, per_agent(inp.vh_mps, n),
                      per_agent(inp.accel_mps2, n), per_agent(inp.radius_m, n),
                      np.asarray(orca_point, float), np.asarray(orca_direction, float),
                      np.asarray(orca_valid, bool), neighbors, num_hard)
@@ -393,6 +395,9 @@ def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
         dt = check_valid_step(inp.dt_s)
         if np.ndim(dt) and np.shape(dt) != (n,):
             return None
+        # the validated input's own copy, which the pass reads too (a broadcast view of one
+        # step length costs more than the copy)
+        dt_rows = per_agent(dt, n)
         if np.shape(inp.velocity_mps) != (n, 2) or np.shape(inp.preferred_mps) != (n, 2):
             return None
         agent = [_rows_view(getattr(inp, name), (n, 2))
@@ -442,7 +447,7 @@ def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
                 or np.shape(neighbors.velocity_mps) != (n, j, 2)
                 or np.shape(neighbors.radius_m) != (n, j)):
             return None
-        args = (*agent, _rows_view(dt, (n,)), hard, float(lines), _rows_view(normal, (n, k, 2)),
+        args = (*agent, dt_rows, hard, float(lines), _rows_view(normal, (n, k, 2)),
                 _rows_view(edges.offset_m, (n, k)), edge_valid,
                 *motions, _rows_view(orca_point, (n, lines, 2)),
                 _rows_view(orca_direction, (n, lines, 2)),
@@ -458,7 +463,8 @@ def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
                    min_rows=PARALLEL_MIN_ROWS)
     if not all(verdicts):
         return None
-    return _validated(inp, x0, dt, orca_point, orca_direction, orca_valid, neighbors, num_hard)
+    return _validated(inp, x0, dt_rows, orca_point, orca_direction, orca_valid, neighbors,
+                      num_hard)
 
 
 @inlined_loop
