@@ -19,7 +19,7 @@ import numpy as np
 from navproof.boundary import Support
 from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.numpy_scalars import larger, smaller
-from navproof.core.parallel import piece_bounds, run_pieces, thread_count
+from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS
 
 REACH_PARALLEL_MIN_BODIES = 4096
@@ -198,15 +198,16 @@ def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray, *,
         order = np.argsort(key, kind="stable").astype(np.int64)
         sorted_key = np.ascontiguousarray(key[order])
     count = np.zeros(n, np.int64)
-    threads = thread_count(n, REACH_PARALLEL_MIN_BODIES)
-    bounds = piece_bounds(n, threads)
+    # each piece counts, then writes, its own rows: the same for any pieces (below the
+    # threading size one piece, called directly)
     none = np.zeros((n, 0), np.int64)
-    run_pieces(lambda k: _pairs(pos, ext, key, order, sorted_key, ny, count, none, False,
-                                bounds[k], bounds[k + 1]), len(bounds) - 1, threads=threads)
+    run_row_pieces(lambda lo, hi: _pairs(pos, ext, key, order, sorted_key, ny, count, none,
+                                         False, lo, hi), n, min_rows=REACH_PARALLEL_MIN_BODIES)
     out = np.full((n, int(count.max())), -1, np.int64)
     if out.shape[1]:
-        run_pieces(lambda k: _pairs(pos, ext, key, order, sorted_key, ny, count, out, True,
-                                    bounds[k], bounds[k + 1]), len(bounds) - 1, threads=threads)
+        run_row_pieces(lambda lo, hi: _pairs(pos, ext, key, order, sorted_key, ny, count, out,
+                                             True, lo, hi), n,
+                       min_rows=REACH_PARALLEL_MIN_BODIES)
     return out
 
 
