@@ -121,10 +121,15 @@ def agents_outside_profile(inp: Any, profile: Any, *,
 
 
 def _per_row(value: Any, n: int) -> np.ndarray:
-    """``value`` as float64 with one value per row (n,): itself where it already is, else
-    numpy's broadcast view (which costs more than the pass on a thousand rows)."""
+    """``value`` as float64 with one value per row (n,): itself where it already is, one value
+    (a step's single length) filled into a new array (numpy's broadcast view costs more than
+    the fill of a thousand rows, and the compiled pass reads a filled array faster than a
+    view of one value: at twenty thousand rows the pair costs a third), else numpy's
+    broadcast view."""
     arr = np.asarray(value, dtype=np.float64)
-    return arr if arr.shape == (n,) else np.broadcast_to(arr, (n,))
+    if arr.shape == (n,):
+        return arr
+    return np.full((n,), arr) if arr.ndim == 0 else np.broadcast_to(arr, (n,))
 
 
 _LIMITS_PARAMETERS = ("step_s", "brake_budget_mps2", "surface_speed_cap_mps", "slope_factor",

@@ -58,13 +58,26 @@ class Neighbors:
     @staticmethod
     def gather(index: np.ndarray, position_m: np.ndarray, velocity_mps: np.ndarray,
                radius_m: np.ndarray) -> Neighbors:
-        """Neighbours by index (N, J), padded with -1, from crowd-wide arrays (M, ...)."""
+        """Neighbours by index (N, J), padded with -1, from crowd-wide arrays (M, ...): a slot
+        of negative index is not valid and holds the first body's position (m) and radius (m)
+        and a zero velocity (m/s). One compiled pass over the slots; IndexError where a slot's
+        body (the first, for a slot that is not valid) is not in every array."""
         idx = np.asarray(index, dtype=np.int64)
-        valid = idx >= 0
-        safe = np.where(valid, idx, 0)
-        return Neighbors(np.asarray(position_m, float)[safe],
-                         np.where(valid[..., None], np.asarray(velocity_mps, float)[safe], 0.0),
-                         np.asarray(radius_m, float)[safe], valid)
+        position = np.asarray(position_m, float)
+        velocity = np.asarray(velocity_mps, float)
+        radius = np.asarray(radius_m, float)
+        n, j = idx.shape
+        out = Neighbors(np.empty((n, j, position.shape[1])), np.empty((n, j, velocity.shape[1])),
+                        np.empty((n, j)), np.empty((n, j), bool))
+        missing: list[bool] = []
+        if idx.size:  # no slot (a crowd spread beyond every reach): nothing to read or check
+            run_row_pieces(lambda lo, hi: missing.append(_gather_rows(
+                idx, position, velocity, radius, out.position_m, out.velocity_mps,
+                out.radius_m, out.valid, lo, hi)), n, min_rows=PARALLEL_MIN_ROWS)
+        if any(missing):
+            raise IndexError(f"neighbour index out of range for {position.shape[0]}, "
+                             f"{velocity.shape[0]} and {radius.shape[0]} bodies")
+        return out
 
     def take(self, rows: np.ndarray | slice) -> Neighbors:
         return Neighbors(self.position_m[rows], self.velocity_mps[rows], self.radius_m[rows],
@@ -85,6 +98,28 @@ class Neighbors:
         run_row_pieces(lambda lo, hi: _start_distance_and_reach(*args, lo, hi), n,
                        min_rows=PARALLEL_MIN_ROWS)
         return start, comb
+
+
+@compiled_loop
+def _gather_rows(index, position, velocity, radius, out_position, out_velocity, out_radius,
+                 out_valid, lo, hi):
+    """Rows ``lo:hi`` of :meth:`Neighbors.gather`: a slot is valid where its index is >= 0 and
+    reads body ``index`` there, body 0 elsewhere (its velocity then 0.0); True, leaving the
+    rest unwritten, at the first slot whose body some array does not hold."""
+    for i in range(lo, hi):
+        for k in range(index.shape[1]):
+            valid = index[i, k] >= 0
+            body = index[i, k] if valid else 0
+            if not (body < position.shape[0] and body < velocity.shape[0]
+                    and body < radius.shape[0]):
+                return True
+            out_valid[i, k] = valid
+            for c in range(position.shape[1]):
+                out_position[i, k, c] = position[body, c]
+            for c in range(velocity.shape[1]):
+                out_velocity[i, k, c] = velocity[body, c] if valid else 0.0
+            out_radius[i, k] = radius[body]
+    return False
 
 
 @compiled_loop
@@ -319,16 +354,18 @@ def check_valid_step_input(inp: StepInput) -> StepInput:
             low=0, high=orca_valid.shape[1]), (n,)).copy()
     neighbors = inp.neighbors if inp.neighbors is not None else Neighbors.none(n)
     _check_valid_neighbors(neighbors, n)
-    return _validated(inp, x0, dt, orca_point, orca_direction, orca_valid, neighbors, num_hard)
+    return _validated(inp, x0, per_agent(dt, n), orca_point, orca_direction, orca_valid,
+                      neighbors, num_hard)
 
 
-def _validated(inp: StepInput, x0: np.ndarray, dt: float | np.ndarray, orca_point: Any,
+def _validated(inp: StepInput, x0: np.ndarray, dt_s: np.ndarray, orca_point: Any,
                orca_direction: Any, orca_valid: np.ndarray, neighbors: Neighbors,
                num_hard: np.ndarray) -> StepInput:
-    """The validated input: ``inp`` with per-agent float64 arrays and the defaults filled in."""
+    """The validated input: ``inp`` with per-agent float64 arrays and the defaults filled in;
+    ``dt_s`` is already every agent's own copy of the step length (s, (N,))."""
     n = x0.shape[0]
     return StepInput(x0, np.asarray(inp.velocity_mps, float), np.asarray(inp.preferred_mps, float),
-                     per_agent(dt, n), inp.support, inp.edges, per_agent(inp.vh_mps, n),
+                     dt_s, inp.support, inp.edges, per_agent(inp.vh_mps, n),
                      per_agent(inp.accel_mps2, n), per_agent(inp.radius_m, n),
                      np.asarray(orca_point, float), np.asarray(orca_direction, float),
                      np.asarray(orca_valid, bool), neighbors, num_hard)
@@ -358,6 +395,9 @@ def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
         dt = check_valid_step(inp.dt_s)
         if np.ndim(dt) and np.shape(dt) != (n,):
             return None
+        # the validated input's own copy, which the pass reads too (a broadcast view of one
+        # step length costs more than the copy)
+        dt_rows = per_agent(dt, n)
         if np.shape(inp.velocity_mps) != (n, 2) or np.shape(inp.preferred_mps) != (n, 2):
             return None
         agent = [_rows_view(getattr(inp, name), (n, 2))
@@ -407,7 +447,7 @@ def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
                 or np.shape(neighbors.velocity_mps) != (n, j, 2)
                 or np.shape(neighbors.radius_m) != (n, j)):
             return None
-        args = (*agent, _rows_view(dt, (n,)), hard, float(lines), _rows_view(normal, (n, k, 2)),
+        args = (*agent, dt_rows, hard, float(lines), _rows_view(normal, (n, k, 2)),
                 _rows_view(edges.offset_m, (n, k)), edge_valid,
                 *motions, _rows_view(orca_point, (n, lines, 2)),
                 _rows_view(orca_direction, (n, lines, 2)),
@@ -423,7 +463,8 @@ def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
                    min_rows=PARALLEL_MIN_ROWS)
     if not all(verdicts):
         return None
-    return _validated(inp, x0, dt, orca_point, orca_direction, orca_valid, neighbors, num_hard)
+    return _validated(inp, x0, dt_rows, orca_point, orca_direction, orca_valid, neighbors,
+                      num_hard)
 
 
 @inlined_loop

@@ -345,6 +345,9 @@ def closest_verified(inp: StepInput, prep: Prepared, agents: np.ndarray, *,
             rows = still_open[outcome.accepted]
             result[rows] = outcome.velocity[outcome.accepted]
             found[rows] = True
+        # a dip needs a row that is not accepted: none when every row is (the usual round)
+        if outcome.accepted.all():
+            break
         dips, dipping = _interior_dips(outcome, dt[sel])
         if not dipping.any():
             break

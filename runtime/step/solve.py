@@ -34,7 +34,7 @@ from navproof.core.jit import compiled_loop
 from navproof.core.ranges import check_step_in_profile
 from navproof.core.tolerances import EPS
 from navproof.core.vec2 import hypot_above
-from navproof.step.constraints import prepare_constraints
+from navproof.step.constraints import Prepared, prepare_constraints
 from navproof.step.fallbacks import (
     f1_relaxed_neighbours,
     f2_strongest_braking,
@@ -87,6 +87,23 @@ def _name_reference(exists, reachable, flags, label):
 
 
 @compiled_loop
+def _take_found(found, overlap, v1, velocity, label):
+    """Takes the closest verified velocity ``v1`` (m/s) of every agent it was ``found`` for,
+    labelled SAFE, or OVERLAP_RECOVERY where the agent starts overlapping a neighbour (O6: such
+    a step is never safe, even where ORCA's own separation line is met); returns how many agents
+    are left without one. Claim: O6."""
+    left = 0
+    for i in range(found.size):
+        if found[i]:
+            velocity[i, 0] = v1[i, 0]
+            velocity[i, 1] = v1[i, 1]
+            label[i] = OVERLAP_RECOVERY if overlap[i] else SAFE
+        else:
+            left += 1
+    return left
+
+
+@compiled_loop
 def _name_over_cap(velocity, vh, eps, flags, label):
     """Flags FLAG_OVER_CAP on every agent whose committed speed |v1| (numpy's hypot) exceeds
     its cap Vh (1 + 1e-12) + EPS, and turns a SAFE label there into NO_STOP_GUARANTEE.
@@ -122,7 +139,8 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
     if profile is not None:
         check_step_in_profile(given, profile)
     hold = zero_budget_agents(given)
-    inp = with_stand_in_budget(given, hold) if hold.any() else given
+    held = bool(hold.any())
+    inp = with_stand_in_budget(given, hold) if held else given
     n = inp.count
     dt = inp.dt_per_agent_s
     # the solve slots are read only during this call: the thread's storage is written over
@@ -135,12 +153,48 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
     known = KnownMargins.empty(n, inp.edges.valid.shape[1], nb_count)
     found, v1 = closest_verified(inp, prep, np.arange(n), preferred_mps=inp.preferred_mps,
                                  keep=EVERY_CONSTRAINT, known=known)
-    np.copyto(velocity, v1, where=found[:, None])
-    label[found] = SAFE
     overlap = overlapping_agents(inp, prep)
-    # a step that starts overlapped is never labelled safe, even where ORCA's own one-step
-    # separation line is met
-    label[found & overlap] = OVERLAP_RECOVERY
+    # every agent found (the usual step): no fallback, nothing to gather
+    if _take_found(found, overlap, v1, velocity, label):
+        _fall_back(inp, prep, found, overlap, known, dt, velocity, label, commit, flags)
+    _name_reference(prep.ref.exists, prep.ref.reachable, flags, label)
+    if held:
+        # S6: no reachable velocity but the agent's own; its margins are those of v0
+        agents = np.flatnonzero(hold)
+        velocity[agents], commit[agents] = truncated_by_sweep(inp, prep, agents,
+                                                              inp.velocity_mps[agents])
+        known.has_curve[agents] = False
+        known.has_sweep[agents] = False
+        flags[agents] &= ~np.uint8(FLAG_TRUNCATED)
+        flags[agents[commit[agents] < dt[agents]]] |= FLAG_TRUNCATED
+        flags[agents] |= FLAG_NO_BRAKING_BUDGET
+    margins = committed_margins(inp, prep, velocity, known)
+    if held:
+        margins = zero_budget_margins(inp, prep, margins, hold)
+        label[hold] = np.where(hold_label_safe(inp, prep, margins, hold)[hold], SAFE,
+                               NO_STOP_GUARANTEE)
+    if prep.rot_stop is not None:
+        uncertified = np.any(prep.rot_stop & (margins.end_stop_m < -EPS), axis=1)
+        flags[uncertified] |= FLAG_ROTATING_STOP_UNCERTIFIED
+    # V1: a committed velocity above the cap is named (only a start above Vh + a dt gives one)
+    _name_over_cap(velocity, inp.vh_mps, EPS, flags, label)
+    blocked = obstacle_stop_uncertified(inp, prep, velocity, known)
+    if blocked.any():
+        flags[blocked] |= FLAG_OBSTACLE_STOP_UNCERTIFIED
+        label[(label == SAFE) & blocked] = NO_STOP_GUARANTEE
+    result = SafeStepResult(velocity, label, flags, commit, prep.ref, prep.cmax, margins)
+    if assertions_enabled(assertions):
+        check_committed_step(given, result)
+    return result
+
+
+def _fall_back(inp: StepInput, prep: Prepared, found: np.ndarray, overlap: np.ndarray,
+               known: KnownMargins, dt: np.ndarray, velocity: np.ndarray, label: np.ndarray,
+               commit: np.ndarray, flags: np.ndarray) -> None:
+    """The agents not ``found`` by the search, in order: O6 separation for those overlapping a
+    neighbour, then F1, F2 and F3 (see :func:`solve_safe_step`), into ``velocity`` (m/s),
+    ``label``, ``commit`` (s) and ``flags``. Claim: O6, F1, F2, F3."""
+    n = found.size
     rest = np.flatnonzero(~found)
     apart = rest[overlap[rest]]
     if apart.size:
@@ -169,31 +223,3 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
         label[agents] = fallback_label
         commit[agents] = t_stop
         flags[agents[t_stop < dt[agents]]] |= FLAG_TRUNCATED
-    _name_reference(prep.ref.exists, prep.ref.reachable, flags, label)
-    if hold.any():
-        # S6: no reachable velocity but the agent's own; its margins are those of v0
-        agents = np.flatnonzero(hold)
-        velocity[agents], commit[agents] = truncated_by_sweep(inp, prep, agents,
-                                                              inp.velocity_mps[agents])
-        known.has_curve[agents] = False
-        known.has_sweep[agents] = False
-        flags[agents] &= ~np.uint8(FLAG_TRUNCATED)
-        flags[agents[commit[agents] < dt[agents]]] |= FLAG_TRUNCATED
-        flags[agents] |= FLAG_NO_BRAKING_BUDGET
-    margins = committed_margins(inp, prep, velocity, known)
-    if hold.any():
-        margins = zero_budget_margins(inp, prep, margins, hold)
-        label[hold] = np.where(hold_label_safe(inp, prep, margins, hold)[hold], SAFE,
-                               NO_STOP_GUARANTEE)
-    if prep.rot_stop is not None:
-        uncertified = np.any(prep.rot_stop & (margins.end_stop_m < -EPS), axis=1)
-        flags[uncertified] |= FLAG_ROTATING_STOP_UNCERTIFIED
-    # V1: a committed velocity above the cap is named (only a start above Vh + a dt gives one)
-    _name_over_cap(velocity, inp.vh_mps, EPS, flags, label)
-    blocked = obstacle_stop_uncertified(inp, prep, velocity, known)
-    flags[blocked] |= FLAG_OBSTACLE_STOP_UNCERTIFIED
-    label[(label == SAFE) & blocked] = NO_STOP_GUARANTEE
-    result = SafeStepResult(velocity, label, flags, commit, prep.ref, prep.cmax, margins)
-    if assertions_enabled(assertions):
-        check_committed_step(given, result)
-    return result

@@ -19,7 +19,7 @@ import numpy as np
 from navproof.boundary import Support
 from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.numpy_scalars import larger, smaller
-from navproof.core.parallel import piece_bounds, run_pieces, thread_count
+from navproof.core.parallel import run_row_pieces
 from navproof.core.tolerances import EPS
 
 REACH_PARALLEL_MIN_BODIES = 4096
@@ -175,10 +175,13 @@ def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray, *,
     if wider is not None:
         found, wider_extent_m = wider
         ext = np.asarray(extent_m, dtype=np.float64)
-        if found.shape[0] == n and np.all((ext >= 0.0) & (ext <= wider_extent_m)):
+        wide = np.asarray(wider_extent_m, dtype=np.float64)
+        # other shapes take a query below, whose answer this one equals
+        if found.shape[0] == n and ext.shape == (n,) and wide.shape == (n,):
             kept = np.full((n, found.shape[1]), -1, np.int64)
-            width = _narrowed(pos, ext + REACH_SLACK_M, np.ascontiguousarray(found), kept)
-            return kept if width == kept.shape[1] else kept[:, :width].copy()
+            width = _narrowed(pos, ext, wide, REACH_SLACK_M, np.ascontiguousarray(found), kept)
+            if width >= 0:
+                return kept if width == kept.shape[1] else kept[:, :width].copy()
     if nearest is not None and nearest[0].shape[0] == n and nearest[0].shape[1]:
         kept = np.empty(nearest[0].shape, np.int64)
         width = _nearest_cover(pos, np.asarray(extent_m, dtype=np.float64) + REACH_SLACK_M,
@@ -198,15 +201,16 @@ def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray, *,
         order = np.argsort(key, kind="stable").astype(np.int64)
         sorted_key = np.ascontiguousarray(key[order])
     count = np.zeros(n, np.int64)
-    threads = thread_count(n, REACH_PARALLEL_MIN_BODIES)
-    bounds = piece_bounds(n, threads)
+    # each piece counts, then writes, its own rows: the same for any pieces (below the
+    # threading size one piece, called directly)
     none = np.zeros((n, 0), np.int64)
-    run_pieces(lambda k: _pairs(pos, ext, key, order, sorted_key, ny, count, none, False,
-                                bounds[k], bounds[k + 1]), len(bounds) - 1, threads=threads)
+    run_row_pieces(lambda lo, hi: _pairs(pos, ext, key, order, sorted_key, ny, count, none,
+                                         False, lo, hi), n, min_rows=REACH_PARALLEL_MIN_BODIES)
     out = np.full((n, int(count.max())), -1, np.int64)
     if out.shape[1]:
-        run_pieces(lambda k: _pairs(pos, ext, key, order, sorted_key, ny, count, out, True,
-                                    bounds[k], bounds[k + 1]), len(bounds) - 1, threads=threads)
+        run_row_pieces(lambda lo, hi: _pairs(pos, ext, key, order, sorted_key, ny, count, out,
+                                             True, lo, hi), n,
+                       min_rows=REACH_PARALLEL_MIN_BODIES)
     return out
 
 
@@ -295,10 +299,15 @@ def _nearest_cover(pos, ext, nearest, count, rel, kept, met_count, fill):
 
 
 @compiled_loop
-def _narrowed(pos, ext, found, kept):
-    """The bodies of each row of ``found`` (sorted, -1 padded) whose extent disk ``ext`` meets
-    the row's body's, in order, into ``kept``; returns the largest count. The test is
-    :func:`_pairs`'s. Claim: W1."""
+def _narrowed(pos, extent, wider_extent, slack, found, kept):
+    """The bodies of each row of ``found`` (sorted, -1 padded) whose extent disk (``extent``
+    plus ``slack``, m) meets the row's body's, in order, into ``kept``; returns the largest
+    count. The test is :func:`_pairs`'s. -1, with nothing written, when some extent is
+    negative, NaN or beyond its earlier one ``wider_extent`` (m): a pair may meet now that did
+    not then. Claim: W1."""
+    for i in range(found.shape[0]):
+        if not (extent[i] >= 0.0 and extent[i] <= wider_extent[i]):
+            return -1
     width = 0
     for i in range(found.shape[0]):
         count = 0
@@ -308,7 +317,7 @@ def _narrowed(pos, ext, found, kept):
                 break
             ddx = pos[j, 0] - pos[i, 0]
             ddy = pos[j, 1] - pos[i, 1]
-            reach = ext[i] + ext[j]
+            reach = (extent[i] + slack) + (extent[j] + slack)
             if ddx * ddx + ddy * ddy <= reach * reach:
                 kept[i, count] = j
                 count += 1

@@ -117,3 +117,22 @@ def test_the_slackened_limits_are_those_of_the_profile_in_use():
     assert _slackened_limits(other).tobytes() == fresh(other).tobytes()
     assert _slackened_limits(other)[4, 1] < first[4, 1]
     assert _slackened_limits(PROFILE).tobytes() == first.tobytes()
+
+
+@pytest.mark.parametrize("dt_s", [0.1, 1e-9, 50.0, np.nan, np.inf])
+def test_one_step_length_is_every_agents_step_length(dt_s):
+    from navproof.core.ranges import agents_outside_profile
+
+    rng = np.random.default_rng(3)
+    n, k = 40, 3
+    edges = b.EdgeSet.build(np.broadcast_to([1.0, 0.0], (n, k, 2)), np.ones((n, k)),
+                            valid=rng.random((n, k)) < 0.6)
+    support = b.Support.translating(rng.normal(0.0, 0.5, (n, 2)))
+    args = (rng.normal(size=(n, 2)), np.zeros((n, 2)), np.zeros((n, 2)))
+    rest = (support, edges, rng.uniform(0.0, 12.0, n), rng.uniform(0.0, 12.0, n),
+            np.full(n, 0.3))
+    one = ss.StepInput(*args, dt_s, *rest)
+    each = ss.StepInput(*args, np.full(n, dt_s), *rest)
+    for fixed in (False, True):
+        assert agents_outside_profile(one, PROFILE, fixed_edges=fixed).tolist() \
+            == agents_outside_profile(each, PROFILE, fixed_edges=fixed).tolist()

@@ -165,3 +165,37 @@ def test_a_broken_rule_is_left_to_the_exact_checks_which_name_it(name: str) -> N
     with pytest.raises(InvalidInput) as err:
         ss.check_valid_step_input(inp)
     assert field in str(err.value)
+
+
+def _numpy_gather(index: np.ndarray, position: np.ndarray, velocity: np.ndarray,
+                  radius: np.ndarray) -> ss.Neighbors:
+    """Neighbors.gather as numpy's fancy indexing and where compute it."""
+    valid = index >= 0
+    safe = np.where(valid, index, 0)
+    return ss.Neighbors(position[safe], np.where(valid[..., None], velocity[safe], 0.0),
+                        radius[safe], valid)
+
+
+@pytest.mark.parametrize("n, m, j", [(0, 3, 4), (5, 1, 0), (7, 9, 3), (300, 300, 12),
+                                     (5000, 5000, 6)])
+def test_gather_reads_the_slots_as_numpy_fancy_indexing_does(n: int, m: int, j: int) -> None:
+    rng = np.random.default_rng(n + m + j)
+    index = rng.integers(-3, m, (n, j))
+    special = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 5e-324, -1e300, 1e-300])
+    position = rng.normal(0.0, 30.0, (m, 2))
+    velocity = rng.normal(0.0, 1.0, (m, 2))
+    radius = rng.uniform(0.0, 1.0, m)
+    for arr in (position.reshape(-1), velocity.reshape(-1), radius):
+        hit = rng.random(arr.size) < 0.3
+        arr[hit] = rng.choice(special, int(hit.sum()))
+    for pos, vel in ((position, velocity), (position[::-1], velocity[::-1])):
+        assert _same(ss.Neighbors.gather(index, pos, vel, radius),
+                     _numpy_gather(index, pos, vel, radius))
+
+
+@pytest.mark.parametrize("index, m", [(np.array([[0, 3]]), 3), (np.array([[-1]]), 0)])
+def test_gather_refuses_an_index_beyond_the_bodies(index: np.ndarray, m: int) -> None:
+    with pytest.raises(IndexError):
+        _numpy_gather(index, np.zeros((m, 2)), np.zeros((m, 2)), np.zeros(m))
+    with pytest.raises(IndexError):
+        ss.Neighbors.gather(index, np.zeros((m, 2)), np.zeros((m, 2)), np.zeros(m))

@@ -21,6 +21,19 @@ def test_interior_dips_equal_numpys_expression() -> None:
     assert np.array_equal(rows, expect.any(axis=1))
 
 
+def test_a_round_that_accepts_every_row_has_no_dip() -> None:
+    # closest_verified ends the rounds there without looking for dips
+    rng = np.random.default_rng(10)
+    a, k = 300, 4
+    exact = rng.normal(0.0, 1.0, (a, k))
+    exact[::11, 3] = np.nan
+    dt = rng.uniform(0.05, 0.1, a)
+    t_min = rng.uniform(-0.02, 0.12, (a, k))
+    outcome = search._RoundOutcome(np.ones(a, bool), np.zeros((a, 2)), exact, t_min)
+    dips, rows = search._interior_dips(outcome, dt)
+    assert not dips.any() and not rows.any()
+
+
 def test_cuts_follow_the_planes_and_leave_them_alone_until_one_is_finite() -> None:
     from navproof.core.tolerances import EPS, PARALLEL_DET
     from navproof.solver.closest import closest_in_disks

@@ -59,3 +59,22 @@ def test_edge_version_or_time_origin_change_is_a_mismatch():
     assert snap.snapshot_mismatch(shot, 4.1, inp.support, inp.edges).tolist() == [True, True]
     with pytest.raises(InvalidInput, match="time_origin_s"):
         snap.take_snapshot(np.nan, inp.support, inp.edges)
+
+
+@pytest.mark.parametrize("n, k", [(0, 3), (1, 0), (7, 4), (2000, 6)])
+def test_the_mismatch_pass_is_the_numpy_expression(n, k):
+    rng = np.random.default_rng(n + k)
+    support_version = rng.integers(0, 3, n)
+    edge_version = rng.integers(0, 3, (n, k))
+    edge_valid = rng.random((n, k)) < 0.7
+    shot = snap.PredictionSnapshot(1.5, rng.integers(0, 3, n), rng.integers(0, 3, (n, k)),
+                                   rng.random((n, k)) < 0.7)
+    support = b.Support.translating(np.zeros((n, 2)), version=support_version)
+    edges = b.EdgeSet(np.zeros((n, k, 2)), np.zeros((n, k)), edge_valid, np.zeros((n, k), int),
+                      np.zeros((n, k), int),
+                      b.Motion.translating(np.zeros((n, k, 2)), version=edge_version))
+    want = (support_version != shot.support_version) | (
+        (edge_valid != shot.edge_valid)
+        | (edge_valid & (edge_version != shot.edge_version))).any(axis=1)
+    got = snap.snapshot_mismatch(shot, 1.5, support, edges)
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()

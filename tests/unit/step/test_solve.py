@@ -9,7 +9,9 @@ from navproof.step.result import (
     FLAG_NO_REFERENCE,
     FLAG_OVER_CAP,
     NO_STOP_GUARANTEE,
+    OVERLAP_RECOVERY,
     SAFE,
+    SOLVE_FAILED,
 )
 
 
@@ -55,3 +57,27 @@ def test_reference_naming_is_the_numpy_expression():
     solve._name_reference(exists, reachable, flags, label)
     assert flags.tobytes() == want_flags.tobytes()
     assert label.tobytes() == want_label.tobytes()
+
+
+def test_taking_the_found_velocities_is_the_numpy_expression():
+    rng = np.random.default_rng(11)
+    for n in (0, 1, 7, 3000):
+        found = rng.random(n) < rng.choice([0.0, 0.5, 0.9, 1.0])
+        overlap = rng.random(n) < 0.2
+        v1 = rng.normal(0.0, 1.0, (n, 2))
+        special = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 5e-324])
+        hit = rng.random(v1.shape) < 0.2
+        v1[hit] = rng.choice(special, int(hit.sum()))
+        start = rng.normal(0.0, 1.0, (n, 2))
+        for v1_layout in (v1, np.asfortranarray(v1)):
+            velocity = start.copy()
+            label = np.full(n, SOLVE_FAILED, dtype=np.int8)
+            left = solve._take_found(found, overlap, v1_layout, velocity, label)
+            want_velocity = start.copy()
+            np.copyto(want_velocity, v1, where=found[:, None])
+            want_label = np.full(n, SOLVE_FAILED, dtype=np.int8)
+            want_label[found] = SAFE
+            want_label[found & overlap] = OVERLAP_RECOVERY
+            assert velocity.tobytes() == want_velocity.tobytes()
+            assert label.tobytes() == want_label.tobytes()
+            assert left == np.flatnonzero(~found).size

@@ -317,3 +317,28 @@ def test_the_executed_extent_adds_radius_and_band_like_the_whole_array_evaluatio
     a = 2.0 * (x1 - x0) - 4.0 * (mid - x0)
     reach = np.hypot(*b.T) + np.hypot(*a.T)
     assert executed_reach_m(x0, mid, x1).tobytes() == reach.tobytes()
+
+
+@pytest.mark.parametrize("n", [2, 40, 800])
+def test_the_narrowing_is_refused_exactly_where_an_extent_left_the_earlier_range(n):
+    from navproof.world import reach
+
+    rng = np.random.default_rng(n + 29)
+    position = rng.uniform(0.0, 12.0, (n, 2))
+    wider_extent = rng.uniform(0.05, 1.5, n)
+    wider = bodies_within_reach(position, wider_extent)
+    for case in ("inside", "equal", "zero", "negative zero", "negative", "nan", "beyond"):
+        extent = wider_extent * rng.uniform(0.0, 1.0, n)
+        at = rng.integers(0, n)
+        extent[at] = {"inside": extent[at], "equal": wider_extent[at], "zero": 0.0,
+                      "negative zero": -0.0, "negative": -1e-300, "nan": np.nan,
+                      "beyond": np.nextafter(wider_extent[at], np.inf)}[case]
+        holds = bool(np.all((extent >= 0.0) & (extent <= wider_extent)))
+        kept = np.full(wider.shape, -1, np.int64)
+        width = reach._narrowed(position, extent, wider_extent, reach.REACH_SLACK_M, wider, kept)
+        assert (width >= 0) == holds
+        if holds:
+            narrowed = bodies_within_reach(position, extent, wider=(wider, wider_extent))
+            direct = bodies_within_reach(position, extent)
+            assert narrowed.shape == direct.shape and narrowed.tobytes() == direct.tobytes()
+            assert narrowed.tobytes() == kept[:, :width].tobytes()
