@@ -271,21 +271,40 @@ def _curve_rows(curve, options, grid, lo, hi, speed_bound, rel_speed_bound, worl
 
 _PER_THREAD = threading.local()
 
+_SCRATCH_VIEWS_MAX = 256
+"""Views :func:`_scratch` keeps per thread (a name, shape and dtype each) before it forgets
+them all: the shapes of a run's checks are few, the pieces' item counts vary from step to step."""
+
 
 def _scratch(name: str, shape: tuple[int, ...], dtype: type = np.float64) -> np.ndarray:
     """A C-contiguous array of ``shape`` and ``dtype``, its values left from earlier use: a view
     into storage kept per thread under ``name``, grown to the largest check seen and written
     over by the next check on the same thread (a fresh array of megabytes costs more to fault
     in than to fill at 20k bodies). Only what no verdict refers to goes there: every entry is
-    written before the check reads it, so a check's values never depend on the one before."""
-    store: dict[str, np.ndarray] | None = getattr(_PER_THREAD, "arrays", None)
-    if store is None:
-        store = _PER_THREAD.arrays = {}
+    written before the check reads it, so a check's values never depend on the one before.
+    The view of a name, shape and dtype is kept and handed out again while its storage stands
+    (the same memory a fresh view of it would show), instead of a new view every call."""
+    views: dict[tuple[str, tuple[int, ...], type], np.ndarray] | None = getattr(
+        _PER_THREAD, "views", None)
+    if views is None:
+        views = _PER_THREAD.views = {}
+        _PER_THREAD.arrays = {}
+    key = (name, shape, dtype)
+    view = views.get(key)
+    if view is not None:
+        return view
+    store: dict[str, np.ndarray] = _PER_THREAD.arrays
     size = math.prod(shape)
     flat = store.get(name)
     if flat is None or flat.size < size or flat.dtype != dtype:
         flat = store[name] = np.empty(size, dtype)
-    return flat[:size].reshape(shape)
+        # views of the storage replaced are not handed out again
+        for old in [k for k in views if k[0] == name]:
+            del views[old]
+    if len(views) >= _SCRATCH_VIEWS_MAX:
+        views.clear()
+    view = views[key] = flat[:size].reshape(shape)
+    return view
 
 
 class _Curves:
