@@ -269,7 +269,15 @@ def _curve_rows(curve, options, grid, lo, hi, speed_bound, rel_speed_bound, worl
                 coarse[i, s, 0], coarse[i, s, 1] = _world_at(curve, options, i, grid[s])
 
 
+_COMMITTED, _COMMIT, _PIVOT, _PIVOT_V, _PIVOT_A, _OMEGA, _END = 2, 3, 7, 8, 9, 10, 11
+"""Where :attr:`_Curves.curve` holds v1, the commit time, the pivot, its velocity and
+acceleration, omega and the end position."""
+
 _PER_THREAD = threading.local()
+
+_SCRATCH_VIEWS_MAX = 256
+"""Views :func:`_scratch` keeps per thread (a name, shape and dtype each) before it forgets
+them all: the shapes of a run's checks are few, the pieces' item counts vary from step to step."""
 
 
 def _scratch(name: str, shape: tuple[int, ...], dtype: type = np.float64) -> np.ndarray:
@@ -277,15 +285,30 @@ def _scratch(name: str, shape: tuple[int, ...], dtype: type = np.float64) -> np.
     into storage kept per thread under ``name``, grown to the largest check seen and written
     over by the next check on the same thread (a fresh array of megabytes costs more to fault
     in than to fill at 20k bodies). Only what no verdict refers to goes there: every entry is
-    written before the check reads it, so a check's values never depend on the one before."""
-    store: dict[str, np.ndarray] | None = getattr(_PER_THREAD, "arrays", None)
-    if store is None:
-        store = _PER_THREAD.arrays = {}
+    written before the check reads it, so a check's values never depend on the one before.
+    The view of a name, shape and dtype is kept and handed out again while its storage stands
+    (the same memory a fresh view of it would show), instead of a new view every call."""
+    views: dict[tuple[str, tuple[int, ...], type], np.ndarray] | None = getattr(
+        _PER_THREAD, "views", None)
+    if views is None:
+        views = _PER_THREAD.views = {}
+        _PER_THREAD.arrays = {}
+    key = (name, shape, dtype)
+    view = views.get(key)
+    if view is not None:
+        return view
+    store: dict[str, np.ndarray] = _PER_THREAD.arrays
     size = math.prod(shape)
     flat = store.get(name)
     if flat is None or flat.size < size or flat.dtype != dtype:
         flat = store[name] = np.empty(size, dtype)
-    return flat[:size].reshape(shape)
+        # views of the storage replaced are not handed out again
+        for old in [k for k in views if k[0] == name]:
+            del views[old]
+    if len(views) >= _SCRATCH_VIEWS_MAX:
+        views.clear()
+    view = views[key] = flat[:size].reshape(shape)
+    return view
 
 
 class _Curves:
@@ -303,10 +326,6 @@ class _Curves:
         if self.split:
             assert mo.second_rel_mps is not None and mo.second_commit_s is not None
         self.any_handoff = bool(self.handoff.any())
-        self.any_rotation = bool(np.any(mo.omega_radps != 0.0))
-        self.options = np.array([dt, float(self.split), float(self.any_rotation),
-                                 float(self.any_handoff)])
-        """The step (s) and whether any body was split, rotates, is moved by its handoff."""
         # Lipschitz constants (m/s) of the world curve and of the support-frame curve, the
         # world velocities at the ends of a linear curve
         self.speed_bound_mps = _scratch("speed_bound", (n,))
@@ -329,6 +348,12 @@ class _Curves:
         (s), split time (s), second velocity (m/s) and commit time (s) (the last three empty
         without a split), pivot (m), its velocity (m/s) and acceleration (m/s^2), omega
         (rad/s), end position (m), handoff (bool)."""
+        # a rate is nonzero exactly where it is not == 0 (NaN included, zeros of both signs
+        # not)
+        self.any_rotation = bool(self.curve[_OMEGA].any())
+        self.options = np.array([dt, float(self.split), float(self.any_rotation),
+                                 float(self.any_handoff)])
+        """The step (s) and whether any body was split, rotates, is moved by its handoff."""
         grid = np.ascontiguousarray(grid_s, np.float64)
         outs = (self.speed_bound_mps, self.rel_speed_bound_mps, self.world_v0_mps,
                 self.world_v1_mps, self.linear, self.coarse)
@@ -1144,6 +1169,12 @@ def _certified_min(kind: int, cur: _Curves, table: PolygonTable, body: np.ndarra
     sampled = _scratch("sampled", (items, grid.size))
     settled = _scratch("settled", (items,), np.bool_)
     threads = thread_count(items, PARALLEL_MIN_ITEMS)
+    if threads == 1:
+        # the pieces run_pieces would run on one thread, in its order
+        if also is not None:
+            also()
+        _piece_mins(*args, 0, items, sampled, settled, out)
+        return out
     bounds = piece_bounds(items, threads)
 
     extra = 0 if also is None else 1
@@ -1175,6 +1206,10 @@ def _pair_min(cur: _Curves, first: np.ndarray, second: np.ndarray, radius_m: np.
     args = (first, second, _f64(radius_m), cur.linear, cur.world_v0_mps, cur.world_v1_mps,
             cur.speed_bound_mps, cur.curve, cur.options, _NO_POLYGONS.arrays, cur.coarse, grid)
     threads = thread_count(items, PARALLEL_MIN_ITEMS)
+    if threads == 1:
+        # the one piece run_pieces would run
+        _pair_piece_mins(*args, 0, items, offset_m, lipschitz, bounded, sampled, settled, out)
+        return out
     bounds = piece_bounds(items, threads)
 
     def piece(p: int) -> None:
@@ -1212,10 +1247,14 @@ class _SpatialHash:
         bodies."""
         n = self.x.shape[0]
         threads = thread_count(n, PARALLEL_MIN_ITEMS)
-        bounds = piece_bounds(n, threads)
-        pieces: list[np.ndarray] = [np.zeros((2, 0), np.int64)] * (len(bounds) - 1)
         hashed = (self.order, self.sorted_key, self.offsets, self.start, self.sorted_x,
                   self.sorted_reach, self.rank)
+        if threads == 1:
+            # the one piece run_pieces would run
+            pairs, found = _hash_pairs(*hashed, 0, n)
+            return pairs[0, :found], pairs[1, :found]
+        bounds = piece_bounds(n, threads)
+        pieces: list[np.ndarray] = [np.zeros((2, 0), np.int64)] * (len(bounds) - 1)
 
         def piece(k: int) -> None:
             pairs, found = _hash_pairs(*hashed, bounds[k], bounds[k + 1])
@@ -1507,14 +1546,13 @@ def check_motion(mo: StepMotion, label: np.ndarray, *,
         cos = sin = none
     wall, speed, margin = np.empty(n), np.empty(n), np.empty(n)
     claim_index = np.empty(n, np.int64)
-    args = (float(dt), float(dt**2), coarse, _f64(mo.committed_rel_mps), _f64(mo.commit_s),
+    c = cur.curve
+    args = (float(dt), float(dt**2), coarse, c[_COMMITTED], c[_COMMIT],
             _f64(mo.split_s) if cur.split else none,
             _f64(mo.second_rel_mps) if cur.split else empty,
             _f64(mo.second_commit_s) if cur.split else none,
-            *(_f64(a) for a in (mo.pivot_m, mo.pivot_velocity_mps, mo.pivot_acceleration_mps2,
-                               mo.omega_radps, cos, sin)), cur.handoff,
-            *(_f64(a) for a in (mo.cap_mps, mo.patch_slope_factor, mo.end_position_m,
-                               mo.end_velocity_mps)),
+            c[_PIVOT], c[_PIVOT_V], c[_PIVOT_A], c[_OMEGA], _f64(cos), _f64(sin), cur.handoff,
+            _f64(mo.cap_mps), _f64(mo.patch_slope_factor), c[_END], _f64(mo.end_velocity_mps),
             corridor, patch, platform, obstacle, agent)
     run_row_pieces(lambda lo, hi: _verdicts(*args, lo, hi, wall, speed, claim_index, margin), n,
                    min_rows=PARALLEL_MIN_ITEMS)

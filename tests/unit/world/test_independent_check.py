@@ -295,3 +295,29 @@ def test_a_check_does_not_depend_on_the_checks_before_it_on_the_same_thread():
     assert _truth_bytes(check_motion(small, safe(300))) == alone
     check_motion(tiny, safe(40))
     assert _truth_bytes(check_motion(small, safe(300))) == alone
+
+
+def test_one_thread_runs_the_pieces_of_many_threads_bit_for_bit(monkeypatch):
+    # a small check calls each compiled pass once, directly; cut into pieces on every CPU
+    # (PARALLEL_MIN_ITEMS lowered) it finds the same pairs and values
+    rng = np.random.default_rng(5)
+    n = 60
+    x0 = rng.uniform(0.3, 2.7, (n, 2))
+    x0[:, 1] = rng.uniform(0.3, 0.7, n)
+    v0 = rng.normal(0.0, 1.5, (n, 2))
+    v0[::7] = 0.0
+    mo = ground_step(x0, v0, v1_mps=rng.normal(0.0, 1.5, (n, 2)), radius_m=0.05,
+                     corridor_m=L_SHAPE, obstacles_m=(SQUARE * 0.1 + [1.5, 0.5],),
+                     patches_m=(L_SHAPE,), patch=np.zeros(n, np.int64))
+    label = safe(n)
+    alone = check_motion(mo, label)
+    monkeypatch.setattr(ic, "PARALLEL_MIN_ITEMS", 2)
+    pieces = check_motion(mo, label)
+    for field in dataclasses.fields(StepTruth):
+        a, b = getattr(alone, field.name), getattr(pieces, field.name)
+        assert np.asarray(a).tobytes() == np.asarray(b).tobytes(), field.name
+    pi, pj = candidate_pairs(x0, np.full(n, 0.2))
+    assert pi.size
+    monkeypatch.setattr(ic, "PARALLEL_MIN_ITEMS", 4096)
+    qi, qj = candidate_pairs(x0, np.full(n, 0.2))
+    assert np.array_equal(pi, qi) and np.array_equal(pj, qj)

@@ -455,6 +455,29 @@ def test_sample_grid_is_numpys_linspace_of_each_step():
         assert ic._sample_grid(dt) is grid
 
 
+def test_scratch_hands_out_one_view_per_shape_into_the_names_storage():
+    first = ic._scratch("test_scratch", (3, 4))
+    assert first.shape == (3, 4) and first.dtype == np.float64 and first.flags.c_contiguous
+    assert ic._scratch("test_scratch", (3, 4)) is first
+    smaller = ic._scratch("test_scratch", (5,))
+    first[...] = np.arange(12.0).reshape(3, 4)
+    assert np.array_equal(smaller, np.arange(5.0))
+    # a larger array or another dtype replaces the storage; no view of the old one is handed out
+    grown = ic._scratch("test_scratch", (4, 4))
+    assert not np.shares_memory(grown, first)
+    again = ic._scratch("test_scratch", (3, 4))
+    assert again is not first and np.shares_memory(again, grown)
+    flags = ic._scratch("test_scratch", (2,), np.bool_)
+    assert flags.dtype == np.bool_ and not np.shares_memory(flags, grown)
+    assert ic._scratch("test_scratch", (3, 4)) is not again
+    assert ic._scratch("test_scratch", (3, 4)).dtype == np.float64
+    # past the kept views' bound the views are forgotten, the storage kept
+    for size in range(ic._SCRATCH_VIEWS_MAX + 1):
+        view = ic._scratch("test_scratch_many", (size + 1,))
+    assert view.shape == (ic._SCRATCH_VIEWS_MAX + 1,)
+    assert np.shares_memory(ic._scratch("test_scratch_many", (1,)), view)
+
+
 @pytest.mark.parametrize("flags", [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)])
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_curves_positions_equal_the_world_point_at_every_sample_bit_for_bit(flags):
