@@ -708,8 +708,10 @@ class World:
         along its executed motion (every pair of bodies, W1, is the independent check's, and so
         is a platform's rider, which the check bounds in the platform's frame over the whole
         step)."""
-        safe = (label == SAFE) & ~np.isin(support_index, self.layout.platform_supports)
-        bad = safe & (wall_clear < -EPS)
+        bad = (label == SAFE) & (wall_clear < -EPS)
+        platforms = self.layout.platform_supports
+        if platforms:
+            bad &= ~np.isin(support_index, platforms)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ObligationViolation("B5", "a body labelled safe crossed a wall during the "
