@@ -34,7 +34,7 @@ from navproof.core.errors import InvalidInput
 from navproof.core.jit import compiled_loop
 from navproof.core.numpy_scalars import larger, numpy_minimum
 from navproof.core.tolerances import EPS, UNIT_LENGTH_TOL
-from navproof.core.validation import check_valid_finite
+from navproof.core.validation import check_valid_finite, floats_of_shape
 
 OBSTACLE_EDGE_ID = 1_000_000
 """Edge ids from here on are obstacle walls: ``OBSTACLE_EDGE_ID + 1000 * piece + side``."""
@@ -194,12 +194,35 @@ def _edge_kinds(edge_id, obstacle_id, kind):
             kind[i, k] = EDGE_OBSTACLE if edge_id[i, k] >= obstacle_id else EDGE_WALL
 
 
-def _moving_edges(edges: EdgeSet) -> np.ndarray:
+def _moving_edges(edges: EdgeSet) -> tuple[np.ndarray, bool]:
     """(N, K) True for the valid edges whose rigid motion moves them during the step (a
-    platform's: a pivot velocity or acceleration or a rotation rate that is not zero)."""
+    platform's: a pivot velocity or acceleration or a rotation rate that is not zero), and
+    whether any does (one compiled pass: numpy's ``any`` over a last axis of two costs
+    milliseconds at 20k agents)."""
     m = edges.motion
-    return edges.valid & ((m.omega_radps != 0.0) | (m.velocity_mps != 0.0).any(axis=-1)
-                          | (m.acceleration_mps2 != 0.0).any(axis=-1))
+    valid = np.asarray(edges.valid, dtype=np.bool_)
+    rows, k = valid.shape
+    moving = np.empty(valid.shape, dtype=np.bool_)
+    found = _moving_edge_rows(valid, floats_of_shape(m.omega_radps, (rows, k)),
+                              floats_of_shape(m.velocity_mps, (rows, k, 2)),
+                              floats_of_shape(m.acceleration_mps2, (rows, k, 2)), moving)
+    return moving, bool(found)
+
+
+@compiled_loop
+def _moving_edge_rows(valid, omega, velocity, acceleration, moving):
+    """Rows of :func:`_moving_edges` into ``moving``; returns whether any edge moves (a NaN
+    rate counts as moving, as ``!= 0`` says)."""
+    found = False
+    for i in range(valid.shape[0]):
+        for k in range(valid.shape[1]):
+            moves = valid[i, k] and (omega[i, k] != 0.0
+                                     or velocity[i, k, 0] != 0.0 or velocity[i, k, 1] != 0.0
+                                     or acceleration[i, k, 0] != 0.0
+                                     or acceleration[i, k, 1] != 0.0)
+            moving[i, k] = moves
+            found = found or moves
+    return found
 
 
 def _edges_at(edges: EdgeSet, moving: np.ndarray, t_s: float) -> tuple[np.ndarray, np.ndarray]:
@@ -716,8 +739,8 @@ class Layout:
         :func:`_edges_at`), with one pass over the edges when no wall moves. Claim: B5, B6."""
         out = np.array(start_clearance_m, dtype=np.float64)
         points = np.asarray(mid_end_m, dtype=np.float64)
-        moving = _moving_edges(edges)
-        if not moving.any():
+        moving, any_moving = _moving_edges(edges)
+        if not any_moving:
             self._least_clearance_m(points, radius_m, edges, out)
             return out
         for p, t_s in enumerate((0.5 * dt_s, dt_s)):
