@@ -30,7 +30,7 @@ from navproof.core.parallel import piece_bounds, run_pieces, thread_count
 from navproof.core.tolerances import BISECTION_STEPS, EPS
 from navproof.core.validation import check_valid_step
 from navproof.core.vec2 import HYPOT_DECIDED_MAX, HYPOT_DECIDED_MIN, HYPOT_SIDE_SLACK
-from navproof.step.hypot import usual_hypot
+from navproof.step.hypot import usual_hypot, usual_hypot_is_the_library
 
 SWEEP_BLOCK_ROWS = 64
 """Rows of pairs whose brackets are bisected side by side (bounds the loop's scratch memory)."""
@@ -190,23 +190,26 @@ def _lower_bound(d0x, d0y, bx, by, ax, ay):
 
 
 @compiled_loop
-def _block_lower_bounds(curve, count, lower):
+def _block_lower_bounds(curve, count, lower, usual):
     """:func:`_lower_bound` of the first ``count`` curves (d0x, d0y, Bx, By, Ax, Ay: the rows
-    of ``curve`` (6, count or more)) into ``lower``, to the bit: the lengths of usual vectors
-    by :func:`navproof.step.hypot.usual_hypot` side by side in the vector units, then
-    :func:`_lower_bound` itself for the curves with another vector. Claim: W1."""
+    of ``curve`` (6, count or more)) into ``lower``, to the bit: where ``usual`` (this C
+    library's hypot is :func:`navproof.step.hypot.usual_hypot`'s common path,
+    :func:`navproof.step.hypot.usual_hypot_is_the_library`), the lengths of usual vectors side
+    by side in the vector units, then :func:`_lower_bound` itself for the curves with another
+    vector; else :func:`_lower_bound` for every curve. Claim: W1."""
     unusual = 0
+    if usual:
+        for p in range(count):
+            h_d, d_ok = usual_hypot(curve[0, p], curve[1, p])
+            h_b, b_ok = usual_hypot(curve[2, p], curve[3, p])
+            h_a, a_ok = usual_hypot(curve[4, p], curve[5, p])
+            # NaN where a length is not usual: found again below
+            lower[p] = h_d - h_b - h_a if d_ok and b_ok and a_ok else np.nan
+            unusual += 0 if d_ok and b_ok and a_ok else 1
+        if unusual == 0:
+            return
     for p in range(count):
-        h_d, d_ok = usual_hypot(curve[0, p], curve[1, p])
-        h_b, b_ok = usual_hypot(curve[2, p], curve[3, p])
-        h_a, a_ok = usual_hypot(curve[4, p], curve[5, p])
-        # NaN where a length is not usual: found again below
-        lower[p] = h_d - h_b - h_a if d_ok and b_ok and a_ok else np.nan
-        unusual += 0 if d_ok and b_ok and a_ok else 1
-    if unusual == 0:
-        return
-    for p in range(count):
-        if lower[p] != lower[p]:
+        if not usual or lower[p] != lower[p]:
             lower[p] = _lower_bound(curve[0, p], curve[1, p], curve[2, p], curve[3, p],
                                     curve[4, p], curve[5, p])
 
@@ -267,7 +270,7 @@ def _pair_brackets(curve, p, c3s, c2s, c1s, c0s, lo, hi, sign_lo, slot, count, r
 
 @compiled_loop
 def _sweep_pairs(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, exact_within,
-                 start, combined, band, row_lo, row_hi, dmin, tmin, passes):
+                 start, combined, band, usual, row_lo, row_hi, dmin, tmin, passes):
     """Rows ``row_lo:row_hi`` of :func:`sweep_min_distance_m`, into ``dmin`` and ``tmin``, or
     of :func:`pair_margins_m`. Claim: W1.
 
@@ -280,7 +283,8 @@ def _sweep_pairs(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, exact
     the pairs to be solved exactly, the brackets of the stationary points; then all brackets'
     bisections side by side; then each exact pair's least distance over the ends and its
     stationary points. A block's curves are written first and their certified lower bounds
-    taken in one pass (:func:`_block_lower_bounds`) before any pair is decided."""
+    taken in one pass (:func:`_block_lower_bounds`, by ``usual``) before any pair is
+    decided."""
     j_count = valid.shape[1]
     block = SWEEP_BLOCK_ROWS
     cap = block * j_count
@@ -311,7 +315,7 @@ def _sweep_pairs(x0, u, other_p, other_v, disp_half, disp_full, dt, valid, exact
                     # a stand-in of the common path, never read
                     for c in range(6):
                         curve[c, p] = 1.0
-        _block_lower_bounds(curve, (last - first) * j_count, lower_at)
+        _block_lower_bounds(curve, (last - first) * j_count, lower_at, usual)
         count = 0
         for i in range(first, last):
             for j in range(j_count):
@@ -517,13 +521,14 @@ def _run_sweep(args: tuple, outputs: tuple[np.ndarray, np.ndarray, np.ndarray]) 
     """:func:`_sweep_pairs` over every row of ``args``' ``valid`` (N, J), in pieces of rows on
     up to :func:`thread_count` threads."""
     n = args[7].shape[0]
+    usual = usual_hypot_is_the_library()
     threads = thread_count(args[7].size, SWEEP_PARALLEL_MIN_PAIRS)
     if threads == 1:
         # the one piece, called directly
-        _sweep_pairs(*args, 0, n, *outputs)
+        _sweep_pairs(*args, usual, 0, n, *outputs)
         return
     bounds = piece_bounds(n, threads)
-    run_pieces(lambda k: _sweep_pairs(*args, bounds[k], bounds[k + 1], *outputs),
+    run_pieces(lambda k: _sweep_pairs(*args, usual, bounds[k], bounds[k + 1], *outputs),
                len(bounds) - 1, threads=threads)
 
 
