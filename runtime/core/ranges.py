@@ -15,6 +15,7 @@ import numpy as np
 from navproof.core.errors import InvalidInput
 from navproof.core.jit import compiled_loop
 from navproof.core.tolerances import RANGE_BOUND_REL
+from navproof.core.validation import floats_of_shape
 
 if TYPE_CHECKING:
     from navproof.specs.profile import Profile
@@ -121,15 +122,12 @@ def agents_outside_profile(inp: Any, profile: Any, *,
 
 
 def _per_row(value: Any, n: int) -> np.ndarray:
-    """``value`` as float64 with one value per row (n,): itself where it already is, one value
-    (a step's single length) filled into a new array (numpy's broadcast view costs more than
-    the fill of a thousand rows, and the compiled pass reads a filled array faster than a
-    view of one value: at twenty thousand rows the pair costs a third), else numpy's
-    broadcast view."""
+    """``value`` as float64 with one value per row (n,): one value (a step's single length)
+    filled into a new array (the compiled pass reads a filled array faster than a broadcast
+    view of one value: at twenty thousand rows the pair costs a third), else
+    :func:`navproof.core.validation.floats_of_shape`."""
     arr = np.asarray(value, dtype=np.float64)
-    if arr.shape == (n,):
-        return arr
-    return np.full((n,), arr) if arr.ndim == 0 else np.broadcast_to(arr, (n,))
+    return np.full((n,), arr) if arr.ndim == 0 else floats_of_shape(arr, (n,))
 
 
 _LIMITS_PARAMETERS = ("step_s", "brake_budget_mps2", "surface_speed_cap_mps", "slope_factor",
