@@ -60,6 +60,7 @@ def _candidate_rows(preferred, normal, offset, hp_valid, disk_centre, disk_radiu
     cand = np.empty((total, 2))
     crossing = np.empty(4)
     keep = np.empty(k, dtype=np.bool_)
+    kept = np.empty(k, dtype=np.int64)
     keep_disk = np.empty(d, dtype=np.bool_)
     for r in range(m):
         px, py = preferred[r, 0], preferred[r, 1]
@@ -70,14 +71,20 @@ def _candidate_rows(preferred, normal, offset, hp_valid, disk_centre, disk_radiu
         if drop:
             _drop_redundant(normal[r], offset[r], disk_centre[r], disk_radius[r], disk_valid[r],
                             keep, keep_disk)
+        # the kept half-planes in slot order: the loops below visit only them
+        nk = 0
+        for i in range(k):
+            if keep[i]:
+                kept[nk] = i
+                nk += 1
         cand[0, 0], cand[0, 1] = px, py
         q = 1
         # project on each line
-        for i in range(k):
-            if keep[i]:
-                v = _dot(normal[r, i, 0], normal[r, i, 1], px, py) - offset[r, i]
-                cand[q, 0], cand[q, 1] = px - v * normal[r, i, 0], py - v * normal[r, i, 1]
-                q += 1
+        for t in range(nk):
+            i = kept[t]
+            v = _dot(normal[r, i, 0], normal[r, i, 1], px, py) - offset[r, i]
+            cand[q, 0], cand[q, 1] = px - v * normal[r, i, 0], py - v * normal[r, i, 1]
+            q += 1
         # project on each circle
         for a in range(d):
             if keep_disk[a]:
@@ -88,14 +95,14 @@ def _candidate_rows(preferred, normal, offset, hp_valid, disk_centre, disk_radiu
                 cand[q, 1] = disk_centre[r, a, 1] + disk_radius[r, a] * uy
                 q += 1
         # line-line vertices
-        for i in range(k):
-            if not keep[i]:
-                continue
-            for j in range(i + 1, k):
+        for ti in range(nk):
+            i = kept[ti]
+            for tj in range(ti + 1, nk):
+                j = kept[tj]
                 nix, niy, njx, njy = normal[r, i, 0], normal[r, i, 1], normal[r, j, 0], \
                     normal[r, j, 1]
                 det = nix * njy - niy * njx
-                if not (keep[j] and abs(det) > parallel_det):
+                if not abs(det) > parallel_det:
                     continue
                 ci, cj = offset[r, i], offset[r, j]
                 inv = 1.0 / det
@@ -103,9 +110,8 @@ def _candidate_rows(preferred, normal, offset, hp_valid, disk_centre, disk_radiu
                 cand[q, 1] = (nix * cj - njx * ci) * inv
                 q += 1
         # line-circle points
-        for i in range(k):
-            if not keep[i]:
-                continue
+        for t in range(nk):
+            i = kept[t]
             nx, ny = normal[r, i, 0], normal[r, i, 1]
             tx, ty = -ny, nx
             for sign in range(2):
@@ -145,8 +151,8 @@ def _candidate_rows(preferred, normal, offset, hp_valid, disk_centre, disk_radiu
             cx, cy = cand[t, 0], cand[t, 1]
             if not (np.isfinite(cx) and np.isfinite(cy)):
                 continue
-            if not _feasible(cx, cy, normal, offset, keep, disk_centre, disk_radius, keep_disk,
-                             tol, r):
+            if not _feasible(cx, cy, normal, offset, kept, nk, disk_centre, disk_radius,
+                             keep_disk, tol, r):
                 continue
             gap = math.hypot(cx - px, cy - py)
             if not np.isfinite(gap) or (have == count and not gap < out_dist[r, count - 1]):
@@ -162,11 +168,13 @@ def _candidate_rows(preferred, normal, offset, hp_valid, disk_centre, disk_radiu
 
 
 @inlined_loop
-def _feasible(cx, cy, normal, offset, keep, centre, radius, keep_disk, tol, r):
+def _feasible(cx, cy, normal, offset, kept, nk, centre, radius, keep_disk, tol, r):
     """Whether the point (cx, cy) (m/s) meets every kept half-plane ``dot(n, v) - offset <=
-    tol`` of row ``r`` and lies within every kept disk's radius plus ``tol``."""
-    for i in range(keep.size):
-        if keep[i] and not ((cx * normal[r, i, 0] + cy * normal[r, i, 1]) - offset[r, i] <= tol):
+    tol`` of row ``r`` (the slots ``kept[:nk]``) and lies within every kept disk's radius plus
+    ``tol``."""
+    for t in range(nk):
+        i = kept[t]
+        if not ((cx * normal[r, i, 0] + cy * normal[r, i, 1]) - offset[r, i] <= tol):
             return False
     for a in range(keep_disk.size):
         if keep_disk[a] and not hypot_at_most(cx - centre[r, a, 0], cy - centre[r, a, 1],

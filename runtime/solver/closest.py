@@ -86,6 +86,10 @@ def _on_line(normal, b, valid, i, max_speed, second_x, second_y, second_r, opt_x
         sqrt_disc = math.sqrt(disc)
         t_lo = max(t_lo, -dot - sqrt_disc)
         t_hi = min(t_hi, -dot + sqrt_disc)
+        # the line may cross both circles on chords that do not overlap: nothing of it is in
+        # both disks, whether or not a later half-plane narrows the interval
+        if t_lo > t_hi:
+            return False
     for j in range(i):
         if not valid[j]:
             continue

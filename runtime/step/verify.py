@@ -136,8 +136,9 @@ class KnownMargins:
         n = self.has_curve.size
         sweep = checked.sweep_m
         shapes = self._shapes
-        return (not self.has_curve.any() and not self.has_sweep.any()
-                and isinstance(as_index(np.asarray(agents), n), slice)
+        # the agents' test first: a store of some agents only decides it from their count
+        return (isinstance(as_index(np.asarray(agents), n), slice)
+                and not self.has_curve.any() and not self.has_sweep.any()
                 and _fits(checked.curve_m, shapes["curve_m"])
                 and _fits(checked.end_m, shapes["end_m"])
                 and (sweep is None or _fits(sweep, shapes["sweep_m"])))

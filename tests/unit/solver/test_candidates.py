@@ -133,3 +133,86 @@ def test_the_first_feasible_candidates_are_a_prefix_of_every_feasible_one_neares
         assert np.array_equal(_bits(out[finite[:, :count]]),
                               _bits(every[:, :count][finite[:, :count]]))
         assert np.all(out[~finite[:, :count]] == 0.0)
+
+
+def _listed_in_order(preferred, normal, offset, valid, centre, radius, disk_valid):
+    """Every feasible candidate of one row as the enumeration defines them, written out with
+    numpy's scalars: the preferred velocity, its projection on each valid line and circle, the
+    line-line vertices (lines i < j, not parallel), each line's + then - points on every circle
+    and the circles' crossings; the feasible ones of finite distance, nearest first (a stable
+    sort). Returns (points, distances)."""
+    px, py = preferred
+    lines = [i for i in range(valid.size) if valid[i]]
+    disks = [a for a in range(disk_valid.size) if disk_valid[a]]
+    points = [(px, py)]
+    for i in lines:
+        nx, ny = normal[i]
+        v = ((0.0 + nx * px) + ny * py) - offset[i]
+        points.append((px - v * nx, py - v * ny))
+    for a in disks:
+        wx, wy = px - centre[a, 0], py - centre[a, 1]
+        wl = np.hypot(wx, wy)
+        ux, uy = (wx / wl, wy / wl) if wl > 0.0 else (1.0, 0.0)
+        points.append((centre[a, 0] + radius[a] * ux, centre[a, 1] + radius[a] * uy))
+    for t, i in enumerate(lines):
+        for j in lines[t + 1:]:
+            (nix, niy), (njx, njy) = normal[i], normal[j]
+            det = nix * njy - niy * njx
+            if abs(det) > cd.PARALLEL_DET:
+                inv = 1.0 / det
+                points.append(((offset[i] * njy - offset[j] * niy) * inv,
+                               (nix * offset[j] - njx * offset[i]) * inv))
+    for i in lines:
+        nx, ny = normal[i]
+        for sign in (1.0, -1.0):
+            for a in disks:
+                along = offset[i] - ((0.0 + nx * centre[a, 0]) + ny * centre[a, 1])
+                half_sq = radius[a] * radius[a] - along * along
+                if half_sq >= 0.0:
+                    half = np.sqrt(half_sq)
+                    foot_x, foot_y = centre[a, 0] + along * nx, centre[a, 1] + along * ny
+                    points.append((foot_x + half * -ny, foot_y + half * nx) if sign > 0 else
+                                  (foot_x - half * -ny, foot_y - half * nx))
+    for t, a in enumerate(disks):
+        for b in disks[t + 1:]:
+            out = np.zeros(4)
+            if cd.circle_crossing(*centre[a], radius[a], *centre[b], radius[b], out):
+                points += [(out[0], out[1]), (out[2], out[3])]
+    tol = 0.5 * cd.EPS
+    kept = []
+    for cx, cy in points:
+        if not (np.isfinite(cx) and np.isfinite(cy)):
+            continue
+        if not all((cx * normal[i, 0] + cy * normal[i, 1]) - offset[i] <= tol for i in lines):
+            continue
+        if not all(np.hypot(cx - centre[a, 0], cy - centre[a, 1]) <= radius[a] + tol
+                   for a in disks):
+            continue
+        gap = np.hypot(cx - px, cy - py)
+        if np.isfinite(gap):
+            kept.append((gap, cx, cy))
+    kept.sort(key=lambda item: item[0])
+    return np.array([[cx, cy] for _, cx, cy in kept]).reshape(-1, 2), \
+        np.array([gap for gap, _, _ in kept])
+
+
+def test_every_candidate_in_the_defined_order_to_the_bit():
+    # the pass visits only the row's valid half-planes: the same candidates, values and order
+    # as the definition over every slot, on rows with parallel, opposite and invalid slots
+    preferred, normal, offset, valid, centre, radius, disk_valid = _random_problems(5, m=300)
+    # equal distances: the preferred velocity at a disk's centre ties its circle's points
+    preferred[::23] = centre[::23, 1]
+    k, d = normal.shape[1], centre.shape[1]
+    total = 1 + k + d + k * (k - 1) // 2 + 2 * k * d + d * (d - 1)
+    out, dist = cd.closest_candidates(preferred, normal, offset, valid, centre, radius,
+                                      disk_valid, count=total)
+    listed = 0
+    for r in range(preferred.shape[0]):
+        points, gaps = _listed_in_order(preferred[r], normal[r], offset[r], valid[r],
+                                        centre[r], radius[r], disk_valid[r])
+        found = gaps.size
+        assert np.array_equal(_bits(dist[r, :found]), _bits(gaps))
+        assert np.array_equal(_bits(out[r, :found]), _bits(points))
+        assert np.all(dist[r, found:] == np.inf)
+        listed += found
+    assert listed > 300
