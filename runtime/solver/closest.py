@@ -59,11 +59,14 @@ def circle_crossing(ax, ay, ra, bx, by, rb, out):
 
 
 @compiled_loop
-def _on_line(normal, b, valid, i, max_speed, second_x, second_y, second_r, opt_x, opt_y,
+def _on_line(normal, b, anchor, valid, i, max_speed, second_x, second_y, second_r, opt_x, opt_y,
              direction_opt, tol, parallel_det, out):
     """Optimum on the boundary line of half-plane ``i`` inside the disks and the valid
     half-planes ``j < i`` (RVO2's linearProgram1). Writes the point into ``out`` and returns True,
-    or returns False (``out`` untouched) where nothing of the line is left. Claim: O2, V1, V2."""
+    or returns False (``out`` untouched) where nothing of the line is left. A boundary parallel
+    to line ``i`` keeps all of it or none, judged at a point of line ``i``: its ``anchor``
+    (:func:`closest_row_anchored`) where given, else ``b[i] * normal[i]``. Claim: O2, O4, V1,
+    V2."""
     qx, qy = b[i] * normal[i, 0], b[i] * normal[i, 1]
     dx, dy = -normal[i, 1], normal[i, 0]
     # the disk's chord: distance of the line from the centre as det(d, q - c), stable for
@@ -94,6 +97,13 @@ def _on_line(normal, b, valid, i, max_speed, second_x, second_y, second_r, opt_x
         room = b[j] - (normal[j, 0] * qx + normal[j, 1] * qy)
         if abs(slope) <= parallel_det:
             # parallel boundaries: all of line i or none of it
+            if anchor.shape[0] > 0:
+                # the room of i's anchor in j as RVO2 computes it, det(d_j, p_i - p_j) with
+                # d_j = (-n_j.y, n_j.x): exactly 0 for a copy of line j, where the room of
+                # b[i] n_i rounds to either sign, and RVO2's point for lines only nearly
+                # parallel, whose room changes along line i
+                room = (-normal[j, 1] * (anchor[i, 1] - anchor[j, 1])
+                        - normal[j, 0] * (anchor[i, 0] - anchor[j, 0]))
             if room < -tol:
                 return False
             continue
@@ -155,6 +165,17 @@ def closest_row(normal, b, valid, max_speed, second_x, second_y, second_r, opt_x
     first half-plane it could not satisfy, K where none, or DISKS_APART. For compiled callers
     that prepare their rows themselves; :func:`closest_point` runs it over rows.
     Claim: O2, V1, V2."""
+    return closest_row_anchored(normal, b, normal[:0], valid, max_speed, second_x, second_y,
+                                second_r, opt_x, opt_y, direction_opt, tol, parallel_det, out)
+
+
+@compiled_loop
+def closest_row_anchored(normal, b, anchor, valid, max_speed, second_x, second_y, second_r,
+                         opt_x, opt_y, direction_opt, tol, parallel_det, out):
+    """:func:`closest_row` with ``anchor`` (K, 2): a point (m/s) on each boundary line, RVO2's
+    line points, at which a boundary parallel to another is judged inside or outside it as
+    RVO2 judges it; ``anchor`` of no rows ((0, 2)): at the points ``b * normal``. Claim: O2,
+    O4, V1, V2."""
     if direction_opt:
         out[0] = opt_x * max_speed
         out[1] = opt_y * max_speed
@@ -174,8 +195,8 @@ def closest_row(normal, b, valid, max_speed, second_x, second_y, second_r, opt_x
         if not valid[i]:
             continue
         if normal[i, 0] * out[0] + normal[i, 1] * out[1] - b[i] > tol:
-            if not _on_line(normal, b, valid, i, max_speed, second_x, second_y, second_r, opt_x,
-                            opt_y, direction_opt, tol, parallel_det, out):
+            if not _on_line(normal, b, anchor, valid, i, max_speed, second_x, second_y, second_r,
+                            opt_x, opt_y, direction_opt, tol, parallel_det, out):
                 return i
     return valid.size
 

@@ -73,6 +73,40 @@ def test_opposite_parallel_lines_fall_back_and_are_labelled() -> None:
     np.testing.assert_allclose(res.fallback_violation[0], 0.5)
 
 
+def test_duplicate_lines_keep_their_common_boundary() -> None:
+    # five copies of one line (coincident neighbours): 2 vx + vy >= 0.75, whose closest point
+    # to 0 is 0.75 / 5 * (2, 1), inside the 0.5 disk. Each copy holds all of the boundary of
+    # the next (RVO2: det(d, p - p) = 0), although the room of the foot point b n in the
+    # half-plane rounds below 0 here
+    point, direction = (0.5, -0.25), (0.4472135954999579, -0.8944271909999159)
+    nx, ny = direction[1], -direction[0]
+    b = nx * point[0] + ny * point[1]
+    assert b - (nx * (b * nx) + ny * (b * ny)) < 0.0
+    res = _one((0.0, 0.0), 0.5, [(point, direction)] * 5)
+    assert res.feasible[0] and res.fail_slot[0] == -1
+    assert res.velocity[0].tolist() == [0.3, 0.15]
+    assert res.fallback_violation[0] == 0.0
+    lines = [ref.Line(ref.V(*point), ref.V(*direction)) for _ in range(5)]
+    fail, v = ref.linear_program2(lines, 0.5, ref.V(0.0, 0.0), False, ref.V())
+    assert fail == 5
+    np.testing.assert_allclose(res.velocity[0], [v.x, v.y], atol=1e-15, rtol=0)
+
+
+@pytest.mark.parametrize("pref", [(0.0, -1.0), (0.5, 1.0), (-1.0, 0.5)])
+def test_nearly_opposite_line_through_a_point_of_the_boundary(pref) -> None:
+    # vy >= 0, vx <= 0.75, and vy <= ~0 through (1.9e-16, 0), a point of the first boundary:
+    # parallel within RVO_EPSILON, so RVO2 keeps all of the third line (its point is on the
+    # first line: det = 0) where the foot point b n lies 2e-32 outside the first half-plane
+    lines = [((0.0, 0.0), (1.0, -0.0)), ((0.75, 0.0), (0.0, 1.0)),
+             ((1.9428902930940237e-16, 0.0), (-1.0, -1.0408340855860843e-16))]
+    res = _one(pref, 2.0, lines)
+    ref_lines = [ref.Line(ref.V(*p), ref.V(*d)) for p, d in lines]
+    fail, v = ref.linear_program2(ref_lines, 2.0, ref.V(*pref), False, ref.V())
+    assert fail == 3
+    assert res.feasible[0] and res.fail_slot[0] == -1
+    np.testing.assert_allclose(res.velocity[0], [v.x, v.y], atol=1e-15, rtol=0)
+
+
 def test_fallback_through_far_crossing_stays_inside_disk() -> None:
     # two nearly opposite lines: linearProgram3 projects on their bisector, which passes
     # through their crossing about 1e5 m/s from the origin; the chord of the disk on it must not
