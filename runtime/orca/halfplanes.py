@@ -19,7 +19,11 @@ import numpy as np
 from navproof.core.jit import compiled_loop
 from navproof.core.parallel import piece_bounds, run_pieces, run_row_pieces
 from navproof.core.tolerances import RVO_EPSILON
-from navproof.solver.closest import ClosestResult, closest_row_anchored, least_violation_row
+from navproof.solver.closest import (
+    ClosestResult,
+    closest_row_anchored,
+    least_violation_row_anchored,
+)
 from navproof.solver.halfplanes import HalfPlanes
 
 
@@ -74,11 +78,11 @@ def solve_line_rows(preferred, max_speed, point, direction, valid, num_hard, lo,
                     feasible, fail_slot, violation):
     """Rows ``lo:hi`` of :func:`solve_lines`: each row's lines become half-planes in a small
     buffer (:func:`_convert_row`; a whole-crowd copy costs a pass over memory per step), then
-    the solver's row functions run on it, the exact solve with the lines' points as anchors
-    (a line parallel to an earlier one is judged at its point, as RVO2 judges it); the row is
-    feasible where the exact solve ran through every slot, and ``fail_slot`` is where it
-    stopped (-1 elsewhere), as :class:`~navproof.solver.closest.ClosestResult` labels them.
-    Claim: O1, O2, O4."""
+    the solver's row functions run on it, the exact solve and the least-violation fallback
+    with the lines' points as anchors (a line parallel to an earlier one is judged at its
+    point, as RVO2 judges it); the row is feasible where the exact solve ran through every
+    slot, and ``fail_slot`` is where it stopped (-1 elsewhere), as
+    :class:`~navproof.solver.closest.ClosestResult` labels them. Claim: O1, O2, O4."""
     k = valid.shape[1]
     normal, offset = np.empty((k, 2)), np.empty(k)
     out = np.empty(2)
@@ -91,8 +95,9 @@ def solve_line_rows(preferred, max_speed, point, direction, valid, num_hard, lo,
         fail_slot[r] = fail if fail >= 0 and fail < k else -1
         violation[r] = 0.0
         if fail >= 0 and fail < k:
-            violation[r] = least_violation_row(normal, offset, valid[r], num_hard[r], fail,
-                                               max_speed[r], 0.0, RVO_EPSILON, out)
+            violation[r] = least_violation_row_anchored(normal, offset, point[r], valid[r],
+                                                        num_hard[r], fail, max_speed[r], 0.0,
+                                                        RVO_EPSILON, out)
         velocity[r, 0], velocity[r, 1] = out[0], out[1]
 
 

@@ -208,9 +208,24 @@ def least_violation_row(normal, b, valid, num_hard, begin, max_speed, tol, paral
     :func:`closest_row` stopped at half-plane ``begin``: starts from ``out``, updates it and
     returns the largest soft violation reached (m/s). Claim: O4 (the degraded answer; never
     labelled feasible)."""
+    return least_violation_row_anchored(normal, b, normal[:0], valid, num_hard, begin,
+                                        max_speed, tol, parallel_det, out)
+
+
+@compiled_loop
+def least_violation_row_anchored(normal, b, anchor, valid, num_hard, begin, max_speed, tol,
+                                 parallel_det, out):
+    """:func:`least_violation_row` with ``anchor`` (K, 2) as :func:`closest_row_anchored` takes
+    it, for a row where that stopped at ``begin``: the lines of each projected problem are
+    anchored too, a hard line at its own anchor, the bisector of lines ``i`` and ``j`` at
+    RVO2's point of it (the crossing ``p_i + det(d_j, p_i - p_j) / det(d_i, d_j) d_i``, or the
+    midpoint of the two anchors of opposite parallel lines); ``anchor`` of no rows ((0, 2)):
+    none. Claim: O4."""
     k = valid.size
+    anchored = anchor.shape[0] > 0
     # the half-planes of the projected problem (allocated here: few rows get this far)
     work_normal, work_b = np.empty((k, 2)), np.empty(k)
+    work_anchor = np.empty((k if anchored else 0, 2))
     work_valid = np.empty(k, dtype=np.bool_)
     trial = np.empty(2)
     distance = 0.0
@@ -228,6 +243,8 @@ def least_violation_row(normal, b, valid, num_hard, begin, max_speed, tol, paral
                 work_normal[j, 0], work_normal[j, 1] = normal[j, 0], normal[j, 1]
                 work_b[j] = b[j]
                 work_valid[j] = valid[j]
+                if anchored:
+                    work_anchor[j, 0], work_anchor[j, 1] = anchor[j, 0], anchor[j, 1]
                 continue
             if j >= i or not valid[j]:
                 continue
@@ -253,8 +270,17 @@ def least_violation_row(normal, b, valid, num_hard, begin, max_speed, tol, paral
             work_normal[j, 1] = my * inv_m_len
             work_b[j] = work_normal[j, 0] * px + work_normal[j, 1] * py
             work_valid[j] = True
-        if closest_row(work_normal, work_b, work_valid, max_speed, 0.0, 0.0, math.inf, -nx, -ny,
-                       True, tol, parallel_det, trial) == k:
+            if anchored and parallel:
+                work_anchor[j, 0] = 0.5 * (anchor[i, 0] + anchor[j, 0])
+                work_anchor[j, 1] = 0.5 * (anchor[i, 1] + anchor[j, 1])
+            elif anchored:
+                # slope is det(d_i, d_j) to the bit; d_j = (-n_j.y, n_j.x)
+                along = (-normal[j, 1] * (anchor[i, 1] - anchor[j, 1])
+                         - normal[j, 0] * (anchor[i, 0] - anchor[j, 0])) / slope
+                work_anchor[j, 0] = anchor[i, 0] + along * dx
+                work_anchor[j, 1] = anchor[i, 1] + along * dy
+        if closest_row_anchored(work_normal, work_b, work_anchor, work_valid, max_speed, 0.0, 0.0,
+                                math.inf, -nx, -ny, True, tol, parallel_det, trial) == k:
             # a failure here is floating-point noise only: the current result stays
             out[0] = trial[0]
             out[1] = trial[1]

@@ -107,6 +107,33 @@ def test_nearly_opposite_line_through_a_point_of_the_boundary(pref) -> None:
     np.testing.assert_allclose(res.velocity[0], [v.x, v.y], atol=1e-15, rtol=0)
 
 
+def test_fallback_with_duplicate_lines_splits_the_violation_as_the_reference() -> None:
+    # two copies of line a and a line c that no velocity of the 0.366 m/s disk satisfies with
+    # it: linearProgram3 projects onto the bisector of c and each copy, the same line twice.
+    # The second copy holds all of the first (its crossing with c is the same point), so the
+    # projected problem is solved, not left at the exact solve's last point
+    point_a, dir_a = (-0.23517730662575978, -0.26898950118283227), (-0.7528380940952429,
+                                                                      0.6582057460088313)
+    point_c, dir_c = (0.43818571196807704, -0.10890977940888218), (-0.24120832074458243,
+                                                                     -0.9704733618207038)
+    lines = [(point_a, dir_a), (point_a, dir_a), (point_c, dir_c)]
+    radius = 0.36586006445649943
+    res = _one((0.0, 0.0), radius, lines)
+    ref_lines = [ref.Line(ref.V(*p), ref.V(*d)) for p, d in lines]
+    fail, v = ref.linear_program2(ref_lines, radius, ref.V(0.0, 0.0), False, ref.V())
+    assert fail == 2
+    v = ref.linear_program3(ref_lines, 0, fail, radius, v)
+    assert not res.feasible[0] and res.fail_slot[0] == 2
+    np.testing.assert_allclose(res.velocity[0], [v.x, v.y], atol=1e-15, rtol=0)
+    # on the bisector: a and c violated alike, by the reported largest violation
+    k = len(lines)
+    violation = line_violation(res.velocity, np.array([[p for p, _ in lines]]).reshape(1, k, 2),
+                               np.array([[d for _, d in lines]]).reshape(1, k, 2),
+                               np.ones((1, k), dtype=bool))[0]
+    np.testing.assert_allclose(violation, res.fallback_violation[0], atol=1e-15, rtol=0)
+    assert res.fallback_violation[0] > 0.1
+
+
 def test_fallback_through_far_crossing_stays_inside_disk() -> None:
     # two nearly opposite lines: linearProgram3 projects on their bisector, which passes
     # through their crossing about 1e5 m/s from the origin; the chord of the disk on it must not
