@@ -87,15 +87,16 @@ def solve_line_rows(preferred, max_speed, point, direction, valid, num_hard, lo,
     normal, offset = np.empty((k, 2)), np.empty(k)
     out = np.empty(2)
     for r in range(lo, hi):
-        _convert_row(point[r], direction[r], normal, offset)
-        fail = closest_row_anchored(normal, offset, point[r], valid[r], max_speed[r], 0.0, 0.0,
+        anchor = point[r]
+        _convert_row(anchor, direction[r], normal, offset)
+        fail = closest_row_anchored(normal, offset, anchor, valid[r], max_speed[r], 0.0, 0.0,
                                     math.inf, preferred[r, 0], preferred[r, 1], False, 0.0,
                                     RVO_EPSILON, out)
         feasible[r] = fail == k
         fail_slot[r] = fail if fail >= 0 and fail < k else -1
         violation[r] = 0.0
         if fail >= 0 and fail < k:
-            violation[r] = least_violation_row_anchored(normal, offset, point[r], valid[r],
+            violation[r] = least_violation_row_anchored(normal, offset, anchor, valid[r],
                                                         num_hard[r], fail, max_speed[r], 0.0,
                                                         RVO_EPSILON, out)
         velocity[r, 0], velocity[r, 1] = out[0], out[1]

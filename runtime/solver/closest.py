@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from navproof.core.jit import compiled_loop
+from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.parallel import run_pieces, thread_count
 from navproof.core.vec2 import hypot_at_most
 from navproof.solver.halfplanes import Disks, HalfPlanes
@@ -58,7 +58,7 @@ def circle_crossing(ax, ay, ra, bx, by, rb, out):
     return True
 
 
-@compiled_loop
+@inlined_loop
 def _on_line(normal, b, anchor, valid, i, max_speed, second_x, second_y, second_r, opt_x, opt_y,
              direction_opt, tol, parallel_det, out):
     """Optimum on the boundary line of half-plane ``i`` inside the disks and the valid
@@ -165,8 +165,8 @@ def closest_row(normal, b, valid, max_speed, second_x, second_y, second_r, opt_x
     first half-plane it could not satisfy, K where none, or DISKS_APART. For compiled callers
     that prepare their rows themselves; :func:`closest_point` runs it over rows.
     Claim: O2, V1, V2."""
-    return closest_row_anchored(normal, b, normal[:0], valid, max_speed, second_x, second_y,
-                                second_r, opt_x, opt_y, direction_opt, tol, parallel_det, out)
+    return _closest_row(normal, b, normal[:0], valid, max_speed, second_x, second_y, second_r,
+                        opt_x, opt_y, direction_opt, tol, parallel_det, out)
 
 
 @compiled_loop
@@ -174,8 +174,17 @@ def closest_row_anchored(normal, b, anchor, valid, max_speed, second_x, second_y
                          opt_x, opt_y, direction_opt, tol, parallel_det, out):
     """:func:`closest_row` with ``anchor`` (K, 2): a point (m/s) on each boundary line, RVO2's
     line points, at which a boundary parallel to another is judged inside or outside it as
-    RVO2 judges it; ``anchor`` of no rows ((0, 2)): at the points ``b * normal``. Claim: O2,
-    O4, V1, V2."""
+    RVO2 judges it. Claim: O2, O4, V1, V2."""
+    return _closest_row(normal, b, anchor, valid, max_speed, second_x, second_y, second_r,
+                        opt_x, opt_y, direction_opt, tol, parallel_det, out)
+
+
+@inlined_loop
+def _closest_row(normal, b, anchor, valid, max_speed, second_x, second_y, second_r, opt_x,
+                 opt_y, direction_opt, tol, parallel_det, out):
+    """:func:`closest_row_anchored`, inlined into both entries; ``anchor`` of no rows
+    ((0, 2)): :func:`closest_row`, parallel boundaries judged at the points ``b * normal``.
+    Claim: O2, O4, V1, V2."""
     if direction_opt:
         out[0] = opt_x * max_speed
         out[1] = opt_y * max_speed
@@ -223,9 +232,11 @@ def least_violation_row_anchored(normal, b, anchor, valid, num_hard, begin, max_
     none. Claim: O4."""
     k = valid.size
     anchored = anchor.shape[0] > 0
-    # the half-planes of the projected problem (allocated here: few rows get this far)
-    work_normal, work_b = np.empty((k, 2)), np.empty(k)
-    work_anchor = np.empty((k if anchored else 0, 2))
+    # the half-planes of the projected problem and their anchors, in one allocation (here:
+    # few rows get this far)
+    work_points = np.empty((2 * k if anchored else k, 2))
+    work_normal, work_anchor = work_points[:k], work_points[k:]
+    work_b = np.empty(k)
     work_valid = np.empty(k, dtype=np.bool_)
     trial = np.empty(2)
     distance = 0.0
