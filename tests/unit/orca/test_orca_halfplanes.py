@@ -204,9 +204,37 @@ def test_batch_matches_reference_linear_programs(k: int) -> None:
         assert bool(res.feasible[i]) == (fail == len(lines))
 
 
+def test_copies_of_lines_solve_as_the_reference_linear_programs() -> None:
+    # coincident neighbours give copies of one line: rows of up to 8 slots, each a copy of one
+    # of 3 lines, solved and labelled as the reference port solves them, fallback included
+    rng = np.random.default_rng(11)
+    n, k = 400, 8
+    counts = rng.integers(1, k + 1, n)
+    which = rng.integers(0, 3, (n, k))
+    angle = np.take_along_axis(rng.uniform(0, 2 * np.pi, (n, 3)), which, 1)
+    point = np.take_along_axis(rng.uniform(-1.5, 1.5, (n, 3, 2)), which[..., None], 1)
+    direction = np.stack([np.cos(angle), np.sin(angle)], axis=-1)
+    valid = np.arange(k)[None, :] < counts[:, None]
+    num_hard = np.minimum(rng.integers(0, 3, n), counts)
+    pref = rng.uniform(-2.5, 2.5, (n, 2))
+    radius = rng.uniform(0.3, 2.0, n)
+    res = solve_lines(pref, radius, point, direction, valid, num_hard)
+    assert (~res.feasible).any() and res.feasible.any()
+    for i in range(n):
+        lines = [ref.Line(ref.V(*point[i, j]), ref.V(*direction[i, j])) for j in range(counts[i])]
+        fail, v = ref.linear_program2(lines, radius[i], ref.V(*pref[i]), False, ref.V())
+        if fail < len(lines):
+            v = ref.linear_program3(lines, int(num_hard[i]), fail, radius[i], v)
+        assert res.fail_slot[i] == (fail if fail < len(lines) else -1), f"row {i}"
+        np.testing.assert_allclose(res.velocity[i], [v.x, v.y], atol=1e-9, rtol=0,
+                                   err_msg=f"row {i}")
+
+
 def test_lines_converted_row_by_row_solve_as_the_batched_half_planes() -> None:
     # the crowd's path (each row's lines converted in the compiled loop) and the solver's batched
-    # entry on the converted half-planes are one algorithm: bit for bit the same answer
+    # entry on the converted half-planes are one algorithm: bit for bit the same answer (the
+    # crowd's anchors, the lines' points, decide only between parallel boundaries, which random
+    # directions do not give)
     rng = np.random.default_rng(7)
     n, k = 400, 9
     point, direction = _random_lines(rng, n, k)
