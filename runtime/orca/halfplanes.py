@@ -19,7 +19,11 @@ import numpy as np
 from navproof.core.jit import compiled_loop
 from navproof.core.parallel import piece_bounds, run_pieces, run_row_pieces
 from navproof.core.tolerances import RVO_EPSILON
-from navproof.solver.closest import ClosestResult, closest_row, least_violation_row
+from navproof.solver.closest import (
+    ClosestResult,
+    closest_row_anchored,
+    least_violation_row_anchored,
+)
 from navproof.solver.halfplanes import HalfPlanes
 
 
@@ -74,22 +78,27 @@ def solve_line_rows(preferred, max_speed, point, direction, valid, num_hard, lo,
                     feasible, fail_slot, violation):
     """Rows ``lo:hi`` of :func:`solve_lines`: each row's lines become half-planes in a small
     buffer (:func:`_convert_row`; a whole-crowd copy costs a pass over memory per step), then
-    the solver's row functions run on it; the row is feasible where the exact solve ran
-    through every slot, and ``fail_slot`` is where it stopped (-1 elsewhere), as
+    the solver's row functions run on it, the exact solve and the least-violation fallback
+    with the lines' points as anchors (a line parallel to an earlier one is judged at its
+    point, as RVO2 judges it); the row is feasible where the exact solve ran through every
+    slot, and ``fail_slot`` is where it stopped (-1 elsewhere), as
     :class:`~navproof.solver.closest.ClosestResult` labels them. Claim: O1, O2, O4."""
     k = valid.shape[1]
     normal, offset = np.empty((k, 2)), np.empty(k)
     out = np.empty(2)
     for r in range(lo, hi):
-        _convert_row(point[r], direction[r], normal, offset)
-        fail = closest_row(normal, offset, valid[r], max_speed[r], 0.0, 0.0, math.inf,
-                           preferred[r, 0], preferred[r, 1], False, 0.0, RVO_EPSILON, out)
+        anchor = point[r]
+        _convert_row(anchor, direction[r], normal, offset)
+        fail = closest_row_anchored(normal, offset, anchor, valid[r], max_speed[r], 0.0, 0.0,
+                                    math.inf, preferred[r, 0], preferred[r, 1], False, 0.0,
+                                    RVO_EPSILON, out)
         feasible[r] = fail == k
         fail_slot[r] = fail if fail >= 0 and fail < k else -1
         violation[r] = 0.0
         if fail >= 0 and fail < k:
-            violation[r] = least_violation_row(normal, offset, valid[r], num_hard[r], fail,
-                                               max_speed[r], 0.0, RVO_EPSILON, out)
+            violation[r] = least_violation_row_anchored(normal, offset, anchor, valid[r],
+                                                        num_hard[r], fail, max_speed[r], 0.0,
+                                                        RVO_EPSILON, out)
         velocity[r, 0], velocity[r, 1] = out[0], out[1]
 
 
@@ -101,9 +110,10 @@ def solve_lines(preferred_mps: np.ndarray, max_speed_mps: np.ndarray, point: np.
     order and, where it fails, linearProgram3 relaxing the soft lines (slots ``>= num_hard``)
     evenly while the hard ones (obstacles) hold, labelled infeasible. The one solver
     (:mod:`navproof.solver.closest`) with RVO2's tolerances (violated beyond 0,
-    parallel within ``RVO_EPSILON``), so the crowd reproduces the C++ reference's case
-    decisions. ``threads`` > 1 shares the agents between that many threads (each row is
-    written by one piece). Claim: O1, O2, O4.
+    parallel within ``RVO_EPSILON``, a parallel line inside or outside an earlier one at its
+    ``point``), so the crowd reproduces the C++ reference's case decisions. ``threads`` > 1
+    shares the agents between that many threads (each row is written by one piece).
+    Claim: O1, O2, O4.
     """
     preferred = np.ascontiguousarray(preferred_mps, dtype=np.float64)
     n = preferred.shape[0]

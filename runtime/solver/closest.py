@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from navproof.core.jit import compiled_loop
+from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.parallel import run_pieces, thread_count
 from navproof.core.vec2 import hypot_at_most
 from navproof.solver.halfplanes import Disks, HalfPlanes
@@ -58,12 +58,15 @@ def circle_crossing(ax, ay, ra, bx, by, rb, out):
     return True
 
 
-@compiled_loop
-def _on_line(normal, b, valid, i, max_speed, second_x, second_y, second_r, opt_x, opt_y,
+@inlined_loop
+def _on_line(normal, b, anchor, valid, i, max_speed, second_x, second_y, second_r, opt_x, opt_y,
              direction_opt, tol, parallel_det, out):
     """Optimum on the boundary line of half-plane ``i`` inside the disks and the valid
     half-planes ``j < i`` (RVO2's linearProgram1). Writes the point into ``out`` and returns True,
-    or returns False (``out`` untouched) where nothing of the line is left. Claim: O2, V1, V2."""
+    or returns False (``out`` untouched) where nothing of the line is left. A boundary parallel
+    to line ``i`` keeps all of it or none, judged at a point of line ``i``: its ``anchor``
+    (:func:`closest_row_anchored`) where given, else ``b[i] * normal[i]``. Claim: O2, O4, V1,
+    V2."""
     qx, qy = b[i] * normal[i, 0], b[i] * normal[i, 1]
     dx, dy = -normal[i, 1], normal[i, 0]
     # the disk's chord: distance of the line from the centre as det(d, q - c), stable for
@@ -98,6 +101,13 @@ def _on_line(normal, b, valid, i, max_speed, second_x, second_y, second_r, opt_x
         room = b[j] - (normal[j, 0] * qx + normal[j, 1] * qy)
         if abs(slope) <= parallel_det:
             # parallel boundaries: all of line i or none of it
+            if anchor.shape[0] > 0:
+                # the room of i's anchor in j as RVO2 computes it, det(d_j, p_i - p_j) with
+                # d_j = (-n_j.y, n_j.x): exactly 0 for a copy of line j, where the room of
+                # b[i] n_i rounds to either sign, and RVO2's point for lines only nearly
+                # parallel, whose room changes along line i
+                room = (-normal[j, 1] * (anchor[i, 1] - anchor[j, 1])
+                        - normal[j, 0] * (anchor[i, 0] - anchor[j, 0]))
             if room < -tol:
                 return False
             continue
@@ -159,6 +169,26 @@ def closest_row(normal, b, valid, max_speed, second_x, second_y, second_r, opt_x
     first half-plane it could not satisfy, K where none, or DISKS_APART. For compiled callers
     that prepare their rows themselves; :func:`closest_point` runs it over rows.
     Claim: O2, V1, V2."""
+    return _closest_row(normal, b, normal[:0], valid, max_speed, second_x, second_y, second_r,
+                        opt_x, opt_y, direction_opt, tol, parallel_det, out)
+
+
+@compiled_loop
+def closest_row_anchored(normal, b, anchor, valid, max_speed, second_x, second_y, second_r,
+                         opt_x, opt_y, direction_opt, tol, parallel_det, out):
+    """:func:`closest_row` with ``anchor`` (K, 2): a point (m/s) on each boundary line, RVO2's
+    line points, at which a boundary parallel to another is judged inside or outside it as
+    RVO2 judges it. Claim: O2, O4, V1, V2."""
+    return _closest_row(normal, b, anchor, valid, max_speed, second_x, second_y, second_r,
+                        opt_x, opt_y, direction_opt, tol, parallel_det, out)
+
+
+@inlined_loop
+def _closest_row(normal, b, anchor, valid, max_speed, second_x, second_y, second_r, opt_x,
+                 opt_y, direction_opt, tol, parallel_det, out):
+    """:func:`closest_row_anchored`, inlined into both entries; ``anchor`` of no rows
+    ((0, 2)): :func:`closest_row`, parallel boundaries judged at the points ``b * normal``.
+    Claim: O2, O4, V1, V2."""
     if direction_opt:
         out[0] = opt_x * max_speed
         out[1] = opt_y * max_speed
@@ -178,8 +208,8 @@ def closest_row(normal, b, valid, max_speed, second_x, second_y, second_r, opt_x
         if not valid[i]:
             continue
         if normal[i, 0] * out[0] + normal[i, 1] * out[1] - b[i] > tol:
-            if not _on_line(normal, b, valid, i, max_speed, second_x, second_y, second_r, opt_x,
-                            opt_y, direction_opt, tol, parallel_det, out):
+            if not _on_line(normal, b, anchor, valid, i, max_speed, second_x, second_y, second_r,
+                            opt_x, opt_y, direction_opt, tol, parallel_det, out):
                 return i
     return valid.size
 
@@ -191,9 +221,26 @@ def least_violation_row(normal, b, valid, num_hard, begin, max_speed, tol, paral
     :func:`closest_row` stopped at half-plane ``begin``: starts from ``out``, updates it and
     returns the largest soft violation reached (m/s). Claim: O4 (the degraded answer; never
     labelled feasible)."""
+    return least_violation_row_anchored(normal, b, normal[:0], valid, num_hard, begin,
+                                        max_speed, tol, parallel_det, out)
+
+
+@compiled_loop
+def least_violation_row_anchored(normal, b, anchor, valid, num_hard, begin, max_speed, tol,
+                                 parallel_det, out):
+    """:func:`least_violation_row` with ``anchor`` (K, 2) as :func:`closest_row_anchored` takes
+    it, for a row where that stopped at ``begin``: the lines of each projected problem are
+    anchored too, a hard line at its own anchor, the bisector of lines ``i`` and ``j`` at
+    RVO2's point of it (the crossing ``p_i + det(d_j, p_i - p_j) / det(d_i, d_j) d_i``, or the
+    midpoint of the two anchors of opposite parallel lines); ``anchor`` of no rows ((0, 2)):
+    none. Claim: O4."""
     k = valid.size
-    # the half-planes of the projected problem (allocated here: few rows get this far)
-    work_normal, work_b = np.empty((k, 2)), np.empty(k)
+    anchored = anchor.shape[0] > 0
+    # the half-planes of the projected problem and their anchors, in one allocation (here:
+    # few rows get this far)
+    work_points = np.empty((2 * k if anchored else k, 2))
+    work_normal, work_anchor = work_points[:k], work_points[k:]
+    work_b = np.empty(k)
     work_valid = np.empty(k, dtype=np.bool_)
     trial = np.empty(2)
     distance = 0.0
@@ -211,6 +258,8 @@ def least_violation_row(normal, b, valid, num_hard, begin, max_speed, tol, paral
                 work_normal[j, 0], work_normal[j, 1] = normal[j, 0], normal[j, 1]
                 work_b[j] = b[j]
                 work_valid[j] = valid[j]
+                if anchored:
+                    work_anchor[j, 0], work_anchor[j, 1] = anchor[j, 0], anchor[j, 1]
                 continue
             if j >= i or not valid[j]:
                 continue
@@ -236,8 +285,17 @@ def least_violation_row(normal, b, valid, num_hard, begin, max_speed, tol, paral
             work_normal[j, 1] = my * inv_m_len
             work_b[j] = work_normal[j, 0] * px + work_normal[j, 1] * py
             work_valid[j] = True
-        if closest_row(work_normal, work_b, work_valid, max_speed, 0.0, 0.0, math.inf, -nx, -ny,
-                       True, tol, parallel_det, trial) == k:
+            if anchored and parallel:
+                work_anchor[j, 0] = 0.5 * (anchor[i, 0] + anchor[j, 0])
+                work_anchor[j, 1] = 0.5 * (anchor[i, 1] + anchor[j, 1])
+            elif anchored:
+                # slope is det(d_i, d_j) to the bit; d_j = (-n_j.y, n_j.x)
+                along = (-normal[j, 1] * (anchor[i, 1] - anchor[j, 1])
+                         - normal[j, 0] * (anchor[i, 0] - anchor[j, 0])) / slope
+                work_anchor[j, 0] = anchor[i, 0] + along * dx
+                work_anchor[j, 1] = anchor[i, 1] + along * dy
+        if closest_row_anchored(work_normal, work_b, work_anchor, work_valid, max_speed, 0.0, 0.0,
+                                math.inf, -nx, -ny, True, tol, parallel_det, trial) == k:
             # a failure here is floating-point noise only: the current result stays
             out[0] = trial[0]
             out[1] = trial[1]

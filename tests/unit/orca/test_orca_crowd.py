@@ -153,6 +153,30 @@ def test_active_constraints_of_a_feasible_solve() -> None:
     assert diag.zero_velocity_feasible.all()
 
 
+def test_coincident_neighbours_give_duplicate_lines_and_a_feasible_solve() -> None:
+    # ten agents at one point, one 1 m away moving at 1 m/s with a 0.5 m/s cap: its five
+    # neighbours give five identical lines 2 vx + vy >= 0.75, which leave the closest point
+    # (0.3, 0.15) to its preferred 0 (the C++ reference's answer). The solve is feasible,
+    # names no failing or conflicting line and passes the monitor
+    crowd = Crowd(0.25, defaults=AgentDefaults(4.0, 5, 2.0, 1.0, 0.5, 2.0), assertions=True)
+    crowd.add_agents([(0.0, 0.0)] * 6 + [(0.0, 1.0)] + [(0.0, 0.0)] * 4,
+                     velocity_mps=[(0.0, 0.0)] * 6 + [(1.0, 0.0)] + [(0.0, 0.0)] * 4,
+                     pref_velocity_mps=[(0.0, 0.0)] * 11, radius_m=0.0,
+                     max_speed_mps=[0.0] * 6 + [0.5] + [0.0] * 4)
+    diag = crowd.step()
+    assert diag.constraint_count[6] == 5
+    assert (diag.line_point[6] == [0.5, -0.25]).all()
+    assert (diag.line_dir[6] == [0.4472135954999579, -0.8944271909999159]).all()
+    assert diag.feasible[6] and diag.fail_line[6] == -1
+    assert diag.selected[6].tolist() == [0.3, 0.15]
+    assert diag.max_violation[6] == 0.0
+    assert not diag.conflicting[6].any()
+    assert diag.active[6].all()
+    assert not diag.zero_velocity_feasible[6]
+    rec = diag.record(6)
+    assert rec.label == "feasible" and rec.conflicting_constraints == []
+
+
 def test_snapshot_is_taken_before_anyone_moves() -> None:
     # agents 0 and 1 are symmetric: with one snapshot their new velocities mirror exactly
     crowd = Crowd(0.25, defaults=AgentDefaults(10.0, 5, 2.0, 2.0, 0.5, 2.0))
