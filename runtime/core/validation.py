@@ -156,6 +156,12 @@ def check_valid_scalar(field: str, value: Any, *, minimum: float | None = None,
 def check_valid_step(dt_s: float | np.ndarray) -> float | np.ndarray:
     """Return the step length (s): a float, or a float64 array of per-agent lengths (N,) (the
     remaining time of a portal sub-step); raise InvalidInput unless finite and > 0."""
+    if isinstance(dt_s, float):
+        # a float's own test (numpy's ndim and isfinite of one number cost more than the
+        # step's other checks): finite and > 0 is exactly 0 < dt < inf, NaN failing both
+        if not 0.0 < dt_s < math.inf:
+            raise InvalidInput("dt_s", dt_s, "step length must be finite and > 0 s")
+        return float(dt_s)
     if np.ndim(dt_s) == 0:
         try:
             dt = float(dt_s)

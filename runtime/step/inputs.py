@@ -376,9 +376,20 @@ _STRUCTURE_ERRORS = (InvalidInput, TypeError, ValueError, OverflowError)
 the exact path, which names the first offending field."""
 
 
+_FLOAT64 = np.dtype(np.float64)
+
+
+def _shape_of(value: Any) -> tuple[int, ...]:
+    """numpy's shape of ``value``: an array's own, read without numpy's conversion."""
+    return value.shape if type(value) is np.ndarray else np.shape(value)
+
+
 def _rows_view(value: Any, shape: tuple[int, ...]) -> np.ndarray:
-    """``value`` as a float64 array of exactly ``shape``: itself where it already is one, else
+    """``value`` as a float64 array of exactly ``shape``: itself where it already is one (an
+    array of numpy's float64 returned as numpy's conversion returns it, without the call), else
     a broadcast view (ValueError if it does not broadcast there)."""
+    if type(value) is np.ndarray and value.dtype is _FLOAT64 and value.shape == shape:
+        return value
     arr = np.asarray(value, dtype=np.float64)
     return arr if arr.shape == shape else np.broadcast_to(arr, shape)
 
@@ -386,39 +397,52 @@ def _rows_view(value: Any, shape: tuple[int, ...]) -> np.ndarray:
 def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
     """The input as :func:`check_valid_step_input` returns it, when the usual input's shapes
     hold and one compiled pass over the rows (:func:`_clearly_valid_rows`) finds every value
-    clearly inside its rule; None otherwise (the exact path then names the first offence)."""
+    clearly inside its rule; None otherwise (the exact path then names the first offence).
+    The arrays the pass reads are the validated input's own (the float64 arrays
+    :func:`_validated` converts to, which the shapes checked here leave unbroadcast), so each
+    is converted once."""
     try:
         x0 = np.asarray(inp.position_m, dtype=np.float64)
         if x0.ndim != 2 or x0.shape[1] != 2 or x0.shape[0] == 0:
             return None
         n = x0.shape[0]
         dt = check_valid_step(inp.dt_s)
-        if np.ndim(dt) and np.shape(dt) != (n,):
-            return None
         # the validated input's own copy, which the pass reads too (a broadcast view of one
-        # step length costs more than the copy)
-        dt_rows = per_agent(dt, n)
-        if np.shape(inp.velocity_mps) != (n, 2) or np.shape(inp.preferred_mps) != (n, 2):
+        # step length costs more than the copy); a float is filled in as numpy's full fills it
+        if isinstance(dt, float):
+            dt_rows = np.empty(n)
+            dt_rows.fill(dt)
+        elif dt.shape != (n,):
             return None
-        agent = [_rows_view(getattr(inp, name), (n, 2))
-                 for name in ("position_m", "velocity_mps", "preferred_mps")]
-        for name in ("vh_mps", "accel_mps2", "radius_m"):
-            if np.shape(getattr(inp, name)) not in ((), (n,)):
-                return None
-            agent.append(_rows_view(getattr(inp, name), (n,)))
+        else:
+            dt_rows = dt.copy()
+        if _shape_of(inp.velocity_mps) != (n, 2) or _shape_of(inp.preferred_mps) != (n, 2):
+            return None
+        velocity = _rows_view(inp.velocity_mps, (n, 2))
+        preferred = _rows_view(inp.preferred_mps, (n, 2))
+        vh, accel, radius = inp.vh_mps, inp.accel_mps2, inp.radius_m
+        if (_shape_of(vh) not in ((), (n,)) or _shape_of(accel) not in ((), (n,))
+                or _shape_of(radius) not in ((), (n,))):
+            return None
+        vh, accel, radius = _rows_view(vh, (n,)), _rows_view(accel, (n,)), _rows_view(radius,
+                                                                                     (n,))
         edges = inp.edges
         normal, edge_valid = np.asarray(edges.normal), np.asarray(edges.valid)
         if normal.ndim != 3 or normal.shape[0] != n or normal.shape[2] != 2:
             return None
         k = normal.shape[1]
-        if (np.shape(edges.offset_m) != (n, k) or edge_valid.shape != (n, k)
+        if (_shape_of(edges.offset_m) != (n, k) or edge_valid.shape != (n, k)
                 or edge_valid.dtype != bool):
             return None
-        motions = []
-        for motion, shape in ((edges.motion, (n, k)), (inp.support.motion, (n,))):
-            motions += [_rows_view(getattr(motion, name), (*shape, 2))
-                        for name in ("pivot_m", "velocity_mps", "acceleration_mps2")]
-            motions.append(_rows_view(motion.omega_radps, shape))
+        e_motion, s_motion = edges.motion, inp.support.motion
+        motions = (_rows_view(e_motion.pivot_m, (n, k, 2)),
+                   _rows_view(e_motion.velocity_mps, (n, k, 2)),
+                   _rows_view(e_motion.acceleration_mps2, (n, k, 2)),
+                   _rows_view(e_motion.omega_radps, (n, k)),
+                   _rows_view(s_motion.pivot_m, (n, 2)),
+                   _rows_view(s_motion.velocity_mps, (n, 2)),
+                   _rows_view(s_motion.acceleration_mps2, (n, 2)),
+                   _rows_view(s_motion.omega_radps, (n,)))
         orca_valid = np.asarray(inp.orca_valid)
         orca_point, orca_direction = inp.orca_point, inp.orca_direction
         if orca_valid.ndim != 2 or orca_valid.shape[0] != n:
@@ -427,14 +451,16 @@ def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
             orca_point, orca_direction = np.zeros((n, 0, 2)), np.zeros((n, 0, 2))
             orca_valid = np.zeros((n, 0), bool)
         lines = orca_valid.shape[1]
-        if (orca_valid.dtype != bool or np.shape(orca_point) != (n, lines, 2)
-                or np.shape(orca_direction) != (n, lines, 2)):
+        if (orca_valid.dtype != bool or _shape_of(orca_point) != (n, lines, 2)
+                or _shape_of(orca_direction) != (n, lines, 2)):
             return None
+        orca_point = _rows_view(orca_point, (n, lines, 2))
+        orca_direction = _rows_view(orca_direction, (n, lines, 2))
         if inp.orca_num_hard is None:
             num_hard = np.zeros(n, np.int64)
             hard = np.zeros((n,))
         else:
-            if np.shape(inp.orca_num_hard) not in ((), (n,)):
+            if _shape_of(inp.orca_num_hard) not in ((), (n,)):
                 return None
             hard = _rows_view(inp.orca_num_hard, (n,))
             num_hard = hard.astype(np.int64)
@@ -443,15 +469,13 @@ def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
         if nb_valid.ndim != 2 or nb_valid.shape[0] != n or nb_valid.dtype != bool:
             return None
         j = nb_valid.shape[1]
-        if (np.shape(neighbors.position_m) != (n, j, 2)
-                or np.shape(neighbors.velocity_mps) != (n, j, 2)
-                or np.shape(neighbors.radius_m) != (n, j)):
+        if (_shape_of(neighbors.position_m) != (n, j, 2)
+                or _shape_of(neighbors.velocity_mps) != (n, j, 2)
+                or _shape_of(neighbors.radius_m) != (n, j)):
             return None
-        args = (*agent, dt_rows, hard, float(lines), _rows_view(normal, (n, k, 2)),
-                _rows_view(edges.offset_m, (n, k)), edge_valid,
-                *motions, _rows_view(orca_point, (n, lines, 2)),
-                _rows_view(orca_direction, (n, lines, 2)),
-                orca_valid,
+        args = (x0, velocity, preferred, vh, accel, radius, dt_rows, hard, float(lines),
+                _rows_view(normal, (n, k, 2)), _rows_view(edges.offset_m, (n, k)), edge_valid,
+                *motions, orca_point, orca_direction, orca_valid,
                 _rows_view(neighbors.position_m, (n, j, 2)),
                 _rows_view(neighbors.velocity_mps, (n, j, 2)),
                 _rows_view(neighbors.radius_m, (n, j)), nb_valid,
@@ -463,8 +487,11 @@ def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
                    min_rows=PARALLEL_MIN_ROWS)
     if not all(verdicts):
         return None
-    return _validated(inp, x0, dt_rows, orca_point, orca_direction, orca_valid, neighbors,
-                      num_hard)
+    # _validated's input from the arrays the pass read: per-agent copies of the caps and radii
+    # (a copy of a broadcast view holds numpy's full of its value)
+    return StepInput(x0, velocity, preferred, dt_rows, inp.support, edges, vh.copy(),
+                     accel.copy(), radius.copy(), orca_point, orca_direction, orca_valid,
+                     neighbors, num_hard)
 
 
 @inlined_loop

@@ -36,3 +36,22 @@ def test_valid_step_lengths_come_back_as_float64() -> None:
     assert isinstance(out, np.ndarray) and out.dtype == np.float64
     assert np.array_equal(out, dt.astype(np.float64))
     assert v.check_valid_step(0.1) == 0.1
+
+
+@pytest.mark.parametrize("dt", [*SPECIAL.tolist(), 2.5e-7, 1e308])
+def test_a_float_step_length_is_refused_or_returned_as_numpys_test_of_one_number_does(
+        dt: float) -> None:
+    refused = not np.isfinite(dt) or dt <= 0.0
+    for value in (dt, np.float64(dt)):
+        if refused:
+            with pytest.raises(InvalidInput, match=r"^dt_s = ") as caught:
+                v.check_valid_step(value)
+            assert caught.value.value is value
+            # the 0-d array's way, numpy's test of one number, refuses it alike
+            with pytest.raises(InvalidInput, match=r"^dt_s = "):
+                v.check_valid_step(np.array(dt))
+        else:
+            out = v.check_valid_step(value)
+            assert type(out) is float
+            assert np.float64(out).tobytes() == np.float64(dt).tobytes()
+            assert out == v.check_valid_step(np.array(dt))

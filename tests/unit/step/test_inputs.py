@@ -74,6 +74,20 @@ def test_defaults_are_filled_in_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _same(fast, _exact(inp, monkeypatch))
 
 
+def test_arrays_of_other_types_are_converted_as_the_exact_checks_convert_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    base = _input()
+    inp = dataclasses.replace(
+        base, position_m=base.position_m.tolist(), velocity_mps=base.velocity_mps.astype(
+            np.float32), preferred_mps=np.asfortranarray(base.preferred_mps),
+        vh_mps=base.vh_mps.astype(np.float32), accel_mps2=base.accel_mps2[::-1][::-1].copy(),
+        radius_m=0.4, orca_point=base.orca_point.astype(">f8"),
+        orca_num_hard=np.asarray(base.orca_num_hard, np.int64), dt_s=np.float64(0.1))
+    fast = inputs._clearly_valid_step_input(inp)
+    assert fast is not None
+    assert _same(fast, _exact(inp, monkeypatch))
+
+
 def test_junk_in_slots_that_are_not_valid_is_no_offence() -> None:
     inp = _input()
     edges, nb = inp.edges, inp.neighbors
