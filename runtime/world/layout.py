@@ -151,12 +151,19 @@ def _least_wall_margin(normal, offset, valid, edge_id, obstacle_id, x, obstacle,
         out[i] = running
 
 
+_NO_ROWS = np.empty((0, 2))
+"""No positions and no carry for :func:`_motion_rows` (no row: nothing is ever written)."""
+
+
 @compiled_loop
 def _motion_rows(support_index, pivot_table, velocity_table, accel_table, omega_table,
-                 version_table, pivot, vel, acc, omega, version):
+                 version_table, x, pivot, vel, acc, omega, version, carry):
     """Every row of :meth:`Layout.support_motion`: the support's pivot (m), velocity (m/s),
     acceleration (m/s^2), rate (rad/s) and version (its own version plus 1000 per support
-    index, counted from 1), all zero on the static ground (index -1). Claim: B3, B6."""
+    index, counted from 1), all zero on the static ground (index -1); where ``carry`` has a
+    row per agent, the carry at the agent's position ``x`` (m/s,
+    :meth:`Layout.support_and_carry`) into it too. Claim: B3, B6."""
+    with_carry = carry.shape[0] == support_index.shape[0]
     for i in range(support_index.shape[0]):
         s = support_index[i]
         if s < 0:
@@ -169,6 +176,14 @@ def _motion_rows(support_index, pivot_table, velocity_table, accel_table, omega_
             acc[i, 0], acc[i, 1] = accel_table[s, 0], accel_table[s, 1]
             omega[i] = omega_table[s]
             version[i] = version_table[s] + 1000 * (s + 1)
+        if with_carry:
+            # Motion.point_velocity's operations in its order: w + omega (-(y - c_y), x - c_x)
+            # (the same values; only a NaN's sign bit may differ, where the machine code adds
+            # a negated product as a subtraction: a body's position is finite)
+            rel_x = x[i, 0] - pivot[i, 0]
+            rel_y = x[i, 1] - pivot[i, 1]
+            carry[i, 0] = vel[i, 0] + omega[i] * -rel_y
+            carry[i, 1] = vel[i, 1] + omega[i] * rel_x
 
 
 @compiled_loop
@@ -424,14 +439,36 @@ class Layout:
     def support_motion(self, support_index: np.ndarray) -> Support:
         """The supports of N agents (static ground where the index is -1): each support's
         current pivot and velocity, its acceleration and rotation rate. Claim: B3, B6."""
+        return self._support_rows(support_index, None)[0]
+
+    def support_and_carry(self, support_index: np.ndarray, x_m: np.ndarray
+                          ) -> tuple[Support, np.ndarray]:
+        """The supports of :meth:`support_motion` and their carry u (m/s, (N, 2)) at the
+        bodies' positions ``x_m`` (m, (N, 2)) at the start of the step,
+        :meth:`~navproof.boundary.Support.carry_mps` (the same operations on the same values),
+        found in the pass that gathers the supports. Claim: B1, B3, B6."""
+        support, carry = self._support_rows(support_index, x_m)
+        assert carry is not None
+        return support, carry
+
+    def _support_rows(self, support_index: np.ndarray, x_m: np.ndarray | None
+                      ) -> tuple[Support, np.ndarray | None]:
+        """:meth:`support_motion`, and the carry at ``x_m`` unless it is None."""
         n = support_index.shape[0]
         table_pivot, table_acc, table_omega = self._motion_table()
         pivot, vel, acc = np.empty((n, 2)), np.empty((n, 2)), np.empty((n, 2))
         omega, version = np.empty(n), np.empty(n, np.int64)
+        if x_m is None:
+            x, carry = _NO_ROWS, _NO_ROWS
+        else:
+            x = np.ascontiguousarray(x_m, dtype=np.float64)
+            if x.shape != (n, 2):
+                raise ValueError(f"positions of shape {x.shape} for {n} supports")
+            carry = np.empty((n, 2))
         _motion_rows(np.asarray(support_index, dtype=np.int64), table_pivot,
                      self.support_velocity_mps, table_acc, table_omega, self.support_version,
-                     pivot, vel, acc, omega, version)
-        return Support(Motion(pivot, vel, omega, version, acc))
+                     x, pivot, vel, acc, omega, version, carry)
+        return Support(Motion(pivot, vel, omega, version, acc)), None if x_m is None else carry
 
     @property
     def platform_supports(self) -> list[int]:

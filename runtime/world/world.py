@@ -457,11 +457,10 @@ class World:
         layout = self.layout
         x0 = self.position_m
         support_index = layout.support_of(x0)
-        support = layout.support_motion(support_index)
+        support, carry = layout.support_and_carry(support_index, x0)
         nav = self.navigation
         if nav is not None:
             nav.sync(self)
-        carry = support.carry_mps(x0)
         # the executed world velocity of the last step, relative to today's support (T4)
         v0 = self.velocity_mps - carry
         target, last = self.targets() if nav is None else nav.targets(self)
