@@ -73,8 +73,10 @@ def check_valid_finite(field: str, value: Any, *, shape: tuple[int, ...] | None 
         raise InvalidInput(field, value, "must be numeric") from exc
     if shape is not None and arr.shape != shape:
         raise InvalidInput(field, value, f"must have shape {shape}")
+    # numpy's count of nonzero entries: any() of an array costs several times more (a Python
+    # wrapper around the reduction) and tells the same
     bad = ~np.isfinite(arr)
-    if bad.any():
+    if np.count_nonzero(bad):
         if arr.ndim == 0:
             raise InvalidInput(field, float(arr), "must be finite (no NaN or inf)")
         idx = _first_index(bad)
@@ -197,7 +199,7 @@ def check_valid_budget(field: str, a_mps2: Any, *, allow_zero: bool = False) -> 
     """
     arr = np.asarray(a_mps2, dtype=np.float64)
     bad = ~np.isfinite(arr) | ((arr < 0.0) if allow_zero else (arr <= 0.0))
-    if bad.any():
+    if np.count_nonzero(bad):
         idx = _first_index(bad) if arr.ndim else ()
         rule = ("braking budget must be finite and >= 0 m/s^2 (S6: a zero budget holds)"
                 if allow_zero else

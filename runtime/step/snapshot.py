@@ -138,7 +138,8 @@ def commit_step(snapshot: PredictionSnapshot, inp: StepInput, result: SafeStepRe
     velocity, ORCA lines and neighbours. Claim: P1.
     """
     mismatch = snapshot_mismatch(snapshot, actual.time_origin_s, actual.support, actual.edges)
-    if not mismatch.any():
+    # numpy's count of nonzero entries tells what any() tells, at a fraction of its cost
+    if not np.count_nonzero(mismatch):
         return result, mismatch
     rows = np.flatnonzero(mismatch)
     base = take_input_rows(inp, rows)

@@ -81,7 +81,7 @@ def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
             cut[split[0]] = True
             first_s, second_s = np.array(commit_s, dtype=np.float64), np.full(n, dt)
             first_s[split[0]], second_s[split[0]] = split[1], split[2]
-        if cut.any():
+        if np.count_nonzero(cut):
             valid = neighbor_idx >= 0
             pair_cut = valid & (cut[:, None] | cut[np.where(valid, neighbor_idx, 0)])
             rows, cols = np.nonzero(pair_cut)

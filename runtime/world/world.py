@@ -566,7 +566,7 @@ class World:
         # committed step left its prediction (a fallback) may still have reached it (W1); a
         # body turning with its support is measured through a quadratic, less its bound
         fallback_clear = agent_clear
-        if support.motion.omega_radps.any():
+        if np.count_nonzero(support.motion.omega_radps):
             fallback_clear = agent_clear - turning_allowance_m(x0, v0, v1, dt, support,
                                                                executed_within)
         _neighbour_fallbacks(fallback_clear, -EPS, label)
