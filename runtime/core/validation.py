@@ -55,10 +55,17 @@ def _name(field: str, idx: tuple[int, ...]) -> str:
     return f"{field}[{', '.join(map(str, idx))}]" if idx else field
 
 
+_FLOAT64 = np.dtype(np.float64)
+
+
 def floats_of_shape(value: Any, shape: tuple[int, ...]) -> np.ndarray:
     """``value`` as float64 of exactly ``shape``: itself where it already has it, else numpy's
     broadcast view (ValueError where it does not broadcast; numpy's broadcast costs more than a
-    small crowd's pass, so arrays already in shape skip it)."""
+    small crowd's pass, so arrays already in shape skip it). An array of numpy's float64 in
+    that shape is returned as numpy's conversion returns it, without the call (a step makes
+    dozens of these calls)."""
+    if type(value) is np.ndarray and value.dtype is _FLOAT64 and value.shape == shape:
+        return value
     arr = np.asarray(value, dtype=np.float64)
     return arr if arr.shape == shape else np.broadcast_to(arr, shape)
 

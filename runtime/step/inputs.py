@@ -32,6 +32,7 @@ from navproof.core.validation import (
     check_valid_step,
     check_valid_unit_where,
     clearly_unit,
+    floats_of_shape,
 )
 
 PARALLEL_MIN_ROWS = 4096
@@ -171,9 +172,10 @@ class StepInput:
     def dt_per_agent_s(self) -> np.ndarray:
         """Every agent's step length (s, (N,)); a validated input already holds this array."""
         dt = self.dt_s
-        if isinstance(dt, np.ndarray) and dt.shape == (self.count,):
+        n = self.position_m.shape[0]
+        if isinstance(dt, np.ndarray) and dt.shape == (n,):
             return dt
-        return per_agent(dt, self.count)
+        return per_agent(dt, n)
 
 
 def _check_valid_finite_where(field: str, value: np.ndarray, valid: np.ndarray) -> None:
@@ -376,31 +378,18 @@ _STRUCTURE_ERRORS = (InvalidInput, TypeError, ValueError, OverflowError)
 the exact path, which names the first offending field."""
 
 
-_FLOAT64 = np.dtype(np.float64)
-
-
 def _shape_of(value: Any) -> tuple[int, ...]:
     """numpy's shape of ``value``: an array's own, read without numpy's conversion."""
     return value.shape if type(value) is np.ndarray else np.shape(value)
-
-
-def _rows_view(value: Any, shape: tuple[int, ...]) -> np.ndarray:
-    """``value`` as a float64 array of exactly ``shape``: itself where it already is one (an
-    array of numpy's float64 returned as numpy's conversion returns it, without the call), else
-    a broadcast view (ValueError if it does not broadcast there)."""
-    if type(value) is np.ndarray and value.dtype is _FLOAT64 and value.shape == shape:
-        return value
-    arr = np.asarray(value, dtype=np.float64)
-    return arr if arr.shape == shape else np.broadcast_to(arr, shape)
 
 
 def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
     """The input as :func:`check_valid_step_input` returns it, when the usual input's shapes
     hold and one compiled pass over the rows (:func:`_clearly_valid_rows`) finds every value
     clearly inside its rule; None otherwise (the exact path then names the first offence).
-    The arrays the pass reads are the validated input's own (the float64 arrays
-    :func:`_validated` converts to, which the shapes checked here leave unbroadcast), so each
-    is converted once."""
+    The arrays the pass reads (:func:`navproof.core.validation.floats_of_shape`) are the
+    validated input's own (the float64 arrays :func:`_validated` converts to, which the shapes
+    checked here leave unbroadcast), so each is converted once."""
     try:
         x0 = np.asarray(inp.position_m, dtype=np.float64)
         if x0.ndim != 2 or x0.shape[1] != 2 or x0.shape[0] == 0:
@@ -418,14 +407,14 @@ def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
             dt_rows = dt.copy()
         if _shape_of(inp.velocity_mps) != (n, 2) or _shape_of(inp.preferred_mps) != (n, 2):
             return None
-        velocity = _rows_view(inp.velocity_mps, (n, 2))
-        preferred = _rows_view(inp.preferred_mps, (n, 2))
+        velocity = floats_of_shape(inp.velocity_mps, (n, 2))
+        preferred = floats_of_shape(inp.preferred_mps, (n, 2))
         vh, accel, radius = inp.vh_mps, inp.accel_mps2, inp.radius_m
         if (_shape_of(vh) not in ((), (n,)) or _shape_of(accel) not in ((), (n,))
                 or _shape_of(radius) not in ((), (n,))):
             return None
-        vh, accel, radius = _rows_view(vh, (n,)), _rows_view(accel, (n,)), _rows_view(radius,
-                                                                                     (n,))
+        vh, accel = floats_of_shape(vh, (n,)), floats_of_shape(accel, (n,))
+        radius = floats_of_shape(radius, (n,))
         edges = inp.edges
         normal, edge_valid = np.asarray(edges.normal), np.asarray(edges.valid)
         if normal.ndim != 3 or normal.shape[0] != n or normal.shape[2] != 2:
@@ -435,14 +424,14 @@ def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
                 or edge_valid.dtype != bool):
             return None
         e_motion, s_motion = edges.motion, inp.support.motion
-        motions = (_rows_view(e_motion.pivot_m, (n, k, 2)),
-                   _rows_view(e_motion.velocity_mps, (n, k, 2)),
-                   _rows_view(e_motion.acceleration_mps2, (n, k, 2)),
-                   _rows_view(e_motion.omega_radps, (n, k)),
-                   _rows_view(s_motion.pivot_m, (n, 2)),
-                   _rows_view(s_motion.velocity_mps, (n, 2)),
-                   _rows_view(s_motion.acceleration_mps2, (n, 2)),
-                   _rows_view(s_motion.omega_radps, (n,)))
+        motions = (floats_of_shape(e_motion.pivot_m, (n, k, 2)),
+                   floats_of_shape(e_motion.velocity_mps, (n, k, 2)),
+                   floats_of_shape(e_motion.acceleration_mps2, (n, k, 2)),
+                   floats_of_shape(e_motion.omega_radps, (n, k)),
+                   floats_of_shape(s_motion.pivot_m, (n, 2)),
+                   floats_of_shape(s_motion.velocity_mps, (n, 2)),
+                   floats_of_shape(s_motion.acceleration_mps2, (n, 2)),
+                   floats_of_shape(s_motion.omega_radps, (n,)))
         orca_valid = np.asarray(inp.orca_valid)
         orca_point, orca_direction = inp.orca_point, inp.orca_direction
         if orca_valid.ndim != 2 or orca_valid.shape[0] != n:
@@ -454,15 +443,15 @@ def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
         if (orca_valid.dtype != bool or _shape_of(orca_point) != (n, lines, 2)
                 or _shape_of(orca_direction) != (n, lines, 2)):
             return None
-        orca_point = _rows_view(orca_point, (n, lines, 2))
-        orca_direction = _rows_view(orca_direction, (n, lines, 2))
+        orca_point = floats_of_shape(orca_point, (n, lines, 2))
+        orca_direction = floats_of_shape(orca_direction, (n, lines, 2))
         if inp.orca_num_hard is None:
             num_hard = np.zeros(n, np.int64)
             hard = np.zeros((n,))
         else:
             if _shape_of(inp.orca_num_hard) not in ((), (n,)):
                 return None
-            hard = _rows_view(inp.orca_num_hard, (n,))
+            hard = floats_of_shape(inp.orca_num_hard, (n,))
             num_hard = hard.astype(np.int64)
         neighbors = inp.neighbors if inp.neighbors is not None else Neighbors.none(n)
         nb_valid = np.asarray(neighbors.valid)
@@ -474,11 +463,12 @@ def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
                 or _shape_of(neighbors.radius_m) != (n, j)):
             return None
         args = (x0, velocity, preferred, vh, accel, radius, dt_rows, hard, float(lines),
-                _rows_view(normal, (n, k, 2)), _rows_view(edges.offset_m, (n, k)), edge_valid,
+                floats_of_shape(normal, (n, k, 2)), floats_of_shape(edges.offset_m, (n, k)),
+                edge_valid,
                 *motions, orca_point, orca_direction, orca_valid,
-                _rows_view(neighbors.position_m, (n, j, 2)),
-                _rows_view(neighbors.velocity_mps, (n, j, 2)),
-                _rows_view(neighbors.radius_m, (n, j)), nb_valid,
+                floats_of_shape(neighbors.position_m, (n, j, 2)),
+                floats_of_shape(neighbors.velocity_mps, (n, j, 2)),
+                floats_of_shape(neighbors.radius_m, (n, j)), nb_valid,
                 MAX_LENGTH_M, MAX_SPEED_MPS, UNIT_LENGTH_TOL)
     except _STRUCTURE_ERRORS:
         return None

@@ -55,3 +55,23 @@ def test_a_float_step_length_is_refused_or_returned_as_numpys_test_of_one_number
             assert type(out) is float
             assert np.float64(out).tobytes() == np.float64(dt).tobytes()
             assert out == v.check_valid_step(np.array(dt))
+
+
+def test_floats_of_shape_is_numpys_conversion_and_broadcast() -> None:
+    base = np.arange(6.0).reshape(3, 2)
+    values = [base, base.T.copy().T, base[::-1], base.astype(np.float32), base.astype(">f8"),
+              base.tolist(), base[:1], np.float64(2.5), 2.5, np.array(-0.0), base.view(np.matrix)]
+    for value in values:
+        for shape in ((3, 2), (1, 3, 2)):
+            want = np.asarray(value, dtype=np.float64)
+            if want.shape != shape:
+                want = np.broadcast_to(want, shape)
+            got = v.floats_of_shape(value, shape)
+            assert type(got) is type(want) and got.dtype == want.dtype
+            assert got.shape == want.shape and got.strides == want.strides
+            assert got.tobytes() == want.tobytes()
+            if isinstance(value, np.ndarray) and type(value) is np.ndarray \
+                    and value.dtype == np.float64 and value.shape == shape:
+                assert got is value
+    with pytest.raises(ValueError):
+        v.floats_of_shape(base, (2, 3))
