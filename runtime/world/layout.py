@@ -209,6 +209,13 @@ def _edge_kinds(edge_id, obstacle_id, kind):
             kind[i, k] = EDGE_OBSTACLE if edge_id[i, k] >= obstacle_id else EDGE_WALL
 
 
+def _same_indices(cached: np.ndarray, index: np.ndarray) -> bool:
+    """numpy's ``array_equal`` of the ``cached`` indices and ``index``: the same shape and no
+    entry that differs (numpy's count of them, without array_equal's Python frames)."""
+    other = np.asarray(index)
+    return other.shape == cached.shape and np.count_nonzero(cached != other) == 0
+
+
 def _moving_edges(edges: EdgeSet) -> tuple[np.ndarray, bool]:
     """(N, K) True for the valid edges whose rigid motion moves them during the step (a
     platform's: a pivot velocity or acceleration or a rotation rate that is not zero), and
@@ -364,6 +371,7 @@ class Layout:
             np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0))
         self._edges_patch: np.ndarray | None = None
         self._edges_cache: EdgeSet | None = None
+        self._edges_moving: tuple[EdgeSet, np.ndarray, bool] | None = None
         self._carry_range_table = np.zeros(1)
 
     # --------------------------------------------------------------------- look-ups
@@ -523,7 +531,7 @@ class Layout:
         # answer (read-only, so that nothing that holds it can change it) serves again
         reusable = not platforms and (position_m is None or not self.obstacle_normal.shape[0])
         if reusable and self._edges_cache is not None and self._edges_patch is not None \
-                and np.array_equal(self._edges_patch, patch_index):
+                and _same_indices(self._edges_patch, patch_index):
             return self._edges_cache
         edges = self._built_edges(patch_index, support_index, platforms, position_m=position_m,
                                   radius_m=radius_m, horizon_m=horizon_m,
@@ -776,7 +784,7 @@ class Layout:
         :func:`_edges_at`), with one pass over the edges when no wall moves. Claim: B5, B6."""
         out = np.array(start_clearance_m, dtype=np.float64)
         points = np.asarray(mid_end_m, dtype=np.float64)
-        moving, any_moving = _moving_edges(edges)
+        moving, any_moving = self._moving_edges_of(edges)
         if not any_moving:
             self._least_clearance_m(points, radius_m, edges, out)
             return out
@@ -785,6 +793,18 @@ class Layout:
             self._least_clearance_m(points[p:p + 1], radius_m, edges, out,
                                     normal=normal, offset_m=offset)
         return out
+
+    def _moving_edges_of(self, edges: EdgeSet) -> tuple[np.ndarray, bool]:
+        """:func:`_moving_edges`, found once for the read-only edges :meth:`edges` serves
+        again (their motions cannot change), read-only too; other edges each time."""
+        if edges is not self._edges_cache:
+            return _moving_edges(edges)
+        known = self._edges_moving
+        if known is None or known[0] is not edges:
+            moving, any_moving = _moving_edges(edges)
+            moving.flags.writeable = False
+            known = self._edges_moving = (edges, moving, any_moving)
+        return known[1], known[2]
 
     def _least_clearance_m(self, x_m: np.ndarray, radius_m: np.ndarray, edges: EdgeSet,
                            out: np.ndarray, *, normal: np.ndarray | None = None,
