@@ -11,6 +11,7 @@ the rebuild, so an old platform velocity is never reused as compensation.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,7 +52,7 @@ class ActualState:
 def take_snapshot(time_origin_s: float, support: Support, edges: EdgeSet) -> PredictionSnapshot:
     """Snapshot of the versions the step is about to be predicted with. Claim: P1."""
     t = float(time_origin_s)
-    if not np.isfinite(t):
+    if not math.isfinite(t):
         raise InvalidInput("time_origin_s", time_origin_s, "must be finite")
     return PredictionSnapshot(t, support.motion.version.copy(), edges.motion.version.copy(),
                               edges.valid.copy())

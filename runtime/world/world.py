@@ -501,9 +501,12 @@ class World:
             if handoff_rows.size else np.arange(n)
         # every body's wall clearance at the start (its rows do not depend on the others)
         start_wall = layout.wall_clearance_m(x0, self.radius_m, edges)
-        label = np.full(n, -1, np.int8)
+        # numpy's full without its Python frame: an empty array filled with the value
+        label = np.empty(n, np.int8)
+        label.fill(-1)
         flags = np.zeros(n, np.uint8)
-        commit = np.full(n, dt)
+        commit = np.empty(n)
+        commit.fill(dt)
         v1 = v0.copy()
         if free.size:
             solve_inp = inp if free.size == n else take_input_rows(inp, free)
