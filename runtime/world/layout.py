@@ -771,7 +771,9 @@ class Layout:
         centre space) and of body discs to the obstacles (the exact signed distance to each
         simple polygon, :func:`navproof.boundary.polygons.polygon_signed_distance_m`, minus the
         radius); +inf without any. Claim: B5."""
-        out = np.full(x_m.shape[0], np.inf)
+        # numpy's full without its Python frame (a call every step)
+        out = np.empty(x_m.shape[0])
+        out.fill(np.inf)
         self._least_clearance_m(np.asarray(x_m, dtype=np.float64)[None], radius_m, edges, out)
         return out
 
