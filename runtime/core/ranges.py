@@ -8,6 +8,7 @@ value and the range, and changes nothing. Claim: B1, S3, S4, V1 (the hypotheses 
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -104,7 +105,9 @@ def agents_outside_profile(inp: Any, profile: Any, *,
     if support_speed_mps is None:
         support_speed_mps = inp.support.carry_speed_range_mps(inp.position_m, dt)
     every_edge_outside = False
-    if fixed_edges and np.isfinite(inp.dt_s).all():
+    step = inp.dt_s
+    if fixed_edges and (math.isfinite(step) if isinstance(step, float)
+                        else np.count_nonzero(np.isfinite(step)) == np.size(step)):
         # every edge at 0 m/s: the pass's test of each edge, once
         every_edge_outside = inp.edges.valid.shape[1] > 0 and bool(
             (0.0 < limits[4, 0]) | (0.0 > limits[4, 1]))
@@ -126,6 +129,12 @@ def _per_row(value: Any, n: int) -> np.ndarray:
     filled into a new array (the compiled pass reads a filled array faster than a broadcast
     view of one value: at twenty thousand rows the pair costs a third), else
     :func:`navproof.core.validation.floats_of_shape`."""
+    if isinstance(value, float):
+        # numpy's full of a float fills in the float itself, as fill does without full's
+        # Python frame
+        rows = np.empty(n)
+        rows.fill(value)
+        return rows
     arr = np.asarray(value, dtype=np.float64)
     return np.full((n,), arr) if arr.ndim == 0 else floats_of_shape(arr, (n,))
 
@@ -134,7 +143,7 @@ _LIMITS_PARAMETERS = ("step_s", "brake_budget_mps2", "surface_speed_cap_mps", "s
                       "support_speed_mps", "edge_speed_mps")
 """The profile parameters whose ranges :func:`_step_ranges` reads."""
 
-_limits_cache: tuple[tuple[Any, ...], np.ndarray] | None = None
+_limits_cache: tuple[tuple[tuple[Any, Any, Any], ...], np.ndarray] | None = None
 
 
 def _slackened_limits(profile: Any) -> np.ndarray:
@@ -143,11 +152,15 @@ def _slackened_limits(profile: Any) -> np.ndarray:
     with the same bound objects as the last call's (fractions: immutable) give the last call's
     limits."""
     global _limits_cache
-    key = tuple(part for name in _LIMITS_PARAMETERS
-                for p in (profile[name],) for part in (p, p.min, p.max))
+    parameters = [profile[name] for name in _LIMITS_PARAMETERS]
     cached = _limits_cache
-    if cached is not None and all(a is b for a, b in zip(cached[0], key, strict=True)):
-        return cached[1]
+    if cached is not None:
+        for p, (q, lo, hi) in zip(parameters, cached[0], strict=True):
+            if p is not q or p.min is not lo or p.max is not hi:
+                break
+        else:
+            return cached[1]
+    key = tuple((p, p.min, p.max) for p in parameters)
     limits = np.empty((5, 2))
     for row, (_, _, lo, hi, _) in enumerate(_step_ranges(profile)):
         slack = RANGE_BOUND_REL * max(abs(lo), abs(hi), 1.0)

@@ -55,10 +55,17 @@ def _name(field: str, idx: tuple[int, ...]) -> str:
     return f"{field}[{', '.join(map(str, idx))}]" if idx else field
 
 
+_FLOAT64 = np.dtype(np.float64)
+
+
 def floats_of_shape(value: Any, shape: tuple[int, ...]) -> np.ndarray:
     """``value`` as float64 of exactly ``shape``: itself where it already has it, else numpy's
     broadcast view (ValueError where it does not broadcast; numpy's broadcast costs more than a
-    small crowd's pass, so arrays already in shape skip it)."""
+    small crowd's pass, so arrays already in shape skip it). An array of numpy's float64 in
+    that shape is returned as numpy's conversion returns it, without the call (a step makes
+    dozens of these calls)."""
+    if type(value) is np.ndarray and value.dtype is _FLOAT64 and value.shape == shape:
+        return value
     arr = np.asarray(value, dtype=np.float64)
     return arr if arr.shape == shape else np.broadcast_to(arr, shape)
 
@@ -73,8 +80,10 @@ def check_valid_finite(field: str, value: Any, *, shape: tuple[int, ...] | None 
         raise InvalidInput(field, value, "must be numeric") from exc
     if shape is not None and arr.shape != shape:
         raise InvalidInput(field, value, f"must have shape {shape}")
+    # numpy's count of nonzero entries: any() of an array costs several times more (a Python
+    # wrapper around the reduction) and tells the same
     bad = ~np.isfinite(arr)
-    if bad.any():
+    if np.count_nonzero(bad):
         if arr.ndim == 0:
             raise InvalidInput(field, float(arr), "must be finite (no NaN or inf)")
         idx = _first_index(bad)
@@ -156,6 +165,12 @@ def check_valid_scalar(field: str, value: Any, *, minimum: float | None = None,
 def check_valid_step(dt_s: float | np.ndarray) -> float | np.ndarray:
     """Return the step length (s): a float, or a float64 array of per-agent lengths (N,) (the
     remaining time of a portal sub-step); raise InvalidInput unless finite and > 0."""
+    if isinstance(dt_s, float):
+        # a float's own test (numpy's ndim and isfinite of one number cost more than the
+        # step's other checks): finite and > 0 is exactly 0 < dt < inf, NaN failing both
+        if not 0.0 < dt_s < math.inf:
+            raise InvalidInput("dt_s", dt_s, "step length must be finite and > 0 s")
+        return float(dt_s)
     if np.ndim(dt_s) == 0:
         try:
             dt = float(dt_s)
@@ -191,7 +206,7 @@ def check_valid_budget(field: str, a_mps2: Any, *, allow_zero: bool = False) -> 
     """
     arr = np.asarray(a_mps2, dtype=np.float64)
     bad = ~np.isfinite(arr) | ((arr < 0.0) if allow_zero else (arr <= 0.0))
-    if bad.any():
+    if np.count_nonzero(bad):
         idx = _first_index(bad) if arr.ndim else ()
         rule = ("braking budget must be finite and >= 0 m/s^2 (S6: a zero budget holds)"
                 if allow_zero else

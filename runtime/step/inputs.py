@@ -8,6 +8,7 @@ Claim: S6, B1, O2, O5, W1.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,7 @@ from navproof.core.validation import (
     check_valid_step,
     check_valid_unit_where,
     clearly_unit,
+    floats_of_shape,
 )
 
 PARALLEL_MIN_ROWS = 4096
@@ -171,9 +173,10 @@ class StepInput:
     def dt_per_agent_s(self) -> np.ndarray:
         """Every agent's step length (s, (N,)); a validated input already holds this array."""
         dt = self.dt_s
-        if isinstance(dt, np.ndarray) and dt.shape == (self.count,):
+        n = self.position_m.shape[0]
+        if isinstance(dt, np.ndarray) and dt.shape == (n,):
             return dt
-        return per_agent(dt, self.count)
+        return per_agent(dt, n)
 
 
 def _check_valid_finite_where(field: str, value: np.ndarray, valid: np.ndarray) -> None:
@@ -376,49 +379,81 @@ _STRUCTURE_ERRORS = (InvalidInput, TypeError, ValueError, OverflowError)
 the exact path, which names the first offending field."""
 
 
-def _rows_view(value: Any, shape: tuple[int, ...]) -> np.ndarray:
-    """``value`` as a float64 array of exactly ``shape``: itself where it already is one, else
-    a broadcast view (ValueError if it does not broadcast there)."""
-    arr = np.asarray(value, dtype=np.float64)
-    return arr if arr.shape == shape else np.broadcast_to(arr, shape)
+_cleared_edges: weakref.ref[EdgeSet] | None = None
+"""The last edges whose every valid edge the fast validation's pass cleared, when their arrays
+are frozen (:func:`_frozen_edges`): the same edges, still frozen, are not read again."""
+
+
+def _frozen_edges(edges: EdgeSet) -> bool:
+    """Whether every array the edge rules read (normals, offsets, presence, the motions'
+    pivots, velocities, accelerations and rates) holds its own memory read-only, so that its
+    values cannot have changed since they were checked (the World's layout serves such edges
+    again, step after step: :meth:`navproof.world.layout.Layout.edges`)."""
+    m = edges.motion
+    for arr in (edges.normal, edges.offset_m, edges.valid, m.pivot_m, m.velocity_mps,
+                m.acceleration_mps2, m.omega_radps):
+        if not (type(arr) is np.ndarray and arr.flags.owndata and not arr.flags.writeable):
+            return False
+    return True
+
+
+def _shape_of(value: Any) -> tuple[int, ...]:
+    """numpy's shape of ``value``: an array's own, read without numpy's conversion."""
+    return value.shape if type(value) is np.ndarray else np.shape(value)
 
 
 def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
     """The input as :func:`check_valid_step_input` returns it, when the usual input's shapes
     hold and one compiled pass over the rows (:func:`_clearly_valid_rows`) finds every value
-    clearly inside its rule; None otherwise (the exact path then names the first offence)."""
+    clearly inside its rule; None otherwise (the exact path then names the first offence).
+    The arrays the pass reads (:func:`navproof.core.validation.floats_of_shape`) are the
+    validated input's own (the float64 arrays :func:`_validated` converts to, which the shapes
+    checked here leave unbroadcast), so each is converted once."""
     try:
         x0 = np.asarray(inp.position_m, dtype=np.float64)
         if x0.ndim != 2 or x0.shape[1] != 2 or x0.shape[0] == 0:
             return None
         n = x0.shape[0]
         dt = check_valid_step(inp.dt_s)
-        if np.ndim(dt) and np.shape(dt) != (n,):
-            return None
         # the validated input's own copy, which the pass reads too (a broadcast view of one
-        # step length costs more than the copy)
-        dt_rows = per_agent(dt, n)
-        if np.shape(inp.velocity_mps) != (n, 2) or np.shape(inp.preferred_mps) != (n, 2):
+        # step length costs more than the copy); a float is filled in as numpy's full fills it
+        if isinstance(dt, float):
+            dt_rows = np.empty(n)
+            dt_rows.fill(dt)
+        elif dt.shape != (n,):
             return None
-        agent = [_rows_view(getattr(inp, name), (n, 2))
-                 for name in ("position_m", "velocity_mps", "preferred_mps")]
-        for name in ("vh_mps", "accel_mps2", "radius_m"):
-            if np.shape(getattr(inp, name)) not in ((), (n,)):
-                return None
-            agent.append(_rows_view(getattr(inp, name), (n,)))
+        else:
+            dt_rows = dt.copy()
+        if _shape_of(inp.velocity_mps) != (n, 2) or _shape_of(inp.preferred_mps) != (n, 2):
+            return None
+        velocity = floats_of_shape(inp.velocity_mps, (n, 2))
+        preferred = floats_of_shape(inp.preferred_mps, (n, 2))
+        vh, accel, radius = inp.vh_mps, inp.accel_mps2, inp.radius_m
+        if (_shape_of(vh) not in ((), (n,)) or _shape_of(accel) not in ((), (n,))
+                or _shape_of(radius) not in ((), (n,))):
+            return None
+        vh, accel = floats_of_shape(vh, (n,)), floats_of_shape(accel, (n,))
+        radius = floats_of_shape(radius, (n,))
         edges = inp.edges
         normal, edge_valid = np.asarray(edges.normal), np.asarray(edges.valid)
         if normal.ndim != 3 or normal.shape[0] != n or normal.shape[2] != 2:
             return None
         k = normal.shape[1]
-        if (np.shape(edges.offset_m) != (n, k) or edge_valid.shape != (n, k)
+        if (_shape_of(edges.offset_m) != (n, k) or edge_valid.shape != (n, k)
                 or edge_valid.dtype != bool):
             return None
-        motions = []
-        for motion, shape in ((edges.motion, (n, k)), (inp.support.motion, (n,))):
-            motions += [_rows_view(getattr(motion, name), (*shape, 2))
-                        for name in ("pivot_m", "velocity_mps", "acceleration_mps2")]
-            motions.append(_rows_view(motion.omega_radps, shape))
+        # edges cleared before and frozen since need no second look at their values
+        cleared = _cleared_edges is not None and _cleared_edges() is edges \
+            and _frozen_edges(edges)
+        e_motion, s_motion = edges.motion, inp.support.motion
+        motions = (floats_of_shape(e_motion.pivot_m, (n, k, 2)),
+                   floats_of_shape(e_motion.velocity_mps, (n, k, 2)),
+                   floats_of_shape(e_motion.acceleration_mps2, (n, k, 2)),
+                   floats_of_shape(e_motion.omega_radps, (n, k)),
+                   floats_of_shape(s_motion.pivot_m, (n, 2)),
+                   floats_of_shape(s_motion.velocity_mps, (n, 2)),
+                   floats_of_shape(s_motion.acceleration_mps2, (n, 2)),
+                   floats_of_shape(s_motion.omega_radps, (n,)))
         orca_valid = np.asarray(inp.orca_valid)
         orca_point, orca_direction = inp.orca_point, inp.orca_direction
         if orca_valid.ndim != 2 or orca_valid.shape[0] != n:
@@ -427,34 +462,35 @@ def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
             orca_point, orca_direction = np.zeros((n, 0, 2)), np.zeros((n, 0, 2))
             orca_valid = np.zeros((n, 0), bool)
         lines = orca_valid.shape[1]
-        if (orca_valid.dtype != bool or np.shape(orca_point) != (n, lines, 2)
-                or np.shape(orca_direction) != (n, lines, 2)):
+        if (orca_valid.dtype != bool or _shape_of(orca_point) != (n, lines, 2)
+                or _shape_of(orca_direction) != (n, lines, 2)):
             return None
+        orca_point = floats_of_shape(orca_point, (n, lines, 2))
+        orca_direction = floats_of_shape(orca_direction, (n, lines, 2))
         if inp.orca_num_hard is None:
             num_hard = np.zeros(n, np.int64)
             hard = np.zeros((n,))
         else:
-            if np.shape(inp.orca_num_hard) not in ((), (n,)):
+            if _shape_of(inp.orca_num_hard) not in ((), (n,)):
                 return None
-            hard = _rows_view(inp.orca_num_hard, (n,))
+            hard = floats_of_shape(inp.orca_num_hard, (n,))
             num_hard = hard.astype(np.int64)
         neighbors = inp.neighbors if inp.neighbors is not None else Neighbors.none(n)
         nb_valid = np.asarray(neighbors.valid)
         if nb_valid.ndim != 2 or nb_valid.shape[0] != n or nb_valid.dtype != bool:
             return None
         j = nb_valid.shape[1]
-        if (np.shape(neighbors.position_m) != (n, j, 2)
-                or np.shape(neighbors.velocity_mps) != (n, j, 2)
-                or np.shape(neighbors.radius_m) != (n, j)):
+        if (_shape_of(neighbors.position_m) != (n, j, 2)
+                or _shape_of(neighbors.velocity_mps) != (n, j, 2)
+                or _shape_of(neighbors.radius_m) != (n, j)):
             return None
-        args = (*agent, dt_rows, hard, float(lines), _rows_view(normal, (n, k, 2)),
-                _rows_view(edges.offset_m, (n, k)), edge_valid,
-                *motions, _rows_view(orca_point, (n, lines, 2)),
-                _rows_view(orca_direction, (n, lines, 2)),
-                orca_valid,
-                _rows_view(neighbors.position_m, (n, j, 2)),
-                _rows_view(neighbors.velocity_mps, (n, j, 2)),
-                _rows_view(neighbors.radius_m, (n, j)), nb_valid,
+        args = (x0, velocity, preferred, vh, accel, radius, dt_rows, hard, float(lines),
+                floats_of_shape(normal, (n, k, 2)), floats_of_shape(edges.offset_m, (n, k)),
+                edge_valid,
+                *motions, orca_point, orca_direction, orca_valid,
+                floats_of_shape(neighbors.position_m, (n, j, 2)),
+                floats_of_shape(neighbors.velocity_mps, (n, j, 2)),
+                floats_of_shape(neighbors.radius_m, (n, j)), nb_valid, not cleared,
                 MAX_LENGTH_M, MAX_SPEED_MPS, UNIT_LENGTH_TOL)
     except _STRUCTURE_ERRORS:
         return None
@@ -463,8 +499,19 @@ def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
                    min_rows=PARALLEL_MIN_ROWS)
     if not all(verdicts):
         return None
-    return _validated(inp, x0, dt_rows, orca_point, orca_direction, orca_valid, neighbors,
-                      num_hard)
+    if not cleared and _frozen_edges(edges):
+        _clear_edges(edges)
+    # _validated's input from the arrays the pass read: per-agent copies of the caps and radii
+    # (a copy of a broadcast view holds numpy's full of its value)
+    return StepInput(x0, velocity, preferred, dt_rows, inp.support, edges, vh.copy(),
+                     accel.copy(), radius.copy(), orca_point, orca_direction, orca_valid,
+                     neighbors, num_hard)
+
+
+def _clear_edges(edges: EdgeSet) -> None:
+    """Remember ``edges`` as cleared (see ``_cleared_edges``)."""
+    global _cleared_edges
+    _cleared_edges = weakref.ref(edges)
 
 
 @inlined_loop
@@ -477,15 +524,16 @@ def _finite(x):
 def _clearly_valid_rows(x0, v0, pref, vh, accel, radius, dt, num_hard, lines, normal, offset,
                         edge_valid, e_pivot, e_vel, e_accel, e_omega, s_pivot, s_vel, s_accel,
                         s_omega, o_point, o_dir, o_valid, nb_pos, nb_vel, nb_radius, nb_valid,
-                        max_length, max_speed, unit_tol, lo, hi):
+                        check_edges, max_length, max_speed, unit_tol, lo, hi):
     """True when every rule of :func:`check_valid_step_input` clearly holds in rows
     ``lo:hi``: positions and velocities within their working bounds, Vh and radius finite and
     > 0, budget finite and >= 0, dt finite and > 0, ORCA obstacle-line counts whole numbers in
     ``[0, lines]``, every valid edge with a clearly unit normal
     (:func:`navproof.core.validation.clearly_unit`), a finite offset and a finite motion, the
     support's motion finite, every valid ORCA line finite with a clearly unit direction, every
-    valid neighbour finite with a finite radius >= 0. False sends the input to the exact checks
-    (NaN fails every comparison)."""
+    valid neighbour finite with a finite radius >= 0 (the edges' rules only where
+    ``check_edges``: edges cleared by an earlier pass and frozen since are not read again).
+    False sends the input to the exact checks (NaN fails every comparison)."""
     for i in range(lo, hi):
         for c in range(2):
             if not (abs(x0[i, c]) <= max_length and abs(v0[i, c]) <= max_speed
@@ -496,7 +544,7 @@ def _clearly_valid_rows(x0, v0, pref, vh, accel, radius, dt, num_hard, lines, no
                 and 0.0 < dt[i] < np.inf and _finite(s_omega[i])
                 and num_hard[i] == np.floor(num_hard[i]) and 0.0 <= num_hard[i] <= lines):
             return False
-        for j in range(offset.shape[1]):
+        for j in range(offset.shape[1] if check_edges else 0):
             if edge_valid[i, j] and not (
                     clearly_unit(normal[i, j, 0], normal[i, j, 1], unit_tol)
                     and _finite(offset[i, j]) and _finite(e_omega[i, j])

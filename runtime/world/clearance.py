@@ -67,7 +67,9 @@ def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
     then ramps again up to the second break (their commit time after the split) and rests, so
     they are measured piece by piece too. Claim: W1, F2, B7."""
     n = x0_m.shape[0]
-    out = np.full(n, np.inf)
+    # numpy's full without its Python frame (a call every step)
+    out = np.empty(n)
+    out.fill(np.inf)
     if neighbor_idx.shape[0] != n or neighbor_idx.shape[1] == 0:
         return out
     dt = float(check_valid_step(dt_s))
@@ -81,7 +83,7 @@ def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
             cut[split[0]] = True
             first_s, second_s = np.array(commit_s, dtype=np.float64), np.full(n, dt)
             first_s[split[0]], second_s[split[0]] = split[1], split[2]
-        if cut.any():
+        if np.count_nonzero(cut):
             valid = neighbor_idx >= 0
             pair_cut = valid & (cut[:, None] | cut[np.where(valid, neighbor_idx, 0)])
             rows, cols = np.nonzero(pair_cut)

@@ -151,12 +151,19 @@ def _least_wall_margin(normal, offset, valid, edge_id, obstacle_id, x, obstacle,
         out[i] = running
 
 
+_NO_ROWS = np.empty((0, 2))
+"""No positions and no carry for :func:`_motion_rows` (no row: nothing is ever written)."""
+
+
 @compiled_loop
 def _motion_rows(support_index, pivot_table, velocity_table, accel_table, omega_table,
-                 version_table, pivot, vel, acc, omega, version):
+                 version_table, x, pivot, vel, acc, omega, version, carry):
     """Every row of :meth:`Layout.support_motion`: the support's pivot (m), velocity (m/s),
     acceleration (m/s^2), rate (rad/s) and version (its own version plus 1000 per support
-    index, counted from 1), all zero on the static ground (index -1). Claim: B3, B6."""
+    index, counted from 1), all zero on the static ground (index -1); where ``carry`` has a
+    row per agent, the carry at the agent's position ``x`` (m/s,
+    :meth:`Layout.support_and_carry`) into it too. Claim: B3, B6."""
+    with_carry = carry.shape[0] == support_index.shape[0]
     for i in range(support_index.shape[0]):
         s = support_index[i]
         if s < 0:
@@ -169,6 +176,14 @@ def _motion_rows(support_index, pivot_table, velocity_table, accel_table, omega_
             acc[i, 0], acc[i, 1] = accel_table[s, 0], accel_table[s, 1]
             omega[i] = omega_table[s]
             version[i] = version_table[s] + 1000 * (s + 1)
+        if with_carry:
+            # Motion.point_velocity's operations in its order: w + omega (-(y - c_y), x - c_x)
+            # (the same values; only a NaN's sign bit may differ, where the machine code adds
+            # a negated product as a subtraction: a body's position is finite)
+            rel_x = x[i, 0] - pivot[i, 0]
+            rel_y = x[i, 1] - pivot[i, 1]
+            carry[i, 0] = vel[i, 0] + omega[i] * -rel_y
+            carry[i, 1] = vel[i, 1] + omega[i] * rel_x
 
 
 @compiled_loop
@@ -192,6 +207,13 @@ def _edge_kinds(edge_id, obstacle_id, kind):
     for i in range(edge_id.shape[0]):
         for k in range(edge_id.shape[1]):
             kind[i, k] = EDGE_OBSTACLE if edge_id[i, k] >= obstacle_id else EDGE_WALL
+
+
+def _same_indices(cached: np.ndarray, index: np.ndarray) -> bool:
+    """numpy's ``array_equal`` of the ``cached`` indices and ``index``: the same shape and no
+    entry that differs (numpy's count of them, without array_equal's Python frames)."""
+    other = np.asarray(index)
+    return other.shape == cached.shape and np.count_nonzero(cached != other) == 0
 
 
 def _moving_edges(edges: EdgeSet) -> tuple[np.ndarray, bool]:
@@ -349,6 +371,7 @@ class Layout:
             np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0))
         self._edges_patch: np.ndarray | None = None
         self._edges_cache: EdgeSet | None = None
+        self._edges_moving: tuple[EdgeSet, np.ndarray, bool] | None = None
         self._carry_range_table = np.zeros(1)
 
     # --------------------------------------------------------------------- look-ups
@@ -424,14 +447,36 @@ class Layout:
     def support_motion(self, support_index: np.ndarray) -> Support:
         """The supports of N agents (static ground where the index is -1): each support's
         current pivot and velocity, its acceleration and rotation rate. Claim: B3, B6."""
+        return self._support_rows(support_index, None)[0]
+
+    def support_and_carry(self, support_index: np.ndarray, x_m: np.ndarray
+                          ) -> tuple[Support, np.ndarray]:
+        """The supports of :meth:`support_motion` and their carry u (m/s, (N, 2)) at the
+        bodies' positions ``x_m`` (m, (N, 2)) at the start of the step,
+        :meth:`~navproof.boundary.Support.carry_mps` (the same operations on the same values),
+        found in the pass that gathers the supports. Claim: B1, B3, B6."""
+        support, carry = self._support_rows(support_index, x_m)
+        assert carry is not None
+        return support, carry
+
+    def _support_rows(self, support_index: np.ndarray, x_m: np.ndarray | None
+                      ) -> tuple[Support, np.ndarray | None]:
+        """:meth:`support_motion`, and the carry at ``x_m`` unless it is None."""
         n = support_index.shape[0]
         table_pivot, table_acc, table_omega = self._motion_table()
         pivot, vel, acc = np.empty((n, 2)), np.empty((n, 2)), np.empty((n, 2))
         omega, version = np.empty(n), np.empty(n, np.int64)
+        if x_m is None:
+            x, carry = _NO_ROWS, _NO_ROWS
+        else:
+            x = np.ascontiguousarray(x_m, dtype=np.float64)
+            if x.shape != (n, 2):
+                raise ValueError(f"positions of shape {x.shape} for {n} supports")
+            carry = np.empty((n, 2))
         _motion_rows(np.asarray(support_index, dtype=np.int64), table_pivot,
                      self.support_velocity_mps, table_acc, table_omega, self.support_version,
-                     pivot, vel, acc, omega, version)
-        return Support(Motion(pivot, vel, omega, version, acc))
+                     x, pivot, vel, acc, omega, version, carry)
+        return Support(Motion(pivot, vel, omega, version, acc)), None if x_m is None else carry
 
     @property
     def platform_supports(self) -> list[int]:
@@ -486,7 +531,7 @@ class Layout:
         # answer (read-only, so that nothing that holds it can change it) serves again
         reusable = not platforms and (position_m is None or not self.obstacle_normal.shape[0])
         if reusable and self._edges_cache is not None and self._edges_patch is not None \
-                and np.array_equal(self._edges_patch, patch_index):
+                and _same_indices(self._edges_patch, patch_index):
             return self._edges_cache
         edges = self._built_edges(patch_index, support_index, platforms, position_m=position_m,
                                   radius_m=radius_m, horizon_m=horizon_m,
@@ -726,7 +771,9 @@ class Layout:
         centre space) and of body discs to the obstacles (the exact signed distance to each
         simple polygon, :func:`navproof.boundary.polygons.polygon_signed_distance_m`, minus the
         radius); +inf without any. Claim: B5."""
-        out = np.full(x_m.shape[0], np.inf)
+        # numpy's full without its Python frame (a call every step)
+        out = np.empty(x_m.shape[0])
+        out.fill(np.inf)
         self._least_clearance_m(np.asarray(x_m, dtype=np.float64)[None], radius_m, edges, out)
         return out
 
@@ -739,7 +786,7 @@ class Layout:
         :func:`_edges_at`), with one pass over the edges when no wall moves. Claim: B5, B6."""
         out = np.array(start_clearance_m, dtype=np.float64)
         points = np.asarray(mid_end_m, dtype=np.float64)
-        moving, any_moving = _moving_edges(edges)
+        moving, any_moving = self._moving_edges_of(edges)
         if not any_moving:
             self._least_clearance_m(points, radius_m, edges, out)
             return out
@@ -748,6 +795,18 @@ class Layout:
             self._least_clearance_m(points[p:p + 1], radius_m, edges, out,
                                     normal=normal, offset_m=offset)
         return out
+
+    def _moving_edges_of(self, edges: EdgeSet) -> tuple[np.ndarray, bool]:
+        """:func:`_moving_edges`, found once for the read-only edges :meth:`edges` serves
+        again (their motions cannot change), read-only too; other edges each time."""
+        if edges is not self._edges_cache:
+            return _moving_edges(edges)
+        known = self._edges_moving
+        if known is None or known[0] is not edges:
+            moving, any_moving = _moving_edges(edges)
+            moving.flags.writeable = False
+            known = self._edges_moving = (edges, moving, any_moving)
+        return known[1], known[2]
 
     def _least_clearance_m(self, x_m: np.ndarray, radius_m: np.ndarray, edges: EdgeSet,
                            out: np.ndarray, *, normal: np.ndarray | None = None,

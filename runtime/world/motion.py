@@ -48,7 +48,9 @@ def execute(x0_m: np.ndarray, v0_mps: np.ndarray, v1_mps: np.ndarray, commit_s: 
     m = support.motion
     half_s = 0.5 * dt_s
     n = x0_m.shape[0]
-    turning = bool(m.omega_radps.any()) or not math.isfinite(dt_s)
+    # a rate that is not zero (NaN included): numpy's count of them tells what any() tells,
+    # at a fraction of its cost
+    turning = np.count_nonzero(m.omega_radps) > 0 or not math.isfinite(dt_s)
     if turning:
         turn_full = m.omega_radps * dt_s
         turn_half = m.omega_radps * half_s

@@ -178,7 +178,9 @@ def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray, *,
         wide = np.asarray(wider_extent_m, dtype=np.float64)
         # other shapes take a query below, whose answer this one equals
         if found.shape[0] == n and ext.shape == (n,) and wide.shape == (n,):
-            kept = np.full((n, found.shape[1]), -1, np.int64)
+            # numpy's full without its Python frame (a call every step)
+            kept = np.empty((n, found.shape[1]), np.int64)
+            kept.fill(-1)
             width = _narrowed(pos, ext, wide, REACH_SLACK_M, np.ascontiguousarray(found), kept)
             if width >= 0:
                 return kept if width == kept.shape[1] else kept[:, :width].copy()
@@ -206,7 +208,10 @@ def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray, *,
     none = np.zeros((n, 0), np.int64)
     run_row_pieces(lambda lo, hi: _pairs(pos, ext, key, order, sorted_key, ny, count, none,
                                          False, lo, hi), n, min_rows=REACH_PARALLEL_MIN_BODIES)
-    out = np.full((n, int(count.max())), -1, np.int64)
+    # numpy's full and max without their Python frames: the query of a small crowd runs every
+    # step
+    out = np.empty((n, int(np.maximum.reduce(count))), np.int64)
+    out.fill(-1)
     if out.shape[1]:
         run_row_pieces(lambda lo, hi: _pairs(pos, ext, key, order, sorted_key, ny, count, out,
                                              True, lo, hi), n,

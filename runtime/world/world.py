@@ -457,11 +457,10 @@ class World:
         layout = self.layout
         x0 = self.position_m
         support_index = layout.support_of(x0)
-        support = layout.support_motion(support_index)
+        support, carry = layout.support_and_carry(support_index, x0)
         nav = self.navigation
         if nav is not None:
             nav.sync(self)
-        carry = support.carry_mps(x0)
         # the executed world velocity of the last step, relative to today's support (T4)
         v0 = self.velocity_mps - carry
         target, last = self.targets() if nav is None else nav.targets(self)
@@ -502,9 +501,12 @@ class World:
             if handoff_rows.size else np.arange(n)
         # every body's wall clearance at the start (its rows do not depend on the others)
         start_wall = layout.wall_clearance_m(x0, self.radius_m, edges)
-        label = np.full(n, -1, np.int8)
+        # numpy's full without its Python frame: an empty array filled with the value
+        label = np.empty(n, np.int8)
+        label.fill(-1)
         flags = np.zeros(n, np.uint8)
-        commit = np.full(n, dt)
+        commit = np.empty(n)
+        commit.fill(dt)
         v1 = v0.copy()
         if free.size:
             solve_inp = inp if free.size == n else take_input_rows(inp, free)
@@ -567,7 +569,7 @@ class World:
         # committed step left its prediction (a fallback) may still have reached it (W1); a
         # body turning with its support is measured through a quadratic, less its bound
         fallback_clear = agent_clear
-        if support.motion.omega_radps.any():
+        if np.count_nonzero(support.motion.omega_radps):
             fallback_clear = agent_clear - turning_allowance_m(x0, v0, v1, dt, support,
                                                                executed_within)
         _neighbour_fallbacks(fallback_clear, -EPS, label)

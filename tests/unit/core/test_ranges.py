@@ -136,3 +136,24 @@ def test_one_step_length_is_every_agents_step_length(dt_s):
     for fixed in (False, True):
         assert agents_outside_profile(one, PROFILE, fixed_edges=fixed).tolist() \
             == agents_outside_profile(each, PROFILE, fixed_edges=fixed).tolist()
+
+
+@pytest.mark.parametrize("value", [2.0, 0.0, -0.0, 5e-324, 1e300, np.nan, np.inf, -np.inf])
+def test_one_cap_and_budget_are_every_agents_own(value):
+    from navproof.core.ranges import _per_row, agents_outside_profile
+
+    for one in (value, np.float64(value), np.array(value)):
+        rows = _per_row(one, 7)
+        assert rows.dtype == np.float64 and rows.shape == (7,)
+        assert rows.tobytes() == np.full(7, np.float64(value)).tobytes()
+    rng = np.random.default_rng(4)
+    n = 30
+    edges = b.EdgeSet.build(np.broadcast_to([1.0, 0.0], (n, 2, 2)), np.ones((n, 2)),
+                            valid=rng.random((n, 2)) < 0.6)
+    support = b.Support.translating(rng.normal(0.0, 0.5, (n, 2)))
+    args = (rng.normal(size=(n, 2)), np.zeros((n, 2)), np.zeros((n, 2)), 0.1, support, edges)
+    one = ss.StepInput(*args, value, value, 0.3)
+    each = ss.StepInput(*args, np.full(n, value), np.full(n, value), np.full(n, 0.3))
+    for fixed in (False, True):
+        assert agents_outside_profile(one, PROFILE, fixed_edges=fixed).tolist() \
+            == agents_outside_profile(each, PROFILE, fixed_edges=fixed).tolist()

@@ -74,6 +74,81 @@ def test_defaults_are_filled_in_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _same(fast, _exact(inp, monkeypatch))
 
 
+def test_arrays_of_other_types_are_converted_as_the_exact_checks_convert_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    base = _input()
+    inp = dataclasses.replace(
+        base, position_m=base.position_m.tolist(), velocity_mps=base.velocity_mps.astype(
+            np.float32), preferred_mps=np.asfortranarray(base.preferred_mps),
+        vh_mps=base.vh_mps.astype(np.float32), accel_mps2=base.accel_mps2[::-1][::-1].copy(),
+        radius_m=0.4, orca_point=base.orca_point.astype(">f8"),
+        orca_num_hard=np.asarray(base.orca_num_hard, np.int64), dt_s=np.float64(0.1))
+    fast = inputs._clearly_valid_step_input(inp)
+    assert fast is not None
+    assert _same(fast, _exact(inp, monkeypatch))
+
+
+def _frozen(edges: b.EdgeSet) -> b.EdgeSet:
+    m = edges.motion
+    for arr in (edges.normal, edges.offset_m, edges.valid, m.pivot_m, m.velocity_mps,
+                m.acceleration_mps2, m.omega_radps):
+        arr.flags.writeable = False
+    return edges
+
+
+def test_frozen_edges_cleared_once_are_not_read_again_and_give_the_same_input(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    base = _input()
+    edges = _frozen(dataclasses.replace(base.edges, normal=base.edges.normal.copy(),
+                                        offset_m=base.edges.offset_m.copy(),
+                                        valid=base.edges.valid.copy()))
+    inp = dataclasses.replace(base, edges=edges)
+    checked: list[bool] = []
+    rows = inputs._clearly_valid_rows
+
+    def spy(*args):
+        checked.append(bool(args[27]))
+        return rows(*args)
+
+    monkeypatch.setattr(inputs, "_clearly_valid_rows", spy)
+    first = inputs._clearly_valid_step_input(inp)
+    second = inputs._clearly_valid_step_input(dataclasses.replace(inp))
+    assert first is not None and second is not None
+    assert checked == [True, False]
+    want = _exact(inp, monkeypatch)
+    assert _same(first, want) and _same(second, want)
+    # edges whose arrays may have changed since are read again: writable ones, or others
+    for arr in (edges.offset_m, edges.motion.velocity_mps):
+        arr.flags.writeable = True
+        checked.clear()
+        assert inputs._clearly_valid_step_input(inp) is not None
+        assert checked == [True]
+        arr.flags.writeable = False
+    other = _frozen(dataclasses.replace(edges, offset_m=edges.offset_m.copy()))
+    checked.clear()
+    assert inputs._clearly_valid_step_input(dataclasses.replace(inp, edges=other)) is not None
+    assert checked == [True]
+
+
+def test_an_edge_broken_behind_a_cleared_edges_back_is_still_refused() -> None:
+    base = _input()
+    edges = _frozen(dataclasses.replace(base.edges, offset_m=base.edges.offset_m.copy()))
+    inp = dataclasses.replace(base, edges=edges)
+    assert ss.check_valid_step_input(inp) is not None
+    row, col = np.argwhere(edges.valid)[0]
+    edges.offset_m.flags.writeable = True
+    edges.offset_m[row, col] = np.nan
+    with pytest.raises(InvalidInput, match="edges.offset_m"):
+        ss.check_valid_step_input(inp)
+    # a read-only view of memory written elsewhere is not frozen: never remembered
+    memory = np.ones(edges.offset_m.shape)
+    view = memory[:]
+    view.flags.writeable = False
+    assert not inputs._frozen_edges(dataclasses.replace(edges, offset_m=view))
+    edges.offset_m.flags.writeable = False
+    assert inputs._frozen_edges(edges)
+
+
 def test_junk_in_slots_that_are_not_valid_is_no_offence() -> None:
     inp = _input()
     edges, nb = inp.edges, inp.neighbors

@@ -78,3 +78,31 @@ def test_the_mismatch_pass_is_the_numpy_expression(n, k):
         | (edge_valid & (edge_version != shot.edge_version))).any(axis=1)
     got = snap.snapshot_mismatch(shot, 1.5, support, edges)
     assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
+def test_a_snapshot_keeps_frozen_edge_arrays_and_copies_the_rest():
+    inp = crowd([[0.0, 0.0], [0.0, 0.0]])
+    edges = inp.edges
+    shot = snap.take_snapshot(4.0, inp.support, edges)
+    # writable arrays are copied: a later change of the edges is seen as a mismatch
+    assert shot.edge_version is not edges.motion.version and shot.edge_valid is not edges.valid
+    assert shot.support_version is not inp.support.motion.version
+    frozen_version, frozen_valid = edges.motion.version.copy(), edges.valid.copy()
+    frozen_version.flags.writeable = frozen_valid.flags.writeable = False
+    frozen = b.EdgeSet(edges.normal, edges.offset_m, frozen_valid, edges.edge_id, edges.owner,
+                       b.Motion(edges.motion.pivot_m, edges.motion.velocity_mps,
+                                edges.motion.omega_radps, frozen_version,
+                                edges.motion.acceleration_mps2))
+    kept = snap.take_snapshot(4.0, inp.support, frozen)
+    assert kept.edge_version is frozen_version and kept.edge_valid is frozen_valid
+    assert snap.snapshot_mismatch(kept, 4.0, inp.support, frozen).tolist() == [False, False]
+    # a read-only view of memory written elsewhere is copied
+    memory = frozen_version.copy()
+    view = memory[:]
+    view.flags.writeable = False
+    viewed = b.EdgeSet(edges.normal, edges.offset_m, frozen_valid, edges.edge_id, edges.owner,
+                       b.Motion(edges.motion.pivot_m, edges.motion.velocity_mps,
+                                edges.motion.omega_radps, view, edges.motion.acceleration_mps2))
+    copied = snap.take_snapshot(4.0, inp.support, viewed)
+    assert copied.edge_version is not view
+    assert copied.edge_version.tobytes() == view.tobytes()

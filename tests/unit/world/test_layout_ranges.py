@@ -170,6 +170,40 @@ def test_support_motion_gathers_each_support_like_the_whole_array_evaluation():
     assert Layout().support_motion(np.full(3, -1)).motion.pivot_m.tolist() == [[0.0, 0.0]] * 3
 
 
+def test_support_and_carry_is_support_motion_and_its_carry_to_the_bit():
+    belt = SupportSpec.build("belt", "conveyor", [[0.0, 0.0], [4.0, 0.0], [4.0, 2.0], [0.0, 2.0]],
+                             velocity_mps=(0.3, -0.1), acceleration_mps2=(0.2, 0.0))
+    disc = SupportSpec.build("disc", "platform", [[5.0, 0.0], [7.0, 0.0], [7.0, 2.0], [5.0, 2.0]],
+                             velocity_mps=(0.1, 0.2), pivot_m=(6.0, 1.0), omega_radps=-0.4)
+    layout = Layout(supports=[belt, disc])
+    layout.advance(0.1)
+    rng = np.random.default_rng(11)
+    special = np.array([0.0, -0.0, 5e-324, -1e-310, 1e300, -1e300, np.inf, -np.inf, np.nan, 6.0,
+                        1.0])
+    for n in (0, 1, 7, 600):
+        index = rng.integers(-1, 2, n)
+        x = rng.uniform(-10.0, 10.0, (n, 2))
+        hit = rng.random((n, 2)) < 0.2
+        x[hit] = rng.choice(special, hit.sum())
+        support, carry = layout.support_and_carry(index, x)
+        want_support = layout.support_motion(index)
+        want = want_support.carry_mps(x)
+        assert carry.dtype == want.dtype and carry.shape == want.shape
+        # the same bits wherever numpy's carry is a number (a NaN's sign may differ: a body's
+        # position is finite)
+        number = ~np.isnan(want)
+        assert np.array_equal(np.isnan(carry), ~number)
+        assert carry[number].tobytes() == want[number].tobytes()
+        finite = np.isfinite(x).all(axis=1)
+        assert carry[finite].tobytes() == want[finite].tobytes()
+        for name in ("pivot_m", "velocity_mps", "acceleration_mps2", "omega_radps", "version"):
+            got_a, want_a = getattr(support.motion, name), getattr(want_support.motion, name)
+            assert got_a.dtype == want_a.dtype and got_a.tobytes() == want_a.tobytes()
+        # a position array in another layout is read as numpy reads it
+        fortran = np.asfortranarray(x)
+        assert layout.support_and_carry(index, fortran)[1].tobytes() == carry.tobytes()
+
+
 def test_support_motion_reuses_its_tables_until_a_pivot_moves():
     belt = SupportSpec.build("belt", "conveyor", [[0.0, 0.0], [4.0, 0.0], [4.0, 2.0], [0.0, 2.0]],
                              velocity_mps=(0.3, -0.1), acceleration_mps2=(0.2, 0.0))
