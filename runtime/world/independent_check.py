@@ -282,10 +282,12 @@ them all: the shapes of a run's checks are few, the pieces' item counts vary fro
 
 def _scratch(name: str, shape: tuple[int, ...], dtype: type = np.float64) -> np.ndarray:
     """A C-contiguous array of ``shape`` and ``dtype``, its values left from earlier use: a view
-    into storage kept per thread under ``name``, grown to the largest check seen and written
-    over by the next check on the same thread (a fresh array of megabytes costs more to fault
-    in than to fill at 20k bodies). Only what no verdict refers to goes there: every entry is
-    written before the check reads it, so a check's values never depend on the one before.
+    into storage kept per thread under ``name``, grown to a quarter more than the largest check
+    seen (a count that grows a little every step, such as the pairs', then does not replace it
+    every step) and written over by the next check on the same thread (a fresh array of
+    megabytes costs more to fault in than to fill at 20k bodies). Only what no verdict refers
+    to goes there: every entry is written before the check reads it, so a check's values never
+    depend on the one before.
     The view of a name, shape and dtype is kept and handed out again while its storage stands
     (the same memory a fresh view of it would show), instead of a new view every call."""
     views: dict[tuple[str, tuple[int, ...], type], np.ndarray] | None = getattr(
@@ -301,7 +303,7 @@ def _scratch(name: str, shape: tuple[int, ...], dtype: type = np.float64) -> np.
     size = math.prod(shape)
     flat = store.get(name)
     if flat is None or flat.size < size or flat.dtype != dtype:
-        flat = store[name] = np.empty(size, dtype)
+        flat = store[name] = np.empty(size + size // 4, dtype)
         # views of the storage replaced are not handed out again
         for old in [k for k in views if k[0] == name]:
             del views[old]
@@ -1244,25 +1246,36 @@ class _SpatialHash:
 
     def pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """The pairs of :func:`candidate_pairs` (after :meth:`build`), in threads for many
-        bodies."""
+        bodies: views of storage kept per thread (:func:`_scratch`), which this thread's next
+        hash writes over."""
         n = self.x.shape[0]
         threads = thread_count(n, PARALLEL_MIN_ITEMS)
-        hashed = (self.order, self.sorted_key, self.offsets, self.start, self.sorted_x,
-                  self.sorted_reach, self.rank)
         if threads == 1:
             # the one piece run_pieces would run
-            pairs, found = _hash_pairs(*hashed, 0, n)
-            return pairs[0, :found], pairs[1, :found]
+            found = self._piece(0, 0, n)
+            return found[0], found[1]
         bounds = piece_bounds(n, threads)
         pieces: list[np.ndarray] = [np.zeros((2, 0), np.int64)] * (len(bounds) - 1)
 
         def piece(k: int) -> None:
-            pairs, found = _hash_pairs(*hashed, bounds[k], bounds[k + 1])
-            pieces[k] = pairs[:, :found]
+            pieces[k] = self._piece(k, bounds[k], bounds[k + 1])
 
         run_pieces(piece, len(bounds) - 1, threads=threads)
-        out = pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=1)
+        out = _scratch("hash_pairs", (2, sum(p.shape[1] for p in pieces)), np.int64)
+        np.concatenate(pieces, axis=1, out=out)
         return out[0], out[1]
+
+    def _piece(self, k: int, lo: int, hi: int) -> np.ndarray:
+        """The pairs (2, P) of the bodies ``lo:hi`` (:func:`_hash_runs`, then
+        :func:`_hash_pairs`), in storage kept per thread for piece ``k`` (a thread may run
+        several pieces of one hash: each has its own): the pairs of a crowd at 20k bodies take
+        megabytes, whose pages a fresh array of every check faults in again."""
+        run = _scratch(f"hash_runs_{k}", (hi - lo, self.offsets.shape[0] // 3, 2), np.int64)
+        room = _hash_runs(self.sorted_key, self.offsets, self.start, self.rank, lo, hi, run)
+        out = _scratch(f"hash_pairs_{k}", (2, room), np.int64)
+        found = _hash_pairs(self.order, self.sorted_x, self.sorted_reach, self.rank, run, lo,
+                            hi, out)
+        return out[:, :found]
 
 
 def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1274,7 +1287,9 @@ def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, n
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     hashed = _SpatialHash(x_m, reach_m)
     hashed.build()
-    return hashed.pairs()
+    # the caller keeps its own arrays: the hash's storage is written over by the next one
+    first, second = hashed.pairs()
+    return first.copy(), second.copy()
 
 
 CELL_TABLE_PER_BODY = 64
@@ -1396,18 +1411,14 @@ def _cells_run(sorted_key, start, first_cell, last_cell):
 
 
 @compiled_loop
-def _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach, rank, lo, hi):
-    """The pairs of :func:`candidate_pairs` of the bodies ``lo:hi``, body after body: each body
-    i, the 3 x 3 cells around it in ``offsets`` order, the bodies of each cell in sorted order,
-    kept when i < j and within reach; returns the pairs' storage (2, room) and their count
-    (the first ``count`` columns). ``sorted_x`` and ``sorted_reach`` are the positions and
-    reaches in sorted order, ``rank`` every body's place in it. The three cells of a column
-    (``offsets`` ``3 c`` to ``3 c + 2``) have consecutive keys, so their bodies in sorted order
-    are one run, from the first cell's first to the last cell's end, in the same order as cell
-    after cell. A first pass finds every column's run and sizes the output (the bodies of the
-    3 x 3 cells bound a body's pairs), so the second writes without growing."""
+def _hash_runs(sorted_key, offsets, start, rank, lo, hi, run):
+    """The runs of sorted bodies that :func:`_hash_pairs` reads for the bodies ``lo:hi``: for
+    each body i and each column c of three cells around it (``offsets`` ``3 c`` to
+    ``3 c + 2``, consecutive keys, so their bodies in sorted order are one run, from the first
+    cell's first to the last cell's end, in the same order as cell after cell), the run's
+    first and end sorted indices into ``run[i - lo, c]``; returns the bodies of all the runs,
+    which bound the pairs found (the room :func:`_hash_pairs` needs)."""
     columns = offsets.shape[0] // 3
-    run = np.empty((hi - lo, columns, 2), np.int64)
     room = 0
     for i in range(lo, hi):
         key = sorted_key[rank[i]]
@@ -1416,11 +1427,21 @@ def _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach, rank,
                                     key + offsets[3 * c + 2])
             run[i - lo, c, 0], run[i - lo, c, 1] = first, end
             room += end - first
-    out = np.empty((2, room), np.int64)
+    return room
+
+
+@compiled_loop
+def _hash_pairs(order, sorted_x, sorted_reach, rank, run, lo, hi, out):
+    """The pairs of :func:`candidate_pairs` of the bodies ``lo:hi`` into ``out`` (2, room),
+    body after body: each body i, the 3 x 3 cells around it in ``offsets`` order (the runs of
+    :func:`_hash_runs` in ``run``), the bodies of each cell in sorted order, kept when i < j
+    and within reach; returns their count (the first ``count`` columns). ``sorted_x`` and
+    ``sorted_reach`` are the positions and reaches in sorted order, ``rank`` every body's place
+    in it."""
     found = 0
     for i in range(lo, hi):
         s = rank[i]
-        for c in range(columns):
+        for c in range(run.shape[1]):
             for q in range(run[i - lo, c, 0], run[i - lo, c, 1]):
                 j = order[q]
                 if i < j and _within(sorted_x[s, 0] - sorted_x[q, 0],
@@ -1428,7 +1449,7 @@ def _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach, rank,
                                      sorted_reach[s] + sorted_reach[q]):
                     out[0, found], out[1, found] = i, j
                     found += 1
-    return out, found
+    return found
 
 
 @compiled_loop

@@ -436,8 +436,10 @@ def test_hash_pairs_are_found_cell_by_cell_in_order(table_per_body):
             cuts = np.unique(np.concatenate([[0, n], rng.integers(0, n + 1, 3)]))
             pieces = []
             for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
-                pairs, found = ic._hash_pairs(order, sorted_key, offsets, start, sorted_x,
-                                              sorted_reach, rank, lo, hi)
+                run = np.empty((hi - lo, 3, 2), np.int64)
+                room = ic._hash_runs(sorted_key, offsets, start, rank, lo, hi, run)
+                pairs = np.empty((2, room), np.int64)
+                found = ic._hash_pairs(order, sorted_x, sorted_reach, rank, run, lo, hi, pairs)
                 pieces.append(pairs[:, :found])
             cut = np.concatenate(pieces, axis=1)
             assert np.array_equal(cut, np.stack(want)), trial
@@ -476,6 +478,32 @@ def test_scratch_hands_out_one_view_per_shape_into_the_names_storage():
         view = ic._scratch("test_scratch_many", (size + 1,))
     assert view.shape == (ic._SCRATCH_VIEWS_MAX + 1,)
     assert np.shares_memory(ic._scratch("test_scratch_many", (1,)), view)
+
+
+def test_scratch_keeps_its_storage_for_a_count_that_grows_a_little():
+    first = ic._scratch("test_scratch_room", (100,))
+    assert np.shares_memory(ic._scratch("test_scratch_room", (125,)), first)
+    assert not np.shares_memory(ic._scratch("test_scratch_room", (126,)), first)
+
+
+def test_hash_pairs_write_over_their_storage_and_candidate_pairs_keeps_its_own():
+    # the check's pairs are views of storage kept per thread, written over by the next hash
+    # with the same pairs; candidate_pairs hands out arrays of its own, which no later hash
+    # changes
+    rng = np.random.default_rng(73)
+    x, reach = rng.uniform(0.0, 10.0, (300, 2)), np.full(300, 0.4)
+    hashed = ic._SpatialHash(x, reach)
+    hashed.build()
+    first, second = hashed.pairs()
+    want = first.copy(), second.copy()
+    assert want[0].size
+    again = hashed.pairs()
+    assert np.shares_memory(again[0], first)
+    assert np.array_equal(again[0], want[0]) and np.array_equal(again[1], want[1])
+    own = ic.candidate_pairs(x, reach)
+    assert np.array_equal(own[0], want[0]) and np.array_equal(own[1], want[1])
+    ic.candidate_pairs(rng.uniform(0.0, 5.0, (300, 2)), reach)
+    assert np.array_equal(own[0], want[0]) and np.array_equal(own[1], want[1])
 
 
 @pytest.mark.parametrize("flags", [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)])
