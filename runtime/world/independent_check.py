@@ -808,12 +808,14 @@ def _polygon_least_inside(table, g, coarse, i, half_lip_h):
     finite numbers does not depend on their order, and no squared distance is -0.0). Here the
     first sample's nearest edge is measured at every sample first; another edge is measured
     unless its bounding box lies farther than ``r`` from the samples' box by the slack
-    (:func:`_beyond`), ``r`` the root of the least squared distance found so far: such an edge
-    is farther than ``r`` at every sample in computed values too (the argument of
-    :func:`_polygon_on_samples` with ``r`` for its reach, and ``r <= d0 <= reach``), so its
-    squared distances exceed the least found (the root is correctly rounded, hence monotone)
-    and leave it as it is. The first sample's loop also finds its nearest edge, which
-    :func:`_polygon_on_samples` does not need. Claim: B5, C4."""
+    (:func:`_beyond`), ``r`` the root of the least squared distance over the first sample and
+    the nearest edge's samples, taken once: such an edge is farther than ``r`` at every sample
+    in computed values too (the argument of :func:`_polygon_on_samples` with ``r`` for its
+    reach, and ``r <= d0 <= reach``), so its squared distances exceed the least found, which
+    is at most ``r`` squared (the root is correctly rounded, hence monotone), and leave it as
+    it is; an edge measured needlessly changes no minimum either. The first sample's loop
+    also finds its nearest edge, which :func:`_polygon_on_samples` does not need. Claim: B5,
+    C4."""
     a, b, ab, inv_length_sq, x_slope, first, solid, edge_box, scale = table
     lo, hi = first[g], first[g + 1]
     samples = coarse.shape[1]
@@ -838,9 +840,10 @@ def _polygon_least_inside(table, g, coarse, i, half_lip_h):
         least_sq = min(least_sq, _segment_distance_sq(
             coarse[i, s, 0] - a[nearest, 0], coarse[i, s, 1] - a[nearest, 1],
             ab[nearest, 0], ab[nearest, 1], inv_length_sq[nearest]))
+    # one root for every other edge (the least found only falls below it)
+    reach = math.sqrt(least_sq)
     for e in range(lo, hi):
-        if e == nearest or _beyond(edge_box, e, x_lo, x_hi, y_lo, y_hi, math.sqrt(least_sq),
-                                   slack):
+        if e == nearest or _beyond(edge_box, e, x_lo, x_hi, y_lo, y_hi, reach, slack):
             continue
         for s in range(1, samples):
             least_sq = min(least_sq, _segment_distance_sq(
