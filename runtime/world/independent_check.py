@@ -365,13 +365,19 @@ class _Curves:
 
 @inlined_loop
 def _relative_at(c, dt, split, i, t):
+    """Support-frame point (m) of body ``i`` at time ``t`` in the start-of-step frame
+    (:func:`_relative_point` of the bodies' curves ``c``, :attr:`_Curves.curve`)."""
+    return _relative_point(c[0], c[1], c[2], c[3], c[4], c[5], c[6], dt, split, i, t)
+
+
+@inlined_loop
+def _relative_point(start, v0, v1, commit, split_s, second, second_commit, dt, split, i, t):
     """Support-frame point (m) of body ``i`` at time ``t`` in the start-of-step frame: the ramp
     from v0 towards v1 over dt up to the commit time, then rest; for a body split at a portal,
     the first ramp up to the split time, then a second ramp from the velocity reached there
-    towards v2 over the rest of the step (up to its own commit time). ``c``: the bodies'
-    curves (:attr:`_Curves.curve`)."""
-    start, v0, v1, commit = c[0], c[1], c[2], c[3]
-    split_s, second, second_commit = c[4], c[5], c[6]
+    towards v2 over the rest of the step (up to its own commit time). The arrays are those of
+    :attr:`_Curves.curve`, taken out of it once by a loop that evaluates many points (each
+    entry taken out of the tuple costs a reference count in the loop)."""
     x0x, x0y = start[i, 0], start[i, 1]
     v0x, v0y = v0[i, 0], v0[i, 1]
     dvx, dvy = v1[i, 0] - v0x, v1[i, 1] - v0y
@@ -397,13 +403,22 @@ def _relative_at(c, dt, split, i, t):
 
 @inlined_loop
 def _world_at(c, options, i, t):
+    """World position (m) of body ``i`` at time ``t`` (s from the step start):
+    :func:`_world_point` of the bodies' curves ``c`` (:attr:`_Curves.curve`)."""
+    return _world_point(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10],
+                        c[11], c[12], options, i, t)
+
+
+@inlined_loop
+def _world_point(start, v0, v1, commit, split_s, second, second_commit, pivot, pivot_v,
+                 pivot_a, omega, end, handoff, options, i, t):
     """World position (m) of body ``i`` at time ``t`` (s from the step start): the support
     carries the support-frame point, ``x = c + w t + alpha t^2 / 2 + R(omega t) (y - c)``; a
-    body moved by its handoff controller goes straight from its start to its end."""
+    body moved by its handoff controller goes straight from its start to its end. The arrays
+    are those of :attr:`_Curves.curve` (see :func:`_relative_point`)."""
     dt = options[0]
-    yx, yy = _relative_at(c, dt, options[1] != 0.0, i, t)
-    start, pivot, pivot_v, pivot_a = c[0], c[7], c[8], c[9]
-    omega, end, handoff = c[10], c[11], c[12]
+    yx, yy = _relative_point(start, v0, v1, commit, split_s, second, second_commit, dt,
+                             options[1] != 0.0, i, t)
     cx = pivot_v[i, 0] * t + 0.5 * pivot_a[i, 0] * t * t
     cy = pivot_v[i, 1] * t + 0.5 * pivot_a[i, 1] * t * t
     if options[2] != 0.0:
@@ -962,18 +977,23 @@ apart)."""
 
 
 @inlined_loop
-def _clearance(kind, c, options, table, body, other, offset_m, t, coarse, sample):
+def _clearance(kind, start, v0, v1, commit, split_s, second, second_commit, pivot, pivot_v,
+               pivot_a, omega, end, handoff, options, table, body, other, offset_m, t, coarse,
+               sample):
     """Clearance (m) ``kind`` of item (``body``, ``other``, ``offset_m``) at time ``t``; at a
     sample time (``sample >= 0``) the world positions are read from ``coarse``. ``other`` is
     the polygon (patch, platform) or the second body (pair); ``offset_m`` the radius
-    (obstacle) or the combined radius (pair)."""
+    (obstacle) or the combined radius (pair). ``start`` ... ``handoff`` are the arrays of
+    :attr:`_Curves.curve` (:func:`_world_point`)."""
     if kind == _PLATFORM:
-        yx, yy = _relative_at(c, options[0], options[1] != 0.0, body, t)
+        yx, yy = _relative_point(start, v0, v1, commit, split_s, second, second_commit,
+                                 options[0], options[1] != 0.0, body, t)
         return -_polygon_distance(table, other, yx, yy)
     if sample >= 0:
         wx, wy = coarse[body, sample, 0], coarse[body, sample, 1]
     else:
-        wx, wy = _world_at(c, options, body, t)
+        wx, wy = _world_point(start, v0, v1, commit, split_s, second, second_commit, pivot,
+                              pivot_v, pivot_a, omega, end, handoff, options, body, t)
     if kind == _CORRIDOR:
         return -_polygon_distance(table, 0, wx, wy)
     if kind == _PATCH:
@@ -986,7 +1006,8 @@ def _clearance(kind, c, options, table, body, other, offset_m, t, coarse, sample
     if sample >= 0:
         ox, oy = coarse[other, sample, 0], coarse[other, sample, 1]
     else:
-        ox, oy = _world_at(c, options, other, t)
+        ox, oy = _world_point(start, v0, v1, commit, split_s, second, second_commit, pivot,
+                              pivot_v, pivot_a, omega, end, handoff, options, other, t)
     return math.hypot(wx - ox, wy - oy) - offset_m
 
 
@@ -1083,6 +1104,9 @@ def _certified_mins(kind, c, options, table, body, other, offset_m, lipschitz, c
     samples = grid.shape[0]
     dt = options[0]
     h = dt / SAMPLES
+    # the curve's arrays taken out of their tuple once, not at every point evaluated
+    start, v0, v1, commit, split_s, second, second_commit, pivot, pivot_v, pivot_a, omega, \
+        end, handoff = c
     vals = np.empty(samples)
     ta, tb = np.empty(4 * samples), np.empty(4 * samples)
     fa, fb = np.empty(4 * samples), np.empty(4 * samples)
@@ -1111,7 +1135,9 @@ def _certified_mins(kind, c, options, table, body, other, offset_m, lipschitz, c
             # the midpoints of every open interval first (the left halves' ends)
             for q in range(count):
                 tm = 0.5 * (ta[q] + tb[q])
-                fm = _clearance(kind, c, options, table, i, j, off, tm, coarse, -1)
+                fm = _clearance(kind, start, v0, v1, commit, split_s, second, second_commit,
+                                pivot, pivot_v, pivot_a, omega, end, handoff, options, table,
+                                i, j, off, tm, coarse, -1)
                 best = smaller(best, fm)
                 ta[count + q], tb[count + q] = tm, tb[q]
                 fa[count + q], fb[count + q] = fm, fb[q]
