@@ -406,22 +406,24 @@ def _world_at(c, options, i, t):
     """World position (m) of body ``i`` at time ``t`` (s from the step start):
     :func:`_world_point` of the bodies' curves ``c`` (:attr:`_Curves.curve`)."""
     return _world_point(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10],
-                        c[11], c[12], options, i, t)
+                        c[11], c[12], options, False, i, t)
 
 
 @inlined_loop
 def _world_point(start, v0, v1, commit, split_s, second, second_commit, pivot, pivot_v,
-                 pivot_a, omega, end, handoff, options, i, t):
+                 pivot_a, omega, end, handoff, options, plain, i, t):
     """World position (m) of body ``i`` at time ``t`` (s from the step start): the support
     carries the support-frame point, ``x = c + w t + alpha t^2 / 2 + R(omega t) (y - c)``; a
     body moved by its handoff controller goes straight from its start to its end. The arrays
-    are those of :attr:`_Curves.curve` (see :func:`_relative_point`)."""
+    are those of :attr:`_Curves.curve` (see :func:`_relative_point`). ``plain`` (a constant
+    where the caller knows it) says that no body is split, rotates or is moved by its handoff
+    controller (``options[1:]`` all zero), whose branches are then left out of the code."""
     dt = options[0]
     yx, yy = _relative_point(start, v0, v1, commit, split_s, second, second_commit, dt,
-                             options[1] != 0.0, i, t)
+                             not plain and options[1] != 0.0, i, t)
     cx = pivot_v[i, 0] * t + 0.5 * pivot_a[i, 0] * t * t
     cy = pivot_v[i, 1] * t + 0.5 * pivot_a[i, 1] * t * t
-    if options[2] != 0.0:
+    if not plain and options[2] != 0.0:
         px, py = pivot[i, 0], pivot[i, 1]
         rx, ry = yx - px, yy - py
         angle = omega[i] * t
@@ -430,7 +432,7 @@ def _world_point(start, v0, v1, commit, split_s, second, second_commit, pivot, p
         wy = py + cy + (sin * rx + cos * ry)
     else:
         wx, wy = yx + cx, yy + cy
-    if options[3] != 0.0 and handoff[i]:
+    if not plain and options[3] != 0.0 and handoff[i]:
         q = t / dt
         wx = start[i, 0] + (end[i, 0] - start[i, 0]) * q
         wy = start[i, 1] + (end[i, 1] - start[i, 1]) * q
@@ -978,8 +980,8 @@ apart)."""
 
 @inlined_loop
 def _clearance(kind, start, v0, v1, commit, split_s, second, second_commit, pivot, pivot_v,
-               pivot_a, omega, end, handoff, options, table, body, other, offset_m, t, coarse,
-               sample):
+               pivot_a, omega, end, handoff, options, plain, table, body, other, offset_m, t,
+               coarse, sample):
     """Clearance (m) ``kind`` of item (``body``, ``other``, ``offset_m``) at time ``t``; at a
     sample time (``sample >= 0``) the world positions are read from ``coarse``. ``other`` is
     the polygon (patch, platform) or the second body (pair); ``offset_m`` the radius
@@ -987,13 +989,13 @@ def _clearance(kind, start, v0, v1, commit, split_s, second, second_commit, pivo
     :attr:`_Curves.curve` (:func:`_world_point`)."""
     if kind == _PLATFORM:
         yx, yy = _relative_point(start, v0, v1, commit, split_s, second, second_commit,
-                                 options[0], options[1] != 0.0, body, t)
+                                 options[0], not plain and options[1] != 0.0, body, t)
         return -_polygon_distance(table, other, yx, yy)
     if sample >= 0:
         wx, wy = coarse[body, sample, 0], coarse[body, sample, 1]
     else:
         wx, wy = _world_point(start, v0, v1, commit, split_s, second, second_commit, pivot,
-                              pivot_v, pivot_a, omega, end, handoff, options, body, t)
+                              pivot_v, pivot_a, omega, end, handoff, options, plain, body, t)
     if kind == _CORRIDOR:
         return -_polygon_distance(table, 0, wx, wy)
     if kind == _PATCH:
@@ -1007,7 +1009,7 @@ def _clearance(kind, start, v0, v1, commit, split_s, second, second_commit, pivo
         ox, oy = coarse[other, sample, 0], coarse[other, sample, 1]
     else:
         ox, oy = _world_point(start, v0, v1, commit, split_s, second, second_commit, pivot,
-                              pivot_v, pivot_a, omega, end, handoff, options, other, t)
+                              pivot_v, pivot_a, omega, end, handoff, options, plain, other, t)
     return math.hypot(wx - ox, wy - oy) - offset_m
 
 
@@ -1107,6 +1109,8 @@ def _certified_mins(kind, c, options, table, body, other, offset_m, lipschitz, c
     # the curve's arrays taken out of their tuple once, not at every point evaluated
     start, v0, v1, commit, split_s, second, second_commit, pivot, pivot_v, pivot_a, omega, \
         end, handoff = c
+    # no body split, rotating or moved by its handoff: the points leave those branches out
+    plain = options[1] == 0.0 and options[2] == 0.0 and options[3] == 0.0
     vals = np.empty(samples)
     ta, tb = np.empty(4 * samples), np.empty(4 * samples)
     fa, fb = np.empty(4 * samples), np.empty(4 * samples)
@@ -1135,9 +1139,14 @@ def _certified_mins(kind, c, options, table, body, other, offset_m, lipschitz, c
             # the midpoints of every open interval first (the left halves' ends)
             for q in range(count):
                 tm = 0.5 * (ta[q] + tb[q])
-                fm = _clearance(kind, start, v0, v1, commit, split_s, second, second_commit,
-                                pivot, pivot_v, pivot_a, omega, end, handoff, options, table,
-                                i, j, off, tm, coarse, -1)
+                if plain:
+                    fm = _clearance(kind, start, v0, v1, commit, split_s, second,
+                                    second_commit, pivot, pivot_v, pivot_a, omega, end,
+                                    handoff, options, True, table, i, j, off, tm, coarse, -1)
+                else:
+                    fm = _clearance(kind, start, v0, v1, commit, split_s, second,
+                                    second_commit, pivot, pivot_v, pivot_a, omega, end,
+                                    handoff, options, False, table, i, j, off, tm, coarse, -1)
                 best = smaller(best, fm)
                 ta[count + q], tb[count + q] = tm, tb[q]
                 fa[count + q], fb[count + q] = fm, fb[q]

@@ -632,6 +632,45 @@ def test_pair_min_equals_the_pairs_with_their_exact_lipschitz_constants_bit_for_
         assert (both & ~settled).sum() > 20
 
 
+def test_refinement_of_a_plain_step_equals_the_general_points_bit_for_bit():
+    # a step without split, rotation or handoff evaluates its points without those branches;
+    # the same step flagged as having a handoff (no body moved by it) takes the general
+    # points, which give the same values there: every pair's minimum is the same to the bit
+    rng = np.random.default_rng(71)
+    n, dt = 300, 0.1
+    start = rng.uniform(0.0, 3.0, (n, 2))
+    v0, v1 = rng.normal(0.0, 2.0, (n, 2)), rng.normal(0.0, 2.0, (n, 2))
+    commit = rng.choice([dt, 0.5 * dt, 0.0], n)
+    pivot_v = rng.choice([0.0, 0.3], (n, 1)) * np.ones((1, 2))
+    pivot_a = rng.choice([0.0, -1.0], (n, 1)) * np.ones((1, 2))
+    mo = ic.StepMotion(0.0, dt, start, v0, v1, commit, np.zeros((n, 2)), pivot_v, pivot_a,
+                       np.zeros(n), np.full(n, -1), np.full(n, -1), np.ones(n), np.ones(n),
+                       np.zeros(0, np.int64), np.full(n, 0.2), start, v1, None, (), (),
+                       np.zeros(0, bool), ())
+    grid = np.linspace(0.0, dt, ic.SAMPLES + 1)
+    cur = ic._Curves(mo, grid)
+    assert not cur.options[1:].any()
+    first, second = ic.candidate_pairs(start, np.full(n, 0.6))
+    items = first.size
+    offset = np.full(items, 0.4)
+    lipschitz = cur.speed_bound_mps[first] + cur.speed_bound_mps[second]
+    flagged = cur.options.copy()
+    flagged[3] = 1.0
+    got = {}
+    for name, options in (("plain", cur.options), ("general", flagged)):
+        args = (ic._PAIR, cur.curve, options, ic._NO_POLYGONS.arrays, first, second, offset,
+                lipschitz, cur.coarse, grid)
+        sampled, settled, out = np.empty((items, grid.size)), np.empty(items, bool), \
+            np.empty(items)
+        ic._sampled_clearances(*args, 0, items, sampled, settled, out)
+        refined = int((~settled).sum())
+        ic._certified_mins(*args, sampled, settled, 0, items, out)
+        got[name] = out
+    assert refined > 50
+    assert _same_bits(got["plain"], got["general"])
+    assert (got["plain"] < 0.0).any()
+
+
 @pytest.mark.parametrize("kind", [ic._CORRIDOR, ic._PATCH, ic._OBSTACLE])
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_piece_mins_equal_the_samples_then_the_refinement_bit_for_bit(kind):
