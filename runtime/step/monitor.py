@@ -166,7 +166,8 @@ def _checked_rows(x0, v0, sup_pivot, sup_vel, sup_omega, normal, offset, e_pivot
     :func:`navproof.step.verify._committed_edge_margins`), judged in the block.
 
     Returns the union of B5_FOUND (an agent owing OWES_CORRIDOR whose least exact curve margin
-    (m) is below ``limit``, when ``judge_curve``), S3_FOUND and S7_FOUND (an agent owing
+    (m) is below ``limit``, when ``judge_curve``; where ``limit`` is ``-eps``, a row the edge
+    pass found inside is not searched), S3_FOUND and S7_FOUND (an agent owing
     OWES_ENVELOPE whose least envelope or braking margin (m) is), REACH_OPEN (an agent owing
     OWES_REACH whose V2 margin of the disk of radius ``radius`` around v0 is not surely at
     least -``eps``, :func:`_reach_held`), FRAME_MOVES (a block with a moving pair, where
@@ -189,6 +190,7 @@ def _checked_rows(x0, v0, sup_pivot, sup_vel, sup_omega, normal, offset, e_pivot
     env, stop, nec = np.empty((block, k)), np.empty((block, k)), np.empty((block, k))
     curve_ok, stop_ok = np.empty(block, np.bool_), np.empty(block, np.bool_)
     keep = kept.shape[1] > 0
+    inside_is_held = limit == -eps
     refused = False
     for i in range(lo, hi):
         # S6: a zero budget enters no stop formula (its hold keeps v0, checked by V2)
@@ -228,7 +230,10 @@ def _checked_rows(x0, v0, sup_pivot, sup_vel, sup_omega, normal, offset, e_pivot
                                 u[b:e], r, v1[b:e], env, stop, nec, 0, m)
         for i in range(m):
             bits = owed[b + i]
-            if judge_curve and bits & OWES_CORRIDOR and _least_below(curve, i, limit):
+            # a row the pass found inside (every valid edge's curve margin >= -eps, no NaN;
+            # the others +inf) has no curve margin below the limit -eps
+            if (judge_curve and bits & OWES_CORRIDOR and not (inside_is_held and curve_ok[i])
+                    and _least_below(curve, i, limit)):
                 found |= B5_FOUND
             if bits & OWES_ENVELOPE:
                 if _least_below(env, i, limit):

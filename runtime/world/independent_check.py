@@ -282,10 +282,12 @@ them all: the shapes of a run's checks are few, the pieces' item counts vary fro
 
 def _scratch(name: str, shape: tuple[int, ...], dtype: type = np.float64) -> np.ndarray:
     """A C-contiguous array of ``shape`` and ``dtype``, its values left from earlier use: a view
-    into storage kept per thread under ``name``, grown to the largest check seen and written
-    over by the next check on the same thread (a fresh array of megabytes costs more to fault
-    in than to fill at 20k bodies). Only what no verdict refers to goes there: every entry is
-    written before the check reads it, so a check's values never depend on the one before.
+    into storage kept per thread under ``name``, grown to a quarter more than the largest check
+    seen (a count that grows a little every step, such as the pairs', then does not replace it
+    every step) and written over by the next check on the same thread (a fresh array of
+    megabytes costs more to fault in than to fill at 20k bodies). Only what no verdict refers
+    to goes there: every entry is written before the check reads it, so a check's values never
+    depend on the one before.
     The view of a name, shape and dtype is kept and handed out again while its storage stands
     (the same memory a fresh view of it would show), instead of a new view every call."""
     views: dict[tuple[str, tuple[int, ...], type], np.ndarray] | None = getattr(
@@ -301,7 +303,7 @@ def _scratch(name: str, shape: tuple[int, ...], dtype: type = np.float64) -> np.
     size = math.prod(shape)
     flat = store.get(name)
     if flat is None or flat.size < size or flat.dtype != dtype:
-        flat = store[name] = np.empty(size, dtype)
+        flat = store[name] = np.empty(size + size // 4, dtype)
         # views of the storage replaced are not handed out again
         for old in [k for k in views if k[0] == name]:
             del views[old]
@@ -363,13 +365,19 @@ class _Curves:
 
 @inlined_loop
 def _relative_at(c, dt, split, i, t):
+    """Support-frame point (m) of body ``i`` at time ``t`` in the start-of-step frame
+    (:func:`_relative_point` of the bodies' curves ``c``, :attr:`_Curves.curve`)."""
+    return _relative_point(c[0], c[1], c[2], c[3], c[4], c[5], c[6], dt, split, i, t)
+
+
+@inlined_loop
+def _relative_point(start, v0, v1, commit, split_s, second, second_commit, dt, split, i, t):
     """Support-frame point (m) of body ``i`` at time ``t`` in the start-of-step frame: the ramp
     from v0 towards v1 over dt up to the commit time, then rest; for a body split at a portal,
     the first ramp up to the split time, then a second ramp from the velocity reached there
-    towards v2 over the rest of the step (up to its own commit time). ``c``: the bodies'
-    curves (:attr:`_Curves.curve`)."""
-    start, v0, v1, commit = c[0], c[1], c[2], c[3]
-    split_s, second, second_commit = c[4], c[5], c[6]
+    towards v2 over the rest of the step (up to its own commit time). The arrays are those of
+    :attr:`_Curves.curve`, taken out of it once by a loop that evaluates many points (each
+    entry taken out of the tuple costs a reference count in the loop)."""
     x0x, x0y = start[i, 0], start[i, 1]
     v0x, v0y = v0[i, 0], v0[i, 1]
     dvx, dvy = v1[i, 0] - v0x, v1[i, 1] - v0y
@@ -395,16 +403,27 @@ def _relative_at(c, dt, split, i, t):
 
 @inlined_loop
 def _world_at(c, options, i, t):
+    """World position (m) of body ``i`` at time ``t`` (s from the step start):
+    :func:`_world_point` of the bodies' curves ``c`` (:attr:`_Curves.curve`)."""
+    return _world_point(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10],
+                        c[11], c[12], options, False, i, t)
+
+
+@inlined_loop
+def _world_point(start, v0, v1, commit, split_s, second, second_commit, pivot, pivot_v,
+                 pivot_a, omega, end, handoff, options, plain, i, t):
     """World position (m) of body ``i`` at time ``t`` (s from the step start): the support
     carries the support-frame point, ``x = c + w t + alpha t^2 / 2 + R(omega t) (y - c)``; a
-    body moved by its handoff controller goes straight from its start to its end."""
+    body moved by its handoff controller goes straight from its start to its end. The arrays
+    are those of :attr:`_Curves.curve` (see :func:`_relative_point`). ``plain`` (a constant
+    where the caller knows it) says that no body is split, rotates or is moved by its handoff
+    controller (``options[1:]`` all zero), whose branches are then left out of the code."""
     dt = options[0]
-    yx, yy = _relative_at(c, dt, options[1] != 0.0, i, t)
-    start, pivot, pivot_v, pivot_a = c[0], c[7], c[8], c[9]
-    omega, end, handoff = c[10], c[11], c[12]
+    yx, yy = _relative_point(start, v0, v1, commit, split_s, second, second_commit, dt,
+                             not plain and options[1] != 0.0, i, t)
     cx = pivot_v[i, 0] * t + 0.5 * pivot_a[i, 0] * t * t
     cy = pivot_v[i, 1] * t + 0.5 * pivot_a[i, 1] * t * t
-    if options[2] != 0.0:
+    if not plain and options[2] != 0.0:
         px, py = pivot[i, 0], pivot[i, 1]
         rx, ry = yx - px, yy - py
         angle = omega[i] * t
@@ -413,7 +432,7 @@ def _world_at(c, options, i, t):
         wy = py + cy + (sin * rx + cos * ry)
     else:
         wx, wy = yx + cx, yy + cy
-    if options[3] != 0.0 and handoff[i]:
+    if not plain and options[3] != 0.0 and handoff[i]:
         q = t / dt
         wx = start[i, 0] + (end[i, 0] - start[i, 0]) * q
         wy = start[i, 1] + (end[i, 1] - start[i, 1]) * q
@@ -806,12 +825,14 @@ def _polygon_least_inside(table, g, coarse, i, half_lip_h):
     finite numbers does not depend on their order, and no squared distance is -0.0). Here the
     first sample's nearest edge is measured at every sample first; another edge is measured
     unless its bounding box lies farther than ``r`` from the samples' box by the slack
-    (:func:`_beyond`), ``r`` the root of the least squared distance found so far: such an edge
-    is farther than ``r`` at every sample in computed values too (the argument of
-    :func:`_polygon_on_samples` with ``r`` for its reach, and ``r <= d0 <= reach``), so its
-    squared distances exceed the least found (the root is correctly rounded, hence monotone)
-    and leave it as it is. The first sample's loop also finds its nearest edge, which
-    :func:`_polygon_on_samples` does not need. Claim: B5, C4."""
+    (:func:`_beyond`), ``r`` the root of the least squared distance over the first sample and
+    the nearest edge's samples, taken once: such an edge is farther than ``r`` at every sample
+    in computed values too (the argument of :func:`_polygon_on_samples` with ``r`` for its
+    reach, and ``r <= d0 <= reach``), so its squared distances exceed the least found, which
+    is at most ``r`` squared (the root is correctly rounded, hence monotone), and leave it as
+    it is; an edge measured needlessly changes no minimum either. The first sample's loop
+    also finds its nearest edge, which :func:`_polygon_on_samples` does not need. Claim: B5,
+    C4."""
     a, b, ab, inv_length_sq, x_slope, first, solid, edge_box, scale = table
     lo, hi = first[g], first[g + 1]
     samples = coarse.shape[1]
@@ -836,9 +857,10 @@ def _polygon_least_inside(table, g, coarse, i, half_lip_h):
         least_sq = min(least_sq, _segment_distance_sq(
             coarse[i, s, 0] - a[nearest, 0], coarse[i, s, 1] - a[nearest, 1],
             ab[nearest, 0], ab[nearest, 1], inv_length_sq[nearest]))
+    # one root for every other edge (the least found only falls below it)
+    reach = math.sqrt(least_sq)
     for e in range(lo, hi):
-        if e == nearest or _beyond(edge_box, e, x_lo, x_hi, y_lo, y_hi, math.sqrt(least_sq),
-                                   slack):
+        if e == nearest or _beyond(edge_box, e, x_lo, x_hi, y_lo, y_hi, reach, slack):
             continue
         for s in range(1, samples):
             least_sq = min(least_sq, _segment_distance_sq(
@@ -957,18 +979,23 @@ apart)."""
 
 
 @inlined_loop
-def _clearance(kind, c, options, table, body, other, offset_m, t, coarse, sample):
+def _clearance(kind, start, v0, v1, commit, split_s, second, second_commit, pivot, pivot_v,
+               pivot_a, omega, end, handoff, options, plain, table, body, other, offset_m, t,
+               coarse, sample):
     """Clearance (m) ``kind`` of item (``body``, ``other``, ``offset_m``) at time ``t``; at a
     sample time (``sample >= 0``) the world positions are read from ``coarse``. ``other`` is
     the polygon (patch, platform) or the second body (pair); ``offset_m`` the radius
-    (obstacle) or the combined radius (pair)."""
+    (obstacle) or the combined radius (pair). ``start`` ... ``handoff`` are the arrays of
+    :attr:`_Curves.curve` (:func:`_world_point`)."""
     if kind == _PLATFORM:
-        yx, yy = _relative_at(c, options[0], options[1] != 0.0, body, t)
+        yx, yy = _relative_point(start, v0, v1, commit, split_s, second, second_commit,
+                                 options[0], not plain and options[1] != 0.0, body, t)
         return -_polygon_distance(table, other, yx, yy)
     if sample >= 0:
         wx, wy = coarse[body, sample, 0], coarse[body, sample, 1]
     else:
-        wx, wy = _world_at(c, options, body, t)
+        wx, wy = _world_point(start, v0, v1, commit, split_s, second, second_commit, pivot,
+                              pivot_v, pivot_a, omega, end, handoff, options, plain, body, t)
     if kind == _CORRIDOR:
         return -_polygon_distance(table, 0, wx, wy)
     if kind == _PATCH:
@@ -981,7 +1008,8 @@ def _clearance(kind, c, options, table, body, other, offset_m, t, coarse, sample
     if sample >= 0:
         ox, oy = coarse[other, sample, 0], coarse[other, sample, 1]
     else:
-        ox, oy = _world_at(c, options, other, t)
+        ox, oy = _world_point(start, v0, v1, commit, split_s, second, second_commit, pivot,
+                              pivot_v, pivot_a, omega, end, handoff, options, plain, other, t)
     return math.hypot(wx - ox, wy - oy) - offset_m
 
 
@@ -1078,6 +1106,11 @@ def _certified_mins(kind, c, options, table, body, other, offset_m, lipschitz, c
     samples = grid.shape[0]
     dt = options[0]
     h = dt / SAMPLES
+    # the curve's arrays taken out of their tuple once, not at every point evaluated
+    start, v0, v1, commit, split_s, second, second_commit, pivot, pivot_v, pivot_a, omega, \
+        end, handoff = c
+    # no body split, rotating or moved by its handoff: the points leave those branches out
+    plain = options[1] == 0.0 and options[2] == 0.0 and options[3] == 0.0
     vals = np.empty(samples)
     ta, tb = np.empty(4 * samples), np.empty(4 * samples)
     fa, fb = np.empty(4 * samples), np.empty(4 * samples)
@@ -1106,7 +1139,14 @@ def _certified_mins(kind, c, options, table, body, other, offset_m, lipschitz, c
             # the midpoints of every open interval first (the left halves' ends)
             for q in range(count):
                 tm = 0.5 * (ta[q] + tb[q])
-                fm = _clearance(kind, c, options, table, i, j, off, tm, coarse, -1)
+                if plain:
+                    fm = _clearance(kind, start, v0, v1, commit, split_s, second,
+                                    second_commit, pivot, pivot_v, pivot_a, omega, end,
+                                    handoff, options, True, table, i, j, off, tm, coarse, -1)
+                else:
+                    fm = _clearance(kind, start, v0, v1, commit, split_s, second,
+                                    second_commit, pivot, pivot_v, pivot_a, omega, end,
+                                    handoff, options, False, table, i, j, off, tm, coarse, -1)
                 best = smaller(best, fm)
                 ta[count + q], tb[count + q] = tm, tb[q]
                 fa[count + q], fb[count + q] = fm, fb[q]
@@ -1244,25 +1284,36 @@ class _SpatialHash:
 
     def pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """The pairs of :func:`candidate_pairs` (after :meth:`build`), in threads for many
-        bodies."""
+        bodies: views of storage kept per thread (:func:`_scratch`), which this thread's next
+        hash writes over."""
         n = self.x.shape[0]
         threads = thread_count(n, PARALLEL_MIN_ITEMS)
-        hashed = (self.order, self.sorted_key, self.offsets, self.start, self.sorted_x,
-                  self.sorted_reach, self.rank)
         if threads == 1:
             # the one piece run_pieces would run
-            pairs, found = _hash_pairs(*hashed, 0, n)
-            return pairs[0, :found], pairs[1, :found]
+            found = self._piece(0, 0, n)
+            return found[0], found[1]
         bounds = piece_bounds(n, threads)
         pieces: list[np.ndarray] = [np.zeros((2, 0), np.int64)] * (len(bounds) - 1)
 
         def piece(k: int) -> None:
-            pairs, found = _hash_pairs(*hashed, bounds[k], bounds[k + 1])
-            pieces[k] = pairs[:, :found]
+            pieces[k] = self._piece(k, bounds[k], bounds[k + 1])
 
         run_pieces(piece, len(bounds) - 1, threads=threads)
-        out = pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=1)
+        out = _scratch("hash_pairs", (2, sum(p.shape[1] for p in pieces)), np.int64)
+        np.concatenate(pieces, axis=1, out=out)
         return out[0], out[1]
+
+    def _piece(self, k: int, lo: int, hi: int) -> np.ndarray:
+        """The pairs (2, P) of the bodies ``lo:hi`` (:func:`_hash_runs`, then
+        :func:`_hash_pairs`), in storage kept per thread for piece ``k`` (a thread may run
+        several pieces of one hash: each has its own): the pairs of a crowd at 20k bodies take
+        megabytes, whose pages a fresh array of every check faults in again."""
+        run = _scratch(f"hash_runs_{k}", (hi - lo, self.offsets.shape[0] // 3, 2), np.int64)
+        room = _hash_runs(self.sorted_key, self.offsets, self.start, self.rank, lo, hi, run)
+        out = _scratch(f"hash_pairs_{k}", (2, room), np.int64)
+        found = _hash_pairs(self.order, self.sorted_x, self.sorted_reach, self.rank, run, lo,
+                            hi, out)
+        return out[:, :found]
 
 
 def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1274,7 +1325,9 @@ def candidate_pairs(x_m: np.ndarray, reach_m: np.ndarray) -> tuple[np.ndarray, n
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     hashed = _SpatialHash(x_m, reach_m)
     hashed.build()
-    return hashed.pairs()
+    # the caller keeps its own arrays: the hash's storage is written over by the next one
+    first, second = hashed.pairs()
+    return first.copy(), second.copy()
 
 
 CELL_TABLE_PER_BODY = 64
@@ -1396,18 +1449,14 @@ def _cells_run(sorted_key, start, first_cell, last_cell):
 
 
 @compiled_loop
-def _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach, rank, lo, hi):
-    """The pairs of :func:`candidate_pairs` of the bodies ``lo:hi``, body after body: each body
-    i, the 3 x 3 cells around it in ``offsets`` order, the bodies of each cell in sorted order,
-    kept when i < j and within reach; returns the pairs' storage (2, room) and their count
-    (the first ``count`` columns). ``sorted_x`` and ``sorted_reach`` are the positions and
-    reaches in sorted order, ``rank`` every body's place in it. The three cells of a column
-    (``offsets`` ``3 c`` to ``3 c + 2``) have consecutive keys, so their bodies in sorted order
-    are one run, from the first cell's first to the last cell's end, in the same order as cell
-    after cell. A first pass finds every column's run and sizes the output (the bodies of the
-    3 x 3 cells bound a body's pairs), so the second writes without growing."""
+def _hash_runs(sorted_key, offsets, start, rank, lo, hi, run):
+    """The runs of sorted bodies that :func:`_hash_pairs` reads for the bodies ``lo:hi``: for
+    each body i and each column c of three cells around it (``offsets`` ``3 c`` to
+    ``3 c + 2``, consecutive keys, so their bodies in sorted order are one run, from the first
+    cell's first to the last cell's end, in the same order as cell after cell), the run's
+    first and end sorted indices into ``run[i - lo, c]``; returns the bodies of all the runs,
+    which bound the pairs found (the room :func:`_hash_pairs` needs)."""
     columns = offsets.shape[0] // 3
-    run = np.empty((hi - lo, columns, 2), np.int64)
     room = 0
     for i in range(lo, hi):
         key = sorted_key[rank[i]]
@@ -1416,11 +1465,21 @@ def _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach, rank,
                                     key + offsets[3 * c + 2])
             run[i - lo, c, 0], run[i - lo, c, 1] = first, end
             room += end - first
-    out = np.empty((2, room), np.int64)
+    return room
+
+
+@compiled_loop
+def _hash_pairs(order, sorted_x, sorted_reach, rank, run, lo, hi, out):
+    """The pairs of :func:`candidate_pairs` of the bodies ``lo:hi`` into ``out`` (2, room),
+    body after body: each body i, the 3 x 3 cells around it in ``offsets`` order (the runs of
+    :func:`_hash_runs` in ``run``), the bodies of each cell in sorted order, kept when i < j
+    and within reach; returns their count (the first ``count`` columns). ``sorted_x`` and
+    ``sorted_reach`` are the positions and reaches in sorted order, ``rank`` every body's place
+    in it."""
     found = 0
     for i in range(lo, hi):
         s = rank[i]
-        for c in range(columns):
+        for c in range(run.shape[1]):
             for q in range(run[i - lo, c, 0], run[i - lo, c, 1]):
                 j = order[q]
                 if i < j and _within(sorted_x[s, 0] - sorted_x[q, 0],
@@ -1428,7 +1487,7 @@ def _hash_pairs(order, sorted_key, offsets, start, sorted_x, sorted_reach, rank,
                                      sorted_reach[s] + sorted_reach[q]):
                     out[0, found], out[1, found] = i, j
                     found += 1
-    return out, found
+    return found
 
 
 @compiled_loop

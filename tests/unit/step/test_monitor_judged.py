@@ -328,3 +328,34 @@ def test_an_infinite_budget_is_refused_as_before():
         with pytest.raises(InvalidInput) as got:
             check_committed_step(inp, result)
         assert str(got.value) == str(want.value)
+
+
+def test_a_row_the_edge_pass_finds_inside_has_no_curve_margin_below_minus_eps():
+    # the block pass leaves out the search of a row the verification's edge pass found inside
+    # (every valid edge's curve margin >= -EPS): that search finds nothing there, NaN,
+    # infinite and special values included
+    from navproof.step.verify import _edge_step_margins
+
+    specials = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, -EPS, -EPS * (1 + 1e-15), 1e300])
+    rng = np.random.default_rng(67)
+    for k in (0, 1, 4):
+        n = 3000
+        v1 = rng.normal(0.0, 1.0, (n, 2))
+        s, n_dot_e, n_dot_u, n_dot_v0 = (rng.normal(0.0, 0.5, (n, k)) for _ in range(4))
+        for a in (s, n_dot_e, n_dot_u, n_dot_v0):
+            pick = rng.random(a.shape) < 0.05
+            a[pick] = rng.choice(specials, int(pick.sum()))
+        near = rng.random(s.shape) < 0.3
+        s[near] = rng.uniform(-2.0 * EPS, 2.0 * EPS, int(near.sum()))
+        normal = rng.normal(0.0, 1.0, (n, k, 2))
+        valid, wall = rng.random((n, k)) < 0.8, rng.random((n, k)) < 0.5
+        dt, kfac = np.full(n, 0.1), rng.uniform(0.0, 1.0, n)
+        u, r = rng.normal(0.0, 0.5, (n, 2)), rng.normal(0.0, 0.5, (n, 2))
+        curve, t_min, end = (np.empty((n, k)) for _ in range(3))
+        curve_ok, stop_ok = np.empty(n, bool), np.empty(n, bool)
+        _edge_step_margins(np.arange(n), v1, s, n_dot_e, n_dot_u, n_dot_v0, normal, valid, wall,
+                           dt, u, r, kfac, np.zeros(n, bool), EPS, curve, t_min, end, curve_ok,
+                           stop_ok, 0, n)
+        assert curve_ok.any() and (k == 0 or not curve_ok.all())
+        for i in np.flatnonzero(curve_ok):
+            assert not _least_below(curve, i, -EPS)

@@ -436,8 +436,10 @@ def test_hash_pairs_are_found_cell_by_cell_in_order(table_per_body):
             cuts = np.unique(np.concatenate([[0, n], rng.integers(0, n + 1, 3)]))
             pieces = []
             for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
-                pairs, found = ic._hash_pairs(order, sorted_key, offsets, start, sorted_x,
-                                              sorted_reach, rank, lo, hi)
+                run = np.empty((hi - lo, 3, 2), np.int64)
+                room = ic._hash_runs(sorted_key, offsets, start, rank, lo, hi, run)
+                pairs = np.empty((2, room), np.int64)
+                found = ic._hash_pairs(order, sorted_x, sorted_reach, rank, run, lo, hi, pairs)
                 pieces.append(pairs[:, :found])
             cut = np.concatenate(pieces, axis=1)
             assert np.array_equal(cut, np.stack(want)), trial
@@ -476,6 +478,32 @@ def test_scratch_hands_out_one_view_per_shape_into_the_names_storage():
         view = ic._scratch("test_scratch_many", (size + 1,))
     assert view.shape == (ic._SCRATCH_VIEWS_MAX + 1,)
     assert np.shares_memory(ic._scratch("test_scratch_many", (1,)), view)
+
+
+def test_scratch_keeps_its_storage_for_a_count_that_grows_a_little():
+    first = ic._scratch("test_scratch_room", (100,))
+    assert np.shares_memory(ic._scratch("test_scratch_room", (125,)), first)
+    assert not np.shares_memory(ic._scratch("test_scratch_room", (126,)), first)
+
+
+def test_hash_pairs_write_over_their_storage_and_candidate_pairs_keeps_its_own():
+    # the check's pairs are views of storage kept per thread, written over by the next hash
+    # with the same pairs; candidate_pairs hands out arrays of its own, which no later hash
+    # changes
+    rng = np.random.default_rng(73)
+    x, reach = rng.uniform(0.0, 10.0, (300, 2)), np.full(300, 0.4)
+    hashed = ic._SpatialHash(x, reach)
+    hashed.build()
+    first, second = hashed.pairs()
+    want = first.copy(), second.copy()
+    assert want[0].size
+    again = hashed.pairs()
+    assert np.shares_memory(again[0], first)
+    assert np.array_equal(again[0], want[0]) and np.array_equal(again[1], want[1])
+    own = ic.candidate_pairs(x, reach)
+    assert np.array_equal(own[0], want[0]) and np.array_equal(own[1], want[1])
+    ic.candidate_pairs(rng.uniform(0.0, 5.0, (300, 2)), reach)
+    assert np.array_equal(own[0], want[0]) and np.array_equal(own[1], want[1])
 
 
 @pytest.mark.parametrize("flags", [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)])
@@ -602,6 +630,45 @@ def test_pair_min_equals_the_pairs_with_their_exact_lipschitz_constants_bit_for_
     if dt > 0.0:
         assert 100 < settled.sum() < items - 20 and both.sum() > items // 2
         assert (both & ~settled).sum() > 20
+
+
+def test_refinement_of_a_plain_step_equals_the_general_points_bit_for_bit():
+    # a step without split, rotation or handoff evaluates its points without those branches;
+    # the same step flagged as having a handoff (no body moved by it) takes the general
+    # points, which give the same values there: every pair's minimum is the same to the bit
+    rng = np.random.default_rng(71)
+    n, dt = 300, 0.1
+    start = rng.uniform(0.0, 3.0, (n, 2))
+    v0, v1 = rng.normal(0.0, 2.0, (n, 2)), rng.normal(0.0, 2.0, (n, 2))
+    commit = rng.choice([dt, 0.5 * dt, 0.0], n)
+    pivot_v = rng.choice([0.0, 0.3], (n, 1)) * np.ones((1, 2))
+    pivot_a = rng.choice([0.0, -1.0], (n, 1)) * np.ones((1, 2))
+    mo = ic.StepMotion(0.0, dt, start, v0, v1, commit, np.zeros((n, 2)), pivot_v, pivot_a,
+                       np.zeros(n), np.full(n, -1), np.full(n, -1), np.ones(n), np.ones(n),
+                       np.zeros(0, np.int64), np.full(n, 0.2), start, v1, None, (), (),
+                       np.zeros(0, bool), ())
+    grid = np.linspace(0.0, dt, ic.SAMPLES + 1)
+    cur = ic._Curves(mo, grid)
+    assert not cur.options[1:].any()
+    first, second = ic.candidate_pairs(start, np.full(n, 0.6))
+    items = first.size
+    offset = np.full(items, 0.4)
+    lipschitz = cur.speed_bound_mps[first] + cur.speed_bound_mps[second]
+    flagged = cur.options.copy()
+    flagged[3] = 1.0
+    got = {}
+    for name, options in (("plain", cur.options), ("general", flagged)):
+        args = (ic._PAIR, cur.curve, options, ic._NO_POLYGONS.arrays, first, second, offset,
+                lipschitz, cur.coarse, grid)
+        sampled, settled, out = np.empty((items, grid.size)), np.empty(items, bool), \
+            np.empty(items)
+        ic._sampled_clearances(*args, 0, items, sampled, settled, out)
+        refined = int((~settled).sum())
+        ic._certified_mins(*args, sampled, settled, 0, items, out)
+        got[name] = out
+    assert refined > 50
+    assert _same_bits(got["plain"], got["general"])
+    assert (got["plain"] < 0.0).any()
 
 
 @pytest.mark.parametrize("kind", [ic._CORRIDOR, ic._PATCH, ic._OBSTACLE])
