@@ -8,7 +8,6 @@ Claim: S6, B1, O2, O5, W1.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -379,24 +378,6 @@ _STRUCTURE_ERRORS = (InvalidInput, TypeError, ValueError, OverflowError)
 the exact path, which names the first offending field."""
 
 
-_cleared_edges: weakref.ref[EdgeSet] | None = None
-"""The last edges whose every valid edge the fast validation's pass cleared, when their arrays
-are frozen (:func:`_frozen_edges`): the same edges, still frozen, are not read again."""
-
-
-def _frozen_edges(edges: EdgeSet) -> bool:
-    """Whether every array the edge rules read (normals, offsets, presence, the motions'
-    pivots, velocities, accelerations and rates) holds its own memory read-only, so that its
-    values cannot have changed since they were checked (the World's layout serves such edges
-    again, step after step: :meth:`navproof.world.layout.Layout.edges`)."""
-    m = edges.motion
-    for arr in (edges.normal, edges.offset_m, edges.valid, m.pivot_m, m.velocity_mps,
-                m.acceleration_mps2, m.omega_radps):
-        if not (type(arr) is np.ndarray and arr.flags.owndata and not arr.flags.writeable):
-            return False
-    return True
-
-
 def _shape_of(value: Any) -> tuple[int, ...]:
     """numpy's shape of ``value``: an array's own, read without numpy's conversion."""
     return value.shape if type(value) is np.ndarray else np.shape(value)
@@ -442,9 +423,6 @@ def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
         if (_shape_of(edges.offset_m) != (n, k) or edge_valid.shape != (n, k)
                 or edge_valid.dtype != bool):
             return None
-        # edges cleared before and frozen since need no second look at their values
-        cleared = _cleared_edges is not None and _cleared_edges() is edges \
-            and _frozen_edges(edges)
         e_motion, s_motion = edges.motion, inp.support.motion
         motions = (floats_of_shape(e_motion.pivot_m, (n, k, 2)),
                    floats_of_shape(e_motion.velocity_mps, (n, k, 2)),
@@ -490,7 +468,7 @@ def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
                 *motions, orca_point, orca_direction, orca_valid,
                 floats_of_shape(neighbors.position_m, (n, j, 2)),
                 floats_of_shape(neighbors.velocity_mps, (n, j, 2)),
-                floats_of_shape(neighbors.radius_m, (n, j)), nb_valid, not cleared,
+                floats_of_shape(neighbors.radius_m, (n, j)), nb_valid,
                 MAX_LENGTH_M, MAX_SPEED_MPS, UNIT_LENGTH_TOL)
     except _STRUCTURE_ERRORS:
         return None
@@ -499,19 +477,11 @@ def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
                    min_rows=PARALLEL_MIN_ROWS)
     if not all(verdicts):
         return None
-    if not cleared and _frozen_edges(edges):
-        _clear_edges(edges)
     # _validated's input from the arrays the pass read: per-agent copies of the caps and radii
     # (a copy of a broadcast view holds numpy's full of its value)
     return StepInput(x0, velocity, preferred, dt_rows, inp.support, edges, vh.copy(),
                      accel.copy(), radius.copy(), orca_point, orca_direction, orca_valid,
                      neighbors, num_hard)
-
-
-def _clear_edges(edges: EdgeSet) -> None:
-    """Remember ``edges`` as cleared (see ``_cleared_edges``)."""
-    global _cleared_edges
-    _cleared_edges = weakref.ref(edges)
 
 
 @inlined_loop
@@ -524,16 +494,15 @@ def _finite(x):
 def _clearly_valid_rows(x0, v0, pref, vh, accel, radius, dt, num_hard, lines, normal, offset,
                         edge_valid, e_pivot, e_vel, e_accel, e_omega, s_pivot, s_vel, s_accel,
                         s_omega, o_point, o_dir, o_valid, nb_pos, nb_vel, nb_radius, nb_valid,
-                        check_edges, max_length, max_speed, unit_tol, lo, hi):
+                        max_length, max_speed, unit_tol, lo, hi):
     """True when every rule of :func:`check_valid_step_input` clearly holds in rows
     ``lo:hi``: positions and velocities within their working bounds, Vh and radius finite and
     > 0, budget finite and >= 0, dt finite and > 0, ORCA obstacle-line counts whole numbers in
     ``[0, lines]``, every valid edge with a clearly unit normal
     (:func:`navproof.core.validation.clearly_unit`), a finite offset and a finite motion, the
     support's motion finite, every valid ORCA line finite with a clearly unit direction, every
-    valid neighbour finite with a finite radius >= 0 (the edges' rules only where
-    ``check_edges``: edges cleared by an earlier pass and frozen since are not read again).
-    False sends the input to the exact checks (NaN fails every comparison)."""
+    valid neighbour finite with a finite radius >= 0. False sends the input to the exact checks
+    (NaN fails every comparison)."""
     for i in range(lo, hi):
         for c in range(2):
             if not (abs(x0[i, c]) <= max_length and abs(v0[i, c]) <= max_speed
@@ -544,7 +513,7 @@ def _clearly_valid_rows(x0, v0, pref, vh, accel, radius, dt, num_hard, lines, no
                 and 0.0 < dt[i] < np.inf and _finite(s_omega[i])
                 and num_hard[i] == np.floor(num_hard[i]) and 0.0 <= num_hard[i] <= lines):
             return False
-        for j in range(offset.shape[1] if check_edges else 0):
+        for j in range(offset.shape[1]):
             if edge_valid[i, j] and not (
                     clearly_unit(normal[i, j, 0], normal[i, j, 1], unit_tol)
                     and _finite(offset[i, j]) and _finite(e_omega[i, j])

@@ -54,17 +54,8 @@ def take_snapshot(time_origin_s: float, support: Support, edges: EdgeSet) -> Pre
     t = float(time_origin_s)
     if not math.isfinite(t):
         raise InvalidInput("time_origin_s", time_origin_s, "must be finite")
-    return PredictionSnapshot(t, support.motion.version.copy(), _kept(edges.motion.version),
-                              _kept(edges.valid))
-
-
-def _kept(values: np.ndarray) -> np.ndarray:
-    """``values`` as the snapshot keeps them: the array itself where it holds its own memory
-    read-only (its values cannot change: the World's layout serves such edges step after
-    step), else a copy."""
-    if type(values) is np.ndarray and values.flags.owndata and not values.flags.writeable:
-        return values
-    return values.copy()
+    return PredictionSnapshot(t, support.motion.version.copy(), edges.motion.version.copy(),
+                              edges.valid.copy())
 
 
 def snapshot_mismatch(snapshot: PredictionSnapshot, time_origin_s: float, support: Support,
