@@ -13,6 +13,11 @@ def per_edge(dt_s: float | np.ndarray) -> float | np.ndarray:
 
 def per_agent(dt_s: float | np.ndarray, n: int) -> np.ndarray:
     """A step length as a float64 array (N,): a copy, filled by broadcasting only where its
-    shape differs (numpy's broadcast view costs more than the copy of a thousand values)."""
+    shape differs (numpy's broadcast view costs more than the copy of a thousand values); a
+    float is filled in as numpy's full fills it, without full's Python frame."""
+    if isinstance(dt_s, float):
+        rows = np.empty(n)
+        rows.fill(dt_s)
+        return rows
     arr = np.asarray(dt_s, dtype=np.float64)
     return arr.copy() if arr.shape == (n,) else np.full((n,), arr, dtype=np.float64)

@@ -396,15 +396,11 @@ def _clearly_valid_step_input(inp: StepInput) -> StepInput | None:
             return None
         n = x0.shape[0]
         dt = check_valid_step(inp.dt_s)
-        # the validated input's own copy, which the pass reads too (a broadcast view of one
-        # step length costs more than the copy); a float is filled in as numpy's full fills it
-        if isinstance(dt, float):
-            dt_rows = np.empty(n)
-            dt_rows.fill(dt)
-        elif dt.shape != (n,):
+        if not isinstance(dt, float) and dt.shape != (n,):
             return None
-        else:
-            dt_rows = dt.copy()
+        # the validated input's own copy, which the pass reads too (a broadcast view of one
+        # step length costs more than the copy)
+        dt_rows = per_agent(dt, n)
         if _shape_of(inp.velocity_mps) != (n, 2) or _shape_of(inp.preferred_mps) != (n, 2):
             return None
         velocity = floats_of_shape(inp.velocity_mps, (n, 2))
