@@ -14,13 +14,15 @@ import itertools
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 
 THREAD_PIECES = 16
 """Pieces a threaded compiled loop is cut into: a busy core's share moves to the free one."""
 
 _POOLS: dict[int, ThreadPoolExecutor] = {}
 _POOLS_LOCK = threading.Lock()
+_THIS_THREAD = threading.local()
 
 
 def _pool(helpers: int) -> ThreadPoolExecutor:
@@ -64,8 +66,11 @@ def available_cpus() -> int:
 
 def thread_count(work: int, min_work: int) -> int:
     """Threads for a compiled loop of ``work`` items: every available CPU from ``min_work``
-    items on (below it a hand-off to a helper costs more than it saves), else one."""
-    return available_cpus() if work >= min_work else 1
+    items on (below it a hand-off to a helper costs more than it saves), else one; one on the
+    thread of :class:`Beside` (its call runs beside the caller's, which keeps the helpers)."""
+    if work < min_work or getattr(_THIS_THREAD, "beside", False):
+        return 1
+    return available_cpus()
 
 
 def piece_bounds(rows: int, threads: int) -> list[int]:
@@ -86,3 +91,46 @@ def run_row_pieces(task: Callable[[int, int], None], rows: int, *, min_rows: int
     threads = thread_count(rows, min_rows)
     bounds = piece_bounds(rows, threads)
     run_pieces(lambda k: task(bounds[k], bounds[k + 1]), len(bounds) - 1, threads=threads)
+
+
+_BESIDE: list[ThreadPoolExecutor] = []
+"""The one thread that runs :class:`Beside` calls (its own, so that the pieces of the compiled
+loops the caller runs meanwhile keep their helper)."""
+
+
+def _mark_beside() -> None:
+    _THIS_THREAD.beside = True
+
+
+def _beside_pool() -> ThreadPoolExecutor:
+    with _POOLS_LOCK:
+        if not _BESIDE:
+            _BESIDE.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="navproof-beside",
+                                              initializer=_mark_beside))
+        return _BESIDE[0]
+
+
+class Beside:
+    """``task(*args)`` run beside the caller's own work: on a thread of its own when another
+    CPU is available (the caller goes on meanwhile; calls started there run one after the
+    other, each on that one thread: :func:`thread_count` is one there), else at once on the
+    caller's thread, raising there. :meth:`join` returns its value or raises its exception; a
+    call that thread has not started by then is taken back and run by the caller, so a
+    machine too loaded to schedule that thread costs no waiting. The task must read nothing
+    the caller writes before it joins, and write nothing the caller reads before then."""
+
+    def __init__(self, task: Callable[..., Any], *args: Any) -> None:
+        self._task, self._args = task, args
+        self._future: Future[Any] | None = None
+        self._value: Any = None
+        if available_cpus() > 1:
+            self._future = _beside_pool().submit(task, *args)
+        else:
+            self._value = task(*args)
+
+    def join(self) -> Any:
+        """The task's value (its exception is raised here)."""
+        future, self._future = self._future, None
+        if future is not None:
+            self._value = self._task(*self._args) if future.cancel() else future.result()
+        return self._value

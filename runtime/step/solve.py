@@ -135,6 +135,16 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
     (S6) without affecting the others.
     Claim: B1-B6, S3, S6, S7, R1, R2, V1, V2, W1, F1, F2, F3.
     """
+    given, result = solved_step(inp, profile=profile)
+    if assertions_enabled(assertions):
+        check_committed_step(given, result)
+    return result
+
+
+def solved_step(inp: StepInput, *, profile: Any = None) -> tuple[StepInput, SafeStepResult]:
+    """:func:`solve_safe_step` without its assertion-mode re-check: the validated input (what
+    :func:`navproof.step.monitor.check_committed_step` reads) and the result, for a caller
+    that runs the re-check itself, beside its own work. Claim: as :func:`solve_safe_step`."""
     given = check_valid_step_input(inp)
     if profile is not None:
         check_step_in_profile(given, profile)
@@ -182,10 +192,7 @@ def solve_safe_step(inp: StepInput, *, assertions: bool | None = None,
     if blocked.any():
         flags[blocked] |= FLAG_OBSTACLE_STOP_UNCERTIFIED
         label[(label == SAFE) & blocked] = NO_STOP_GUARANTEE
-    result = SafeStepResult(velocity, label, flags, commit, prep.ref, prep.cmax, margins)
-    if assertions_enabled(assertions):
-        check_committed_step(given, result)
-    return result
+    return given, SafeStepResult(velocity, label, flags, commit, prep.ref, prep.cmax, margins)
 
 
 def _fall_back(inp: StepInput, prep: Prepared, found: np.ndarray, overlap: np.ndarray,

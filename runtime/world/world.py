@@ -35,6 +35,7 @@ from navproof._generated.formulas import horizontal_cap
 from navproof.boundary.slope import horizontal_caps
 from navproof.core.errors import InvalidInput, ObligationViolation, assertions_enabled
 from navproof.core.jit import compiled_loop
+from navproof.core.parallel import Beside
 from navproof.core.ranges import agents_outside_profile, check_in_profile_range
 from navproof.core.tolerances import EPS
 from navproof.orca.crowd import Crowd
@@ -56,7 +57,9 @@ from navproof.step import (
     StepInput,
     solve_safe_step,
 )
+from navproof.step.monitor import check_committed_step
 from navproof.step.snapshot import ActualState, commit_step, take_input_rows, take_snapshot
+from navproof.step.solve import solved_step
 from navproof.world.agents import (
     AgentDefaults,
     check_positive,
@@ -105,6 +108,12 @@ YIELD_STEPS = 30
 """Steps a body yields once it gave way (O8): it backs off at half speed, away and to its right."""
 YIELD_REACH_M = 1.0
 """Two held bodies closer than their combined radius plus this (m) are a deadlocked pair."""
+BESIDE_MIN_AGENTS = 4096
+"""Steps of at least this many agents run the safe step's re-check (assertion mode) beside the
+rest of the step (:class:`navproof.core.parallel.Beside`). Measured on the bench corridor, the
+two alternated in one process: at 20k agents assertions added 22-38 % to the step beside
+against 33-43 % first (about 5 points less); at 1k, 40-45 % against 27-36 % (a second busy
+core slows the step's own passes more than the re-check costs there)."""
 HANDOFF_TRIGGER_M = 0.2
 """A body whose route crosses a patch edge is handed to the handoff controller within this
 distance (m) of the edge (well inside the access-length range of the profile)."""
@@ -508,85 +517,106 @@ class World:
         commit = np.empty(n)
         commit.fill(dt)
         v1 = v0.copy()
-        if free.size:
-            solve_inp = inp if free.size == n else take_input_rows(inp, free)
-            result = solve_safe_step(solve_inp, assertions=self.assertions) if nav is None \
-                else nav.solve(solve_inp, free, assertions=self.assertions)
-            actual = ActualState(self.time_s, solve_inp.position_m, solve_inp.velocity_mps,
-                                 solve_inp.support, solve_inp.edges)
-            result, _ = commit_step(rows_snapshot(snapshot, free, n), solve_inp, result,
-                                    actual, assertions=self.assertions)
-            _solved_rows(free, result.label, result.flags, result.commit_time_s,
-                         result.velocity_mps,
-                         self._outside_profile(
-                             solve_inp, support_index if free.size == n else support_index[free],
-                             carry_range if free.size == n else None),
-                         start_wall, EPS, label, flags, commit, v1)
-        executed = execute(x0, v0, v1, commit, dt, support)
-        position, velocity, mid = executed.position_m, executed.velocity_world_mps, executed.mid_m
-        # bodies that crossed their portal go on along the rebuilt curve (B7, C3)
-        crossed = None if nav is None else nav.finish(label, flags, position, velocity, mid)
-        tick = int(round(self.time_s / self._tick_s()))
-        if handoff_rows.size:
-            for agent in handoff_rows.tolist():
-                self._step_handoff(agent, tick, position, velocity, mid)
-        self._begin_handoffs(tick, position, velocity, target, free, accel)
-        # every pair within reach of the executed step, and ORCA's neighbours further away (so
-        # the report also measures pairs that kept their distance)
-        executed_extent = executed_reach_m(x0, mid, position, radius_m=self.radius_m,
-                                           band_m=0.5 * CLEARANCE_EXACT_BAND_M)
-        orca_nb = crowd.agent_neighbor_idx
-        nearest = (orca_nb, crowd.max_neighbors)
-        if nearest_hold_every_pair(x0, executed_extent, nearest):
-            # ORCA's lists already hold every pair within reach: a body's clearance is the
-            # least over the same pairs (listed twice before), with no query and no copy
-            executed_within, ordered_from = orca_nb, 0
-        else:
-            # the step's answer where the executed extents stay inside the step's (the
-            # executed curve may bulge beyond the step's reach bound), else a new query
-            executed_within = bodies_within_reach(x0, executed_extent,
-                                                  wider=(within, step_extent))
-            ordered_from = executed_within.shape[1]
-            if orca_nb.shape[0] == n and orca_nb.shape[1]:
-                executed_within = np.concatenate([executed_within, orca_nb], axis=1) \
-                    if executed_within.shape[1] else orca_nb
-        # a truncated step ramps then rests (F2), a step split at its portal ramps up to the
-        # portal and again after it (B7): their pairs are measured on those curves
-        def points_at(rows: np.ndarray, t_s: np.ndarray) -> np.ndarray:
-            return executed_points_m(x0, v0, v1, commit, dt, support, rows, t_s)
+        # assertion mode: the safe step's re-check runs beside the rest of the step (it reads
+        # only the step's input and result, which nothing writes to from here on)
+        monitor = None
+        try:
+            if free.size:
+                solve_inp = inp if free.size == n else take_input_rows(inp, free)
+                if nav is not None:
+                    result = nav.solve(solve_inp, free, assertions=self.assertions)
+                elif self.assertions and free.size >= BESIDE_MIN_AGENTS:
+                    given, result = solved_step(solve_inp)
+                    monitor = Beside(check_committed_step, given, result)
+                else:
+                    result = solve_safe_step(solve_inp, assertions=self.assertions)
+                actual = ActualState(self.time_s, solve_inp.position_m, solve_inp.velocity_mps,
+                                     solve_inp.support, solve_inp.edges)
+                result, _ = commit_step(rows_snapshot(snapshot, free, n), solve_inp, result,
+                                        actual, assertions=self.assertions)
+                _solved_rows(free, result.label, result.flags, result.commit_time_s,
+                             result.velocity_mps,
+                             self._outside_profile(
+                                 solve_inp,
+                                 support_index if free.size == n else support_index[free],
+                                 carry_range if free.size == n else None),
+                             start_wall, EPS, label, flags, commit, v1)
+            executed = execute(x0, v0, v1, commit, dt, support)
+            position, velocity, mid = (executed.position_m, executed.velocity_world_mps,
+                                       executed.mid_m)
+            if monitor is not None and (handoff_rows.size or layout.common_edges):
+                # the handoffs change the World: not before the re-check's verdict
+                monitor.join()
+            # bodies that crossed their portal go on along the rebuilt curve (B7, C3)
+            crossed = None if nav is None else nav.finish(label, flags, position, velocity, mid)
+            tick = int(round(self.time_s / self._tick_s()))
+            if handoff_rows.size:
+                for agent in handoff_rows.tolist():
+                    self._step_handoff(agent, tick, position, velocity, mid)
+            self._begin_handoffs(tick, position, velocity, target, free, accel)
+            # every pair within reach of the executed step, and ORCA's neighbours further away (so
+            # the report also measures pairs that kept their distance)
+            executed_extent = executed_reach_m(x0, mid, position, radius_m=self.radius_m,
+                                               band_m=0.5 * CLEARANCE_EXACT_BAND_M)
+            orca_nb = crowd.agent_neighbor_idx
+            nearest = (orca_nb, crowd.max_neighbors)
+            if nearest_hold_every_pair(x0, executed_extent, nearest):
+                # ORCA's lists already hold every pair within reach: a body's clearance is the
+                # least over the same pairs (listed twice before), with no query and no copy
+                executed_within, ordered_from = orca_nb, 0
+            else:
+                # the step's answer where the executed extents stay inside the step's (the
+                # executed curve may bulge beyond the step's reach bound), else a new query
+                executed_within = bodies_within_reach(x0, executed_extent,
+                                                      wider=(within, step_extent))
+                ordered_from = executed_within.shape[1]
+                if orca_nb.shape[0] == n and orca_nb.shape[1]:
+                    executed_within = np.concatenate([executed_within, orca_nb], axis=1) \
+                        if executed_within.shape[1] else orca_nb
+            # a truncated step ramps then rests (F2), a step split at its portal ramps up to the
+            # portal and again after it (B7): their pairs are measured on those curves
+            def points_at(rows: np.ndarray, t_s: np.ndarray) -> np.ndarray:
+                return executed_points_m(x0, v0, v1, commit, dt, support, rows, t_s)
 
-        split = None
-        if crossed is not None and crossed.size:
-            assert nav is not None
-            _, split_s, _, commit2_s = nav.split_motion
-            split = (crossed, split_s, np.where(commit2_s < dt - split_s, split_s + commit2_s,
-                                                dt))
-            points_at = partial(nav.executed_points_m, others=points_at)
-        agent_clear = agent_clearance_m(
-            x0, mid, position, self.radius_m, executed_within, dt, ordered_from=ordered_from,
-            truncated=(commit, points_at), split=split)
-        # each safe step was verified against its neighbours' predictions; a neighbour whose
-        # committed step left its prediction (a fallback) may still have reached it (W1); a
-        # body turning with its support is measured through a quadratic, less its bound
-        fallback_clear = agent_clear
-        if np.count_nonzero(support.motion.omega_radps):
-            fallback_clear = agent_clear - turning_allowance_m(x0, v0, v1, dt, support,
-                                                               executed_within)
-        _neighbour_fallbacks(fallback_clear, -EPS, label)
-        wall_clear = layout.step_wall_clearance_m(start_wall, executed.mid_end_m,
-                                                  self.radius_m, edges, dt)
-        if nav is not None:
-            wall_clear = nav.wall_clearance_m(wall_clear, crossed, mid)
+            split = None
+            if crossed is not None and crossed.size:
+                assert nav is not None
+                _, split_s, _, commit2_s = nav.split_motion
+                split = (crossed, split_s, np.where(commit2_s < dt - split_s, split_s + commit2_s,
+                                                    dt))
+                points_at = partial(nav.executed_points_m, others=points_at)
+            agent_clear = agent_clearance_m(
+                x0, mid, position, self.radius_m, executed_within, dt, ordered_from=ordered_from,
+                truncated=(commit, points_at), split=split)
+            # each safe step was verified against its neighbours' predictions; a neighbour whose
+            # committed step left its prediction (a fallback) may still have reached it (W1); a
+            # body turning with its support is measured through a quadratic, less its bound
+            fallback_clear = agent_clear
+            if np.count_nonzero(support.motion.omega_radps):
+                fallback_clear = agent_clear - turning_allowance_m(x0, v0, v1, dt, support,
+                                                                   executed_within)
+            _neighbour_fallbacks(fallback_clear, -EPS, label)
+            wall_clear = layout.step_wall_clearance_m(start_wall, executed.mid_end_m,
+                                                      self.radius_m, edges, dt)
+            if nav is not None:
+                wall_clear = nav.wall_clearance_m(wall_clear, crossed, mid)
+                if self.assertions:
+                    nav.check_c4(position, wall_clear, handoff_rows)
+            motion = StepMotion.capture(self, x0, v0, v1, commit, support, support_index, vh,
+                                        handoff_rows, position, velocity,
+                                        split=None if nav is None else nav.split_motion)
+            truth = None
             if self.assertions:
-                nav.check_c4(position, wall_clear, handoff_rows)
-        motion = StepMotion.capture(self, x0, v0, v1, commit, support, support_index, vh,
-                                    handoff_rows, position, velocity,
-                                    split=None if nav is None else nav.split_motion)
-        truth = None
-        if self.assertions:
-            self._check_step(label, wall_clear, support_index)
-            truth = check_motion(motion, label)
-            assert_truthful(truth)
+                if monitor is not None:
+                    monitor.join()
+                self._check_step(label, wall_clear, support_index)
+                truth = check_motion(motion, label)
+                assert_truthful(truth)
+        except BaseException:
+            # the re-check's violation comes first, as when it ran before the rest of the step
+            if monitor is not None:
+                monitor.join()
+            raise
         self.position_m, self.velocity_mps = position, velocity
         self.time_s += dt
         self.step_index += 1
