@@ -18,7 +18,9 @@ One :meth:`World.step` (Claim: T4, the order of seed 002's data flow):
 
 The next step reads the executed state (T4), never the previous suggestion. Every per-agent
 stage is one set of array operations over the crowd; only the few handoff bodies are handled
-one by one. Assertion mode checks the whole step and names the claim that failed.
+one by one. Assertion mode checks the whole step and names the claim that failed; in a crowd of
+BESIDE_MIN_AGENTS and more, the safe step's re-check runs on another core beside stages 6-8,
+and its verdict comes before theirs (and before any handoff changes the World).
 """
 
 from __future__ import annotations
