@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from navproof.core.parallel import piece_bounds, run_row_pieces, thread_count
+import threading
+
+import pytest
+
+from navproof.core import parallel
+from navproof.core.parallel import Beside, piece_bounds, run_row_pieces, thread_count
 
 MIN_ROWS = 4096
 
@@ -21,10 +26,6 @@ def test_row_pieces_below_the_threading_size_are_one_direct_piece() -> None:
 
 
 def test_beside_returns_the_value_and_raises_the_exception_at_join() -> None:
-    import pytest
-
-    from navproof.core.parallel import Beside
-
     assert Beside(lambda a, b: a + b, 2, 3).join() == 5
 
     def fails() -> None:
@@ -40,11 +41,6 @@ def test_beside_returns_the_value_and_raises_the_exception_at_join() -> None:
 
 
 def test_a_call_beside_runs_its_compiled_loops_on_one_thread() -> None:
-    from navproof.core import parallel
-    from navproof.core.parallel import Beside
-
-    import threading
-
     # the caller keeps the helpers: a loop started beside is one piece (the task is let run
     # there before the join, which would take an unstarted task back)
     seen: list[int] = []
@@ -61,11 +57,7 @@ def test_a_call_beside_runs_its_compiled_loops_on_one_thread() -> None:
     assert thread_count(10 * MIN_ROWS, MIN_ROWS) == parallel.available_cpus()
 
 
-def test_beside_on_one_cpu_runs_the_task_at_once(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import threading
-
-    from navproof.core import parallel
-
+def test_beside_on_one_cpu_runs_the_task_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel, "available_cpus", lambda: 1)
     ran_on: list[threading.Thread] = []
     task = parallel.Beside(lambda: ran_on.append(threading.current_thread()))
@@ -74,11 +66,8 @@ def test_beside_on_one_cpu_runs_the_task_at_once(monkeypatch) -> None:  # type: 
     assert len(ran_on) == 1
 
 
-def test_a_task_the_thread_has_not_started_is_run_by_the_caller(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import threading
-
-    from navproof.core import parallel
-
+def test_a_task_the_thread_has_not_started_is_run_by_the_caller(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel, "available_cpus", lambda: 2)
     # hold the one beside thread busy so that the second task waits in its queue
     release = threading.Event()
@@ -89,7 +78,7 @@ def test_a_task_the_thread_has_not_started_is_run_by_the_caller(monkeypatch) -> 
         release.wait(10.0)
 
     first = parallel.Beside(hold)
-    started.wait(10.0)
+    assert started.wait(10.0)
     ran_on: list[threading.Thread] = []
     second = parallel.Beside(lambda: ran_on.append(threading.current_thread()) or 7)
     assert second.join() == 7
