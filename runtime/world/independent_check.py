@@ -273,43 +273,64 @@ _COMMITTED, _COMMIT, _PIVOT, _PIVOT_V, _PIVOT_A, _OMEGA, _END = 2, 3, 7, 8, 9, 1
 """Where :attr:`_Curves.curve` holds v1, the commit time, the pivot, its velocity and
 acceleration, omega and the end position."""
 
-_PER_THREAD = threading.local()
-
 _SCRATCH_VIEWS_MAX = 256
-"""Views :func:`_scratch` keeps per thread (a name, shape and dtype each) before it forgets
+"""Views :func:`_scratch` keeps per store (a name, shape and dtype each) before it forgets
 them all: the shapes of a run's checks are few, the pieces' item counts vary from step to step."""
 
 
-def _scratch(name: str, shape: tuple[int, ...], dtype: type = np.float64) -> np.ndarray:
+class _ScratchStore:
+    """The storage of :func:`_scratch` of one thread that runs checks: arrays by name, the views
+    of them handed out, and a lock, because the pieces of its check that other threads run
+    (:meth:`_SpatialHash.pairs`) take their storage here too."""
+
+    def __init__(self) -> None:
+        self.arrays: dict[str, np.ndarray] = {}
+        self.views: dict[tuple[str, tuple[int, ...], type], np.ndarray] = {}
+        self.lock = threading.Lock()
+
+
+_PER_THREAD = threading.local()
+
+
+def _thread_store() -> _ScratchStore:
+    """The :class:`_ScratchStore` of the calling thread."""
+    store: _ScratchStore | None = getattr(_PER_THREAD, "store", None)
+    if store is None:
+        store = _PER_THREAD.store = _ScratchStore()
+    return store
+
+
+def _scratch(name: str, shape: tuple[int, ...], dtype: type = np.float64,
+             store: _ScratchStore | None = None) -> np.ndarray:
     """A C-contiguous array of ``shape`` and ``dtype``, its values left from earlier use: a view
-    into storage kept per thread under ``name``, grown to a quarter more than the largest check
+    into storage kept under ``name`` in ``store`` (by default the calling thread's: the thread
+    that runs the check, also for the pieces other threads run for it, so that two checks run
+    at once by two threads never share storage), grown to a quarter more than the largest check
     seen (a count that grows a little every step, such as the pairs', then does not replace it
-    every step) and written over by the next check on the same thread (a fresh array of
+    every step) and written over by the next check of the same store (a fresh array of
     megabytes costs more to fault in than to fill at 20k bodies). Only what no verdict refers
     to goes there: every entry is written before the check reads it, so a check's values never
     depend on the one before.
     The view of a name, shape and dtype is kept and handed out again while its storage stands
     (the same memory a fresh view of it would show), instead of a new view every call."""
-    views: dict[tuple[str, tuple[int, ...], type], np.ndarray] | None = getattr(
-        _PER_THREAD, "views", None)
-    if views is None:
-        views = _PER_THREAD.views = {}
-        _PER_THREAD.arrays = {}
+    if store is None:
+        store = _thread_store()
     key = (name, shape, dtype)
-    view = views.get(key)
-    if view is not None:
-        return view
-    store: dict[str, np.ndarray] = _PER_THREAD.arrays
-    size = math.prod(shape)
-    flat = store.get(name)
-    if flat is None or flat.size < size or flat.dtype != dtype:
-        flat = store[name] = np.empty(size + size // 4, dtype)
-        # views of the storage replaced are not handed out again
-        for old in [k for k in views if k[0] == name]:
-            del views[old]
-    if len(views) >= _SCRATCH_VIEWS_MAX:
-        views.clear()
-    view = views[key] = flat[:size].reshape(shape)
+    with store.lock:
+        views = store.views
+        view = views.get(key)
+        if view is not None:
+            return view
+        size = math.prod(shape)
+        flat = store.arrays.get(name)
+        if flat is None or flat.size < size or flat.dtype != dtype:
+            flat = store.arrays[name] = np.empty(size + size // 4, dtype)
+            # views of the storage replaced are not handed out again
+            for old in [k for k in views if k[0] == name]:
+                del views[old]
+        if len(views) >= _SCRATCH_VIEWS_MAX:
+            views.clear()
+        view = views[key] = flat[:size].reshape(shape)
     return view
 
 
@@ -1284,33 +1305,37 @@ class _SpatialHash:
 
     def pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """The pairs of :func:`candidate_pairs` (after :meth:`build`), in threads for many
-        bodies: views of storage kept per thread (:func:`_scratch`), which this thread's next
-        hash writes over."""
+        bodies: views of storage of the calling thread (:func:`_scratch`), which its next hash
+        writes over."""
         n = self.x.shape[0]
+        # every piece's storage is the caller's, whichever thread runs the piece: a helper
+        # that also runs pieces of another thread's check keeps the two apart
+        store = _thread_store()
         threads = thread_count(n, PARALLEL_MIN_ITEMS)
         if threads == 1:
             # the one piece run_pieces would run
-            found = self._piece(0, 0, n)
+            found = self._piece(0, 0, n, store)
             return found[0], found[1]
         bounds = piece_bounds(n, threads)
         pieces: list[np.ndarray] = [np.zeros((2, 0), np.int64)] * (len(bounds) - 1)
 
         def piece(k: int) -> None:
-            pieces[k] = self._piece(k, bounds[k], bounds[k + 1])
+            pieces[k] = self._piece(k, bounds[k], bounds[k + 1], store)
 
         run_pieces(piece, len(bounds) - 1, threads=threads)
-        out = _scratch("hash_pairs", (2, sum(p.shape[1] for p in pieces)), np.int64)
+        out = _scratch("hash_pairs", (2, sum(p.shape[1] for p in pieces)), np.int64, store)
         np.concatenate(pieces, axis=1, out=out)
         return out[0], out[1]
 
-    def _piece(self, k: int, lo: int, hi: int) -> np.ndarray:
+    def _piece(self, k: int, lo: int, hi: int, store: _ScratchStore) -> np.ndarray:
         """The pairs (2, P) of the bodies ``lo:hi`` (:func:`_hash_runs`, then
-        :func:`_hash_pairs`), in storage kept per thread for piece ``k`` (a thread may run
-        several pieces of one hash: each has its own): the pairs of a crowd at 20k bodies take
-        megabytes, whose pages a fresh array of every check faults in again."""
-        run = _scratch(f"hash_runs_{k}", (hi - lo, self.offsets.shape[0] // 3, 2), np.int64)
+        :func:`_hash_pairs`), in storage of ``store`` for piece ``k`` (each piece of one hash
+        has its own): the pairs of a crowd at 20k bodies take megabytes, whose pages a fresh
+        array of every check faults in again."""
+        run = _scratch(f"hash_runs_{k}", (hi - lo, self.offsets.shape[0] // 3, 2), np.int64,
+                       store)
         room = _hash_runs(self.sorted_key, self.offsets, self.start, self.rank, lo, hi, run)
-        out = _scratch(f"hash_pairs_{k}", (2, room), np.int64)
+        out = _scratch(f"hash_pairs_{k}", (2, room), np.int64, store)
         found = _hash_pairs(self.order, self.sorted_x, self.sorted_reach, self.rank, run, lo,
                             hi, out)
         return out[:, :found]
