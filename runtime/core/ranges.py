@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from navproof.core.errors import InvalidInput
+from navproof.core.filled import filled
 from navproof.core.jit import compiled_loop
 from navproof.core.tolerances import RANGE_BOUND_REL
 from navproof.core.validation import floats_of_shape
@@ -130,11 +131,7 @@ def _per_row(value: Any, n: int) -> np.ndarray:
     view of one value: at twenty thousand rows the pair costs a third), else
     :func:`navproof.core.validation.floats_of_shape`."""
     if isinstance(value, float):
-        # numpy's full of a float fills in the float itself, as fill does without full's
-        # Python frame
-        rows = np.empty(n)
-        rows.fill(value)
-        return rows
+        return filled(n, value)
     arr = np.asarray(value, dtype=np.float64)
     return np.full((n,), arr) if arr.ndim == 0 else floats_of_shape(arr, (n,))
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from navproof._generated.formulas import accel_step_displacement
 from navproof.boundary import Support
+from navproof.core.filled import filled
 from navproof.core.jit import compiled_loop
 from navproof.core.numpy_scalars import larger
 from navproof.core.parallel import piece_bounds, run_pieces, thread_count
@@ -67,9 +68,7 @@ def agent_clearance_m(x0_m: np.ndarray, mid_m: np.ndarray, x1_m: np.ndarray,
     then ramps again up to the second break (their commit time after the split) and rests, so
     they are measured piece by piece too. Claim: W1, F2, B7."""
     n = x0_m.shape[0]
-    # numpy's full without its Python frame (a call every step)
-    out = np.empty(n)
-    out.fill(np.inf)
+    out = filled(n, np.inf)
     if neighbor_idx.shape[0] != n or neighbor_idx.shape[1] == 0:
         return out
     dt = float(check_valid_step(dt_s))

@@ -31,6 +31,7 @@ from navproof.boundary.polygons import (
     polygon_signed_distance_m,
 )
 from navproof.core.errors import InvalidInput
+from navproof.core.filled import filled
 from navproof.core.jit import compiled_loop
 from navproof.core.numpy_scalars import larger, numpy_minimum
 from navproof.core.tolerances import EPS, UNIT_LENGTH_TOL
@@ -771,9 +772,7 @@ class Layout:
         centre space) and of body discs to the obstacles (the exact signed distance to each
         simple polygon, :func:`navproof.boundary.polygons.polygon_signed_distance_m`, minus the
         radius); +inf without any. Claim: B5."""
-        # numpy's full without its Python frame (a call every step)
-        out = np.empty(x_m.shape[0])
-        out.fill(np.inf)
+        out = filled(x_m.shape[0], np.inf)
         self._least_clearance_m(np.asarray(x_m, dtype=np.float64)[None], radius_m, edges, out)
         return out
 

@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from navproof.boundary import Support
+from navproof.core.filled import filled
 from navproof.core.jit import compiled_loop, inlined_loop
 from navproof.core.numpy_scalars import larger, smaller
 from navproof.core.parallel import run_row_pieces
@@ -178,9 +179,7 @@ def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray, *,
         wide = np.asarray(wider_extent_m, dtype=np.float64)
         # other shapes take a query below, whose answer this one equals
         if found.shape[0] == n and ext.shape == (n,) and wide.shape == (n,):
-            # numpy's full without its Python frame (a call every step)
-            kept = np.empty((n, found.shape[1]), np.int64)
-            kept.fill(-1)
+            kept = filled((n, found.shape[1]), -1, np.int64)
             width = _narrowed(pos, ext, wide, REACH_SLACK_M, np.ascontiguousarray(found), kept)
             if width >= 0:
                 return kept if width == kept.shape[1] else kept[:, :width].copy()
@@ -208,10 +207,8 @@ def bodies_within_reach(position_m: np.ndarray, extent_m: np.ndarray, *,
     none = np.zeros((n, 0), np.int64)
     run_row_pieces(lambda lo, hi: _pairs(pos, ext, key, order, sorted_key, ny, count, none,
                                          False, lo, hi), n, min_rows=REACH_PARALLEL_MIN_BODIES)
-    # numpy's full and max without their Python frames: the query of a small crowd runs every
-    # step
-    out = np.empty((n, int(np.maximum.reduce(count))), np.int64)
-    out.fill(-1)
+    # numpy's max without its Python frames: the query of a small crowd runs every step
+    out = filled((n, int(np.maximum.reduce(count))), -1, np.int64)
     if out.shape[1]:
         run_row_pieces(lambda lo, hi: _pairs(pos, ext, key, order, sorted_key, ny, count, out,
                                              True, lo, hi), n,

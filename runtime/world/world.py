@@ -36,6 +36,7 @@ import numpy as np
 from navproof._generated.formulas import horizontal_cap
 from navproof.boundary.slope import horizontal_caps
 from navproof.core.errors import InvalidInput, ObligationViolation, assertions_enabled
+from navproof.core.filled import filled
 from navproof.core.jit import compiled_loop
 from navproof.core.parallel import Beside
 from navproof.core.ranges import agents_outside_profile, check_in_profile_range
@@ -512,12 +513,9 @@ class World:
             if handoff_rows.size else np.arange(n)
         # every body's wall clearance at the start (its rows do not depend on the others)
         start_wall = layout.wall_clearance_m(x0, self.radius_m, edges)
-        # numpy's full without its Python frame: an empty array filled with the value
-        label = np.empty(n, np.int8)
-        label.fill(-1)
+        label = filled(n, -1, np.int8)
         flags = np.zeros(n, np.uint8)
-        commit = np.empty(n)
-        commit.fill(dt)
+        commit = filled(n, dt)
         v1 = v0.copy()
         # assertion mode: the safe step's re-check runs beside the rest of the step (it reads
         # only the step's input and result, which nothing writes to from here on)
