@@ -27,15 +27,21 @@ circle row), the ratio to it and the assertion overhead. Memory: peak resident b
 agent of a World of N agents built and stepped twice in a fresh process, one process per
 size, and the spread (largest / smallest bytes per agent) when several sizes are measured.
 
+``--cpus K`` runs everything (RVO2's processes and the memory children too) on the first K
+CPUs this process may use: with ``--cpus 1`` a step's time is the work it does on one core, so
+the assertion column then gives the work assertion mode adds, which the cores of the machine can
+at best share out.
+
 Usage: ``python bench/step_table.py [--sizes 1000 20000] [--rounds 5] [--memory 100000]
-[--json OUT]`` (``--memory 20000 100000 1000000`` for the flatness check; the 1M World takes
-minutes).
+[--cpus K] [--json OUT]`` (``--memory 20000 100000 1000000`` for the flatness check; the 1M
+World takes minutes).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -183,9 +189,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--rows", nargs="+", choices=ROWS, default=list(ROWS))
     parser.add_argument("--memory", type=int, nargs="*", default=[100000])
+    parser.add_argument("--cpus", type=int)
     parser.add_argument("--json")
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.cpus is not None:
+        usable = sorted(os.sched_getaffinity(0))
+        if not 1 <= args.cpus <= len(usable):
+            parser.error(f"--cpus {args.cpus}: must be from 1 to the {len(usable)} CPUs this "
+                         "process may use")
+        os.sched_setaffinity(0, usable[:args.cpus])
     if args.memory_child:
         print(json.dumps(memory_child(args.memory_child)))
         return 0
@@ -196,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
         print("circle row left out: it needs RVO2's sources (pyrvo) and a C++ compiler")
         args.rows = [name for name in args.rows if name != "circle"]
     rows = []
+    cpus = len(os.sched_getaffinity(0))
+    print(f"on {cpus} CPU{'s' if cpus > 1 else ''}", flush=True)
     print(f"{'row':<10} {'agents':>7} {'ms':>9} {'+assert ms':>11} {'agent-steps/s':>14} "
           f"{'ref ms':>9} {'/ ref':>8} {'assert +%':>10}", flush=True)
     for name in args.rows:
@@ -227,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
               f"agents: largest / smallest {max(per_agent) / min(per_agent):.2f}", flush=True)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump({"rows": rows, "memory": memory}, fh, indent=2)
+            json.dump({"cpus": cpus, "rows": rows, "memory": memory}, fh, indent=2)
     return 0
 
 
