@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from navproof.cli import ci_report
 from navproof.core.exit_codes import EXIT_BAD_INPUT
+from navproof.core.parallel import available_cpus
 from navproof.proofs import report
 from navproof.proofs.engine import DEFAULT_TIMEOUT_S, Result, run_obligations
 from navproof.proofs.obligations import OBLIGATION_IDS, claim_of, obligations_for
@@ -50,29 +51,8 @@ class BadInput(ValueError):
         super().__init__(f"{flag} {value!r}: {rule}")
 
 
-def default_jobs() -> int:
-    """Worker processes by default: one per core this process may use."""
-    import os
-
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def check_valid_jobs(text: str) -> int:
-    """argparse type of ``-j``: an integer >= 1."""
-    try:
-        jobs = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if jobs < 1:
-        raise argparse.ArgumentTypeError(f"{jobs} must be >= 1")
-    return jobs
-
-
-def check_valid_rlimit(text: str) -> int:
-    """argparse type of ``--rlimit``: an integer >= 1."""
+def check_valid_count(text: str) -> int:
+    """argparse type of ``-j`` and of the resource limits: an integer >= 1."""
     try:
         value = int(text)
     except ValueError:
@@ -106,11 +86,11 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-j",
         "--jobs",
-        type=check_valid_jobs,
-        default=default_jobs(),
+        type=check_valid_count,
+        default=available_cpus(),
         metavar="N",
         help=f"run N obligations in parallel worker processes (default: the cores, "
-        f"{default_jobs()})",
+        f"{available_cpus()})",
     )
     parser.add_argument(
         "--timeout",
@@ -148,14 +128,14 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--cvc5-rlimit",
-        type=check_valid_rlimit,
+        type=check_valid_count,
         default=None,
         metavar="N",
         help="cvc5 resource limit per query (default: the profile's cvc5_resource_limit)",
     )
     parser.add_argument(
         "--rlimit",
-        type=check_valid_rlimit,
+        type=check_valid_count,
         default=None,
         metavar="N",
         help="z3 resource limit per query (default: the profile's [proof_budgets] z3_rlimit)",

@@ -11,14 +11,13 @@ Every input is validated before anything changes; a rejected call leaves the sta
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from navproof.core.deprecation import renamed_keywords
 from navproof.core.errors import InvalidInput, assertions_enabled
-from navproof.core.parallel import run_pieces
+from navproof.core.parallel import available_cpus, run_pieces
 from navproof.core.ranges import check_in_profile_range
 from navproof.core.validation import (
     MAX_DURATION_S,
@@ -153,7 +152,7 @@ class Crowd:
         self.defaults = defaults or (AgentDefaults() if profile is None
                                      else AgentDefaults.from_profile(profile))
         self.assertions = assertions_enabled(assertions)
-        self.workers = max(1, int(workers if workers is not None else _available_cpus()))
+        self.workers = max(1, int(workers if workers is not None else available_cpus()))
         self.global_time = 0.0
         self.obstacles = ObstacleSet()
         self.position = np.zeros((0, 2))
@@ -619,13 +618,3 @@ class Crowd:
         self.stalled_steps = diag.stalled_steps.copy()
         self.diagnostics = diag
         return diag
-
-
-def _available_cpus() -> int:
-    """CPUs this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not offered on every platform
-        return os.cpu_count() or 1
-
-
