@@ -75,6 +75,7 @@ def check_valid_timeout(text: str) -> float:
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """Flags shared by ``prove`` and ``audit``."""
+    cores = available_cpus()
     parser.add_argument(
         "--claims", metavar="ID,...", help="only these claim (or obligation) IDs, comma-separated"
     )
@@ -87,10 +88,9 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         "-j",
         "--jobs",
         type=check_valid_count,
-        default=available_cpus(),
+        default=cores,
         metavar="N",
-        help=f"run N obligations in parallel worker processes (default: the cores, "
-        f"{available_cpus()})",
+        help=f"run N obligations in parallel worker processes (default: the cores, {cores})",
     )
     parser.add_argument(
         "--timeout",
